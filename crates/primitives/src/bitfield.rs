@@ -1,0 +1,238 @@
+//! Candidate and core bitfields: `BitVec<u8, Lsb0>` with a type marker, SCALE
+//! encoded as `Compact(bits) ‖ ceil(bits/8) bytes` (spec §1.2). Equality
+//! compares the length as well as the bits, as upstream.
+
+use crate::codec::{DecodeError, Reader};
+use bitvec::prelude::{BitVec, Lsb0};
+use parity_scale_codec::{Encode, Input};
+use std::fmt;
+use std::marker::PhantomData;
+use thiserror::Error;
+
+/// Marker for bitfields indexed by candidate index.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum CandidateMarker {}
+/// Marker for bitfields indexed by core index.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum CoreMarker {}
+
+/// A bitfield over candidate indices of one relay block.
+pub type CandidateBitfield = Bitfield<CandidateMarker>;
+/// A bitfield over availability cores.
+pub type CoreBitfield = Bitfield<CoreMarker>;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Error)]
+pub enum BitfieldError {
+    #[error("a bitfield needs at least one index")]
+    NullAssignment,
+}
+
+/// A bit vector whose bit `i` claims index `i`.
+pub struct Bitfield<T> {
+    bits: BitVec<u8, Lsb0>,
+    _marker: PhantomData<fn() -> T>,
+}
+
+impl<T> Bitfield<T> {
+    /// The bitfield of exactly `len` bits with the given indices set; indices
+    /// at or beyond `len` are ignored.
+    pub fn with_len(len: usize, ones: impl IntoIterator<Item = u32>) -> Self {
+        let mut bits = BitVec::repeat(false, len);
+        for i in ones {
+            if (i as usize) < len {
+                bits.set(i as usize, true);
+            }
+        }
+        Self::from_bitvec(bits)
+    }
+
+    /// Minimal-length bitfield of a non-empty set of indices, as Polkadot
+    /// builds them: length `max + 1`.
+    pub fn from_indices(indices: &[u32]) -> Result<Self, BitfieldError> {
+        let max = *indices.iter().max().ok_or(BitfieldError::NullAssignment)?;
+        Ok(Self::with_len(max as usize + 1, indices.iter().copied()))
+    }
+
+    /// The one-bit bitfield of a single index (length `index + 1`).
+    pub fn from_index(index: u32) -> Self {
+        Self::with_len(index as usize + 1, [index])
+    }
+
+    pub fn from_bitvec(bits: BitVec<u8, Lsb0>) -> Self {
+        Bitfield {
+            bits,
+            _marker: PhantomData,
+        }
+    }
+
+    pub fn as_bitvec(&self) -> &BitVec<u8, Lsb0> {
+        &self.bits
+    }
+
+    pub fn into_bitvec(self) -> BitVec<u8, Lsb0> {
+        self.bits
+    }
+
+    /// Number of bits (not of ones).
+    pub fn len(&self) -> usize {
+        self.bits.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.bits.is_empty()
+    }
+
+    /// Whether bit `i` is set; `false` beyond the length.
+    pub fn bit_at(&self, i: u32) -> bool {
+        self.bits.get(i as usize).map(|b| *b).unwrap_or(false)
+    }
+
+    pub fn count_ones(&self) -> usize {
+        self.bits.count_ones()
+    }
+
+    pub fn first_one(&self) -> Option<u32> {
+        self.bits.first_one().map(|i| i as u32)
+    }
+
+    /// Set indices in ascending order.
+    pub fn iter_ones(&self) -> impl Iterator<Item = u32> + '_ {
+        self.bits.iter_ones().map(|i| i as u32)
+    }
+
+    /// Whether the highest bit is set, as in every honestly built bitfield.
+    pub fn is_minimal(&self) -> bool {
+        self.bits.last().map(|b| *b).unwrap_or(false)
+    }
+
+    /// Decode with the reader's bitfield limit.
+    pub fn decode_from<I: Input>(r: &mut Reader<I>) -> Result<Self, DecodeError> {
+        let offset = r.offset();
+        let bits = r.compact_u32("bitfield length")?;
+        if bits > r.limits.max_bitfield_bits {
+            return Err(DecodeError::BitfieldTooLarge {
+                bits,
+                max: r.limits.max_bitfield_bits,
+                offset,
+            });
+        }
+        let n_bytes = (bits as usize).div_ceil(8);
+        if let Some(remaining) = r.remaining() {
+            if n_bytes > remaining {
+                return Err(DecodeError::Truncated {
+                    what: "bitfield bytes",
+                    offset: r.offset(),
+                });
+            }
+        }
+        let mut bytes = vec![0u8; n_bytes];
+        r.bytes(&mut bytes, "bitfield bytes")?;
+        let mut bv = BitVec::<u8, Lsb0>::from_vec(bytes);
+        // Padding bits of the last byte are ignored, as parity-scale-codec does.
+        bv.truncate(bits as usize);
+        Ok(Self::from_bitvec(bv))
+    }
+}
+
+impl<T> Encode for Bitfield<T> {
+    fn size_hint(&self) -> usize {
+        self.bits.size_hint()
+    }
+    fn encode_to<O: parity_scale_codec::Output + ?Sized>(&self, dest: &mut O) {
+        self.bits.encode_to(dest)
+    }
+}
+
+impl<T> parity_scale_codec::Decode for Bitfield<T> {
+    fn decode<I: Input>(input: &mut I) -> Result<Self, parity_scale_codec::Error> {
+        let mut r = Reader::new(input, crate::codec::Limits::SCALE);
+        Ok(Self::decode_from(&mut r)?)
+    }
+}
+
+impl<T> Clone for Bitfield<T> {
+    fn clone(&self) -> Self {
+        Self::from_bitvec(self.bits.clone())
+    }
+}
+
+impl<T> PartialEq for Bitfield<T> {
+    fn eq(&self, other: &Self) -> bool {
+        self.bits == other.bits
+    }
+}
+
+impl<T> Eq for Bitfield<T> {}
+
+impl<T> std::hash::Hash for Bitfield<T> {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.bits.hash(state)
+    }
+}
+
+impl<T> fmt::Debug for Bitfield<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{{")?;
+        for (n, i) in self.iter_ones().enumerate() {
+            if n > 0 {
+                write!(f, ",")?;
+            }
+            write!(f, "{i}")?;
+        }
+        write!(f, "}}/{}", self.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::codec::{decode_all, Limits};
+
+    fn enc(ones: &[u32]) -> String {
+        let bf = CandidateBitfield::from_indices(ones).unwrap();
+        bf.encode().iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    #[test]
+    fn spec_encodings() {
+        assert_eq!(enc(&[0]), "0401");
+        assert_eq!(enc(&[5]), "1820");
+        assert_eq!(enc(&[3, 17, 42]), "ac080002000004");
+        assert_eq!(enc(&[63]), format!("0101{}80", "00".repeat(7)));
+        assert_eq!(enc(&[64]), format!("0501{}01", "00".repeat(8)));
+        assert_eq!(enc(&[99]), format!("9101{}08", "00".repeat(12)));
+        assert_eq!(
+            CandidateBitfield::with_len(10, [1, 9]).encode(),
+            vec![0x28, 0x02, 0x02]
+        );
+    }
+
+    #[test]
+    fn empty_list_is_null_assignment() {
+        assert_eq!(
+            CoreBitfield::from_indices(&[]),
+            Err(BitfieldError::NullAssignment)
+        );
+    }
+
+    #[test]
+    fn equality_includes_length() {
+        assert_ne!(
+            CoreBitfield::with_len(4, [3]),
+            CoreBitfield::with_len(8, [3])
+        );
+    }
+
+    #[test]
+    fn decode_ignores_padding_and_checks_limit() {
+        let bf = decode_all(&[0x18, 0xe0], Limits::WIRE, CandidateBitfield::decode_from).unwrap();
+        assert_eq!(bf, CandidateBitfield::from_index(5));
+        let big = CandidateBitfield::from_index(500).encode();
+        assert!(matches!(
+            decode_all(&big, Limits::WIRE, CandidateBitfield::decode_from),
+            Err(DecodeError::BitfieldTooLarge { bits: 501, .. })
+        ));
+        let ok = CandidateBitfield::from_index(499).encode();
+        assert!(decode_all(&ok, Limits::WIRE, CandidateBitfield::decode_from).is_ok());
+    }
+}

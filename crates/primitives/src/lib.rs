@@ -1,0 +1,29 @@
+//! Protocol primitives of Polkadot's approval voting: identifiers, time,
+//! bitfields, session parameters, keys, assignment certificates and their
+//! criteria, approval votes, and the v3 wire messages. Nothing here knows
+//! about nodes, threads or networks.
+
+pub mod bitfield;
+pub mod cert;
+pub mod codec;
+pub mod constants;
+pub mod criteria;
+pub mod ids;
+pub mod keys;
+pub mod session;
+pub mod time;
+pub mod vote;
+pub mod wire;
+
+pub use bitfield::{CandidateBitfield, CoreBitfield};
+pub use cert::{AssignmentCert, AssignmentCertKind, VrfSignature};
+pub use codec::DecodeError;
+pub use criteria::{LeavingCore, OurAssignment, RelayVrfStory};
+pub use ids::*;
+pub use keys::{ValidatorId, ValidatorPair};
+pub use session::{Session, SessionInfo};
+pub use vote::ValidatorSignature;
+pub use wire::{
+    ApprovalDistributionMessage, IndirectAssignmentCert, IndirectSignedApprovalVote,
+    ValidationProtocol,
+};

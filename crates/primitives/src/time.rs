@@ -1,0 +1,47 @@
+//! Protocol time: ticks of 500 ms, slots, tranches and the constants tied to
+//! them (spec §1.6).
+
+use crate::ids::{DelayTranche, Slot, Tick};
+
+/// Length of one tick in milliseconds.
+pub const TICK_DURATION_MILLIS: u64 = 500;
+/// Assignments claiming a tranche more than this many ticks ahead of now are
+/// refused by distribution.
+pub const TICK_TOO_FAR_IN_FUTURE: Tick = 20;
+/// Relay-chain slot length on Polkadot and Kusama.
+pub const DEFAULT_SLOT_DURATION_MILLIS: u64 = 6_000;
+
+/// Ticks in one slot of `slot_duration_millis` (must be a multiple of 500).
+pub fn ticks_per_slot(slot_duration_millis: u64) -> Tick {
+    slot_duration_millis / TICK_DURATION_MILLIS
+}
+
+/// The tick at which a slot starts.
+pub fn slot_start_tick(slot: Slot, ticks_per_slot: Tick) -> Tick {
+    slot.saturating_mul(ticks_per_slot)
+}
+
+/// The tranche a block is in at `now`: ticks since its slot start, saturating
+/// at zero and truncated to 32 bits.
+pub fn tranche_now(now: Tick, block_tick: Tick) -> DelayTranche {
+    now.saturating_sub(block_tick) as DelayTranche
+}
+
+/// The tick at which a tranche of a block starts.
+pub fn tranche_start_tick(block_tick: Tick, tranche: DelayTranche) -> Tick {
+    block_tick + tranche as Tick
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tranche_arithmetic() {
+        assert_eq!(ticks_per_slot(6_000), 12);
+        assert_eq!(slot_start_tick(10, 12), 120);
+        assert_eq!(tranche_now(119, 120), 0);
+        assert_eq!(tranche_now(125, 120), 5);
+        assert_eq!(tranche_start_tick(120, 5), 125);
+    }
+}

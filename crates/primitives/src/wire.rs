@@ -1,0 +1,353 @@
+//! Wire types of validation protocol v3 (spec §6): the approval-distribution
+//! message and the enclosing `ValidationProtocol` enum with upstream's
+//! variant indices. Decoding is total: any byte string gives a value or a
+//! typed `DecodeError`, never a panic.
+
+use crate::bitfield::CandidateBitfield;
+use crate::cert::AssignmentCert;
+use crate::codec::{decode_all, DecodeError, Limits, Reader};
+use crate::constants::MAX_NOTIFICATION_SIZE;
+use crate::ids::{Hash, ValidatorIndex};
+use crate::impl_scale_decode;
+use crate::vote::ValidatorSignature;
+use parity_scale_codec::{Encode, Input, Output};
+
+/// `IndirectAssignmentCertV2`: an assignment certificate for a block.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IndirectAssignmentCert {
+    pub block_hash: Hash,
+    pub validator: ValidatorIndex,
+    pub cert: AssignmentCert,
+}
+
+impl IndirectAssignmentCert {
+    pub fn decode_from<I: Input>(r: &mut Reader<I>) -> Result<Self, DecodeError> {
+        Ok(IndirectAssignmentCert {
+            block_hash: Hash(r.array("block hash")?),
+            validator: ValidatorIndex(r.u32("validator index")?),
+            cert: AssignmentCert::decode_from(r)?,
+        })
+    }
+}
+
+impl Encode for IndirectAssignmentCert {
+    fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
+        self.block_hash.encode_to(dest);
+        self.validator.encode_to(dest);
+        self.cert.encode_to(dest);
+    }
+}
+impl_scale_decode!(IndirectAssignmentCert);
+
+/// `IndirectSignedApprovalVoteV2`: a vote for one or more candidates of a
+/// block.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct IndirectSignedApprovalVote {
+    pub block_hash: Hash,
+    pub candidate_indices: CandidateBitfield,
+    pub validator: ValidatorIndex,
+    pub signature: ValidatorSignature,
+}
+
+impl IndirectSignedApprovalVote {
+    pub fn decode_from<I: Input>(r: &mut Reader<I>) -> Result<Self, DecodeError> {
+        Ok(IndirectSignedApprovalVote {
+            block_hash: Hash(r.array("block hash")?),
+            candidate_indices: CandidateBitfield::decode_from(r)?,
+            validator: ValidatorIndex(r.u32("validator index")?),
+            signature: ValidatorSignature(r.array("signature")?),
+        })
+    }
+}
+
+impl Encode for IndirectSignedApprovalVote {
+    fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
+        self.block_hash.encode_to(dest);
+        self.candidate_indices.encode_to(dest);
+        self.validator.encode_to(dest);
+        dest.write(&self.signature.0);
+    }
+}
+impl_scale_decode!(IndirectSignedApprovalVote);
+
+/// Smallest encoded assignment item: hash, validator, a compact kind with an
+/// empty bitfield, the VRF and an empty claimed bitfield.
+const MIN_ASSIGNMENT_ITEM: usize = 32 + 4 + 2 + 96 + 1;
+/// Smallest encoded approval item.
+const MIN_APPROVAL_ITEM: usize = 32 + 1 + 4 + 64;
+
+/// v3 `ApprovalDistributionMessage`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ApprovalDistributionMessage {
+    /// Index 0: assignments, each with the candidates it claims.
+    Assignments(Vec<(IndirectAssignmentCert, CandidateBitfield)>),
+    /// Index 1: approval votes.
+    Approvals(Vec<IndirectSignedApprovalVote>),
+}
+
+impl ApprovalDistributionMessage {
+    pub fn decode_from<I: Input>(r: &mut Reader<I>) -> Result<Self, DecodeError> {
+        let offset = r.offset();
+        match r.u8("approval-distribution message kind")? {
+            0 => {
+                let n = r.list_len(MIN_ASSIGNMENT_ITEM, "assignment count")?;
+                let mut items = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    let cert = IndirectAssignmentCert::decode_from(r)?;
+                    let claimed = CandidateBitfield::decode_from(r)?;
+                    items.push((cert, claimed));
+                }
+                Ok(ApprovalDistributionMessage::Assignments(items))
+            }
+            1 => {
+                let n = r.list_len(MIN_APPROVAL_ITEM, "approval count")?;
+                let mut items = Vec::with_capacity(n as usize);
+                for _ in 0..n {
+                    items.push(IndirectSignedApprovalVote::decode_from(r)?);
+                }
+                Ok(ApprovalDistributionMessage::Approvals(items))
+            }
+            index => Err(DecodeError::UnknownVariant {
+                what: "approval-distribution message",
+                index,
+                offset,
+            }),
+        }
+    }
+
+    /// Decode a whole byte string with the wire limits.
+    pub fn decode_wire(bytes: &[u8]) -> Result<Self, DecodeError> {
+        check_size(bytes)?;
+        decode_all(bytes, Limits::WIRE, Self::decode_from)
+    }
+
+    /// Number of items (assignments or approvals) carried.
+    pub fn len(&self) -> usize {
+        match self {
+            ApprovalDistributionMessage::Assignments(a) => a.len(),
+            ApprovalDistributionMessage::Approvals(a) => a.len(),
+        }
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Encode for ApprovalDistributionMessage {
+    fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
+        match self {
+            ApprovalDistributionMessage::Assignments(items) => {
+                dest.push_byte(0);
+                items.encode_to(dest);
+            }
+            ApprovalDistributionMessage::Approvals(items) => {
+                dest.push_byte(1);
+                items.encode_to(dest);
+            }
+        }
+    }
+}
+impl_scale_decode!(ApprovalDistributionMessage);
+
+/// Index of bitfield distribution in v3 `ValidationProtocol`.
+pub const BITFIELD_DISTRIBUTION_INDEX: u8 = 1;
+/// Index of statement distribution in v3 `ValidationProtocol`.
+pub const STATEMENT_DISTRIBUTION_INDEX: u8 = 3;
+/// Index of approval distribution in v3 `ValidationProtocol`.
+pub const APPROVAL_DISTRIBUTION_INDEX: u8 = 4;
+
+/// v3 `ValidationProtocol`: what one notification on the validation peer
+/// set carries. Only the approval-distribution variant is modelled; the
+/// others decode to `UnsupportedVariant`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ValidationProtocol {
+    ApprovalDistribution(ApprovalDistributionMessage),
+}
+
+impl ValidationProtocol {
+    pub fn decode_from<I: Input>(r: &mut Reader<I>) -> Result<Self, DecodeError> {
+        let offset = r.offset();
+        match r.u8("validation protocol variant")? {
+            APPROVAL_DISTRIBUTION_INDEX => Ok(ValidationProtocol::ApprovalDistribution(
+                ApprovalDistributionMessage::decode_from(r)?,
+            )),
+            index @ (BITFIELD_DISTRIBUTION_INDEX | STATEMENT_DISTRIBUTION_INDEX) => {
+                Err(DecodeError::UnsupportedVariant {
+                    what: "validation protocol",
+                    index,
+                })
+            }
+            index => Err(DecodeError::UnknownVariant {
+                what: "validation protocol",
+                index,
+                offset,
+            }),
+        }
+    }
+
+    /// Decode one notification: at most `MAX_NOTIFICATION_SIZE` bytes, every
+    /// byte consumed, bitfields at most `MAX_BITFIELD_SIZE` bits.
+    pub fn decode_wire(bytes: &[u8]) -> Result<Self, DecodeError> {
+        check_size(bytes)?;
+        decode_all(bytes, Limits::WIRE, Self::decode_from)
+    }
+}
+
+impl Encode for ValidationProtocol {
+    fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
+        match self {
+            ValidationProtocol::ApprovalDistribution(m) => {
+                dest.push_byte(APPROVAL_DISTRIBUTION_INDEX);
+                m.encode_to(dest);
+            }
+        }
+    }
+}
+impl_scale_decode!(ValidationProtocol);
+
+fn check_size(bytes: &[u8]) -> Result<(), DecodeError> {
+    if bytes.len() > MAX_NOTIFICATION_SIZE {
+        return Err(DecodeError::MessageTooLarge {
+            len: bytes.len(),
+            max: MAX_NOTIFICATION_SIZE,
+        });
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bitfield::CoreBitfield;
+    use crate::cert::{AssignmentCertKind, VrfSignature};
+    use crate::ids::CoreIndex;
+
+    fn vrf() -> VrfSignature {
+        // A proof of two zero scalars is canonical.
+        VrfSignature {
+            pre_output: [0xaa; 32],
+            proof: [0; 64],
+        }
+    }
+
+    fn delay_item(core: u32) -> (IndirectAssignmentCert, CandidateBitfield) {
+        (
+            IndirectAssignmentCert {
+                block_hash: Hash([0x11; 32]),
+                validator: ValidatorIndex(7),
+                cert: AssignmentCert {
+                    kind: AssignmentCertKind::RelayVRFDelay {
+                        core_index: CoreIndex(core),
+                    },
+                    vrf: vrf(),
+                },
+            },
+            CandidateBitfield::from_index(core),
+        )
+    }
+
+    fn vote(indices: &[u32]) -> IndirectSignedApprovalVote {
+        IndirectSignedApprovalVote {
+            block_hash: Hash([0x11; 32]),
+            candidate_indices: CandidateBitfield::from_indices(indices).unwrap(),
+            validator: ValidatorIndex(7),
+            signature: ValidatorSignature([0xcc; 64]),
+        }
+    }
+
+    #[test]
+    fn sizes_match_spec_examples() {
+        let m = ValidationProtocol::ApprovalDistribution(ApprovalDistributionMessage::Assignments(
+            vec![delay_item(5)],
+        ));
+        assert_eq!(m.encode().len(), 143 - 1);
+        let compact = (
+            IndirectAssignmentCert {
+                block_hash: Hash([0x11; 32]),
+                validator: ValidatorIndex(7),
+                cert: AssignmentCert {
+                    kind: AssignmentCertKind::RelayVRFModuloCompact {
+                        core_bitfield: CoreBitfield::from_indices(&[3, 17, 42]).unwrap(),
+                    },
+                    vrf: vrf(),
+                },
+            },
+            CandidateBitfield::from_indices(&[3, 17, 42]).unwrap(),
+        );
+        assert_eq!(compact.encode().len(), 147);
+        assert_eq!(vote(&[5]).encode().len(), 102);
+        assert_eq!(vote(&[3, 17, 42]).encode().len(), 107);
+        let full =
+            ApprovalDistributionMessage::Assignments((0..193).map(|_| delay_item(5)).collect());
+        assert_eq!(
+            ValidationProtocol::ApprovalDistribution(full)
+                .encode()
+                .len(),
+            26_832 - 1
+        );
+        let full = ApprovalDistributionMessage::Approvals((0..266).map(|_| vote(&[5])).collect());
+        assert_eq!(
+            ValidationProtocol::ApprovalDistribution(full)
+                .encode()
+                .len(),
+            27_137 - 1
+        );
+    }
+
+    #[test]
+    fn decode_errors_are_typed() {
+        let m =
+            ValidationProtocol::ApprovalDistribution(ApprovalDistributionMessage::Approvals(vec![
+                vote(&[1, 2]),
+            ]));
+        let bytes = m.encode();
+        assert_eq!(ValidationProtocol::decode_wire(&bytes), Ok(m));
+        assert!(matches!(
+            ValidationProtocol::decode_wire(&bytes[..bytes.len() - 1]),
+            Err(DecodeError::Truncated { .. })
+        ));
+        let mut extra = bytes.clone();
+        extra.push(0);
+        assert!(matches!(
+            ValidationProtocol::decode_wire(&extra),
+            Err(DecodeError::TrailingBytes { .. })
+        ));
+        assert!(matches!(
+            ValidationProtocol::decode_wire(&[9]),
+            Err(DecodeError::UnknownVariant { index: 9, .. })
+        ));
+        assert!(matches!(
+            ValidationProtocol::decode_wire(&[3]),
+            Err(DecodeError::UnsupportedVariant { index: 3, .. })
+        ));
+        assert!(matches!(
+            ValidationProtocol::decode_wire(&[4, 2]),
+            Err(DecodeError::UnknownVariant { index: 2, .. })
+        ));
+        let big = vote(&[600]);
+        let m = ApprovalDistributionMessage::Approvals(vec![big]);
+        assert!(matches!(
+            ApprovalDistributionMessage::decode_wire(&m.encode()),
+            Err(DecodeError::BitfieldTooLarge { bits: 601, .. })
+        ));
+        let huge = vec![0u8; MAX_NOTIFICATION_SIZE + 1];
+        assert!(matches!(
+            ValidationProtocol::decode_wire(&huge),
+            Err(DecodeError::MessageTooLarge { .. })
+        ));
+        // A forged item count cannot make the decoder allocate.
+        assert!(matches!(
+            ApprovalDistributionMessage::decode_wire(&[1, 0xfe, 0xff, 0xff, 0xff]),
+            Err(DecodeError::ListTooLong { .. })
+        ));
+        // A proof scalar that is not canonical is refused at decode time.
+        let mut item = delay_item(1);
+        item.0.cert.vrf.proof = [0xff; 64];
+        let m = ApprovalDistributionMessage::Assignments(vec![item]);
+        assert!(matches!(
+            ApprovalDistributionMessage::decode_wire(&m.encode()),
+            Err(DecodeError::InvalidVrfProof { .. })
+        ));
+    }
+}
