@@ -3,3 +3,5 @@
 //! scenario runner as their issues land.
 
 pub mod conformance;
+pub mod generate;
+pub mod producer;

@@ -1,0 +1,73 @@
+//! What message generation depends on, and nothing else: two runs whose
+//! `GenerationParams` are equal produce the same messages, so the cache is
+//! keyed by a hash of these fields (plus the file format version).
+
+use parity_scale_codec::Encode;
+
+/// How many candidates one signed approval covers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum CoalesceModel {
+    /// G2/G3: `max(1, round(Normal(mean, std_dev)))`.
+    Normal { mean: f32, std_dev: f32 },
+    /// G1: uniform integer in `[min, max]`.
+    Uniform { min: u32, max: u32 },
+}
+
+/// Parameters of one message generation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenerationParams {
+    pub n_validators: u32,
+    pub n_cores: u32,
+    /// Candidates included per block (G1 `n_included_candidates`; G2/G3 keep
+    /// every core).
+    pub n_included_candidates: u32,
+    pub num_blocks: u32,
+    pub needed_approvals: u32,
+    pub zeroth_delay_tranche_width: u32,
+    pub relay_vrf_modulo_samples: u32,
+    pub n_delay_tranches: u32,
+    pub no_show_slots: u32,
+    /// Backing-group size (G1: groups of one validator).
+    pub max_validators_per_core: u32,
+    pub coalesce: CoalesceModel,
+    pub coalesce_tranche_diff: u32,
+    pub enable_assignments_v2: bool,
+    /// G1 only: assignments above this tranche are not generated.
+    pub generation_tranche_limit: Option<u32>,
+    /// Seeds every random choice of generation.
+    pub seed: u64,
+}
+
+impl GenerationParams {
+    /// A canonical byte string of every field, for the cache key.
+    pub fn fingerprint(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        (
+            self.n_validators,
+            self.n_cores,
+            self.n_included_candidates,
+            self.num_blocks,
+            self.needed_approvals,
+            self.zeroth_delay_tranche_width,
+            self.relay_vrf_modulo_samples,
+            self.n_delay_tranches,
+            self.no_show_slots,
+            self.max_validators_per_core,
+        )
+            .encode_to(&mut out);
+        match self.coalesce {
+            CoalesceModel::Normal { mean, std_dev } => {
+                (0u8, mean.to_bits(), std_dev.to_bits()).encode_to(&mut out)
+            }
+            CoalesceModel::Uniform { min, max } => (1u8, min, max).encode_to(&mut out),
+        }
+        (
+            self.coalesce_tranche_diff,
+            self.enable_assignments_v2,
+            self.generation_tranche_limit,
+            self.seed,
+        )
+            .encode_to(&mut out);
+        out
+    }
+}

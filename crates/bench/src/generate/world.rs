@@ -1,0 +1,143 @@
+//! The synthetic chain a benchmark runs on, derived deterministically from
+//! the generation parameters: validator keys, the session, and the blocks
+//! with their candidates and relay VRF stories. Nothing of it is stored in
+//! the cache: it is cheap to rebuild and must agree with what was generated.
+//!
+//! Differences from subsystem-bench, on purpose: keys come from
+//! `BLAKE2b-256("validator-{i}")` seeds rather than `//Node{i}` derivation;
+//! block hashes, candidate hashes and relay VRF stories are BLAKE2b hashes of
+//! the seed and block number rather than a BABE VRF over fixed headers (the
+//! story only has to be unpredictable and fixed per block).
+
+use super::params::GenerationParams;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rand_chacha::ChaCha20Rng;
+use tranche_primitives::{
+    BlockNumber, CandidateHash, CoreIndex, GroupIndex, Hash, LeavingCore, RelayVrfStory,
+    SessionInfo, Slot, ValidatorId, ValidatorIndex, ValidatorPair,
+};
+
+/// The session index every benchmark block belongs to (as upstream).
+pub const BENCH_SESSION: u32 = 1;
+/// The slot of the first block; any fixed value works in virtual time.
+pub const INITIAL_SLOT: Slot = 1_000;
+/// The node under test.
+pub const NODE_UNDER_TEST: ValidatorIndex = ValidatorIndex(0);
+
+/// One relay block of the run.
+#[derive(Debug, Clone)]
+pub struct BlockSpec {
+    pub hash: Hash,
+    pub parent: Hash,
+    pub number: BlockNumber,
+    pub slot: Slot,
+    pub story: RelayVrfStory,
+    /// Included candidates in candidate-index (= core) order.
+    pub candidates: Vec<LeavingCore>,
+}
+
+/// Keys, session and blocks of a run.
+pub struct World {
+    pub pairs: Vec<ValidatorPair>,
+    pub session: SessionInfo,
+    pub blocks: Vec<BlockSpec>,
+}
+
+fn hash_of(parts: &[&[u8]]) -> Hash {
+    let mut data = Vec::new();
+    for p in parts {
+        data.extend_from_slice(p);
+    }
+    Hash::blake2_256(&data)
+}
+
+/// Backing groups: consecutive chunks of `max_validators_per_core`
+/// validators (G2/G3), one per core; with a chunk size of 1 this is G1's
+/// one-validator groups.
+pub fn validator_groups(
+    n_validators: u32,
+    n_cores: u32,
+    per_core: u32,
+) -> Vec<Vec<ValidatorIndex>> {
+    let per_core = per_core.max(1);
+    (0..n_cores)
+        .map(|g| {
+            let start = g.saturating_mul(per_core);
+            (start..start.saturating_add(per_core).min(n_validators))
+                .map(ValidatorIndex)
+                .collect()
+        })
+        .collect()
+}
+
+impl World {
+    pub fn build(p: &GenerationParams) -> World {
+        let pairs: Vec<ValidatorPair> = (0..p.n_validators)
+            .map(|i| ValidatorPair::from_label(&format!("validator-{i}")))
+            .collect();
+        let keys: Vec<ValidatorId> = pairs.iter().map(|k| k.id()).collect();
+        let session = SessionInfo {
+            session_index: BENCH_SESSION,
+            n_cores: p.n_cores,
+            needed_approvals: p.needed_approvals,
+            relay_vrf_modulo_samples: p.relay_vrf_modulo_samples,
+            n_delay_tranches: p.n_delay_tranches,
+            zeroth_delay_tranche_width: p.zeroth_delay_tranche_width,
+            no_show_slots: p.no_show_slots,
+            validator_groups: validator_groups(
+                p.n_validators,
+                p.n_cores,
+                p.max_validators_per_core,
+            ),
+            assignment_keys: keys.clone(),
+            validators: keys,
+            assignments_v2: p.enable_assignments_v2,
+            max_approval_coalesce_count: 1,
+        };
+        let seed = p.seed.to_le_bytes();
+        let mut parent = hash_of(&[b"tranche-genesis", &seed]);
+        let mut blocks = Vec::with_capacity(p.num_blocks as usize);
+        for b in 1..=p.num_blocks {
+            let number = b.to_le_bytes();
+            let hash = hash_of(&[b"tranche-block", &seed, &number]);
+            let story = RelayVrfStory(hash_of(&[b"tranche-story", &seed, &number]).0);
+            // G1 includes a random subset of the cores (sorted by core);
+            // G2/G3 include every core.
+            let mut cores: Vec<u32> = (0..p.n_cores).collect();
+            if p.n_included_candidates < p.n_cores {
+                let mut rng = ChaCha20Rng::from_seed([b as u8; 32]);
+                let (kept, _) = cores.partial_shuffle(&mut rng, p.n_included_candidates as usize);
+                let mut kept = kept.to_vec();
+                kept.sort_unstable();
+                cores = kept;
+            }
+            let candidates = cores
+                .iter()
+                .map(|&c| LeavingCore {
+                    candidate_hash: CandidateHash(hash_of(&[
+                        b"tranche-candidate",
+                        &hash.0,
+                        &c.to_le_bytes(),
+                    ])),
+                    core: CoreIndex(c),
+                    group: GroupIndex(c),
+                })
+                .collect();
+            blocks.push(BlockSpec {
+                hash,
+                parent,
+                number: b,
+                slot: INITIAL_SLOT + Slot::from(b - 1),
+                story,
+                candidates,
+            });
+            parent = hash;
+        }
+        World {
+            pairs,
+            session,
+            blocks,
+        }
+    }
+}
