@@ -1,0 +1,290 @@
+//! Metered channels between workers, and the in-flight counter that tells a
+//! virtual-time driver when every worker is idle.
+//!
+//! Every message put into a worker channel raises the in-flight count; the
+//! receiving worker lowers it only after it has handled the message, which
+//! includes sending whatever the message caused. So a count of zero means
+//! no message is queued or being handled anywhere in the node.
+
+use crossbeam_channel::{Receiver, Select, SendError, Sender, TryRecvError};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+/// Messages queued or being handled, node-wide.
+#[derive(Debug, Default)]
+pub struct InFlight {
+    count: AtomicUsize,
+    lock: Mutex<()>,
+    idle: Condvar,
+}
+
+impl InFlight {
+    pub fn new() -> Arc<Self> {
+        Arc::new(Self::default())
+    }
+
+    pub fn add(&self) {
+        self.count.fetch_add(1, Ordering::AcqRel);
+    }
+
+    /// One message fully handled.
+    pub fn done(&self) {
+        if self.count.fetch_sub(1, Ordering::AcqRel) == 1 {
+            let _guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+            self.idle.notify_all();
+        }
+    }
+
+    pub fn get(&self) -> usize {
+        self.count.load(Ordering::Acquire)
+    }
+
+    /// Wait until nothing is in flight, or `timeout` passes. Returns whether
+    /// the node went idle.
+    pub fn wait_idle(&self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        let mut guard = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        while self.get() != 0 {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return false;
+            }
+            guard = self
+                .idle
+                .wait_timeout(guard, left.min(Duration::from_millis(50)))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+        true
+    }
+}
+
+/// Counters of one channel, read by the metrics registry.
+#[derive(Debug)]
+pub struct ChannelMeter {
+    pub name: String,
+    pub capacity: Option<usize>,
+    sent: AtomicU64,
+    received: AtomicU64,
+    queue_nanos: AtomicU64,
+}
+
+impl ChannelMeter {
+    pub fn new(name: impl Into<String>, capacity: Option<usize>) -> Arc<Self> {
+        Arc::new(ChannelMeter {
+            name: name.into(),
+            capacity,
+            sent: AtomicU64::new(0),
+            received: AtomicU64::new(0),
+            queue_nanos: AtomicU64::new(0),
+        })
+    }
+
+    pub fn sent(&self) -> u64 {
+        self.sent.load(Ordering::Relaxed)
+    }
+
+    pub fn received(&self) -> u64 {
+        self.received.load(Ordering::Relaxed)
+    }
+
+    /// Messages waiting now.
+    pub fn depth(&self) -> u64 {
+        self.sent().saturating_sub(self.received())
+    }
+
+    /// Total time messages spent queued.
+    pub fn time_in_queue(&self) -> Duration {
+        Duration::from_nanos(self.queue_nanos.load(Ordering::Relaxed))
+    }
+}
+
+struct Envelope<T> {
+    msg: T,
+    sent_at: Instant,
+}
+
+/// The sending half of a metered channel.
+pub struct Tx<T> {
+    inner: Sender<Envelope<T>>,
+    meter: Arc<ChannelMeter>,
+    in_flight: Arc<InFlight>,
+}
+
+impl<T> Clone for Tx<T> {
+    fn clone(&self) -> Self {
+        Tx {
+            inner: self.inner.clone(),
+            meter: self.meter.clone(),
+            in_flight: self.in_flight.clone(),
+        }
+    }
+}
+
+/// The receiver is gone: its worker stopped.
+#[derive(Debug, Clone, thiserror::Error)]
+#[error("channel `{0}` is closed: its worker has stopped")]
+pub struct Closed(pub String);
+
+impl<T> Tx<T> {
+    /// Send, waiting for room on a bounded channel.
+    pub fn send(&self, msg: T) -> Result<(), Closed> {
+        self.in_flight.add();
+        self.meter.sent.fetch_add(1, Ordering::Relaxed);
+        let env = Envelope {
+            msg,
+            sent_at: Instant::now(),
+        };
+        self.inner.send(env).map_err(|SendError(_)| {
+            self.meter.sent.fetch_sub(1, Ordering::Relaxed);
+            self.in_flight.done();
+            Closed(self.meter.name.clone())
+        })
+    }
+
+    pub fn meter(&self) -> &Arc<ChannelMeter> {
+        &self.meter
+    }
+}
+
+/// The receiving half of a metered channel.
+pub struct Rx<T> {
+    inner: Receiver<Envelope<T>>,
+    meter: Arc<ChannelMeter>,
+}
+
+impl<T> Rx<T> {
+    fn open(&self, env: Envelope<T>) -> T {
+        self.meter.received.fetch_add(1, Ordering::Relaxed);
+        let waited = env.sent_at.elapsed().as_nanos() as u64;
+        self.meter.queue_nanos.fetch_add(waited, Ordering::Relaxed);
+        env.msg
+    }
+
+    pub fn try_recv(&self) -> Option<T> {
+        self.inner.try_recv().ok().map(|e| self.open(e))
+    }
+
+    pub fn recv(&self) -> Option<T> {
+        self.inner.recv().ok().map(|e| self.open(e))
+    }
+
+    pub fn meter(&self) -> &Arc<ChannelMeter> {
+        &self.meter
+    }
+}
+
+/// A bounded (`Some(capacity)`) or unbounded metered channel.
+pub fn channel<T>(
+    name: impl Into<String>,
+    capacity: Option<usize>,
+    in_flight: &Arc<InFlight>,
+) -> (Tx<T>, Rx<T>) {
+    let (tx, rx) = match capacity {
+        Some(c) => crossbeam_channel::bounded(c),
+        None => crossbeam_channel::unbounded(),
+    };
+    let meter = ChannelMeter::new(name, capacity);
+    (
+        Tx {
+            inner: tx,
+            meter: meter.clone(),
+            in_flight: in_flight.clone(),
+        },
+        Rx { inner: rx, meter },
+    )
+}
+
+/// What a worker got from its pair of inputs.
+pub enum Next<T> {
+    Message(T),
+    /// The deadline passed with nothing to read.
+    Timeout,
+    /// Both channels are closed: time to stop.
+    Closed,
+}
+
+/// Read a worker's two inputs as one stream, always preferring the
+/// high-priority (unbounded) one, as approval-voting-parallel does; wait
+/// until `deadline` at most.
+pub fn recv_prioritised<T>(priority: &Rx<T>, normal: &Rx<T>, deadline: Option<Instant>) -> Next<T> {
+    loop {
+        let mut open = [true, true];
+        for (i, rx) in [priority, normal].into_iter().enumerate() {
+            match rx.inner.try_recv() {
+                Ok(env) => return Next::Message(rx.open(env)),
+                Err(TryRecvError::Disconnected) => open[i] = false,
+                Err(TryRecvError::Empty) => {}
+            }
+        }
+        if !open[0] && !open[1] {
+            return Next::Closed;
+        }
+        // Wait on the channels still open; a disconnected one would wake
+        // the select forever.
+        let mut sel = Select::new();
+        if open[0] {
+            sel.recv(&priority.inner);
+        }
+        if open[1] {
+            sel.recv(&normal.inner);
+        }
+        let ready = match deadline {
+            Some(d) => sel.ready_deadline(d).is_ok(),
+            None => {
+                sel.ready();
+                true
+            }
+        };
+        if !ready {
+            return Next::Timeout;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn priority_first_and_in_flight_accounting() {
+        let inflight = InFlight::new();
+        let (ptx, prx) = channel::<u32>("prio", None, &inflight);
+        let (ntx, nrx) = channel::<u32>("normal", Some(4), &inflight);
+        ntx.send(1).unwrap();
+        ntx.send(2).unwrap();
+        ptx.send(10).unwrap();
+        assert_eq!(inflight.get(), 3);
+        assert_eq!(nrx.meter().depth(), 2);
+        let mut got = Vec::new();
+        for _ in 0..3 {
+            match recv_prioritised(&prx, &nrx, Some(Instant::now())) {
+                Next::Message(m) => {
+                    got.push(m);
+                    inflight.done();
+                }
+                _ => panic!("expected a message"),
+            }
+        }
+        assert_eq!(got, vec![10, 1, 2]);
+        assert!(inflight.wait_idle(Duration::from_millis(10)));
+        assert!(matches!(
+            recv_prioritised(&prx, &nrx, Some(Instant::now())),
+            Next::Timeout
+        ));
+        drop(ptx);
+        drop(ntx);
+        assert!(matches!(recv_prioritised(&prx, &nrx, None), Next::Closed));
+        assert_eq!(nrx.meter().received(), 2);
+    }
+
+    #[test]
+    fn send_to_a_stopped_worker_is_an_error_not_a_leak() {
+        let inflight = InFlight::new();
+        let (tx, rx) = channel::<u32>("gone", Some(1), &inflight);
+        drop(rx);
+        assert!(tx.send(1).is_err());
+        assert_eq!(inflight.get(), 0);
+    }
+}

@@ -1,0 +1,130 @@
+//! Worker threads: named, with their CPU time and message counts recorded,
+//! and with panics and errors caught and reported under the worker's name
+//! so that a failing worker stops the node instead of hanging it.
+
+use crate::cpu::thread_cpu_time;
+use crossbeam_channel::Sender;
+use std::any::Any;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+/// Counters one worker keeps about itself.
+#[derive(Debug)]
+pub struct WorkerStats {
+    pub name: String,
+    cpu_nanos: AtomicU64,
+    handled: AtomicU64,
+    verifications: AtomicU64,
+}
+
+impl WorkerStats {
+    pub fn new(name: impl Into<String>) -> Arc<Self> {
+        Arc::new(WorkerStats {
+            name: name.into(),
+            cpu_nanos: AtomicU64::new(0),
+            handled: AtomicU64::new(0),
+            verifications: AtomicU64::new(0),
+        })
+    }
+
+    /// Store the calling thread's CPU time (call from the worker's thread).
+    pub fn record_cpu(&self) {
+        self.cpu_nanos
+            .store(thread_cpu_time().as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    pub fn cpu_seconds(&self) -> f64 {
+        self.cpu_nanos.load(Ordering::Relaxed) as f64 / 1e9
+    }
+
+    pub fn add_handled(&self, n: u64) {
+        self.handled.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn handled(&self) -> u64 {
+        self.handled.load(Ordering::Relaxed)
+    }
+
+    pub fn add_verifications(&self, n: u64) {
+        self.verifications.fetch_add(n, Ordering::Relaxed);
+    }
+
+    pub fn verifications(&self) -> u64 {
+        self.verifications.load(Ordering::Relaxed)
+    }
+}
+
+/// A worker stopped abnormally.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("worker `{worker}` failed: {message}")]
+pub struct WorkerFailure {
+    pub worker: String,
+    pub message: String,
+}
+
+fn panic_text(p: Box<dyn Any + Send>) -> String {
+    if let Some(s) = p.downcast_ref::<&str>() {
+        format!("panicked: {s}")
+    } else if let Some(s) = p.downcast_ref::<String>() {
+        format!("panicked: {s}")
+    } else {
+        "panicked".to_owned()
+    }
+}
+
+/// Start a worker thread named after `stats.name`. `body` runs the worker
+/// loop; an `Err` or a panic is reported on `failures` (and the thread's CPU
+/// time is recorded either way).
+pub fn spawn_worker<F>(
+    stats: Arc<WorkerStats>,
+    failures: Sender<WorkerFailure>,
+    body: F,
+) -> std::io::Result<JoinHandle<()>>
+where
+    F: FnOnce(&WorkerStats) -> Result<(), String> + Send + 'static,
+{
+    std::thread::Builder::new()
+        .name(stats.name.clone())
+        .spawn(move || {
+            let outcome = catch_unwind(AssertUnwindSafe(|| body(&stats)));
+            stats.record_cpu();
+            let message = match outcome {
+                Ok(Ok(())) => return,
+                Ok(Err(e)) => e,
+                Err(p) => panic_text(p),
+            };
+            let _ = failures.send(WorkerFailure {
+                worker: stats.name.clone(),
+                message,
+            });
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panicking_worker_is_reported_by_name() {
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let h = spawn_worker(
+            WorkerStats::new("approval-voting-parallel-2"),
+            tx.clone(),
+            |_| panic!("boom"),
+        )
+        .unwrap();
+        h.join().unwrap();
+        let f = rx.recv().unwrap();
+        assert_eq!(f.worker, "approval-voting-parallel-2");
+        assert!(f.message.contains("boom"));
+        let ok = spawn_worker(WorkerStats::new("w"), tx, |s| {
+            s.add_handled(3);
+            Ok(())
+        })
+        .unwrap();
+        ok.join().unwrap();
+        assert!(rx.try_recv().is_err());
+    }
+}
