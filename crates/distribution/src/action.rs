@@ -1,0 +1,80 @@
+//! The state machine's vocabulary with its runtime: the inputs' data types
+//! (peers, views, block metadata) and the output actions (sends,
+//! reputation changes, crypto checks to run, imports for approval voting).
+
+use crate::check::{ApprovalCheck, AssignmentCheck};
+use crate::reputation::Rep;
+use std::sync::Arc;
+use tranche_primitives::{
+    BlockNumber, CandidateBitfield, CandidateHash, CoreIndex, DelayTranche, GroupIndex, Hash,
+    IndirectAssignmentCert, IndirectSignedApprovalVote, RelayVrfStory, SessionIndex, Slot,
+};
+
+/// A connected peer. The runtime picks the numbers; they index bitsets, so
+/// they must be small and dense (the peer's validator index is a good
+/// choice). Ids above [`MAX_PEER_ID`] are refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PeerId(pub u32);
+
+/// Largest accepted peer id.
+pub const MAX_PEER_ID: u32 = (1 << 16) - 1;
+
+/// An assignment as it travels: the certificate and the candidates it claims.
+pub type AssignmentItem = (IndirectAssignmentCert, CandidateBitfield);
+
+/// A candidate of a block: hash, the core it left, its backing group.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CandidateMeta {
+    pub hash: CandidateHash,
+    pub core: CoreIndex,
+    pub group: GroupIndex,
+}
+
+/// `BlockApprovalMeta`: what approval voting tells distribution about a new
+/// block. `candidates` are in candidate-index order.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BlockApprovalMeta {
+    pub hash: Hash,
+    pub number: BlockNumber,
+    pub parent_hash: Hash,
+    pub candidates: Vec<CandidateMeta>,
+    pub slot: Slot,
+    pub session: SessionIndex,
+    pub vrf_story: RelayVrfStory,
+}
+
+/// A peer's view: its leaves and its finalized block number.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct View {
+    pub heads: Vec<Hash>,
+    pub finalized_number: BlockNumber,
+}
+
+/// One item to send to one peer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outgoing {
+    Assignment(Arc<AssignmentItem>),
+    Approval(Arc<IndirectSignedApprovalVote>),
+}
+
+/// What the runtime must do after an input.
+#[derive(Debug, Clone)]
+pub enum Action {
+    /// Send one item to one peer (batch with [`crate::batch_notifications`]).
+    Send { peer: PeerId, item: Outgoing },
+    /// Report a reputation change for a peer.
+    Reputation { peer: PeerId, rep: Rep },
+    /// Check this certificate, then call `State::assignment_checked`.
+    CheckAssignment(AssignmentCheck),
+    /// Check this signature, then call `State::approval_checked`.
+    CheckApproval(ApprovalCheck),
+    /// Hand a checked assignment from a peer to approval voting.
+    ImportAssignment {
+        assignment: Arc<AssignmentItem>,
+        tranche: DelayTranche,
+    },
+    /// Hand a checked approval from a peer to approval voting.
+    ImportApproval {
+        vote: Arc<IndirectSignedApprovalVote>,
+    },
+}

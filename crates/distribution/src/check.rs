@@ -1,0 +1,94 @@
+//! The crypto-check boundary. Handling a peer's message is two-phase: the
+//! state machine first does everything that needs no crypto and, for a
+//! message new to it, emits a check request carrying all the check needs;
+//! the runtime runs the check on the thread of its choice and reports the
+//! verdict back with the request's token. The checks themselves are the
+//! primitives' functions.
+
+use crate::action::AssignmentItem;
+use std::sync::Arc;
+use tranche_primitives::criteria::{check_assignment_cert, InvalidAssignmentReason};
+use tranche_primitives::vote::{verify_approval, VoteError};
+use tranche_primitives::{
+    CandidateHash, CoreBitfield, DelayTranche, GroupIndex, IndirectSignedApprovalVote,
+    RelayVrfStory, Session, SessionIndex, ValidatorIndex,
+};
+
+/// Names one outstanding check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct CheckToken(pub u64);
+
+/// The result of an assignment check: the tranche it proves.
+pub type AssignmentVerdict = Result<DelayTranche, InvalidAssignmentReason>;
+/// The result of an approval check.
+pub type ApprovalVerdict = Result<(), InvalidVote>;
+
+/// Why an approval vote is refused by its check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidVote {
+    #[error("validator index out of bounds")]
+    ValidatorIndexOutOfBounds,
+    #[error("validator key does not parse")]
+    InvalidKey,
+    #[error(transparent)]
+    Signature(#[from] VoteError),
+}
+
+/// Everything needed to check one assignment certificate.
+#[derive(Debug, Clone)]
+pub struct AssignmentCheck {
+    pub token: CheckToken,
+    pub session: Arc<Session>,
+    pub vrf_story: RelayVrfStory,
+    pub validator: ValidatorIndex,
+    /// The cores of the claimed candidates.
+    pub claimed_cores: CoreBitfield,
+    /// Backing groups of the claimed candidates, in candidate order.
+    pub backing_groups: Vec<GroupIndex>,
+    /// The message itself (certificate and claimed candidates).
+    pub assignment: Arc<AssignmentItem>,
+}
+
+impl AssignmentCheck {
+    /// Run the check (≈100 µs of VRF verification).
+    pub fn check(&self) -> AssignmentVerdict {
+        check_assignment_cert(
+            &self.claimed_cores,
+            self.validator,
+            &self.session,
+            &self.vrf_story,
+            &self.assignment.0.cert,
+            &self.backing_groups,
+        )
+    }
+}
+
+/// Everything needed to check one approval signature.
+#[derive(Debug, Clone)]
+pub struct ApprovalCheck {
+    pub token: CheckToken,
+    pub session: Arc<Session>,
+    pub session_index: SessionIndex,
+    pub validator: ValidatorIndex,
+    /// Hashes of the approved candidates, in candidate-index order.
+    pub candidate_hashes: Vec<CandidateHash>,
+    pub vote: Arc<IndirectSignedApprovalVote>,
+}
+
+impl ApprovalCheck {
+    /// Run the check (≈40 µs of sr25519 verification).
+    pub fn check(&self) -> ApprovalVerdict {
+        let key = self
+            .session
+            .validator_key(self.validator)
+            .ok_or(InvalidVote::ValidatorIndexOutOfBounds)?
+            .ok_or(InvalidVote::InvalidKey)?;
+        verify_approval(
+            key,
+            &self.candidate_hashes,
+            self.session_index,
+            &self.vote.signature,
+        )?;
+        Ok(())
+    }
+}

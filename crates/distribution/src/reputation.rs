@@ -1,0 +1,53 @@
+//! Reputation changes approval-distribution reports about peers (spec
+//! §5.10), with upstream's names and values. Aggregation and flushing are
+//! the runtime's business.
+
+/// One reputation change: a name for logs and metrics, and its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Rep {
+    pub name: &'static str,
+    pub value: i32,
+}
+
+impl Rep {
+    /// True for a cost (negative value).
+    pub fn is_cost(&self) -> bool {
+        self.value < 0
+    }
+}
+
+/// Unknown block, peer out of view, vote before its assignment.
+pub const COST_UNEXPECTED_MESSAGE: Rep = Rep {
+    name: "Peer sent an out-of-view assignment or approval",
+    value: -100_000,
+};
+/// The same message twice from the same peer (outside aggression).
+pub const COST_DUPLICATE_MESSAGE: Rep = Rep {
+    name: "Peer sent identical messages",
+    value: -200_000,
+};
+/// A valid assignment whose tranche is 20 ticks or more ahead of now.
+pub const COST_ASSIGNMENT_TOO_FAR_IN_THE_FUTURE: Rep = Rep {
+    name: "The vote was valid but too far in the future",
+    value: -100_000,
+};
+/// Bad certificate, bad signature, bad indices.
+pub const COST_INVALID_MESSAGE: Rep = Rep {
+    name: "The vote was bad",
+    value: -300_000,
+};
+/// A bitfield that is too long, empty, or not minimal.
+pub const COST_OVERSIZED_BITFIELD: Rep = Rep {
+    name: "Oversized certificate or candidate bitfield",
+    value: -300_000,
+};
+/// A valid message we already had.
+pub const BENEFIT_VALID_MESSAGE: Rep = Rep {
+    name: "Peer sent a valid message",
+    value: 10_000,
+};
+/// A valid message that was new to us.
+pub const BENEFIT_VALID_MESSAGE_FIRST: Rep = Rep {
+    name: "Valid message with new information",
+    value: 15_000,
+};

@@ -1,0 +1,308 @@
+//! Assignments (spec §5.4): sanitising, the no-crypto part of validation
+//! (phase 1), finishing import after the verdict (phase 2), our own
+//! assignments, and circulation to grid and random peers.
+
+use super::block::AssignmentEntry;
+use super::{rep, InFlight, Pending, State};
+use crate::action::{Action, AssignmentItem, Outgoing, PeerId};
+use crate::bitset::BitSet;
+use crate::check::{AssignmentCheck, AssignmentVerdict, CheckToken};
+use crate::random_routing::{message_seed, peer_draw, RandomRouting};
+use crate::reputation::*;
+use crate::topology::RequiredRouting;
+use std::sync::Arc;
+use tranche_primitives::constants::MAX_BITFIELD_SIZE;
+use tranche_primitives::time::{
+    slot_start_tick, ticks_per_slot, tranche_now, TICK_TOO_FAR_IN_FUTURE,
+};
+use tranche_primitives::{AssignmentCertKind, CoreBitfield, GroupIndex, Tick};
+
+/// Sanitising (§5.4.1). Quirk decision: an empty claimed bitfield is
+/// refused here like an oversized one (upstream computes `len - 1` on it
+/// and underflows); the top bit must be set, so every accepted claim is
+/// minimal.
+pub(crate) fn sane(item: &AssignmentItem) -> bool {
+    let (cert, claimed) = item;
+    let cert_bits: u64 = match &cert.cert.kind {
+        AssignmentCertKind::RelayVRFDelay { core_index } => core_index.0 as u64 + 1,
+        AssignmentCertKind::RelayVRFModulo { .. } => claimed.len() as u64,
+        AssignmentCertKind::RelayVRFModuloCompact { core_bitfield } => core_bitfield.len() as u64,
+    };
+    let max = MAX_BITFIELD_SIZE as u64;
+    cert_bits <= max && (claimed.len() as u64) <= max && claimed.is_minimal()
+}
+
+impl State {
+    /// Phase 1 for one sanitised assignment from a peer.
+    pub(super) fn process_assignment(
+        &mut self,
+        _now: Tick,
+        peer: PeerId,
+        item: Arc<AssignmentItem>,
+        out: &mut Vec<Action>,
+    ) {
+        let hash = item.0.block_hash;
+        let v = item.0.validator;
+        let claimed = &item.1;
+        let aggression = self.aggression_on();
+        let Some(entry) = self.blocks.get_mut(&hash) else {
+            if !self.recent_outdated.contains(&hash) {
+                rep(out, peer, COST_UNEXPECTED_MESSAGE);
+            }
+            return;
+        };
+        // A copy of a message whose check is outstanding waits for it.
+        if let Some(vm) = entry.validator(v) {
+            for t in &vm.in_flight {
+                let f = self.in_flight.get_mut(t).expect("tokens are tracked");
+                if matches!(&f.message, Pending::Assignment(a) if a.1 == *claimed) {
+                    f.waiting.push((peer, Pending::Assignment(item)));
+                    return;
+                }
+            }
+        }
+        let p = peer.0 as usize;
+        let known = entry.find_assignment(v, claimed);
+        if entry.known_by.contains(p) {
+            if let Some(e) = known {
+                let ae = &mut entry.assignments[e as usize];
+                if ae.peer_knows(p) {
+                    let expected = aggression
+                        && self
+                            .topologies
+                            .get(&entry.session)
+                            .is_some_and(|t| t.is_validator(p));
+                    if !ae.received.insert(p) && !expected {
+                        rep(out, peer, COST_DUPLICATE_MESSAGE);
+                    }
+                    return;
+                }
+            }
+        } else {
+            // Upstream quirk kept: charged, but processing continues.
+            rep(out, peer, COST_UNEXPECTED_MESSAGE);
+        }
+        if let Some(e) = known {
+            rep(out, peer, BENEFIT_VALID_MESSAGE);
+            if entry.known_by.contains(p) {
+                entry.assignments[e as usize].received.insert(p);
+            }
+            return;
+        }
+        // Validity that needs no crypto (upstream's check_assignment_valid
+        // before the certificate check); failures are invalid messages.
+        let Some(session) = self.sessions.get(&entry.session).cloned() else {
+            rep(out, peer, COST_INVALID_MESSAGE);
+            return;
+        };
+        if claimed.len() > session.info.n_cores as usize
+            || (v.0 as usize) >= session.info.n_validators()
+            || !entry.contains_candidates(claimed)
+            || claimed.count_ones() == 0
+        {
+            rep(out, peer, COST_INVALID_MESSAGE);
+            return;
+        }
+        let cores: Vec<u32> = claimed
+            .iter_ones()
+            .map(|i| entry.candidates[i as usize].core.0)
+            .collect();
+        let backing_groups: Vec<GroupIndex> = claimed
+            .iter_ones()
+            .map(|i| entry.candidates[i as usize].group)
+            .collect();
+        let Ok(claimed_cores) = CoreBitfield::from_indices(&cores) else {
+            rep(out, peer, COST_INVALID_MESSAGE);
+            return;
+        };
+        let vrf_story = entry.vrf_story;
+        self.next_token += 1;
+        let token = CheckToken(self.next_token);
+        entry.validator_mut(v).in_flight.push(token);
+        self.in_flight.insert(
+            token,
+            InFlight {
+                block: hash,
+                validator: v,
+                source: peer,
+                message: Pending::Assignment(item.clone()),
+                waiting: Vec::new(),
+            },
+        );
+        out.push(Action::CheckAssignment(AssignmentCheck {
+            token,
+            session,
+            vrf_story,
+            validator: v,
+            claimed_cores,
+            backing_groups,
+            assignment: item,
+        }));
+    }
+
+    /// Phase 2: the verdict of a `CheckAssignment`. Unknown tokens are
+    /// ignored. Messages that waited for this one are handled afterwards.
+    pub fn assignment_checked(
+        &mut self,
+        now: Tick,
+        token: CheckToken,
+        verdict: AssignmentVerdict,
+        out: &mut Vec<Action>,
+    ) {
+        let Some(f) = self.finish_in_flight(token) else {
+            return;
+        };
+        if let Pending::Assignment(item) = f.message {
+            self.finish_assignment(now, f.source, item, verdict, out);
+        }
+        for (p, m) in f.waiting {
+            self.process(now, p, m, out);
+        }
+    }
+
+    pub(super) fn finish_in_flight(&mut self, token: CheckToken) -> Option<InFlight> {
+        let f = self.in_flight.remove(&token)?;
+        if let Some(b) = self.blocks.get_mut(&f.block) {
+            b.validator_mut(f.validator)
+                .in_flight
+                .retain(|t| *t != token);
+        }
+        Some(f)
+    }
+
+    fn finish_assignment(
+        &mut self,
+        now: Tick,
+        peer: PeerId,
+        item: Arc<AssignmentItem>,
+        verdict: AssignmentVerdict,
+        out: &mut Vec<Action>,
+    ) {
+        let tps = ticks_per_slot(self.config.slot_duration_millis);
+        let Some(entry) = self.blocks.get_mut(&item.0.block_hash) else {
+            return; // finalized meanwhile
+        };
+        let tranche = match verdict {
+            Err(_) => {
+                rep(out, peer, COST_INVALID_MESSAGE);
+                return;
+            }
+            Ok(t) => t,
+        };
+        // Quirk decision: like upstream, a too-far-in-the-future assignment
+        // is not remembered, so it can be accepted once its time is near.
+        let block_tick = slot_start_tick(entry.slot, tps);
+        if tranche as Tick >= tranche_now(now, block_tick) as Tick + TICK_TOO_FAR_IN_FUTURE {
+            rep(out, peer, COST_ASSIGNMENT_TOO_FAR_IN_THE_FUTURE);
+            return;
+        }
+        let p = peer.0 as usize;
+        if let Some(e) = entry.find_assignment(item.0.validator, &item.1) {
+            // Imported meanwhile by another path (e.g. our own).
+            rep(out, peer, BENEFIT_VALID_MESSAGE);
+            if entry.known_by.contains(p) {
+                entry.assignments[e as usize].received.insert(p);
+            }
+            return;
+        }
+        out.push(Action::ImportAssignment {
+            assignment: item.clone(),
+            tranche,
+        });
+        rep(out, peer, BENEFIT_VALID_MESSAGE_FIRST);
+        self.circulate_assignment(Some(peer), item, out);
+    }
+
+    /// Our own assignment, from approval voting (trusted, not checked).
+    pub fn distribute_assignment(
+        &mut self,
+        cert: tranche_primitives::IndirectAssignmentCert,
+        claimed: tranche_primitives::CandidateBitfield,
+        out: &mut Vec<Action>,
+    ) {
+        let Some(entry) = self.blocks.get(&cert.block_hash) else {
+            return;
+        };
+        if claimed.count_ones() == 0
+            || !entry.contains_candidates(&claimed)
+            || entry.find_assignment(cert.validator, &claimed).is_some()
+        {
+            return;
+        }
+        self.circulate_assignment(None, Arc::new((cert, claimed)), out);
+    }
+
+    /// Store an accepted assignment and send it to the grid peers of its
+    /// required routing that know the block, plus random validator peers.
+    /// Peers that already know it (the source) are not sent it again.
+    fn circulate_assignment(
+        &mut self,
+        source: Option<PeerId>,
+        item: Arc<AssignmentItem>,
+        out: &mut Vec<Action>,
+    ) {
+        let n_peers_total = self.peers.len();
+        let seed_base = self.config.routing_seed;
+        let Some(entry) = self.blocks.get_mut(&item.0.block_hash) else {
+            return;
+        };
+        let topology = self.topologies.get(&entry.session);
+        let local = source.is_none();
+        let v = item.0.validator;
+        let routing = topology.map_or(RequiredRouting::PendingTopology, |t| {
+            t.neighbours.required_routing_by_index(v, local)
+        });
+        let peer_bits = self
+            .peers
+            .last_key_value()
+            .map_or(0, |(p, _)| p.0 as usize + 1);
+        let mut ae = AssignmentEntry {
+            item: item.clone(),
+            routing,
+            local,
+            random: RandomRouting::default(),
+            seed: message_seed(seed_base, &item.0.block_hash, v, &item.1),
+            randomly_routed: BitSet::new(),
+            sent: BitSet::zeroed(peer_bits),
+            received: BitSet::zeroed(peer_bits),
+            votes: Vec::new(),
+        };
+        let src = source.map(|p| p.0 as usize);
+        if let Some(s) = src {
+            if entry.known_by.contains(s) {
+                ae.received.insert(s);
+            }
+        }
+        if let Some(t) = topology {
+            let route = t.peers_to_route(routing);
+            for q in route.iter_and(&entry.known_by) {
+                if Some(q) != src {
+                    ae.sent.insert(q);
+                }
+            }
+            for q in entry.known_by.iter() {
+                if ae.random.is_complete() {
+                    break;
+                }
+                if Some(q) == src || ae.sent.contains(q) || !t.is_validator(q) {
+                    continue;
+                }
+                if ae
+                    .random
+                    .sample(n_peers_total, peer_draw(ae.seed, q as u32))
+                {
+                    ae.random.inc_sent();
+                    ae.randomly_routed.insert(q);
+                    ae.sent.insert(q);
+                }
+            }
+        }
+        for q in ae.sent.iter() {
+            out.push(Action::Send {
+                peer: PeerId(q as u32),
+                item: Outgoing::Assignment(item.clone()),
+            });
+        }
+        entry.insert_assignment(ae);
+    }
+}

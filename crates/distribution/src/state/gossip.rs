@@ -1,0 +1,177 @@
+//! Gossip beyond first receipt: bringing a peer up to date when a block
+//! enters its view (`unify_with_peer`, spec §5.6.2), re-sending along an
+//! adjusted routing (`propagate`, §5.9.3) and aggression driven by finality
+//! lag (§5.9).
+
+use super::{emit_sends, State};
+use crate::action::{Action, Outgoing, PeerId, View};
+use crate::random_routing::peer_draw;
+use crate::topology::RequiredRouting;
+use tranche_primitives::Hash;
+
+impl State {
+    /// Send `peer` what it should have for `view`'s heads and their
+    /// unfinalized ancestors it was not synced for.
+    pub(super) fn unify_with_peer(
+        &mut self,
+        peer: PeerId,
+        view: &View,
+        retry_known_blocks: bool,
+        out: &mut Vec<Action>,
+    ) {
+        let p = peer.0 as usize;
+        let n_peers_total = self.peers.len();
+        let mut assignments = Vec::new();
+        let mut approvals = Vec::new();
+        for head in &view.heads {
+            let mut block = *head;
+            while let Some(entry) = self.blocks.get_mut(&block) {
+                if entry.number <= view.finalized_number {
+                    break;
+                }
+                if entry.known_by.contains(p) && !retry_known_blocks {
+                    break;
+                }
+                entry.known_by.insert(p);
+                let topology = self.topologies.get(&entry.session);
+                let super::block::BlockEntry {
+                    assignments: entries,
+                    votes,
+                    ..
+                } = entry;
+                for ae in entries.iter_mut() {
+                    let in_grid = topology.is_some_and(|t| t.route_to_peer(ae.routing, p));
+                    if !in_grid {
+                        let Some(t) = topology else { continue };
+                        if !t.is_validator(p)
+                            || !ae.random.sample(n_peers_total, peer_draw(ae.seed, peer.0))
+                        {
+                            continue;
+                        }
+                        ae.random.inc_sent();
+                        ae.randomly_routed.insert(p);
+                    }
+                    if !ae.peer_knows(p) {
+                        ae.sent.insert(p);
+                        assignments.push((peer, Outgoing::Assignment(ae.item.clone())));
+                    }
+                    for k in &ae.votes {
+                        let ve = &mut votes[*k as usize];
+                        if !ve.peer_knows(p) {
+                            ve.sent.insert(p);
+                            approvals.push((peer, Outgoing::Approval(ve.vote.clone())));
+                        }
+                    }
+                }
+                block = entry.parent_hash;
+            }
+        }
+        emit_sends(out, assignments, approvals);
+    }
+
+    /// Send every message of `blocks` to the peers its (current) routing
+    /// names that do not know it yet.
+    pub(super) fn propagate(&mut self, blocks: &[Hash], out: &mut Vec<Action>) {
+        let mut assignments = Vec::new();
+        let mut approvals = Vec::new();
+        for h in blocks {
+            let Some(entry) = self.blocks.get_mut(h) else {
+                continue;
+            };
+            let Some(t) = self.topologies.get(&entry.session) else {
+                continue;
+            };
+            let super::block::BlockEntry {
+                assignments: entries,
+                votes,
+                known_by,
+                ..
+            } = entry;
+            for ae in entries.iter_mut() {
+                if ae.routing.is_empty() {
+                    continue;
+                }
+                let route = t.peers_to_route(ae.routing);
+                for q in route.iter_and(known_by) {
+                    let peer = PeerId(q as u32);
+                    if !ae.peer_knows(q) {
+                        ae.sent.insert(q);
+                        assignments.push((peer, Outgoing::Assignment(ae.item.clone())));
+                    }
+                    for k in &ae.votes {
+                        let ve = &mut votes[*k as usize];
+                        if !ve.peer_knows(q) {
+                            ve.sent.insert(q);
+                            approvals.push((peer, Outgoing::Approval(ve.vote.clone())));
+                        }
+                    }
+                }
+            }
+        }
+        emit_sends(out, assignments, approvals);
+    }
+
+    /// Aggression (§5.9.1): when the unfinalized span reaches L1, the oldest
+    /// block's messages are periodically re-sent (`resend`) and its routing
+    /// escalated: our own messages to every validator peer (L1), everybody's
+    /// to row and column (L2).
+    pub(super) fn enable_aggression(&mut self, resend: bool, out: &mut Vec<Action>) {
+        let (Some((&min, _)), Some((&max, _))) = (
+            self.blocks_by_number.first_key_value(),
+            self.blocks_by_number.last_key_value(),
+        ) else {
+            return;
+        };
+        let cfg = self.config.aggression;
+        let age = max - min;
+        if !cfg.should_trigger(age) {
+            return;
+        }
+        let oldest: Vec<Hash> = self.blocks_by_number[&min].clone();
+        if let (true, Some(period)) = (resend, cfg.resend_unfinalized_period) {
+            let mut resent = Vec::new();
+            for h in &oldest {
+                let b = self.blocks.get_mut(h).expect("indexed blocks exist");
+                let block_age = max - b.number;
+                let may = b.last_resent_at.is_none_or(|l| max - l >= 2 * period);
+                if block_age > 0 && block_age.is_multiple_of(period) && may {
+                    for ae in &mut b.assignments {
+                        ae.sent.clear();
+                    }
+                    for ve in &mut b.votes {
+                        ve.sent.clear();
+                    }
+                    b.last_resent_at = Some(max);
+                    resent.push(*h);
+                }
+            }
+            self.propagate(&resent, out);
+        }
+        for h in &oldest {
+            let b = self.blocks.get_mut(h).expect("indexed blocks exist");
+            if !self.topologies.contains_key(&b.session) {
+                continue;
+            }
+            for ae in &mut b.assignments {
+                let mut r = ae.routing;
+                if r == RequiredRouting::PendingTopology {
+                    continue;
+                }
+                if cfg.l1_threshold.is_some_and(|t| age >= t)
+                    && ae.local
+                    && r != RequiredRouting::All
+                {
+                    r = RequiredRouting::All;
+                }
+                if cfg.l2_threshold.is_some_and(|t| age >= t)
+                    && !ae.local
+                    && r != RequiredRouting::GridXY
+                {
+                    r = RequiredRouting::GridXY;
+                }
+                ae.routing = r;
+            }
+        }
+        self.propagate(&oldest, out);
+    }
+}

@@ -1,0 +1,322 @@
+//! Block lifecycle and everything around it: messages held until their
+//! block arrives, a topology that arrives late, aggression as finality
+//! lags, pruning on finality, peers disconnecting, and batching.
+
+mod common;
+use common::*;
+use std::collections::BTreeSet;
+use tranche_distribution::reputation::*;
+use tranche_distribution::*;
+use tranche_primitives::*;
+
+const N: u32 = 49;
+const LOCAL: u32 = 24;
+
+#[test]
+fn messages_for_a_block_in_our_view_wait_for_it() {
+    let m = meta(2, 4);
+    let mut s = node_on_grid(N, LOCAL, &meta(1, 4), Config::default());
+    s.our_view_change(&[m.hash]);
+    let mut out = Vec::new();
+    s.handle_peer_message(
+        0,
+        PeerId(22),
+        assignments_msg(vec![delay_item(m.hash, 22, 0)]),
+        &mut out,
+    );
+    s.handle_peer_message(
+        0,
+        PeerId(22),
+        approvals_msg(vec![dummy_vote(m.hash, 22, &[0])]),
+        &mut out,
+    );
+    assert!(out.is_empty(), "held, not judged: {out:?}");
+    assert_eq!(s.n_held(), 2);
+    for v in (0..N).filter(|v| *v != LOCAL) {
+        s.peer_view_change(0, PeerId(v), view(&[m.hash], 0), &mut out);
+    }
+    s.new_blocks(0, vec![m.clone()], &mut out);
+    let out = answer_all(&mut s, 0, out, Ok(0));
+    assert_eq!(s.n_held(), 0);
+    assert_eq!(n_imports(&out), 2);
+    assert!(s.knows_approval(
+        &m.hash,
+        ValidatorIndex(22),
+        &CandidateBitfield::from_index(0)
+    ));
+}
+
+#[test]
+fn held_messages_are_bounded_and_dropped_with_the_view() {
+    let m = meta(2, 4);
+    let mut s = State::new(Config {
+        max_pending_per_block: 3,
+        ..Config::default()
+    });
+    s.our_view_change(&[m.hash]);
+    let mut out = Vec::new();
+    for v in 0..10 {
+        s.handle_peer_message(
+            0,
+            PeerId(1),
+            assignments_msg(vec![delay_item(m.hash, v, 0)]),
+            &mut out,
+        );
+    }
+    assert_eq!(s.n_held(), 3);
+    s.our_view_change(&[]);
+    assert_eq!(s.n_held(), 0);
+    assert!(out.is_empty());
+}
+
+#[test]
+fn late_topology_routes_what_was_pending() {
+    let m = meta(1, 4);
+    let mut s = State::new(Config::default());
+    s.add_session(session(N, 4));
+    let mut out = Vec::new();
+    for v in (0..N).filter(|v| *v != LOCAL) {
+        s.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
+            .unwrap();
+    }
+    s.new_blocks(0, vec![m.clone()], &mut out);
+    for v in (0..N).filter(|v| *v != LOCAL) {
+        s.peer_view_change(0, PeerId(v), view(&[m.hash], 0), &mut out);
+    }
+    let got = receive_ok(
+        &mut s,
+        0,
+        22,
+        assignments_msg(vec![delay_item(m.hash, 22, 0)]),
+    );
+    assert_eq!(n_imports(&got), 1);
+    assert!(sent_to(&got).is_empty(), "no topology, no routing");
+    let mut out = Vec::new();
+    s.new_gossip_topology(
+        1,
+        SessionGridTopology::identity(N as usize),
+        Some(ValidatorIndex(LOCAL)),
+        &mut out,
+    );
+    // Now routed to the column (validator 22 is in our row).
+    assert_eq!(sent_to(&out), BTreeSet::from([3, 10, 17, 31, 38, 45]));
+}
+
+/// A chain 1..=n; block 1 has 4 candidates, the rest none.
+fn chain(n: u32) -> Vec<BlockApprovalMeta> {
+    (1..=n)
+        .map(|i| meta(i, if i == 1 { 4 } else { 0 }))
+        .collect()
+}
+
+fn grow(s: &mut State, metas: &[BlockApprovalMeta]) -> Vec<Action> {
+    let mut out = Vec::new();
+    for m in metas {
+        s.new_blocks(0, vec![m.clone()], &mut out);
+        for v in (0..N).filter(|v| *v != LOCAL) {
+            s.peer_view_change(0, PeerId(v), view(&[m.hash], 0), &mut out);
+        }
+    }
+    out
+}
+
+#[test]
+fn aggression_l1_sends_our_messages_to_everyone_and_resends() {
+    let metas = chain(18);
+    let mut s = node_on_grid(N, LOCAL, &metas[0], Config::default());
+    let mut out = Vec::new();
+    let (cert, claimed) = delay_item(metas[0].hash, LOCAL, 1);
+    s.distribute_assignment(cert, claimed, &mut out);
+    let first = sent_to(&out);
+    assert!(first.len() < 20);
+    // Up to age 15 (blocks 2..=16): nothing happens yet.
+    let out = grow(&mut s, &metas[1..16]);
+    assert!(sent_to(&out).is_empty());
+    // Age 16: L1 — the oldest block's own messages go to every validator
+    // peer; it is also a resend, so peers we had sent it to get it again.
+    let out = grow(&mut s, &metas[16..17]);
+    let everyone: BTreeSet<u32> = (0..N).filter(|v| *v != LOCAL).collect();
+    assert_eq!(sent_to(&out), everyone);
+    // Age 17: nothing new.
+    let out = grow(&mut s, &metas[17..18]);
+    assert!(sent_to(&out).is_empty());
+}
+
+#[test]
+fn duplicates_are_not_punished_during_aggression() {
+    let metas = chain(17);
+    let mut s = node_on_grid(N, LOCAL, &metas[0], Config::default());
+    let a = assignments_msg(vec![delay_item(metas[0].hash, 22, 0)]);
+    let _ = receive_ok(&mut s, 0, 22, a.clone());
+    let mut out = Vec::new();
+    s.handle_peer_message(0, PeerId(22), a.clone(), &mut out);
+    assert_eq!(reps(&out), vec![(22, COST_DUPLICATE_MESSAGE.value)]);
+    grow(&mut s, &metas[1..17]);
+    let mut out = Vec::new();
+    s.handle_peer_message(0, PeerId(22), a, &mut out);
+    assert!(reps(&out).is_empty());
+}
+
+#[test]
+fn aggression_l2_sends_everybodys_messages_to_row_and_column() {
+    let metas = chain(65);
+    let mut s = node_on_grid(N, LOCAL, &metas[0], Config::default());
+    // Validator 0's assignment reached us from 3: routing None (random only).
+    let got = receive_ok(
+        &mut s,
+        0,
+        3,
+        assignments_msg(vec![delay_item(metas[0].hash, 0, 0)]),
+    );
+    let random = sent_to(&got);
+    let out = grow(&mut s, &metas[1..64]);
+    let before_l2 = sent_to(&out);
+    let out = grow(&mut s, &metas[64..65]);
+    let grid: BTreeSet<u32> = [21, 22, 23, 25, 26, 27, 3, 10, 17, 31, 38, 45].into();
+    // At L2 everyone in row and column that did not have it gets it.
+    let expect: BTreeSet<u32> = grid
+        .difference(&before_l2.union(&random).copied().collect())
+        .copied()
+        .filter(|p| *p != 3)
+        .collect();
+    assert_eq!(sent_to(&out), expect);
+}
+
+#[test]
+fn finality_prunes_blocks_and_topologies() {
+    let metas = chain(3);
+    let mut s = node_on_grid(N, LOCAL, &metas[0], Config::default());
+    grow(&mut s, &metas[1..3]);
+    assert_eq!(s.n_blocks(), 3);
+    let mut out = Vec::new();
+    s.block_finalized(2, &mut out);
+    assert_eq!(s.n_blocks(), 1);
+    assert!(s.block_knowledge(&metas[0].hash).is_none());
+    assert!(s.block_knowledge(&metas[2].hash).is_some());
+    s.block_finalized(3, &mut out);
+    assert_eq!(s.n_blocks(), 0);
+    // The session's topology went with its last block: a new block of it
+    // has no routing until a topology comes again.
+    let m = meta(4, 4);
+    s.new_blocks(0, vec![m.clone()], &mut out);
+    for v in (0..N).filter(|v| *v != LOCAL) {
+        s.peer_view_change(0, PeerId(v), view(&[m.hash], 3), &mut out);
+    }
+    let got = receive_ok(
+        &mut s,
+        0,
+        22,
+        assignments_msg(vec![delay_item(m.hash, 22, 0)]),
+    );
+    assert!(sent_to(&got).is_empty());
+}
+
+#[test]
+fn disconnect_forgets_the_peer() {
+    let m = meta(1, 4);
+    let mut s = node_on_grid(N, LOCAL, &m, Config::default());
+    let _ = receive_ok(
+        &mut s,
+        0,
+        22,
+        assignments_msg(vec![delay_item(m.hash, 22, 0)]),
+    );
+    assert!(s.peer_knows_assignment(
+        &m.hash,
+        PeerId(22),
+        ValidatorIndex(22),
+        &CandidateBitfield::from_index(0)
+    ));
+    s.peer_disconnected(PeerId(22));
+    assert!(!s.peer_knows_assignment(
+        &m.hash,
+        PeerId(22),
+        ValidatorIndex(22),
+        &CandidateBitfield::from_index(0)
+    ));
+    // While disconnected it is not a routing target.
+    let got = receive_ok(
+        &mut s,
+        0,
+        10,
+        assignments_msg(vec![delay_item(m.hash, 10, 1)]),
+    );
+    assert!(!sent_to(&got).contains(&22));
+}
+
+#[test]
+fn batching_by_upstream_limits() {
+    let h = block_hash(1);
+    let mut sends = Vec::new();
+    for i in 0..400u32 {
+        sends.push((
+            PeerId(1),
+            Outgoing::Assignment(std::sync::Arc::new(delay_item(h, i, 0))),
+        ));
+    }
+    for i in 0..300u32 {
+        sends.push((
+            PeerId(1),
+            Outgoing::Approval(std::sync::Arc::new(dummy_vote(h, i, &[0]))),
+        ));
+    }
+    sends.push((
+        PeerId(0),
+        Outgoing::Approval(std::sync::Arc::new(dummy_vote(h, 0, &[0]))),
+    ));
+    let msgs = batch_notifications(sends);
+    let shape: Vec<(u32, bool, usize)> = msgs
+        .iter()
+        .map(|(p, m)| {
+            (
+                p.0,
+                matches!(m, ApprovalDistributionMessage::Assignments(_)),
+                m.len(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        shape,
+        vec![
+            (0, false, 1),
+            (1, true, 193),
+            (1, true, 193),
+            (1, true, 14),
+            (1, false, 266),
+            (1, false, 34)
+        ]
+    );
+    // Order within a peer is kept.
+    if let ApprovalDistributionMessage::Assignments(a) = &msgs[1].1 {
+        assert_eq!(a[0].0.validator, ValidatorIndex(0));
+        assert_eq!(a[192].0.validator, ValidatorIndex(192));
+    }
+}
+
+#[test]
+fn approval_signatures_are_collected_by_validator() {
+    let m = meta(1, 4);
+    let mut s = node_on_grid(N, LOCAL, &m, Config::default());
+    let _ = receive_ok(
+        &mut s,
+        0,
+        22,
+        assignments_msg(vec![delay_item(m.hash, 22, 0)]),
+    );
+    let _ = receive_ok(
+        &mut s,
+        0,
+        22,
+        assignments_msg(vec![delay_item(m.hash, 22, 2)]),
+    );
+    let _ = receive_ok(
+        &mut s,
+        0,
+        22,
+        approvals_msg(vec![dummy_vote(m.hash, 22, &[0, 2])]),
+    );
+    let sigs = s.approval_signatures(&[(m.hash, 2)]);
+    assert_eq!(sigs.len(), 1);
+    assert_eq!(sigs[&ValidatorIndex(22)].1, vec![0, 2]);
+    assert!(s.approval_signatures(&[(m.hash, 1)]).is_empty());
+}
