@@ -1,0 +1,288 @@
+//! Byte layout of the store: which table each record lives in, its key
+//! (fixed-width, so that everything under a block or candidate is one key
+//! prefix) and its SCALE-encoded value; decoding back into a `Snapshot`
+//! with a `StoreError::Corrupt` naming the bad record.
+
+use super::{
+    ApprovalEntryRecord, AssignmentRecord, BlockRecord, BlockStateRecord, Snapshot, StoreError,
+    WriteOp,
+};
+use parity_scale_codec::{Decode, Encode};
+use tranche_primitives::{CandidateHash, Hash, SessionInfo, Tick, ValidatorIndex};
+
+/// A table of the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Table {
+    Meta,
+    Sessions,
+    Blocks,
+    BlockStates,
+    ApprovalEntries,
+    Assignments,
+    Approvals,
+    Wakeups,
+}
+
+pub const TABLES: [Table; 8] = [
+    Table::Meta,
+    Table::Sessions,
+    Table::Blocks,
+    Table::BlockStates,
+    Table::ApprovalEntries,
+    Table::Assignments,
+    Table::Approvals,
+    Table::Wakeups,
+];
+
+impl Table {
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Meta => "meta",
+            Table::Sessions => "sessions",
+            Table::Blocks => "blocks",
+            Table::BlockStates => "block_states",
+            Table::ApprovalEntries => "approval_entries",
+            Table::Assignments => "assignments",
+            Table::Approvals => "approvals",
+            Table::Wakeups => "wakeups",
+        }
+    }
+}
+
+/// One low-level operation on a table.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum KvOp {
+    Put(Table, Vec<u8>, Vec<u8>),
+    Delete(Table, Vec<u8>),
+    /// Delete every key starting with the prefix.
+    DeletePrefix(Table, Vec<u8>),
+}
+
+const FINALIZED_KEY: &[u8] = b"finalized";
+
+/// Encoded size of one `AssignmentRecord`.
+pub const ASSIGNMENT_RECORD_LEN: usize = 16;
+
+/// Merge puts of consecutive assignment records of the same (block,
+/// candidate) into one row each, so that a commit writes one row per
+/// approval entry rather than one per message. Order relative to other
+/// operations on the table is kept: a delete flushes the runs before it.
+pub fn chunk_assignments(ops: Vec<KvOp>) -> Vec<KvOp> {
+    fn seq_of(k: &[u8]) -> u32 {
+        u32::from_be_bytes([k[36], k[37], k[38], k[39]])
+    }
+    let mut out = Vec::with_capacity(ops.len());
+    // Prefix -> (index in `out` of its open run, next expected seq).
+    let mut open: std::collections::HashMap<[u8; 36], (usize, u32)> =
+        std::collections::HashMap::new();
+    for op in ops {
+        match op {
+            KvOp::Put(Table::Assignments, k, v)
+                if k.len() == 40 && v.len() == ASSIGNMENT_RECORD_LEN =>
+            {
+                let seq = seq_of(&k);
+                let mut prefix = [0u8; 36];
+                prefix.copy_from_slice(&k[..36]);
+                if let Some(&(at, next)) = open.get(&prefix) {
+                    if next == seq {
+                        if let KvOp::Put(_, _, run) = &mut out[at] {
+                            run.extend_from_slice(&v);
+                        }
+                        open.insert(prefix, (at, seq.wrapping_add(1)));
+                        continue;
+                    }
+                }
+                open.insert(prefix, (out.len(), seq.wrapping_add(1)));
+                out.push(KvOp::Put(Table::Assignments, k, v));
+            }
+            KvOp::Delete(Table::Assignments, _) | KvOp::DeletePrefix(Table::Assignments, _) => {
+                open.clear();
+                out.push(op);
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+fn key2(h: &Hash, i: u32) -> Vec<u8> {
+    let mut k = Vec::with_capacity(36);
+    k.extend_from_slice(&h.0);
+    k.extend_from_slice(&i.to_be_bytes());
+    k
+}
+
+/// Translate a record write into table operations.
+pub fn to_kv(op: WriteOp, out: &mut Vec<KvOp>) {
+    match op {
+        WriteOp::PutSession(s) => out.push(KvOp::Put(
+            Table::Sessions,
+            s.session_index.to_be_bytes().to_vec(),
+            s.encode(),
+        )),
+        WriteOp::PutFinalized(f, r) => out.push(KvOp::Put(
+            Table::Meta,
+            FINALIZED_KEY.to_vec(),
+            (f, r).encode(),
+        )),
+        WriteOp::PutBlock(b) => out.push(KvOp::Put(Table::Blocks, b.hash.0.to_vec(), b.encode())),
+        WriteOp::PutBlockState(h, s) => {
+            out.push(KvOp::Put(Table::BlockStates, h.0.to_vec(), s.encode()))
+        }
+        WriteOp::DeleteBlock(h) => {
+            out.push(KvOp::Delete(Table::Blocks, h.0.to_vec()));
+            out.push(KvOp::Delete(Table::BlockStates, h.0.to_vec()));
+            out.push(KvOp::DeletePrefix(Table::ApprovalEntries, h.0.to_vec()));
+            out.push(KvOp::DeletePrefix(Table::Assignments, h.0.to_vec()));
+            out.push(KvOp::DeletePrefix(Table::Wakeups, h.0.to_vec()));
+        }
+        WriteOp::PutApprovalEntry(h, i, r) => {
+            out.push(KvOp::Put(Table::ApprovalEntries, key2(&h, i), r.encode()))
+        }
+        WriteOp::PutAssignment(h, i, seq, r) => {
+            let mut k = key2(&h, i);
+            k.extend_from_slice(&seq.to_be_bytes());
+            out.push(KvOp::Put(Table::Assignments, k, r.encode()))
+        }
+        WriteOp::PutApproval(c, v) => {
+            out.push(KvOp::Put(Table::Approvals, key2(&c.0, v.0), Vec::new()))
+        }
+        WriteOp::DeleteCandidate(c) => {
+            out.push(KvOp::DeletePrefix(Table::Approvals, c.0 .0.to_vec()))
+        }
+        WriteOp::PutWakeup(h, i, t) => out.push(KvOp::Put(
+            Table::Wakeups,
+            key2(&h, i),
+            t.to_le_bytes().to_vec(),
+        )),
+        WriteOp::DeleteWakeup(h, i) => out.push(KvOp::Delete(Table::Wakeups, key2(&h, i))),
+    }
+}
+
+fn corrupt(table: Table, key: &[u8], why: impl std::fmt::Display) -> StoreError {
+    let hex: String = key.iter().take(40).map(|b| format!("{b:02x}")).collect();
+    StoreError::Corrupt(format!("table {} key {hex}: {why}", table.name()))
+}
+
+fn decode_value<T: Decode>(table: Table, key: &[u8], value: &[u8]) -> Result<T, StoreError> {
+    let mut input = value;
+    let v = T::decode(&mut input).map_err(|e| corrupt(table, key, e))?;
+    if !input.is_empty() {
+        return Err(corrupt(table, key, "trailing bytes"));
+    }
+    Ok(v)
+}
+
+fn hash_at(table: Table, key: &[u8], at: usize) -> Result<[u8; 32], StoreError> {
+    key.get(at..at + 32)
+        .and_then(|s| <[u8; 32]>::try_from(s).ok())
+        .ok_or_else(|| corrupt(table, key, "short key"))
+}
+
+fn u32_at(table: Table, key: &[u8], at: usize) -> Result<u32, StoreError> {
+    key.get(at..at + 4)
+        .and_then(|s| <[u8; 4]>::try_from(s).ok())
+        .map(u32::from_be_bytes)
+        .ok_or_else(|| corrupt(table, key, "short key"))
+}
+
+fn exact_len(table: Table, key: &[u8], n: usize) -> Result<(), StoreError> {
+    if key.len() != n {
+        return Err(corrupt(
+            table,
+            key,
+            format!("key of {} bytes, expected {n}", key.len()),
+        ));
+    }
+    Ok(())
+}
+
+/// Decode one table row into the snapshot. Rows must arrive in key order
+/// per table for `assignments` to come out in `(block, candidate, seq)` order.
+pub fn decode_row(
+    snap: &mut Snapshot,
+    table: Table,
+    key: &[u8],
+    value: &[u8],
+) -> Result<(), StoreError> {
+    match table {
+        Table::Meta => {
+            if key == FINALIZED_KEY {
+                snap.finalized = decode_value(table, key, value)?;
+            } else {
+                return Err(corrupt(table, key, "unknown meta key"));
+            }
+        }
+        Table::Sessions => {
+            exact_len(table, key, 4)?;
+            let s: SessionInfo = decode_value(table, key, value)?;
+            snap.sessions.push(s);
+        }
+        Table::Blocks => {
+            exact_len(table, key, 32)?;
+            let b: BlockRecord = decode_value(table, key, value)?;
+            if b.hash.0 != key {
+                return Err(corrupt(table, key, "block hash differs from its key"));
+            }
+            snap.blocks.push(b);
+        }
+        Table::BlockStates => {
+            exact_len(table, key, 32)?;
+            let s: BlockStateRecord = decode_value(table, key, value)?;
+            snap.block_states.push((Hash(hash_at(table, key, 0)?), s));
+        }
+        Table::ApprovalEntries => {
+            exact_len(table, key, 36)?;
+            let r: ApprovalEntryRecord = decode_value(table, key, value)?;
+            snap.approval_entries
+                .push((Hash(hash_at(table, key, 0)?), u32_at(table, key, 32)?, r));
+        }
+        Table::Assignments => {
+            // One row holds a run of consecutive records (see `chunk_assignments`).
+            exact_len(table, key, 40)?;
+            if value.is_empty()
+                || !value
+                    .chunks_exact(ASSIGNMENT_RECORD_LEN)
+                    .remainder()
+                    .is_empty()
+            {
+                return Err(corrupt(
+                    table,
+                    key,
+                    format!("{} bytes is not a run of assignment records", value.len()),
+                ));
+            }
+            let (block, index, first) = (
+                Hash(hash_at(table, key, 0)?),
+                u32_at(table, key, 32)?,
+                u32_at(table, key, 36)?,
+            );
+            for (i, rec) in value.chunks(ASSIGNMENT_RECORD_LEN).enumerate() {
+                let r: AssignmentRecord = decode_value(table, key, rec)?;
+                snap.assignments.push((block, index, first + i as u32, r));
+            }
+        }
+        Table::Approvals => {
+            exact_len(table, key, 36)?;
+            if !value.is_empty() {
+                return Err(corrupt(table, key, "approval with a value"));
+            }
+            snap.approvals.push((
+                CandidateHash(Hash(hash_at(table, key, 0)?)),
+                ValidatorIndex(u32_at(table, key, 32)?),
+            ));
+        }
+        Table::Wakeups => {
+            exact_len(table, key, 36)?;
+            let t: [u8; 8] = value
+                .try_into()
+                .map_err(|_| corrupt(table, key, "wakeup tick is not 8 bytes"))?;
+            snap.wakeups.push((
+                Hash(hash_at(table, key, 0)?),
+                u32_at(table, key, 32)?,
+                Tick::from_le_bytes(t),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,155 @@
+//! Persistence of approval voting: the records the state machine writes
+//! (`WriteOp`, batched per input in a `WriteBatch`), the `Store` trait that
+//! applies them and loads them back (`Snapshot`), their byte layout, and two
+//! stores: `MemoryStore` (tests) and `RedbStore` (an embedded database).
+//!
+//! Records are small and append-mostly so that importing a message never
+//! re-encodes what a candidate already holds: one record per received
+//! assignment, one per approving validator, one per scheduled wakeup, and a
+//! small mutable record per block and per (block, candidate).
+
+mod codec;
+mod memory;
+mod redb_store;
+
+pub use codec::{Table, TABLES};
+pub use memory::MemoryStore;
+pub use redb_store::RedbStore;
+
+use parity_scale_codec::{Decode, Encode};
+use tranche_primitives::{
+    AssignmentCert, BlockNumber, CandidateHash, CandidateIndex, CoreIndex, DelayTranche,
+    GroupIndex, Hash, SessionIndex, SessionInfo, Slot, Tick, ValidatorIndex,
+};
+
+/// The immutable part of a block entry, written once at import.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct BlockRecord {
+    pub hash: Hash,
+    pub number: BlockNumber,
+    pub parent: Hash,
+    pub slot: Slot,
+    pub session: SessionIndex,
+    pub relay_vrf_story: [u8; 32],
+    /// `(candidate hash, core, backing group)` in candidate-index order.
+    pub candidates: Vec<(CandidateHash, CoreIndex, GroupIndex)>,
+}
+
+/// The mutable part of a block entry.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct BlockStateRecord {
+    /// Bytes of the approved-candidates bit set (see `ValidatorSet::to_bytes`).
+    pub approved: Vec<u8>,
+    /// Bytes of the set of candidates whose multi-core assignment we sent.
+    pub distributed: Vec<u8>,
+    /// Our approvals waiting to be signed: `(index, hash, sign no later than)`.
+    pub pending_signature: Vec<(CandidateIndex, CandidateHash, Tick)>,
+}
+
+/// Our own assignment for a (block, candidate) and how far our work got.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct OurAssignmentRecord {
+    pub cert: AssignmentCert,
+    pub tranche: DelayTranche,
+    pub validator: ValidatorIndex,
+    pub triggered: bool,
+    /// Tick at which our check of the candidate completes, while it runs.
+    pub check_due: Option<Tick>,
+}
+
+/// Our signed approval covering a (block, candidate).
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct OurApprovalRecord {
+    pub signature: [u8; 64],
+    pub candidate_indices: Vec<CandidateIndex>,
+}
+
+/// The mutable metadata of one (block, candidate) approval entry.
+#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct ApprovalEntryRecord {
+    pub our_assignment: Option<OurAssignmentRecord>,
+    pub our_approval: Option<OurApprovalRecord>,
+    pub approved: bool,
+}
+
+/// One received assignment of an approval entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Encode, Decode)]
+pub struct AssignmentRecord {
+    pub validator: ValidatorIndex,
+    pub tranche: DelayTranche,
+    pub tick: Tick,
+}
+
+/// One database write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WriteOp {
+    PutSession(SessionInfo),
+    PutFinalized(Option<BlockNumber>, Option<BlockNumber>),
+    PutBlock(BlockRecord),
+    PutBlockState(Hash, BlockStateRecord),
+    /// Delete a block and everything keyed under it (its approval entries,
+    /// assignments and wakeups).
+    DeleteBlock(Hash),
+    PutApprovalEntry(Hash, CandidateIndex, ApprovalEntryRecord),
+    /// Append the `seq`-th assignment of a (block, candidate).
+    PutAssignment(Hash, CandidateIndex, u32, AssignmentRecord),
+    /// A validator approved a candidate (in every block that has it).
+    PutApproval(CandidateHash, ValidatorIndex),
+    /// Delete every approval of a candidate.
+    DeleteCandidate(CandidateHash),
+    PutWakeup(Hash, CandidateIndex, Tick),
+    DeleteWakeup(Hash, CandidateIndex),
+}
+
+/// The writes of one input, applied atomically.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteBatch {
+    pub ops: Vec<WriteOp>,
+}
+
+impl WriteBatch {
+    pub fn is_empty(&self) -> bool {
+        self.ops.is_empty()
+    }
+
+    pub fn push(&mut self, op: WriteOp) {
+        self.ops.push(op);
+    }
+}
+
+/// Everything a store holds, decoded, for restoring a state machine.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Snapshot {
+    pub sessions: Vec<SessionInfo>,
+    /// `(last finalized number, lowest stored height)`.
+    pub finalized: (Option<BlockNumber>, Option<BlockNumber>),
+    pub blocks: Vec<BlockRecord>,
+    pub block_states: Vec<(Hash, BlockStateRecord)>,
+    pub approval_entries: Vec<(Hash, CandidateIndex, ApprovalEntryRecord)>,
+    /// In `(block, candidate index, seq)` order.
+    pub assignments: Vec<(Hash, CandidateIndex, u32, AssignmentRecord)>,
+    pub approvals: Vec<(CandidateHash, ValidatorIndex)>,
+    pub wakeups: Vec<(Hash, CandidateIndex, Tick)>,
+}
+
+/// Why a store could not be opened, read or written.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot open the approval database at {path}: {reason}")]
+    Open { path: String, reason: String },
+    #[error("approval database is corrupt: {0}")]
+    Corrupt(String),
+    #[error("approval database {what} failed: {reason}")]
+    Backend { what: &'static str, reason: String },
+}
+
+/// Where approval voting keeps its state.
+pub trait Store {
+    /// Apply one input's writes. A store may buffer them (write-behind) but
+    /// must apply batches in order and each one whole.
+    fn write(&mut self, batch: WriteBatch) -> Result<(), StoreError>;
+    /// Make every batch written so far durable.
+    fn flush(&mut self) -> Result<(), StoreError>;
+    /// Load everything (after `flush`).
+    fn load(&mut self) -> Result<Snapshot, StoreError>;
+}

@@ -1,0 +1,185 @@
+//! `RedbStore`: the store in a `redb` database file. Batches are kept in
+//! memory and committed as one write transaction once enough have gathered
+//! (write-behind), on `flush`, and when the store is dropped; each batch is
+//! always committed whole, so a crash loses a suffix of batches, never part
+//! of one.
+
+use super::codec::{chunk_assignments, decode_row, to_kv, KvOp, Table, TABLES};
+use super::{Snapshot, Store, StoreError, WriteBatch};
+use redb::{Database, Durability, ReadableTable, TableDefinition};
+use std::path::{Path, PathBuf};
+
+/// Committed once this many table operations are waiting.
+pub const WRITE_BEHIND_OPS: usize = 16 * 1024;
+
+const META: TableDefinition<&[u8], &[u8]> = TableDefinition::new("meta");
+const SESSIONS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("sessions");
+const BLOCKS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("blocks");
+const BLOCK_STATES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("block_states");
+const APPROVAL_ENTRIES: TableDefinition<&[u8], &[u8]> = TableDefinition::new("approval_entries");
+const ASSIGNMENTS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("assignments");
+const APPROVALS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("approvals");
+const WAKEUPS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("wakeups");
+
+fn def(t: Table) -> TableDefinition<'static, &'static [u8], &'static [u8]> {
+    match t {
+        Table::Meta => META,
+        Table::Sessions => SESSIONS,
+        Table::Blocks => BLOCKS,
+        Table::BlockStates => BLOCK_STATES,
+        Table::ApprovalEntries => APPROVAL_ENTRIES,
+        Table::Assignments => ASSIGNMENTS,
+        Table::Approvals => APPROVALS,
+        Table::Wakeups => WAKEUPS,
+    }
+}
+
+fn kv_table(op: &KvOp) -> Table {
+    match op {
+        KvOp::Put(t, _, _) | KvOp::Delete(t, _) | KvOp::DeletePrefix(t, _) => *t,
+    }
+}
+
+fn backend(what: &'static str) -> impl Fn(String) -> StoreError {
+    move |reason| StoreError::Backend { what, reason }
+}
+
+/// Approval voting's state in a redb file.
+pub struct RedbStore {
+    db: Database,
+    path: PathBuf,
+    pending: Vec<KvOp>,
+    /// Commit after this many waiting table operations.
+    pub write_behind_ops: usize,
+}
+
+impl RedbStore {
+    /// Open the database at `path`, creating it if absent. A file that is
+    /// not a redb database, or a damaged one, is an `Open` error.
+    pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
+        let path = path.as_ref().to_path_buf();
+        let open_err = |reason: String| StoreError::Open {
+            path: path.display().to_string(),
+            reason,
+        };
+        // redb reports most damage as errors; guard against a panic on a
+        // pathological file all the same so callers always get a value.
+        let db = std::panic::catch_unwind(|| Database::create(&path))
+            .map_err(|_| open_err("the database file is damaged".into()))?
+            .map_err(|e| open_err(e.to_string()))?;
+        let store = RedbStore {
+            db,
+            path,
+            pending: Vec::new(),
+            write_behind_ops: WRITE_BEHIND_OPS,
+        };
+        Ok(store)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn commit(&mut self, durability: Durability) -> Result<(), StoreError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let mut txn = self
+            .db
+            .begin_write()
+            .map_err(|e| backend("begin write")(e.to_string()))?;
+        txn.set_durability(durability);
+        // Tables are independent: apply each table's operations in order,
+        // opening each table once per commit.
+        let ops = chunk_assignments(std::mem::take(&mut self.pending));
+        for t in TABLES {
+            let mut mine = ops.iter().filter(|op| kv_table(op) == t).peekable();
+            if mine.peek().is_none() {
+                continue;
+            }
+            let mut table = txn
+                .open_table(def(t))
+                .map_err(|e| backend("open table")(e.to_string()))?;
+            for op in mine {
+                match op {
+                    KvOp::Put(_, k, v) => {
+                        table
+                            .insert(k.as_slice(), v.as_slice())
+                            .map_err(|e| backend("insert")(e.to_string()))?;
+                    }
+                    KvOp::Delete(_, k) => {
+                        table
+                            .remove(k.as_slice())
+                            .map_err(|e| backend("remove")(e.to_string()))?;
+                    }
+                    KvOp::DeletePrefix(_, p) => {
+                        let mut doomed = Vec::new();
+                        for row in table
+                            .range::<&[u8]>(p.as_slice()..)
+                            .map_err(|e| backend("range")(e.to_string()))?
+                        {
+                            let (k, _) = row.map_err(|e| backend("range")(e.to_string()))?;
+                            if !k.value().starts_with(p) {
+                                break;
+                            }
+                            doomed.push(k.value().to_vec());
+                        }
+                        for k in doomed {
+                            table
+                                .remove(k.as_slice())
+                                .map_err(|e| backend("remove")(e.to_string()))?;
+                        }
+                    }
+                }
+            }
+        }
+        txn.commit().map_err(|e| backend("commit")(e.to_string()))
+    }
+}
+
+impl Store for RedbStore {
+    fn write(&mut self, batch: WriteBatch) -> Result<(), StoreError> {
+        for op in batch.ops {
+            to_kv(op, &mut self.pending);
+        }
+        if self.pending.len() >= self.write_behind_ops {
+            self.commit(Durability::Eventual)?;
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> Result<(), StoreError> {
+        self.commit(Durability::Immediate)
+    }
+
+    fn load(&mut self) -> Result<Snapshot, StoreError> {
+        self.flush()?;
+        let txn = self
+            .db
+            .begin_read()
+            .map_err(|e| backend("begin read")(e.to_string()))?;
+        let mut snap = Snapshot::default();
+        for t in TABLES {
+            let table = match txn.open_table(def(t)) {
+                Ok(table) => table,
+                Err(redb::TableError::TableDoesNotExist(_)) => continue,
+                Err(e) => return Err(StoreError::Corrupt(format!("table {}: {e}", t.name()))),
+            };
+            let rows = table
+                .iter()
+                .map_err(|e| StoreError::Corrupt(format!("table {}: {e}", t.name())))?;
+            for row in rows {
+                let (k, v) =
+                    row.map_err(|e| StoreError::Corrupt(format!("table {}: {e}", t.name())))?;
+                decode_row(&mut snap, t, k.value(), v.value())?;
+            }
+        }
+        Ok(snap)
+    }
+}
+
+impl Drop for RedbStore {
+    fn drop(&mut self) {
+        let _ = self.commit(Durability::Immediate);
+    }
+}
