@@ -7,4 +7,17 @@
 pub mod channel;
 pub mod clock;
 pub mod cpu;
+mod distribution_worker;
+pub mod leaves;
+pub mod messages;
+mod node;
+mod router;
+mod voting_worker;
 pub mod worker;
+
+pub use clock::Clock;
+pub use messages::{Architecture, NodeEvent, StoreConfig, DEFAULT_WORKERS};
+pub use node::{
+    Node, NodeConfig, NodeError, NodeMetrics, CPU_SAMPLE_EVERY, INBOX_CAPACITY,
+    VOTING_CHANNEL_CAPACITY, WORKER_CHANNEL_CAPACITY,
+};

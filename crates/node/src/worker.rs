@@ -56,6 +56,9 @@ impl WorkerStats {
     }
 }
 
+/// A worker's loop, run on its own thread.
+pub type WorkerBody = Box<dyn FnOnce(&WorkerStats) -> Result<(), String> + Send>;
+
 /// A worker stopped abnormally.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("worker `{worker}` failed: {message}")]

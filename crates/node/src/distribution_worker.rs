@@ -1,0 +1,223 @@
+//! A distribution worker: owns one approval-distribution state machine,
+//! runs (parallel) or delegates (classic) the crypto checks it asks for,
+//! batches its sends into notifications and hands checked messages to
+//! voting.
+
+use crate::channel::{recv_prioritised, InFlight, Next, Rx, Tx};
+use crate::clock::Clock;
+use crate::messages::{checked_approval, checked_assignment, Control, DistMsg, NodeEvent, VoteMsg};
+use crate::worker::WorkerStats;
+use crossbeam_channel::Sender;
+use parity_scale_codec::Encode;
+use std::sync::Arc;
+use tranche_distribution::reputation::COST_INVALID_MESSAGE;
+use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State};
+use tranche_primitives::{Tick, ValidationProtocol};
+
+/// Where crypto checks run.
+pub(crate) enum CheckMode {
+    /// Here, on this thread (parallel layout); checked messages are then
+    /// handed to voting.
+    Inline,
+    /// On the voting thread, which imports what passes; this worker waits
+    /// for each verdict (classic layout).
+    ViaVoting,
+}
+
+pub(crate) struct DistributionWorker {
+    pub state: State,
+    pub clock: Clock,
+    pub mode: CheckMode,
+    /// Bounded input of the voting worker.
+    pub to_voting: Tx<VoteMsg>,
+    pub events: Sender<NodeEvent>,
+    pub in_flight: Arc<InFlight>,
+    pub sample_every: u64,
+}
+
+impl DistributionWorker {
+    pub fn run(
+        mut self,
+        prio: Rx<DistMsg>,
+        normal: Rx<DistMsg>,
+        stats: &WorkerStats,
+    ) -> Result<(), String> {
+        let mut since_sample = 0u64;
+        let mut actions = Vec::new();
+        loop {
+            let msg = match prio.try_recv().or_else(|| normal.try_recv()) {
+                Some(m) => m,
+                None => {
+                    stats.record_cpu();
+                    since_sample = 0;
+                    match recv_prioritised(&prio, &normal, None) {
+                        Next::Message(m) => m,
+                        Next::Timeout => continue,
+                        Next::Closed => return Ok(()),
+                    }
+                }
+            };
+            let now = self.clock.now();
+            let stop = self.handle(now, msg, &mut actions, stats)?;
+            self.in_flight.done();
+            stats.add_handled(1);
+            since_sample += 1;
+            if since_sample >= self.sample_every {
+                stats.record_cpu();
+                since_sample = 0;
+            }
+            if stop {
+                return Ok(());
+            }
+        }
+    }
+
+    fn handle(
+        &mut self,
+        now: Tick,
+        msg: DistMsg,
+        out: &mut Vec<Action>,
+        stats: &WorkerStats,
+    ) -> Result<bool, String> {
+        out.clear();
+        match msg {
+            DistMsg::PeerBytes { peer, bytes } => match ValidationProtocol::decode_wire(&bytes) {
+                Ok(ValidationProtocol::ApprovalDistribution(m)) => {
+                    self.state.handle_peer_message(now, peer, m, out)
+                }
+                Err(e) => {
+                    let _ = self.events.send(NodeEvent::Malformed {
+                        peer,
+                        error: e.to_string(),
+                    });
+                    let _ = self.events.send(NodeEvent::Reputation {
+                        peer,
+                        rep: COST_INVALID_MESSAGE,
+                    });
+                }
+            },
+            DistMsg::Peer { peer, message } => {
+                self.state.handle_peer_message(now, peer, message, out)
+            }
+            DistMsg::PeerConnected { peer, authority } => {
+                // Peer ids are validator indices here; a too-large id is a
+                // caller error worth stopping for.
+                self.state
+                    .peer_connected(peer, authority)
+                    .map_err(|e| e.to_string())?;
+            }
+            DistMsg::PeerDisconnected(peer) => self.state.peer_disconnected(peer),
+            DistMsg::PeerView { peer, view } => self.state.peer_view_change(now, peer, view, out),
+            DistMsg::Topology {
+                session,
+                grid,
+                local,
+            } => self.state.new_gossip_topology(session, grid, local, out),
+            DistMsg::NewBlocks(metas) => self.state.new_blocks(now, metas, out),
+            DistMsg::OurView(heads) => self.state.our_view_change(&heads),
+            DistMsg::DistributeAssignment { cert, claimed } => {
+                self.state.distribute_assignment(cert, claimed, out)
+            }
+            DistMsg::DistributeApproval(vote) => self.state.distribute_approval(vote, out),
+            DistMsg::Finalized(number) => self.state.block_finalized(number, out),
+            DistMsg::Control(Control::Stop) => return Ok(true),
+            DistMsg::Control(Control::Fault) => panic!("fault injected into a distribution worker"),
+        }
+        self.settle(now, out, stats)?;
+        Ok(false)
+    }
+
+    /// Run the checks the state machine asked for until none are left, then
+    /// carry out the remaining actions.
+    fn settle(
+        &mut self,
+        now: Tick,
+        work: &mut Vec<Action>,
+        stats: &WorkerStats,
+    ) -> Result<(), String> {
+        let mut sends: Vec<(PeerId, Outgoing)> = Vec::new();
+        while !work.is_empty() {
+            let batch = std::mem::take(work);
+            for action in batch {
+                match action {
+                    Action::CheckAssignment(check) => {
+                        let verdict = match self.mode {
+                            CheckMode::Inline => {
+                                stats.add_verifications(1);
+                                check.check()
+                            }
+                            CheckMode::ViaVoting => {
+                                let (tx, rx) = crossbeam_channel::bounded(1);
+                                let token = check.token;
+                                self.to_voting
+                                    .send(VoteMsg::CheckAssignment { check, reply: tx })
+                                    .map_err(|e| e.to_string())?;
+                                let v = rx.recv().map_err(|_| {
+                                    "voting stopped before answering a check".to_owned()
+                                })?;
+                                self.state.assignment_checked(now, token, v, work);
+                                continue;
+                            }
+                        };
+                        self.state
+                            .assignment_checked(now, check.token, verdict, work);
+                    }
+                    Action::CheckApproval(check) => {
+                        let verdict = match self.mode {
+                            CheckMode::Inline => {
+                                stats.add_verifications(1);
+                                check.check()
+                            }
+                            CheckMode::ViaVoting => {
+                                let (tx, rx) = crossbeam_channel::bounded(1);
+                                let token = check.token;
+                                self.to_voting
+                                    .send(VoteMsg::CheckApproval { check, reply: tx })
+                                    .map_err(|e| e.to_string())?;
+                                let v = rx.recv().map_err(|_| {
+                                    "voting stopped before answering a check".to_owned()
+                                })?;
+                                self.state.approval_checked(now, token, v, work);
+                                continue;
+                            }
+                        };
+                        self.state.approval_checked(now, check.token, verdict, work);
+                    }
+                    Action::ImportAssignment {
+                        assignment,
+                        tranche,
+                    } => {
+                        // Classic: voting imported it when it checked it.
+                        if matches!(self.mode, CheckMode::Inline) {
+                            self.to_voting
+                                .send(VoteMsg::Assignment(checked_assignment(
+                                    &assignment,
+                                    tranche,
+                                )))
+                                .map_err(|e| e.to_string())?;
+                        }
+                    }
+                    Action::ImportApproval { vote } => {
+                        if matches!(self.mode, CheckMode::Inline) {
+                            self.to_voting
+                                .send(VoteMsg::Approval(checked_approval(&vote)))
+                                .map_err(|e| e.to_string())?;
+                        }
+                    }
+                    Action::Send { peer, item } => sends.push((peer, item)),
+                    Action::Reputation { peer, rep } => {
+                        let _ = self.events.send(NodeEvent::Reputation { peer, rep });
+                    }
+                }
+            }
+        }
+        for (peer, message) in batch_notifications(sends) {
+            let items = message.len();
+            let bytes: Arc<[u8]> = ValidationProtocol::ApprovalDistribution(message)
+                .encode()
+                .into();
+            let _ = self.events.send(NodeEvent::Send { peer, bytes, items });
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,195 @@
+//! What flows into the node, out of it, and between its workers.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use tranche_distribution::reputation::Rep;
+use tranche_distribution::{
+    ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict,
+    BlockApprovalMeta, PeerId, SessionGridTopology, View,
+};
+use tranche_primitives::{
+    ApprovalDistributionMessage, BlockNumber, CandidateBitfield, Hash, IndirectAssignmentCert,
+    IndirectSignedApprovalVote, SessionIndex, Tick, ValidatorIndex,
+};
+use tranche_voting::{CheckedApproval, CheckedAssignment, NewBlock};
+
+/// Which node layout runs the state machines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Architecture {
+    /// `approval-distribution` + `approval-voting`; voting checks crypto and
+    /// distribution waits for each verdict.
+    Classic,
+    /// A router, `workers` distribution workers that check crypto, one
+    /// voting worker.
+    Parallel { workers: usize },
+}
+
+impl Architecture {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Architecture::Classic => "classic",
+            Architecture::Parallel { .. } => "parallel",
+        }
+    }
+}
+
+/// Upstream's `APPROVAL_DISTRIBUTION_WORKER_COUNT`.
+pub const DEFAULT_WORKERS: usize = 4;
+
+/// Where approval voting keeps its state.
+#[derive(Debug, Clone)]
+pub enum StoreConfig {
+    /// In memory; gone when the node stops.
+    Memory,
+    /// An embedded redb database file.
+    Redb(PathBuf),
+}
+
+/// Something the node tells its user.
+#[derive(Debug, Clone)]
+pub enum NodeEvent {
+    /// One notification for one peer: SCALE of a v3 `ValidationProtocol`
+    /// message (no framing), and how many items it carries.
+    Send {
+        peer: PeerId,
+        bytes: Arc<[u8]>,
+        items: usize,
+    },
+    /// A reputation change for a peer.
+    Reputation { peer: PeerId, rep: Rep },
+    /// A peer sent bytes that do not decode.
+    Malformed { peer: PeerId, error: String },
+    /// Chain selection is told the block is approved.
+    BlockApproved {
+        hash: Hash,
+        number: BlockNumber,
+        tick: Tick,
+    },
+}
+
+/// Input of a distribution worker.
+pub(crate) enum DistMsg {
+    /// Raw bytes from a peer (classic: distribution decodes them itself).
+    PeerBytes {
+        peer: PeerId,
+        bytes: Arc<[u8]>,
+    },
+    /// A decoded message from a peer (parallel: the router decoded and
+    /// split it).
+    Peer {
+        peer: PeerId,
+        message: ApprovalDistributionMessage,
+    },
+    PeerConnected {
+        peer: PeerId,
+        authority: Option<ValidatorIndex>,
+    },
+    PeerDisconnected(PeerId),
+    PeerView {
+        peer: PeerId,
+        view: View,
+    },
+    Topology {
+        session: SessionIndex,
+        grid: SessionGridTopology,
+        local: Option<ValidatorIndex>,
+    },
+    NewBlocks(Vec<BlockApprovalMeta>),
+    /// The node's own view (its leaves) changed: messages for these blocks
+    /// are held until the blocks are known.
+    OurView(Vec<Hash>),
+    DistributeAssignment {
+        cert: IndirectAssignmentCert,
+        claimed: CandidateBitfield,
+    },
+    DistributeApproval(IndirectSignedApprovalVote),
+    Finalized(BlockNumber),
+    Control(Control),
+}
+
+/// Input of the voting worker.
+pub(crate) enum VoteMsg {
+    Block(NewBlock),
+    /// Parallel: an assignment a distribution worker already checked.
+    Assignment(CheckedAssignment),
+    /// Parallel: an approval a distribution worker already checked.
+    Approval(CheckedApproval),
+    /// Classic: check this certificate, import it if valid, and answer.
+    CheckAssignment {
+        check: AssignmentCheck,
+        reply: crossbeam_channel::Sender<AssignmentVerdict>,
+    },
+    /// Classic: check this signature, import it if valid, and answer.
+    CheckApproval {
+        check: ApprovalCheck,
+        reply: crossbeam_channel::Sender<ApprovalVerdict>,
+    },
+    Finalized {
+        hash: Hash,
+        number: BlockNumber,
+    },
+    /// Virtual clock: the tick moved; run due wakeups.
+    Tick(Tick),
+    Control(Control),
+}
+
+/// Input of the parallel router.
+pub(crate) enum RouterMsg {
+    PeerBytes {
+        peer: PeerId,
+        bytes: Arc<[u8]>,
+    },
+    PeerConnected {
+        peer: PeerId,
+        authority: Option<ValidatorIndex>,
+    },
+    PeerDisconnected(PeerId),
+    PeerView {
+        peer: PeerId,
+        view: View,
+    },
+    Topology {
+        session: SessionIndex,
+        grid: SessionGridTopology,
+        local: Option<ValidatorIndex>,
+    },
+    Block(NewBlock),
+    Finalized {
+        hash: Hash,
+        number: BlockNumber,
+    },
+    Tick(Tick),
+    Control(Control),
+}
+
+/// Lifecycle messages every worker understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Control {
+    /// Finish: flush and exit.
+    Stop,
+    /// Fail on purpose (tests of failure handling).
+    Fault,
+}
+
+/// An item handed from distribution to voting in the parallel layout.
+pub(crate) fn checked_assignment(
+    item: &AssignmentItem,
+    tranche: tranche_primitives::DelayTranche,
+) -> CheckedAssignment {
+    CheckedAssignment {
+        block_hash: item.0.block_hash,
+        validator: item.0.validator,
+        claimed: item.1.clone(),
+        tranche,
+        cert: Some(item.0.cert.clone()),
+    }
+}
+
+pub(crate) fn checked_approval(vote: &IndirectSignedApprovalVote) -> CheckedApproval {
+    CheckedApproval {
+        block_hash: vote.block_hash,
+        validator: vote.validator,
+        candidates: vote.candidate_indices.clone(),
+        signature: vote.signature,
+    }
+}

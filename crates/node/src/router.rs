@@ -1,0 +1,187 @@
+//! The parallel layout's router (`approval-voting-parallel`): decodes each
+//! peer notification, splits it by originating validator and hands each
+//! part to distribution worker `validator mod N`, so a validator's
+//! assignment and its later approvals always meet in the same worker.
+//! Control events go to every worker on its high-priority channel; blocks
+//! and ticks go to voting.
+
+use crate::channel::{recv_prioritised, InFlight, Next, Rx, Tx};
+use crate::leaves::Leaves;
+use crate::messages::{Control, DistMsg, NodeEvent, RouterMsg, VoteMsg};
+use crate::worker::WorkerStats;
+use crossbeam_channel::Sender;
+use std::sync::Arc;
+use tranche_distribution::reputation::COST_INVALID_MESSAGE;
+use tranche_distribution::PeerId;
+use tranche_primitives::{ApprovalDistributionMessage, ValidationProtocol};
+
+pub(crate) struct Router {
+    /// Bounded inputs of the distribution workers.
+    pub workers: Vec<Tx<DistMsg>>,
+    /// Unbounded, high-priority inputs of the distribution workers.
+    pub workers_prio: Vec<Tx<DistMsg>>,
+    pub voting: Tx<VoteMsg>,
+    pub voting_prio: Tx<VoteMsg>,
+    pub events: Sender<NodeEvent>,
+    pub in_flight: Arc<InFlight>,
+    pub sample_every: u64,
+    pub leaves: Leaves,
+}
+
+fn err(e: impl ToString) -> String {
+    e.to_string()
+}
+
+impl Router {
+    fn worker_of(&self, v: u32) -> usize {
+        v as usize % self.workers.len()
+    }
+
+    fn route_peer_message(
+        &self,
+        peer: PeerId,
+        message: ApprovalDistributionMessage,
+    ) -> Result<(), String> {
+        let validators: Vec<u32> = match &message {
+            ApprovalDistributionMessage::Assignments(items) => {
+                items.iter().map(|(a, _)| a.validator.0).collect()
+            }
+            ApprovalDistributionMessage::Approvals(items) => {
+                items.iter().map(|v| v.validator.0).collect()
+            }
+        };
+        let Some(&first) = validators.first() else {
+            // An empty message: let a worker judge it (it is the first
+            // worker's to answer, as upstream hands it to one worker).
+            return self.workers[0]
+                .send(DistMsg::Peer { peer, message })
+                .map_err(err);
+        };
+        if validators.iter().all(|v| *v == first) {
+            return self.workers[self.worker_of(first)]
+                .send(DistMsg::Peer { peer, message })
+                .map_err(err);
+        }
+        match message {
+            ApprovalDistributionMessage::Assignments(items) => {
+                for item in items {
+                    let w = self.worker_of(item.0.validator.0);
+                    self.workers[w]
+                        .send(DistMsg::Peer {
+                            peer,
+                            message: ApprovalDistributionMessage::Assignments(vec![item]),
+                        })
+                        .map_err(err)?;
+                }
+            }
+            ApprovalDistributionMessage::Approvals(items) => {
+                for item in items {
+                    let w = self.worker_of(item.validator.0);
+                    self.workers[w]
+                        .send(DistMsg::Peer {
+                            peer,
+                            message: ApprovalDistributionMessage::Approvals(vec![item]),
+                        })
+                        .map_err(err)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn to_all(&self, make: impl Fn() -> DistMsg) -> Result<(), String> {
+        for w in &self.workers_prio {
+            w.send(make()).map_err(err)?;
+        }
+        Ok(())
+    }
+
+    fn handle(&mut self, msg: RouterMsg) -> Result<bool, String> {
+        match msg {
+            RouterMsg::PeerBytes { peer, bytes } => match ValidationProtocol::decode_wire(&bytes) {
+                Ok(ValidationProtocol::ApprovalDistribution(m)) => {
+                    self.route_peer_message(peer, m)?
+                }
+                Err(e) => {
+                    let _ = self.events.send(NodeEvent::Malformed {
+                        peer,
+                        error: e.to_string(),
+                    });
+                    let _ = self.events.send(NodeEvent::Reputation {
+                        peer,
+                        rep: COST_INVALID_MESSAGE,
+                    });
+                }
+            },
+            RouterMsg::PeerConnected { peer, authority } => {
+                self.to_all(|| DistMsg::PeerConnected { peer, authority })?
+            }
+            RouterMsg::PeerDisconnected(peer) => self.to_all(|| DistMsg::PeerDisconnected(peer))?,
+            RouterMsg::PeerView { peer, view } => self.to_all(|| DistMsg::PeerView {
+                peer,
+                view: view.clone(),
+            })?,
+            RouterMsg::Topology {
+                session,
+                grid,
+                local,
+            } => self.to_all(|| DistMsg::Topology {
+                session,
+                grid: grid.clone(),
+                local,
+            })?,
+            RouterMsg::Block(b) => {
+                // Distribution learns our new view first, so peers' messages
+                // for the block that overtake its import are held, not
+                // dropped.
+                let heads = self.leaves.add(b.hash, b.parent);
+                self.to_all(|| DistMsg::OurView(heads.clone()))?;
+                self.voting.send(VoteMsg::Block(b)).map_err(err)?
+            }
+            RouterMsg::Finalized { hash, number } => {
+                self.to_all(|| DistMsg::Finalized(number))?;
+                self.voting_prio
+                    .send(VoteMsg::Finalized { hash, number })
+                    .map_err(err)?;
+            }
+            RouterMsg::Tick(t) => self.voting_prio.send(VoteMsg::Tick(t)).map_err(err)?,
+            RouterMsg::Control(Control::Stop) => return Ok(true),
+            RouterMsg::Control(Control::Fault) => panic!("fault injected into the router"),
+        }
+        Ok(false)
+    }
+
+    pub fn run(
+        mut self,
+        prio: Rx<RouterMsg>,
+        normal: Rx<RouterMsg>,
+        stats: &WorkerStats,
+    ) -> Result<(), String> {
+        let mut since_sample = 0u64;
+        loop {
+            let msg = match prio.try_recv().or_else(|| normal.try_recv()) {
+                Some(m) => m,
+                None => {
+                    stats.record_cpu();
+                    since_sample = 0;
+                    match recv_prioritised(&prio, &normal, None) {
+                        Next::Message(m) => m,
+                        Next::Timeout => continue,
+                        Next::Closed => return Ok(()),
+                    }
+                }
+            };
+            let stop = self.handle(msg)?;
+            self.in_flight.done();
+            stats.add_handled(1);
+            since_sample += 1;
+            if since_sample >= self.sample_every {
+                stats.record_cpu();
+                since_sample = 0;
+            }
+            if stop {
+                return Ok(());
+            }
+        }
+    }
+}

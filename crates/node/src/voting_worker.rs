@@ -1,0 +1,218 @@
+//! The voting worker: owns the approval-voting state machine and its store
+//! (the only database writer), applies each input's writes, hands new
+//! blocks and our own assignments and approvals to distribution, and
+//! reports approved blocks. In the classic layout it also checks every
+//! certificate and signature before importing it.
+
+use crate::channel::{recv_prioritised, InFlight, Next, Rx, Tx};
+use crate::clock::Clock;
+use crate::messages::{Control, DistMsg, NodeEvent, VoteMsg};
+use crate::worker::WorkerStats;
+use crossbeam_channel::Sender;
+use std::sync::Arc;
+use tranche_distribution::{BlockApprovalMeta, CandidateMeta};
+use tranche_primitives::{Tick, ValidatorIndex};
+use tranche_voting::{Action, ApprovalVoting, CheckedApproval, CheckedAssignment, Output, Store};
+
+/// How the voting worker reaches distribution.
+pub(crate) struct DistLinks {
+    /// High-priority inputs of every distribution worker, by index.
+    pub workers: Vec<Tx<DistMsg>>,
+}
+
+impl DistLinks {
+    fn for_validator(&self, v: ValidatorIndex) -> &Tx<DistMsg> {
+        &self.workers[v.0 as usize % self.workers.len()]
+    }
+}
+
+pub(crate) struct VotingWorker {
+    pub machine: ApprovalVoting,
+    pub store: Box<dyn Store + Send>,
+    pub clock: Clock,
+    pub dist: DistLinks,
+    pub events: Sender<NodeEvent>,
+    pub in_flight: Arc<InFlight>,
+    /// Messages between CPU-time samples.
+    pub sample_every: u64,
+}
+
+fn meta(m: &tranche_voting::BlockMeta) -> BlockApprovalMeta {
+    BlockApprovalMeta {
+        hash: m.hash,
+        number: m.number,
+        parent_hash: m.parent,
+        candidates: m
+            .candidates
+            .iter()
+            .map(|c| CandidateMeta {
+                hash: c.hash,
+                core: c.core,
+                group: c.group,
+            })
+            .collect(),
+        slot: m.slot,
+        session: m.session,
+        vrf_story: m.relay_vrf_story,
+    }
+}
+
+impl VotingWorker {
+    fn apply(&mut self, out: Output) -> Result<(), String> {
+        if !out.writes.is_empty() {
+            self.store
+                .write(out.writes)
+                .map_err(|e| format!("database write failed: {e}"))?;
+        }
+        for action in out.actions {
+            match action {
+                Action::NewBlock(m) => {
+                    let metas = vec![meta(&m)];
+                    for w in &self.dist.workers {
+                        w.send(DistMsg::NewBlocks(metas.clone()))
+                            .map_err(|e| e.to_string())?;
+                    }
+                }
+                Action::DistributeAssignment { cert, claimed } => {
+                    self.dist
+                        .for_validator(cert.validator)
+                        .send(DistMsg::DistributeAssignment { cert, claimed })
+                        .map_err(|e| e.to_string())?;
+                }
+                Action::DistributeApproval(vote) => {
+                    self.dist
+                        .for_validator(vote.validator)
+                        .send(DistMsg::DistributeApproval(vote))
+                        .map_err(|e| e.to_string())?;
+                }
+                Action::BlockApproved {
+                    block,
+                    number,
+                    tick,
+                } => {
+                    let _ = self.events.send(NodeEvent::BlockApproved {
+                        hash: block,
+                        number,
+                        tick,
+                    });
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn wakeup_due(&self, now: Tick) -> bool {
+        self.machine.next_wakeup().is_some_and(|t| t <= now)
+    }
+
+    /// Run the worker until told to stop.
+    pub fn run(
+        mut self,
+        prio: Rx<VoteMsg>,
+        normal: Rx<VoteMsg>,
+        stats: &WorkerStats,
+    ) -> Result<(), String> {
+        let mut since_sample = 0u64;
+        loop {
+            let now = self.clock.now();
+            // Real clock: due wakeups run before the next message.
+            if !self.clock.is_virtual() && self.wakeup_due(now) {
+                let out = self.machine.tick(now);
+                self.apply(out)?;
+            }
+            let deadline = if self.clock.is_virtual() {
+                None
+            } else {
+                self.machine
+                    .next_wakeup()
+                    .and_then(|t| self.clock.instant_of(t))
+            };
+            let msg = match prio.try_recv().or_else(|| normal.try_recv()) {
+                Some(m) => m,
+                None => {
+                    stats.record_cpu();
+                    since_sample = 0;
+                    match recv_prioritised(&prio, &normal, deadline) {
+                        Next::Message(m) => m,
+                        Next::Timeout => continue,
+                        Next::Closed => return self.finish(),
+                    }
+                }
+            };
+            let now = self.clock.now();
+            let stop = self.handle(now, msg, stats)?;
+            self.in_flight.done();
+            stats.add_handled(1);
+            since_sample += 1;
+            if since_sample >= self.sample_every {
+                stats.record_cpu();
+                since_sample = 0;
+            }
+            if stop {
+                return self.finish();
+            }
+        }
+    }
+
+    fn finish(mut self) -> Result<(), String> {
+        self.store
+            .flush()
+            .map_err(|e| format!("database flush failed: {e}"))
+    }
+
+    /// Handle one message; `Ok(true)` means stop.
+    fn handle(&mut self, now: Tick, msg: VoteMsg, stats: &WorkerStats) -> Result<bool, String> {
+        let out = match msg {
+            VoteMsg::Block(b) => self.machine.import_block(now, b),
+            VoteMsg::Assignment(a) => self.machine.import_assignment(now, a),
+            VoteMsg::Approval(a) => self.machine.import_approval(now, a),
+            VoteMsg::CheckAssignment { check, reply } => {
+                let verdict = check.check();
+                stats.add_verifications(1);
+                let out = match verdict {
+                    Ok(tranche) => self.machine.import_assignment(
+                        now,
+                        CheckedAssignment {
+                            block_hash: check.assignment.0.block_hash,
+                            validator: check.assignment.0.validator,
+                            claimed: check.assignment.1.clone(),
+                            tranche,
+                            cert: Some(check.assignment.0.cert.clone()),
+                        },
+                    ),
+                    Err(_) => Output::default(),
+                };
+                self.apply(out)?;
+                // Distribution waits for this answer; it may have stopped.
+                let _ = reply.send(verdict);
+                return Ok(false);
+            }
+            VoteMsg::CheckApproval { check, reply } => {
+                let verdict = check.check();
+                stats.add_verifications(1);
+                let out = match verdict {
+                    Ok(()) => self.machine.import_approval(
+                        now,
+                        CheckedApproval {
+                            block_hash: check.vote.block_hash,
+                            validator: check.vote.validator,
+                            candidates: check.vote.candidate_indices.clone(),
+                            signature: check.vote.signature,
+                        },
+                    ),
+                    Err(_) => Output::default(),
+                };
+                self.apply(out)?;
+                let _ = reply.send(verdict);
+                return Ok(false);
+            }
+            VoteMsg::Finalized { hash, number } => self.machine.finalize(now, hash, number),
+            VoteMsg::Tick(t) => self.machine.tick(t),
+            VoteMsg::Control(Control::Stop) => return Ok(true),
+            VoteMsg::Control(Control::Fault) => panic!("fault injected into the voting worker"),
+        };
+        self.apply(out)?;
+        Ok(false)
+    }
+}

@@ -1,0 +1,315 @@
+//! A small synthetic network for node tests: validator keys, a session,
+//! blocks, every peer's real assignments and approvals, and a virtual-time
+//! driver that feeds them to a node in the per-tick order of the scenarios
+//! (wakeups, block imports, deliveries, drain).
+
+#![allow(dead_code)]
+
+use parity_scale_codec::Encode;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Duration;
+use tranche_distribution::{Outgoing, PeerId, SessionGridTopology, View};
+use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
+use tranche_primitives::criteria::compute_assignments;
+use tranche_primitives::vote::sign_approval;
+use tranche_primitives::{
+    ApprovalDistributionMessage, AssignmentCertKind, CandidateBitfield, CandidateHash, CoreIndex,
+    GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote, LeavingCore,
+    RelayVrfStory, Session, SessionInfo, Tick, ValidationProtocol, ValidatorIndex, ValidatorPair,
+};
+use tranche_voting::{IncludedCandidate, LocalKeys, NewBlock};
+
+pub const TICKS_PER_SLOT: Tick = 12;
+
+pub struct Net {
+    pub n: u32,
+    pub pairs: Vec<ValidatorPair>,
+    pub session: Arc<Session>,
+    pub blocks: Vec<NewBlock>,
+    /// (tick, sender, encoded notification)
+    pub schedule: Vec<(Tick, u32, Arc<[u8]>)>,
+}
+
+pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
+    let pairs: Vec<ValidatorPair> = (0..n)
+        .map(|i| ValidatorPair::from_label(&format!("validator-{i}")))
+        .collect();
+    let keys: Vec<_> = pairs.iter().map(|p| p.id()).collect();
+    let per_group = (n / n_cores).max(1);
+    let info = SessionInfo {
+        session_index: 1,
+        n_cores,
+        needed_approvals: needed,
+        relay_vrf_modulo_samples: 2,
+        n_delay_tranches: 12,
+        zeroth_delay_tranche_width: 0,
+        no_show_slots: 2,
+        validator_groups: (0..n_cores)
+            .map(|g| {
+                (g * per_group..((g + 1) * per_group).min(n))
+                    .map(ValidatorIndex)
+                    .collect()
+            })
+            .collect(),
+        assignment_keys: keys.clone(),
+        validators: keys,
+        assignments_v2: true,
+        max_approval_coalesce_count: 1,
+    };
+    let session = Arc::new(Session::new(info));
+    let mut blocks = Vec::new();
+    let mut schedule = Vec::new();
+    let mut parent = Hash([0xde; 32]);
+    for b in 1..=n_blocks {
+        let hash = Hash::blake2_256(&[b"block".as_slice(), &b.to_le_bytes()].concat());
+        let story =
+            RelayVrfStory(Hash::blake2_256(&[b"story".as_slice(), &b.to_le_bytes()].concat()).0);
+        let slot = 100 + u64::from(b);
+        let candidates: Vec<IncludedCandidate> = (0..n_cores)
+            .map(|c| IncludedCandidate {
+                hash: CandidateHash(Hash::blake2_256(
+                    &[hash.0.as_slice(), &c.to_le_bytes()].concat(),
+                )),
+                core: CoreIndex(c),
+                group: GroupIndex(c),
+            })
+            .collect();
+        let leaving: Vec<LeavingCore> = candidates
+            .iter()
+            .map(|c| LeavingCore {
+                candidate_hash: c.hash,
+                core: c.core,
+                group: c.group,
+            })
+            .collect();
+        let block_tick = slot * TICKS_PER_SLOT;
+        for v in 1..n {
+            let ours = compute_assignments(
+                &pairs[v as usize],
+                ValidatorIndex(v),
+                &story,
+                &session.info,
+                &leaving,
+            );
+            let mut seen = Vec::new();
+            for (core, a) in &ours {
+                let cores: Vec<u32> = match &a.cert.kind {
+                    AssignmentCertKind::RelayVRFModuloCompact { core_bitfield } => {
+                        core_bitfield.iter_ones().collect()
+                    }
+                    _ => vec![core.0],
+                };
+                if seen.contains(&cores) {
+                    continue;
+                }
+                seen.push(cores.clone());
+                let claimed = CandidateBitfield::from_indices(&cores).unwrap();
+                let msg = ApprovalDistributionMessage::Assignments(vec![(
+                    IndirectAssignmentCert {
+                        block_hash: hash,
+                        validator: ValidatorIndex(v),
+                        cert: a.cert.clone(),
+                    },
+                    claimed,
+                )]);
+                let t = block_tick + Tick::from(a.tranche);
+                schedule.push((
+                    t,
+                    v,
+                    ValidationProtocol::ApprovalDistribution(msg)
+                        .encode()
+                        .into(),
+                ));
+                for c in cores {
+                    let sig = sign_approval(&pairs[v as usize], &[candidates[c as usize].hash], 1);
+                    let vote =
+                        ApprovalDistributionMessage::Approvals(vec![IndirectSignedApprovalVote {
+                            block_hash: hash,
+                            candidate_indices: CandidateBitfield::from_index(c),
+                            validator: ValidatorIndex(v),
+                            signature: sig,
+                        }]);
+                    schedule.push((
+                        t + 1,
+                        v,
+                        ValidationProtocol::ApprovalDistribution(vote)
+                            .encode()
+                            .into(),
+                    ));
+                }
+            }
+        }
+        blocks.push(NewBlock {
+            hash,
+            number: b,
+            parent,
+            slot,
+            session: session.clone(),
+            relay_vrf_story: story,
+            candidates,
+        });
+        parent = hash;
+    }
+    schedule.sort_by_key(|(t, v, _)| (*t, *v));
+    Net {
+        n,
+        pairs,
+        session,
+        blocks,
+        schedule,
+    }
+}
+
+pub fn config(net: &Net, architecture: Architecture, clock: Clock) -> NodeConfig {
+    NodeConfig {
+        architecture,
+        clock,
+        local: Some(LocalKeys {
+            pair: net.pairs[0].clone(),
+            index: ValidatorIndex(0),
+        }),
+        sessions: vec![net.session.clone()],
+        voting: tranche_voting::Config::default(),
+        distribution: tranche_distribution::Config {
+            routing_seed: 7,
+            ..Default::default()
+        },
+        store: StoreConfig::Memory,
+    }
+}
+
+/// An outgoing item without its proof or signature bytes (the node's own
+/// certificates and votes are randomised).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ItemKey {
+    Assignment {
+        block: Hash,
+        validator: u32,
+        claimed: Vec<u32>,
+        pre_output: [u8; 32],
+    },
+    Approval {
+        block: Hash,
+        validator: u32,
+        candidates: Vec<u32>,
+    },
+}
+
+pub fn item_keys(bytes: &[u8]) -> Vec<ItemKey> {
+    match ValidationProtocol::decode_wire(bytes).expect("the node sends valid messages") {
+        ValidationProtocol::ApprovalDistribution(ApprovalDistributionMessage::Assignments(
+            items,
+        )) => items
+            .into_iter()
+            .map(|(a, c)| ItemKey::Assignment {
+                block: a.block_hash,
+                validator: a.validator.0,
+                claimed: c.iter_ones().collect(),
+                pre_output: a.cert.vrf.pre_output,
+            })
+            .collect(),
+        ValidationProtocol::ApprovalDistribution(ApprovalDistributionMessage::Approvals(items)) => {
+            items
+                .into_iter()
+                .map(|v| ItemKey::Approval {
+                    block: v.block_hash,
+                    validator: v.validator.0,
+                    candidates: v.candidate_indices.iter_ones().collect(),
+                })
+                .collect()
+        }
+    }
+}
+
+/// What a run produced, per tick.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Trace {
+    /// Block number → tick approved.
+    pub approved: BTreeMap<u32, Tick>,
+    /// Tick → sorted (peer, item) pairs sent during it.
+    pub sent: BTreeMap<Tick, Vec<(u32, ItemKey)>>,
+    pub notifications: usize,
+}
+
+fn drain(node: &Node, tick: Tick, trace: &mut Trace) {
+    while let Ok(e) = node.events().try_recv() {
+        match e {
+            NodeEvent::Send { peer, bytes, .. } => {
+                trace.notifications += 1;
+                let list = trace.sent.entry(tick).or_default();
+                for k in item_keys(&bytes) {
+                    list.push((peer.0, k));
+                }
+            }
+            NodeEvent::BlockApproved { number, tick, .. } => {
+                trace.approved.entry(number).or_insert(tick);
+            }
+            _ => {}
+        }
+    }
+}
+
+const IDLE: Duration = Duration::from_secs(60);
+
+/// Connect every peer, set the identity grid, and run the schedule in
+/// virtual time until `end`.
+pub fn run_virtual(net: &Net, node: &mut Node, end: Tick) -> Trace {
+    let mut trace = Trace::default();
+    let first = net.blocks[0].slot * TICKS_PER_SLOT;
+    node.set_tick(first).unwrap();
+    for v in 1..net.n {
+        node.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
+            .unwrap();
+    }
+    node.topology(
+        1,
+        SessionGridTopology::identity(net.n as usize),
+        Some(ValidatorIndex(0)),
+    )
+    .unwrap();
+    node.wait_idle(IDLE).unwrap();
+    let mut next = 0;
+    for tick in first..=end {
+        node.set_tick(tick).unwrap();
+        node.wait_idle(IDLE).unwrap();
+        for b in net
+            .blocks
+            .iter()
+            .filter(|b| b.slot * TICKS_PER_SLOT == tick)
+        {
+            node.import_block(b.clone()).unwrap();
+            node.wait_idle(IDLE).unwrap();
+            let heads: Vec<Hash> = vec![b.hash];
+            for v in 1..net.n {
+                node.peer_view(
+                    PeerId(v),
+                    View {
+                        heads: heads.clone(),
+                        finalized_number: 0,
+                    },
+                )
+                .unwrap();
+            }
+            node.wait_idle(IDLE).unwrap();
+        }
+        while next < net.schedule.len() && net.schedule[next].0 <= tick {
+            let (_, v, bytes) = &net.schedule[next];
+            node.peer_message(PeerId(*v), bytes.clone()).unwrap();
+            next += 1;
+        }
+        node.wait_idle(IDLE).unwrap();
+        drain(node, tick, &mut trace);
+    }
+    for list in trace.sent.values_mut() {
+        list.sort();
+    }
+    trace
+}
+
+pub fn outgoing_kind(o: &Outgoing) -> &'static str {
+    match o {
+        Outgoing::Assignment(_) => "assignment",
+        Outgoing::Approval(_) => "approval",
+    }
+}

@@ -1,0 +1,160 @@
+//! The node end to end: both layouts fed the same blocks and messages in
+//! virtual time agree on every approval tick and every (peer, item) sent;
+//! a failing worker stops the node with its name; a small network on the
+//! real clock approves every block.
+
+mod common;
+
+use common::*;
+use std::time::{Duration, Instant};
+use tranche_node::{Architecture, Clock, Node, NodeError, NodeEvent};
+
+#[test]
+fn classic_and_parallel_agree_tick_for_tick() {
+    let net = net(20, 4, 3, 3);
+    let end = net.blocks.last().unwrap().slot * TICKS_PER_SLOT + 40;
+    let start = net.blocks[0].slot * TICKS_PER_SLOT;
+    let mut reference = None;
+    for arch in [
+        Architecture::Classic,
+        Architecture::Parallel { workers: 1 },
+        Architecture::Parallel { workers: 2 },
+        Architecture::Parallel { workers: 4 },
+        Architecture::Parallel { workers: 8 },
+    ] {
+        let mut node = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
+        let trace = run_virtual(&net, &mut node, end);
+        node.shutdown().unwrap();
+        assert_eq!(
+            trace.approved.len(),
+            3,
+            "{arch:?}: every block approved: {:?}",
+            trace.approved
+        );
+        let items: usize = trace.sent.values().map(Vec::len).sum();
+        eprintln!(
+            "{arch:?}: approved {:?}, {items} items in {} notifications",
+            trace.approved, trace.notifications
+        );
+        assert!(items > 100, "{arch:?}: only {items} items sent");
+        match &reference {
+            None => reference = Some((arch, trace)),
+            Some((ra, rt)) => {
+                assert_eq!(
+                    rt.approved, trace.approved,
+                    "{ra:?} vs {arch:?}: approval ticks"
+                );
+                for (tick, items) in &rt.sent {
+                    assert_eq!(
+                        Some(items),
+                        trace.sent.get(tick),
+                        "{ra:?} vs {arch:?}: sends at tick {tick}"
+                    );
+                }
+                assert_eq!(rt.sent.len(), trace.sent.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_failing_worker_stops_the_node_with_its_name() {
+    let net = net(10, 2, 1, 2);
+    for (arch, target, name) in [
+        (
+            Architecture::Parallel { workers: 4 },
+            2,
+            "approval-voting-parallel-1",
+        ),
+        (
+            Architecture::Parallel { workers: 2 },
+            0,
+            "approval-voting-parallel-db",
+        ),
+        (Architecture::Classic, 1, "approval-distribution"),
+    ] {
+        let mut node = Node::start(config(&net, arch, Clock::virtual_at(0))).unwrap();
+        node.inject_fault(target).unwrap();
+        let start = Instant::now();
+        let err = node.wait_idle(Duration::from_secs(5)).unwrap_err();
+        match &err {
+            NodeError::WorkerFailed(f) => {
+                assert_eq!(f.worker, name);
+                assert!(f.message.contains("fault injected"), "{f}");
+            }
+            other => panic!("expected a worker failure, got {other}"),
+        }
+        assert!(node.shutdown().is_err());
+        assert!(
+            start.elapsed() < Duration::from_secs(1),
+            "{:?}",
+            start.elapsed()
+        );
+    }
+}
+
+#[test]
+fn real_clock_small_network_approves_every_block() {
+    let net = net(10, 2, 3, 2);
+    // Start the real clock two ticks before the first block's slot.
+    let first = net.blocks[0].slot * TICKS_PER_SLOT;
+    let clock = Clock::real(first - 2);
+    let mut node = Node::start(config(
+        &net,
+        Architecture::Parallel { workers: 2 },
+        clock.clone(),
+    ))
+    .unwrap();
+    for v in 1..net.n {
+        node.peer_connected(
+            tranche_distribution::PeerId(v),
+            Some(tranche_primitives::ValidatorIndex(v)),
+        )
+        .unwrap();
+    }
+    node.topology(
+        1,
+        tranche_distribution::SessionGridTopology::identity(10),
+        Some(tranche_primitives::ValidatorIndex(0)),
+    )
+    .unwrap();
+    // Compress time: every block's slot arrives 3 ticks after the previous,
+    // since the schedule is already fixed; deliver on the real clock.
+    let mut approved = std::collections::BTreeSet::new();
+    let mut next = 0;
+    let mut imported = 0;
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while approved.len() < 3 && Instant::now() < deadline {
+        let now = clock.now();
+        while imported < net.blocks.len() && net.blocks[imported].slot * TICKS_PER_SLOT <= now {
+            let b = net.blocks[imported].clone();
+            let hash = b.hash;
+            node.import_block(b).unwrap();
+            for v in 1..net.n {
+                node.peer_view(
+                    tranche_distribution::PeerId(v),
+                    tranche_distribution::View {
+                        heads: vec![hash],
+                        finalized_number: 0,
+                    },
+                )
+                .unwrap();
+            }
+            imported += 1;
+        }
+        while next < net.schedule.len() && net.schedule[next].0 <= now {
+            let (_, v, bytes) = &net.schedule[next];
+            node.peer_message(tranche_distribution::PeerId(*v), bytes.clone())
+                .unwrap();
+            next += 1;
+        }
+        while let Ok(e) = node.events().recv_timeout(Duration::from_millis(20)) {
+            if let NodeEvent::BlockApproved { number, .. } = e {
+                approved.insert(number);
+            }
+        }
+        node.check().unwrap();
+    }
+    node.shutdown().unwrap();
+    assert_eq!(approved.len(), 3, "approved {approved:?}");
+}
