@@ -2,6 +2,12 @@
 //! benchmark (configuration, message generation, driver, reports) and the
 //! scenario runner as their issues land.
 
+pub mod config;
 pub mod conformance;
+pub mod floor;
 pub mod generate;
 pub mod producer;
+pub mod report;
+pub mod run;
+pub mod run_cli;
+pub mod scenario;

@@ -17,6 +17,9 @@ struct Cli {
 
 #[derive(Subcommand, Debug)]
 enum Command {
+    /// Run the approval benchmark: the node under test among emulated
+    /// validators, on a subsystem-bench test sequence.
+    Run(tranche_bench::run_cli::RunArgs),
     /// Recompute every output of a conformance vector file with tranche's
     /// own primitives (keys, assignments, certificates, vote payloads and
     /// signatures, wire encodings) and write a file of the same schema.
@@ -34,10 +37,41 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Run the voting state machine on a timed scenario (as in
+    /// ../shared/scenarios) in virtual time; print a timeline of why each
+    /// candidate was approved when it was, or write the result file.
+    Scenario {
+        /// The scenario file.
+        file: PathBuf,
+        /// Write the result (README schema) here instead of printing the
+        /// timeline.
+        #[arg(long)]
+        output: Option<PathBuf>,
+    },
 }
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Run(args) => {
+            tranche_bench::run_cli::execute(args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Scenario { file, output } => {
+            let scenario = tranche_bench::scenario::Scenario::load(&file)?;
+            let run = tranche_bench::scenario::run(&scenario);
+            match output {
+                Some(path) => {
+                    let text = serde_json::to_string_pretty(&run.result)?;
+                    std::fs::write(&path, text + "\n")
+                        .with_context(|| format!("cannot write {}", path.display()))?;
+                }
+                None => print!(
+                    "{}",
+                    tranche_bench::scenario::render_timeline(&scenario, &run)
+                ),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Conformance {
             input,
             output,

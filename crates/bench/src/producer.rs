@@ -90,6 +90,11 @@ pub struct Producer<'a> {
     initialised: Vec<bool>,
     approved: Vec<bool>,
     books: HashMap<(u32, CandidateIndex), CandidateBook>,
+    /// Which validators can deliver to the node (connected peers); empty
+    /// means all.
+    reachable: Vec<bool>,
+    /// Every message sent, once, with its block (for the crypto floor).
+    pub sent: Vec<(u32, &'a TestMessage)>,
     pub stats: ProducerStats,
 }
 
@@ -105,8 +110,26 @@ impl<'a> Producer<'a> {
             initialised: vec![false; n],
             approved: vec![false; n],
             books: HashMap::new(),
+            reachable: Vec::new(),
+            sent: Vec::new(),
             stats: ProducerStats::default(),
         }
+    }
+
+    /// Tell the producer which validators are connected to the node. An
+    /// assignment none of whose senders is connected never reaches the
+    /// node, so it does not count towards the assignments a candidate was
+    /// sent (upstream counts it, and a best-case run with partial
+    /// connectivity can then stall one assignment short).
+    pub fn set_reachable(&mut self, reachable: Vec<bool>) {
+        self.reachable = reachable;
+    }
+
+    fn reaches_node(&self, m: &TestMessage) -> bool {
+        self.reachable.is_empty()
+            || m.sent_by
+                .iter()
+                .any(|s| self.reachable.get(*s as usize).copied().unwrap_or(false))
     }
 
     /// The node has imported block `b` (peers may now send for it).
@@ -202,6 +225,9 @@ impl<'a> Producer<'a> {
         }
         let needed = self.options.needed_approvals;
         for m in &bundle.assignments {
+            if !self.reaches_node(m) {
+                continue;
+            }
             for c in &m.candidates {
                 self.book(bundle.block, *c)
                     .mark_sent_assignment(m.tranche, needed);
@@ -217,6 +243,7 @@ impl<'a> Producer<'a> {
                 continue;
             }
             self.stats.unique_messages += 1;
+            self.sent.push((bundle.block, m));
             self.stats.max_tranche_sent = self.stats.max_tranche_sent.max(m.tranche);
             for &sender in &m.sent_by {
                 self.stats.deliveries += 1;
@@ -237,7 +264,7 @@ impl<'a> Producer<'a> {
             let mut reprocess = false;
             while self.next < self.bundles.len() {
                 let b = &self.bundles[self.next];
-                if !(self.is_due(b, now) || !self.should_send(b)) {
+                if self.should_send(b) && !self.is_due(b, now) {
                     break;
                 }
                 let i = self.next;

@@ -1,0 +1,92 @@
+//! Errors of the test-sequence loader: one line each, naming the file, the
+//! step and the key.
+
+use thiserror::Error;
+
+/// A test-sequence file that cannot be used. Its `Display` is one line:
+/// `FILE: step N: problem`.
+#[derive(Debug, Error)]
+#[error("{source_name}: {}{kind}", step_prefix(*.step))]
+pub struct ConfigError {
+    /// The file path as given (or `<embedded default>`).
+    pub source_name: String,
+    /// The 1-based step of `TestConfiguration` at fault, if any.
+    pub step: Option<usize>,
+    /// What is wrong.
+    pub kind: ConfigErrorKind,
+}
+
+fn step_prefix(step: Option<usize>) -> String {
+    step.map(|s| format!("step {s}: ")).unwrap_or_default()
+}
+
+/// What is wrong with a test-sequence file. Key paths are relative to the
+/// step, dotted (`objective.coalesce_mean`, `latency.min_latency.secs`).
+#[derive(Debug, Error)]
+pub enum ConfigErrorKind {
+    /// The file cannot be read (missing, unreadable, not UTF-8).
+    #[error("cannot read the file: {0}")]
+    Read(std::io::Error),
+    /// The text is not valid YAML.
+    #[error("invalid YAML: {0}")]
+    Yaml(String),
+    /// A key that no generation of this objective's schema knows.
+    #[error("unknown key `{key}` {place}{hint}")]
+    UnknownKey {
+        /// Path of the key.
+        key: String,
+        /// Where it was found, e.g. `in a !ApprovalVoting step`.
+        place: String,
+        /// `: did you mean …` or where the key belongs, or empty.
+        hint: String,
+    },
+    /// A required key (one without an upstream default) is absent.
+    #[error("missing key `{key}` ({why})")]
+    MissingKey {
+        /// Path of the key.
+        key: String,
+        /// Why it is required.
+        why: String,
+    },
+    /// A value of the wrong type.
+    #[error("`{key}` must be {expected}, found {found}")]
+    WrongType {
+        /// Path of the key.
+        key: String,
+        /// The type expected.
+        expected: &'static str,
+        /// What was found, e.g. `string "500"`.
+        found: String,
+    },
+    /// A value of the right type that no run can have.
+    #[error("impossible `{key}: {value}`: {reason}")]
+    Impossible {
+        /// Path of the key.
+        key: String,
+        /// The value as written.
+        value: String,
+        /// Why it is impossible.
+        reason: String,
+    },
+    /// An objective tag that subsystem-bench never had.
+    #[error("unknown objective `{0}` (approval steps use `!ApprovalVoting` or `!ApprovalsTest`)")]
+    UnknownObjective(String),
+    /// The file's shape is not a test sequence.
+    #[error("{0}")]
+    Structure(String),
+}
+
+impl ConfigError {
+    pub(crate) fn new(source_name: &str, step: Option<usize>, kind: ConfigErrorKind) -> Self {
+        ConfigError {
+            source_name: source_name.to_owned(),
+            step,
+            kind,
+        }
+    }
+}
+
+/// Joins the lines of a message so that every error stays on one line.
+pub(crate) fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}

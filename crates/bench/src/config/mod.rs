@@ -1,0 +1,385 @@
+//! Test sequences: upstream subsystem-bench YAML files, checked and
+//! normalised into one [`BenchStep`] per approval step (spec
+//! `benchmark.md` §1.5–§1.8).
+//!
+//! Not to be confused with [`crate::scenario`], the timed approval-decision
+//! scenarios of `tranche scenario`.
+//!
+//! # Format
+//!
+//! ```yaml
+//! TestConfiguration:
+//! - objective: !ApprovalVoting        # or !ApprovalsTest (G1)
+//!     coalesce_mean: 3.0              # ApprovalsOptions
+//!     ...
+//!   n_validators: 500                 # TestConfiguration fields
+//!   ...
+//! ```
+//!
+//! The top level has the single key `TestConfiguration`, a list of steps.
+//! Each step holds `objective`, an externally tagged enum in YAML tag
+//! syntax, and the `TestConfiguration` fields beside it.
+//!
+//! * `!ApprovalVoting` steps use the G2/G3 schema (coalescing drawn from a
+//!   normal distribution, session parameters configurable, optional
+//!   `approval_voting_parallel_enabled`) with the newest (G3,
+//!   Kusama-based) defaults.
+//! * `!ApprovalsTest` steps use the G1 schema (uniform coalescing
+//!   `min_coalesce..=max_coalesce`, `send_till_tranche`, the three pass/fail
+//!   thresholds, `n_included_candidates`, `error`, latency either as
+//!   `{min_latency, max_latency}` durations or `{mean_latency_ms, std_dev}`)
+//!   with G1 defaults.
+//! * Steps with another upstream objective (`DataAvailabilityRead`,
+//!   `DataAvailabilityWrite`, `StatementDistribution`, `TestSequence`) are
+//!   listed in [`BenchConfig::skipped`] without further checks: tranche
+//!   benchmarks approvals only.
+//!
+//! # Unlike upstream
+//!
+//! * A key that belongs to no generation of the step's schema is an error
+//!   naming the key and the file (upstream ignores unknown keys, so a typo
+//!   silently became a default).
+//! * Values no run can have are errors (see [`BenchStep`] for each bound),
+//!   as are wrong types, a missing file and a malformed file; every error is
+//!   one line (upstream panics).
+//! * `ApprovalsOptions` fields fall back to upstream's CLI (clap) defaults
+//!   when absent; upstream's serde required every one of them. Fields with
+//!   no upstream default anywhere (`num_blocks`; `coalesce_tranche_diff`;
+//!   G1: `n_validators`, `n_cores`, `n_included_candidates`,
+//!   `workdir_prefix`) are required.
+//!
+//! # Defaults
+//!
+//! | key | `!ApprovalVoting` (G3) | `!ApprovalsTest` (G1) |
+//! |---|---|---|
+//! | `n_validators` | 300 | required |
+//! | `n_cores` | 60 | required |
+//! | `n_included_candidates` | — (all cores) | required |
+//! | `num_blocks` | required | required |
+//! | `needed_approvals` | 30 | 30 (constant, not a key) |
+//! | `zeroth_delay_tranche_width` | 0 | 0 (constant) |
+//! | `relay_vrf_modulo_samples` | 6 | 6 (constant) |
+//! | `n_delay_tranches` | 89 | 89 (constant) |
+//! | `no_show_slots` | 3 | 3 (constant) |
+//! | `max_validators_per_core` | 5 | 5 (groups are single validators) |
+//! | `min_pov_size`, `max_pov_size` (KiB) | 5120 | 5120 |
+//! | `peer_bandwidth`, `bandwidth` (B/s) | 44 040 192 | 52 428 800 |
+//! | `latency` | `{mean_latency_ms: 30, std_dev: 2.0}` | none |
+//! | `connectivity` (%) | 90 | 100 |
+//! | `error` (%) | — | 0 |
+//! | `last_considered_tranche` | 89 | 89 |
+//! | `coalesce_mean`, `coalesce_std_dev` | 1.0, 1.0 | — |
+//! | `min_coalesce`, `max_coalesce` | — | 1, 1 |
+//! | `coalesce_tranche_diff` | required | required |
+//! | `enable_assignments_v2` | false | false |
+//! | `send_till_tranche` | — (`last_considered_tranche`) | 89 |
+//! | `stop_when_approved` | true | true |
+//! | `workdir_prefix` | `/tmp` | required |
+//! | `num_no_shows_per_candidate` | 0 | 0 |
+//! | `approval_voting_parallel_enabled` | absent (`None`) | — |
+//! | `approval_distribution_expected_tof`, `approval_distribution_cpu_ms`, `approval_voting_cpu_ms` | — | 6.0 each |
+
+mod error;
+mod parse;
+
+use std::path::Path;
+use std::time::Duration;
+
+pub use error::{ConfigError, ConfigErrorKind};
+use tranche_netsim::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
+
+/// The embedded default test sequence (`tranche run` without a file):
+/// 100 validators, 20 cores, 3 blocks, best case.
+pub const DEFAULT_YAML: &str = include_str!("default.yaml");
+
+/// The name errors and reports use for [`DEFAULT_YAML`].
+pub const DEFAULT_SOURCE: &str = "<embedded default>";
+
+/// The most blocks a run can have: upstream's block hashes are the block
+/// number repeated in all 32 bytes and the parent of block 1 is `0xde…`, so
+/// block 222 would collide with it (spec quirk Q1).
+pub const MAX_BLOCKS: u32 = 221;
+
+/// Which upstream schema a step follows, chosen by its objective tag.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Schema {
+    /// `!ApprovalsTest`: generation G1 (polkadot-sdk#2621).
+    G1,
+    /// `!ApprovalVoting`: generations G2 and G3.
+    G2G3,
+}
+
+impl Schema {
+    /// The YAML tag, with its `!`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Schema::G1 => "!ApprovalsTest",
+            Schema::G2G3 => "!ApprovalVoting",
+        }
+    }
+
+    /// Upstream's objective name, used in benchmark names.
+    pub fn objective_name(self) -> &'static str {
+        match self {
+            Schema::G1 => "ApprovalsTest",
+            Schema::G2G3 => "ApprovalVoting",
+        }
+    }
+}
+
+/// Per-peer latency, drawn once per peer.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Latency {
+    /// `{mean_latency_ms, std_dev}` (G2/G3, late G1): normal distribution.
+    Normal {
+        /// Mean, whole milliseconds (upstream `usize`).
+        mean_ms: u64,
+        /// Standard deviation in milliseconds, finite and >= 0.
+        std_dev_ms: f64,
+    },
+    /// `{min_latency, max_latency}` as `{secs, nanos}` (2023 / early G1):
+    /// uniform in `[min, max]`.
+    Uniform {
+        /// Lower bound.
+        min: Duration,
+        /// Upper bound, >= `min`.
+        max: Duration,
+    },
+}
+
+/// How many candidates one signed approval covers.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Coalescing {
+    /// G1: uniform integer in `min..=max` (`min_coalesce`, `max_coalesce`;
+    /// defaults 1, 1; `1 <= min <= max`).
+    Uniform {
+        /// Fewest candidates per approval.
+        min: u32,
+        /// Most candidates per approval.
+        max: u32,
+    },
+    /// G2/G3: `max(1, round(Normal(mean, std_dev)))` (`coalesce_mean`,
+    /// `coalesce_std_dev`; defaults 1.0, 1.0; finite, `std_dev >= 0`).
+    /// `f32` as upstream: the cache key hashes their bits.
+    Normal {
+        /// Mean.
+        mean: f32,
+        /// Standard deviation.
+        std_dev: f32,
+    },
+}
+
+/// G1's pass/fail thresholds (spec §6.4). Kept for reference and reports;
+/// the `_cpu_ms` ones are in fact CPU *seconds* per block (quirk Q17).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct G1Thresholds {
+    /// `approval_distribution_expected_tof`, seconds (default 6.0).
+    pub approval_distribution_expected_tof: f64,
+    /// `approval_distribution_cpu_ms`, CPU s per block (default 6.0).
+    pub approval_distribution_cpu_ms: f64,
+    /// `approval_voting_cpu_ms`, CPU s per block (default 6.0).
+    pub approval_voting_cpu_ms: f64,
+}
+
+/// One approval step of a test sequence, normalised: every field has its
+/// value, given or default (see the module documentation's table), and has
+/// been checked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchStep {
+    /// `"<file> #<step> <Objective>"`, as upstream names a benchmark.
+    pub name: String,
+    /// 1-based position in `TestConfiguration`.
+    pub step: usize,
+    /// The schema the step was read with.
+    pub schema: Schema,
+
+    // --- TestConfiguration ---
+    /// `n_validators`: validators including the node under test (index 0).
+    /// G3 default 300; G1 required. At least 2.
+    pub n_validators: u32,
+    /// `n_cores`: availability cores, one candidate each per block. G3
+    /// default 60; G1 required. 1 ..= number of backing groups (G2/G3:
+    /// `ceil(n_validators / max_validators_per_core)`; G1: one group per
+    /// validator).
+    pub n_cores: u32,
+    /// G1 `n_included_candidates`: candidates included per block,
+    /// `1..=n_cores` (required in G1). G2/G3: `n_cores`.
+    pub n_included_candidates: u32,
+    /// `num_blocks`: relay-chain blocks, one per slot. Required;
+    /// `1..=MAX_BLOCKS`.
+    pub num_blocks: u32,
+    /// `needed_approvals` (default 30; a constant in G1).
+    pub needed_approvals: u32,
+    /// `zeroth_delay_tranche_width` (default 0; a constant in G1).
+    pub zeroth_delay_tranche_width: u32,
+    /// `relay_vrf_modulo_samples` (default 6; a constant in G1).
+    pub relay_vrf_modulo_samples: u32,
+    /// `n_delay_tranches` (default 89; a constant in G1).
+    pub n_delay_tranches: u32,
+    /// `no_show_slots` (default 3; a constant in G1).
+    pub no_show_slots: u32,
+    /// `max_validators_per_core`: backing-group size (default 5, >= 1).
+    /// G1 ignores it for approvals: its groups are single validators.
+    pub max_validators_per_core: u32,
+    /// `min_pov_size`, KiB (default 5120); only part of upstream's cache
+    /// key. `<= max_pov_size_kib`.
+    pub min_pov_size_kib: u64,
+    /// `max_pov_size`, KiB (default 5120).
+    pub max_pov_size_kib: u64,
+    /// `peer_bandwidth`: every peer's limit, bytes/s, both directions (G3
+    /// default 44 040 192; G1 52 428 800). At least 10.
+    pub peer_bandwidth: u64,
+    /// `bandwidth`: the node's limit, bytes/s, both directions (defaults as
+    /// `peer_bandwidth`). At least 10.
+    pub bandwidth: u64,
+    /// `latency`: per-peer latency, `None` for `latency: null` (G3 default
+    /// normal 30 ms, sd 2.0; G1 default none).
+    pub latency: Option<Latency>,
+    /// `connectivity`: percentage of the other validators connected to
+    /// the node (G3 default 90; G1 100). At most 100, and at least one
+    /// peer must end up connected.
+    pub connectivity: u8,
+    /// G1 `error`: message-loss probability in percent, 0..=100 (default
+    /// 0; upstream never used it for approvals). 0 for G2/G3.
+    pub error_percent: u8,
+
+    // --- ApprovalsOptions ---
+    /// Coalescing of approvals (`min/max_coalesce` or
+    /// `coalesce_mean/std_dev`).
+    pub coalescing: Coalescing,
+    /// `coalesce_tranche_diff`: the most tranches between the oldest queued
+    /// assignment and a new one before the queue is flushed. Required (no
+    /// upstream default; the upstream examples use 12). At least 1.
+    pub coalesce_tranche_diff: u32,
+    /// `enable_assignments_v2`: compact multi-core tranche-0 assignments
+    /// (default false).
+    pub enable_assignments_v2: bool,
+    /// `last_considered_tranche` (default 89). G1: assignments of a later
+    /// tranche are dropped at generation. G2/G3: the last tranche sent when
+    /// `stop_when_approved` is false.
+    pub last_considered_tranche: u32,
+    /// G1 `send_till_tranche` (default 89): the last tranche sent when
+    /// `stop_when_approved` is false. `None` for G2/G3.
+    pub send_till_tranche: Option<u32>,
+    /// `stop_when_approved`: send only what approval needs, plus no-show
+    /// handling (default true).
+    pub stop_when_approved: bool,
+    /// `workdir_prefix`: directory of the message cache (G3 default `/tmp`;
+    /// G1 required). Not empty.
+    pub workdir_prefix: String,
+    /// `num_no_shows_per_candidate`: approvals withheld per candidate
+    /// (default 0).
+    pub num_no_shows_per_candidate: u32,
+    /// G3 `approval_voting_parallel_enabled`: `None` when absent (the CLI
+    /// then decides); always `None` for G1.
+    pub approval_voting_parallel_enabled: Option<bool>,
+    /// G1 pass/fail thresholds; `None` for G2/G3.
+    pub g1_thresholds: Option<G1Thresholds>,
+
+    /// Keys that were absent and took their default, in schema order.
+    pub defaulted: Vec<&'static str>,
+}
+
+/// A step whose objective is not an approval benchmark.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SkippedStep {
+    /// 1-based position in `TestConfiguration`.
+    pub step: usize,
+    /// The upstream objective name, e.g. `DataAvailabilityRead`.
+    pub objective: String,
+}
+
+/// A parsed test-sequence file.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BenchConfig {
+    /// The file path as given, or [`DEFAULT_SOURCE`].
+    pub source: String,
+    /// The approval steps, in file order; never empty.
+    pub steps: Vec<BenchStep>,
+    /// Steps of other objectives, not run.
+    pub skipped: Vec<SkippedStep>,
+}
+
+/// Reads and checks a test-sequence file.
+pub fn load(path: &Path) -> Result<BenchConfig, ConfigError> {
+    let source = path.display().to_string();
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| ConfigError::new(&source, None, ConfigErrorKind::Read(e)))?;
+    parse(&text, &source)
+}
+
+/// Parses and checks test-sequence YAML; `source` names it in errors and
+/// benchmark names.
+pub fn parse(yaml: &str, source: &str) -> Result<BenchConfig, ConfigError> {
+    parse::parse_sequence(yaml, source)
+}
+
+/// The embedded default sequence ([`DEFAULT_YAML`]).
+pub fn embedded_default() -> Result<BenchConfig, ConfigError> {
+    parse(DEFAULT_YAML, DEFAULT_SOURCE)
+}
+
+impl BenchStep {
+    /// Candidates per block: `n_included_candidates` (all cores in G2/G3).
+    pub fn candidates_per_block(&self) -> u32 {
+        self.n_included_candidates
+    }
+
+    /// Backing groups: G1 one per validator; G2/G3
+    /// `ceil(n_validators / max_validators_per_core)`.
+    pub fn n_backing_groups(&self) -> u32 {
+        match self.schema {
+            Schema::G1 => self.n_validators,
+            Schema::G2G3 => self.n_validators.div_ceil(self.max_validators_per_core),
+        }
+    }
+
+    /// When `stop_when_approved` is false, bundles whose lowest tranche is
+    /// at most this are sent: `send_till_tranche` (G1) or
+    /// `last_considered_tranche` (G2/G3).
+    pub fn send_limit_tranche(&self) -> u32 {
+        self.send_till_tranche
+            .unwrap_or(self.last_considered_tranche)
+    }
+
+    /// G1 drops generated assignments of a tranche above this; G2/G3 keep
+    /// everything (`None`).
+    pub fn generation_tranche_limit(&self) -> Option<u32> {
+        match self.schema {
+            Schema::G1 => Some(self.last_considered_tranche),
+            Schema::G2G3 => None,
+        }
+    }
+
+    /// Peers connected to the node: `floor((n_validators − 1) ×
+    /// connectivity / 100)`, exact (see [`NetworkConfig::connected_count`]).
+    pub fn connected_peers(&self) -> u32 {
+        ((u64::from(self.n_validators) - 1) * u64::from(self.connectivity) / 100) as u32
+    }
+
+    /// The emulated network of this step: one peer per validator other
+    /// than the node under test (peer `i` is validator `i + 1`), latency in
+    /// both directions, `error` as the loss probability.
+    pub fn network_config(&self, seed: u64) -> NetworkConfig {
+        NetworkConfig {
+            n_peers: self.n_validators - 1,
+            node_bandwidth: Bandwidth::BytesPerSecond(self.bandwidth),
+            peer_bandwidth: Bandwidth::BytesPerSecond(self.peer_bandwidth),
+            latency: match self.latency {
+                None => LatencyModel::None,
+                Some(Latency::Normal {
+                    mean_ms,
+                    std_dev_ms,
+                }) => LatencyModel::Normal {
+                    mean_ms: mean_ms as f64,
+                    std_dev_ms,
+                },
+                Some(Latency::Uniform { min, max }) => LatencyModel::Uniform { min, max },
+            },
+            latency_directions: LatencyDirections::Both,
+            connectivity_percent: self.connectivity,
+            loss_probability: f64::from(self.error_percent) / 100.0,
+            seed,
+        }
+    }
+}

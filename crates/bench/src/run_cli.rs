@@ -1,0 +1,152 @@
+//! `tranche run`: the benchmark's command line — which file, which
+//! architecture, which clock — and what it prints and writes.
+
+use crate::config::{self, BenchConfig};
+use crate::report::{render, ReportFile};
+use crate::run::{prepare, run_step, ClockKind, DbKind, RunOptions};
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use std::path::PathBuf;
+use tranche_node::{Architecture, DEFAULT_WORKERS};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ArchArg {
+    /// approval-distribution + approval-voting (crypto in voting).
+    Classic,
+    /// A router, N distribution workers that check crypto, one voting worker.
+    Parallel,
+    /// Both, one after the other on the same messages, side by side.
+    Both,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClockArg {
+    /// Wall-clock time, 500 ms ticks: shows queueing and CPU contention.
+    Real,
+    /// Ticks advance when the node is idle: deterministic protocol timing.
+    Virtual,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DbArg {
+    /// An embedded redb database in a temporary directory.
+    Redb,
+    /// In memory, as upstream's benchmark.
+    Memory,
+}
+
+/// Run the approval benchmark on a test sequence.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A subsystem-bench test-sequence YAML (`TestConfiguration` list with
+    /// `!ApprovalVoting` or `!ApprovalsTest` steps). Without it, an embedded
+    /// default runs: 100 validators, 20 cores, 3 blocks, best case.
+    pub file: Option<PathBuf>,
+    /// Node layout. Default: the file's `approval_voting_parallel_enabled`
+    /// if present, else parallel. The flag wins over the file.
+    #[arg(long, value_enum)]
+    pub architecture: Option<ArchArg>,
+    /// Distribution workers of the parallel layout.
+    #[arg(long, default_value_t = DEFAULT_WORKERS as u32, value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub workers: u32,
+    /// Which clock drives the run.
+    #[arg(long, value_enum, default_value_t = ClockArg::Real)]
+    pub clock: ClockArg,
+    /// Seeds message generation, the network model and random routing.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Directory of the message cache. Wins over the file's
+    /// `workdir_prefix`.
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Write every figure of the report as JSON to this file.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Where the node under test keeps its approval database.
+    #[arg(long, value_enum, default_value_t = DbArg::Redb)]
+    pub db: DbArg,
+    /// No progress bars.
+    #[arg(long)]
+    pub quiet: bool,
+}
+
+fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture> {
+    let parallel = Architecture::Parallel {
+        workers: args.workers as usize,
+    };
+    match args.architecture {
+        Some(ArchArg::Classic) => vec![Architecture::Classic],
+        Some(ArchArg::Parallel) => vec![parallel],
+        Some(ArchArg::Both) => vec![Architecture::Classic, parallel],
+        None => match file_choice {
+            Some(false) => vec![Architecture::Classic],
+            _ => vec![parallel],
+        },
+    }
+}
+
+/// Run every approval step of the file (or the embedded default).
+pub fn execute(args: RunArgs) -> Result<()> {
+    let config: BenchConfig = match &args.file {
+        Some(path) => config::load(path)?,
+        None => config::embedded_default()?,
+    };
+    for s in &config.skipped {
+        eprintln!(
+            "note: step {} ({}) is not an approval benchmark; skipped",
+            s.step, s.objective
+        );
+    }
+    let mut runs = Vec::new();
+    for step in &config.steps {
+        let cache_dir = args
+            .cache_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(&step.workdir_prefix));
+        for arch in architectures(&args, step.approval_voting_parallel_enabled) {
+            let options = RunOptions {
+                architecture: arch,
+                clock: match args.clock {
+                    ClockArg::Real => ClockKind::Real,
+                    ClockArg::Virtual => ClockKind::Virtual,
+                },
+                seed: args.seed,
+                cache_dir: cache_dir.clone(),
+                db: match args.db {
+                    DbArg::Redb => DbKind::Redb,
+                    DbArg::Memory => DbKind::Memory,
+                },
+                progress: !args.quiet,
+            };
+            let prepared =
+                prepare(step, &options).with_context(|| format!("preparing {}", step.name))?;
+            let report = run_step(step, &prepared, &options)
+                .with_context(|| format!("running {}", step.name))?;
+            runs.push(report);
+        }
+        let step_runs: Vec<_> = runs
+            .iter()
+            .filter(|r| r.name == step.name)
+            .cloned()
+            .collect();
+        println!("{}", render(&step_runs));
+    }
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&ReportFile::new(runs.clone()))?;
+        std::fs::write(path, text + "\n")
+            .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    let unapproved: usize = runs
+        .iter()
+        .map(|r| {
+            r.blocks
+                .iter()
+                .filter(|b| b.approved_tick.is_none())
+                .count()
+        })
+        .sum();
+    if unapproved > 0 {
+        bail!("{unapproved} block(s) were never approved (see the report above)");
+    }
+    Ok(())
+}
