@@ -22,14 +22,25 @@ fn main() {
         progress: false,
     };
     let p = prepare(step, &options).unwrap();
-    let ticks: Vec<u64> = p.world.blocks.iter().map(|b| slot_start_tick(b.slot, TICKS_PER_SLOT)).collect();
-    let mut prod = Producer::new(&p.messages.bundles, ticks.clone(), ProducerOptions {
-        needed_approvals: step.needed_approvals,
-        num_no_shows_per_candidate: step.num_no_shows_per_candidate,
-        stop_when_approved: step.stop_when_approved,
-        last_considered_tranche: step.send_limit_tranche(),
-    });
-    for b in 0..ticks.len() { prod.block_initialised(b as u32); }
+    let ticks: Vec<u64> = p
+        .world
+        .blocks
+        .iter()
+        .map(|b| slot_start_tick(b.slot, TICKS_PER_SLOT))
+        .collect();
+    let mut prod = Producer::new(
+        &p.messages.bundles,
+        ticks.clone(),
+        ProducerOptions {
+            needed_approvals: step.needed_approvals,
+            num_no_shows_per_candidate: step.num_no_shows_per_candidate,
+            stop_when_approved: step.stop_when_approved,
+            last_considered_tranche: step.send_limit_tranche(),
+        },
+    );
+    for b in 0..ticks.len() {
+        prod.block_initialised(b as u32);
+    }
     let mut events = Vec::new();
     let mut out = Vec::new();
     let mut seen = std::collections::HashSet::new();
@@ -37,22 +48,38 @@ fn main() {
         out.clear();
         prod.poll(t, &mut out);
         for d in &out {
-            if d.block != 0 || !seen.insert(d.message as *const _) { continue; }
+            if d.block != 0 || !seen.insert(d.message as *const _) {
+                continue;
+            }
             match &d.message.message {
-                ApprovalDistributionMessage::Assignments(items) => for (a, c) in items {
-                    events.push(serde_json::json!({"tick": t, "kind": "assignment", "validator": a.validator.0, "block": "A", "candidates": c.iter_ones().collect::<Vec<_>>(), "tranche": d.message.tranche}));
-                },
-                ApprovalDistributionMessage::Approvals(items) => for v in items {
-                    events.push(serde_json::json!({"tick": t, "kind": "approval", "validator": v.validator.0, "block": "A", "candidates": v.candidate_indices.iter_ones().collect::<Vec<_>>()}));
-                },
+                ApprovalDistributionMessage::Assignments(items) => {
+                    for (a, c) in items {
+                        events.push(serde_json::json!({"tick": t, "kind": "assignment", "validator": a.validator.0, "block": "A", "candidates": c.iter_ones().collect::<Vec<_>>(), "tranche": d.message.tranche}));
+                    }
+                }
+                ApprovalDistributionMessage::Approvals(items) => {
+                    for v in items {
+                        events.push(serde_json::json!({"tick": t, "kind": "approval", "validator": v.validator.0, "block": "A", "candidates": v.candidate_indices.iter_ones().collect::<Vec<_>>()}));
+                    }
+                }
             }
         }
     }
     let s = &p.world.session;
-    let groups: Vec<Vec<u32>> = s.validator_groups.iter().map(|g| g.iter().map(|v| v.0).collect()).collect();
-    let cands: Vec<_> = p.world.blocks[0].candidates.iter().map(|c| serde_json::json!({"core": c.core.0, "group": c.group.0})).collect();
+    let groups: Vec<Vec<u32>> = s
+        .validator_groups
+        .iter()
+        .map(|g| g.iter().map(|v| v.0).collect())
+        .collect();
+    let cands: Vec<_> = p.world.blocks[0]
+        .candidates
+        .iter()
+        .map(|c| serde_json::json!({"core": c.core.0, "group": c.group.0}))
+        .collect();
     let mut by: BTreeMap<u64, usize> = BTreeMap::new();
-    for e in &events { *by.entry(e["tick"].as_u64().unwrap()).or_default() += 1; }
+    for e in &events {
+        *by.entry(e["tick"].as_u64().unwrap()).or_default() += 1;
+    }
     let sc = serde_json::json!({
         "name": "dump", "description": "from producer",
         "session": {"n_validators": s.n_validators(), "n_cores": s.n_cores, "needed_approvals": s.needed_approvals, "no_show_slots": s.no_show_slots,
@@ -62,5 +89,9 @@ fn main() {
         "events": events, "end_tick": ticks[0] + 600,
     });
     std::fs::write(&args[2], serde_json::to_string_pretty(&sc).unwrap()).unwrap();
-    eprintln!("{} events; withheld {}", sc["events"].as_array().unwrap().len(), prod.stats.withheld_approvals);
+    eprintln!(
+        "{} events; withheld {}",
+        sc["events"].as_array().unwrap().len(),
+        prod.stats.withheld_approvals
+    );
 }

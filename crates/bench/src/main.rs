@@ -37,6 +37,30 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
+    /// Compare two `tranche run --json` results: deterministic figures
+    /// (virtual clock) must match exactly, CPU may not slow down beyond the
+    /// tolerance. Exit status 0: no regression; 1: regression; 2: a file
+    /// could not be read.
+    Compare {
+        /// The reference result.
+        baseline: PathBuf,
+        /// The result to judge.
+        current: PathBuf,
+        /// Relative CPU slowdown allowed (0.25: up to 25 % more CPU passes).
+        /// Faster is never a failure.
+        #[arg(long, default_value_t = 0.25, value_parser = parse_tolerance)]
+        cpu_tolerance: f64,
+        /// CPU rows below this many seconds in both files are shown but not
+        /// judged.
+        #[arg(long, default_value_t = 0.05)]
+        cpu_floor: f64,
+        /// Show CPU rows but judge none (baseline from another machine).
+        #[arg(long)]
+        ignore_cpu: bool,
+        /// List identical figures too.
+        #[arg(long)]
+        verbose: bool,
+    },
     /// Run the voting state machine on a timed scenario (as in
     /// ../shared/scenarios) in virtual time; print a timeline of why each
     /// candidate was approved when it was, or write the result file.
@@ -50,8 +74,46 @@ enum Command {
     },
 }
 
+fn parse_tolerance(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
+        _ => Err(format!(
+            "`{s}` is not a tolerance (a number >= 0, e.g. 0.25)"
+        )),
+    }
+}
+
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Compare {
+            baseline,
+            current,
+            cpu_tolerance,
+            cpu_floor,
+            ignore_cpu,
+            verbose,
+        } => {
+            let load = |p: &PathBuf| tranche_bench::compare::load(p);
+            let (base, cur) = match (load(&baseline), load(&current)) {
+                (Ok(b), Ok(c)) => (b, c),
+                (Err(e), _) | (_, Err(e)) => {
+                    eprintln!("error: {e}");
+                    return Ok(ExitCode::from(2));
+                }
+            };
+            let policy = tranche_bench::compare::CpuPolicy {
+                tolerance: cpu_tolerance,
+                floor_s: cpu_floor,
+                ignore: ignore_cpu,
+            };
+            let c = tranche_bench::compare::compare(&base, &cur, &policy);
+            print!("{}", c.render(verbose));
+            Ok(if c.passed() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(1)
+            })
+        }
         Command::Run(args) => {
             tranche_bench::run_cli::execute(args)?;
             Ok(ExitCode::SUCCESS)

@@ -61,7 +61,10 @@ impl CandidateBook {
     fn mark_sent_assignment(&mut self, t: DelayTranche, needed: u32) {
         if self.sent_assignment < needed {
             self.max_tranche = self.max_tranche.max(t);
-        } else if self.sent_assignment > needed && t > self.max_tranche && !self.extra_tranches.contains(&t) {
+        } else if self.sent_assignment > needed
+            && t > self.max_tranche
+            && !self.extra_tranches.contains(&t)
+        {
             self.extra_tranches.push(t);
         }
         self.sent_assignment += 1;
@@ -417,7 +420,13 @@ mod tests {
         // Needed 2: three tranche-0 assignments go out (needed + 1); the
         // first tranche-0 approval is withheld, so one more non-empty
         // tranche (5, not 1) is released; tranche 9 is not needed.
-        let bundles = vec![bundle(1, 0), bundle(2, 0), bundle(3, 0), bundle(4, 5), bundle(5, 9)];
+        let bundles = vec![
+            bundle(1, 0),
+            bundle(2, 0),
+            bundle(3, 0),
+            bundle(4, 5),
+            bundle(5, 9),
+        ];
         let mut p = Producer::new(&bundles, vec![100], opts(1));
         p.block_initialised(0);
         let mut out = Vec::new();
@@ -425,7 +434,8 @@ mod tests {
             p.poll(now, &mut out);
         }
         assert_eq!(p.stats.withheld_approvals, 1);
-        let sent_tranches: std::collections::BTreeSet<u32> = out.iter().map(|d| d.message.tranche).collect();
+        let sent_tranches: std::collections::BTreeSet<u32> =
+            out.iter().map(|d| d.message.tranche).collect();
         assert_eq!(sent_tranches, [0, 5].into_iter().collect());
     }
 }

@@ -3,6 +3,7 @@
 //! runs are shown side by side with ratios.
 
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
 /// When a block was approved.
@@ -73,6 +74,49 @@ pub struct FloorReport {
     pub node_ratio: f64,
 }
 
+/// What the node's state machines counted (the twins of upstream's
+/// approval metrics); all zero in reports written before they existed.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ProtocolReport {
+    /// Candidates imported with new blocks.
+    pub imported_candidates: u64,
+    /// Assignments accepted (ours and peers'), by certificate kind:
+    /// `VRF Delay`, `VRF Modulo`, `VRF Modulo Compact`.
+    pub assignments_imported: BTreeMap<String, u64>,
+    /// Approval votes accepted (ours and peers').
+    pub approvals_imported: u64,
+    pub candidates_approved: u64,
+    pub approved_by_one_third: u64,
+    /// No-shows tolerated when candidates got approved.
+    pub no_shows: u64,
+    /// No-shows observed at any evaluation.
+    pub observed_no_shows: u64,
+}
+
+/// The run's state at one moment, for plots over time. Sampled by the
+/// driver every virtual tick (virtual clock) or about every 500 ms (real
+/// clock).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Sample {
+    /// Seconds since the first block's slot started: tick-based under the
+    /// virtual clock, wall-clock under the real one.
+    pub t_s: f64,
+    pub tick: u64,
+    /// Cumulative CPU seconds per thread group (the node's groups and
+    /// `test-environment`).
+    pub cpu_s: BTreeMap<String, f64>,
+    /// Cumulative bytes the node received from and sent to peers.
+    pub received_bytes: u64,
+    pub sent_bytes: u64,
+    /// The deepest each of the node's channels got since the previous
+    /// sample, summed over its channels.
+    pub queue_depth: u64,
+    /// Blocks approved so far.
+    pub approved_blocks: u32,
+}
+
 /// One benchmark run.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunReport {
@@ -93,6 +137,33 @@ pub struct RunReport {
     pub crypto_floor: FloorReport,
     pub wall_time_s: f64,
     pub peak_memory_bytes: u64,
+    #[serde(default)]
+    pub protocol: ProtocolReport,
+    /// The run over time (absent in older files).
+    #[serde(default)]
+    pub samples: Vec<Sample>,
+}
+
+impl RunReport {
+    /// `parallel/N` or `classic`: how runs are told apart in tables.
+    pub fn layout(&self) -> String {
+        if self.architecture == "parallel" {
+            format!("parallel/{}", self.workers)
+        } else {
+            self.architecture.clone()
+        }
+    }
+}
+
+/// The thread group a node thread belongs to in plots: the parallel
+/// layout's distribution workers together, every other thread alone.
+pub fn thread_group(name: &str) -> String {
+    match name.strip_prefix("approval-voting-parallel-") {
+        Some(n) if !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) => {
+            "approval-voting-parallel-workers".into()
+        }
+        _ => name.into(),
+    }
 }
 
 /// What `--json` writes: every run of the invocation.
@@ -126,16 +197,7 @@ pub fn render(runs: &[RunReport]) -> String {
     let Some(first) = runs.first() else {
         return s;
     };
-    let heads: Vec<String> = runs
-        .iter()
-        .map(|r| {
-            if r.architecture == "parallel" {
-                format!("parallel/{}", r.workers)
-            } else {
-                r.architecture.clone()
-            }
-        })
-        .collect();
+    let heads: Vec<String> = runs.iter().map(RunReport::layout).collect();
     let ratio = runs.len() == 2;
     let row = |s: &mut String, name: &str, vals: Vec<String>, r: Option<String>| {
         let _ = write!(s, "{name:<W$}");

@@ -16,18 +16,21 @@ use crate::generate::params::{CoalesceModel, GenerationParams};
 use crate::generate::world::{World, NODE_UNDER_TEST};
 use crate::generate::{load_or_generate, CacheOutcome, TICKS_PER_SLOT};
 use crate::producer::{Delivery, Producer, ProducerOptions};
+use crate::prometheus::{Exporter, LiveRun};
 use crate::report::{
-    BlockReport, Counts, CpuRow, FloorReport, GenerationReport, NetworkReport, RunReport,
+    thread_group, BlockReport, Counts, CpuRow, FloorReport, GenerationReport, NetworkReport,
+    ProtocolReport, RunReport, Sample,
 };
 use anyhow::{bail, Context, Result};
 use parity_scale_codec::Encode;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_netsim::{Endpoint, Fate, Network, SendError};
 use tranche_node::cpu::{process_cpu_time, thread_cpu_time};
+use tranche_node::metrics::ASSIGNMENT_KINDS;
 use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
 use tranche_primitives::time::slot_start_tick;
 use tranche_primitives::{Session, Tick, ValidationProtocol};
@@ -64,6 +67,9 @@ const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 /// tranche and no-show window, before blocks that are still unapproved are
 /// reported as such.
 const GRACE_TICKS: Tick = 40;
+/// How often the real-clock driver samples the run for plots and the
+/// Prometheus endpoint (the virtual-clock driver samples every tick).
+const REAL_SAMPLE_EVERY: Duration = Duration::from_millis(500);
 
 /// The generation parameters of a step.
 pub fn generation_params(step: &BenchStep, seed: u64) -> GenerationParams {
@@ -206,6 +212,10 @@ struct Driver<'a> {
     first_tick: Tick,
     real_start: Instant,
     clock: Clock,
+    samples: Vec<Sample>,
+    last_sample: Instant,
+    driver_cpu_start: Duration,
+    live: Option<Arc<LiveRun>>,
 }
 
 impl<'a> Driver<'a> {
@@ -335,10 +345,82 @@ impl<'a> Driver<'a> {
     fn all_approved(&self) -> bool {
         self.approved.iter().all(Option::is_some)
     }
+
+    /// Milliseconds after its slot start that block `b` was approved (500 ms
+    /// resolution under the virtual clock, wall-clock under the real one).
+    fn approval_ms(&self, b: usize) -> Option<u64> {
+        let slot_tick = self.block_ticks[b];
+        if self.clock.is_virtual() {
+            self.approved[b].map(|t| t.saturating_sub(slot_tick) * 500)
+        } else {
+            self.approved_at[b].map(|at| {
+                let slot_start =
+                    self.real_start + Duration::from_millis((slot_tick - self.first_tick) * 500);
+                at.saturating_duration_since(slot_start).as_millis() as u64
+            })
+        }
+    }
+
+    /// Record the run's state now: a sample for the report's plots, and
+    /// the live figures for the Prometheus endpoint.
+    fn sample(&mut self, tick: Tick, imported: usize) {
+        self.last_sample = Instant::now();
+        let t_s = if self.clock.is_virtual() {
+            tick.saturating_sub(self.first_tick) as f64 * 0.5
+        } else {
+            self.real_start.elapsed().as_secs_f64()
+        };
+        let metrics = self.node.metrics();
+        let mut cpu_s = BTreeMap::new();
+        for w in &metrics.workers {
+            *cpu_s.entry(thread_group(&w.name)).or_insert(0.0) += w.cpu_seconds();
+        }
+        let env = thread_cpu_time().saturating_sub(self.driver_cpu_start);
+        cpu_s.insert("test-environment".to_owned(), env.as_secs_f64());
+        let queue_depth = metrics.channels.iter().map(|c| c.take_window_peak()).sum();
+        let node = *self.net.node_counters();
+        self.samples.push(Sample {
+            t_s,
+            tick,
+            cpu_s,
+            received_bytes: node.bytes_received,
+            sent_bytes: node.bytes_sent,
+            queue_depth,
+            approved_blocks: self.approved.iter().filter(|a| a.is_some()).count() as u32,
+        });
+        if let Some(live) = &self.live {
+            let net = &self.net;
+            let peers = (0..net.n_peers()).map(|i| {
+                net.peer_counters(tranche_netsim::PeerId(i))
+                    .map_or((0, 0), |c| (c.bytes_sent, c.bytes_received))
+            });
+            let blocks = (0..self.approved.len())
+                .map(|b| (self.prepared.world.blocks[b].number, self.approval_ms(b)));
+            live.publish(
+                tick,
+                imported as u64,
+                env,
+                node.bytes_received,
+                node.bytes_sent,
+                peers,
+                blocks,
+            );
+        }
+    }
 }
 
 /// Run one step of a test sequence with one architecture.
 pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> Result<RunReport> {
+    run_step_observed(step, prepared, options, None)
+}
+
+/// [`run_step`], with the run's live figures served by `exporter`.
+pub fn run_step_observed(
+    step: &BenchStep,
+    prepared: &Prepared,
+    options: &RunOptions,
+    exporter: Option<&Exporter>,
+) -> Result<RunReport> {
     let world = &prepared.world;
     let session = Arc::new(Session::new(world.session.clone()));
     let block_ticks: Vec<Tick> = world
@@ -348,9 +430,14 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
         .collect();
     let first_tick = block_ticks[0];
     let last_tick = *block_ticks.last().expect("at least one block");
+    // Every no-show a candidate suffers can cost a no-show window plus the
+    // clock drift it adds before a later tranche covers it, so the run may
+    // go on that long per withheld approval (upstream waits without limit).
+    let no_show_window = Tick::from(step.no_show_slots) * TICKS_PER_SLOT;
     let end_tick = last_tick
         + Tick::from(step.n_delay_tranches)
-        + 2 * Tick::from(step.no_show_slots) * TICKS_PER_SLOT
+        + (2 + Tick::from(step.num_no_shows_per_candidate))
+            * (no_show_window + Tick::from(step.n_delay_tranches))
         + GRACE_TICKS;
 
     let db_dir = std::env::temp_dir().join(format!(
@@ -409,6 +496,25 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
         store,
     })?;
     let n_blocks = world.blocks.len();
+    let clock_name = match options.clock {
+        ClockKind::Real => "real",
+        ClockKind::Virtual => "virtual",
+    };
+    let live = exporter.map(|ex| {
+        let live = LiveRun::new(
+            &step.name,
+            &match options.architecture {
+                Architecture::Classic => "classic".to_owned(),
+                Architecture::Parallel { workers } => format!("parallel/{workers}"),
+            },
+            clock_name,
+            step.n_validators,
+            step.n_cores,
+            node.metrics().clone(),
+        );
+        ex.set_run(live.clone());
+        live
+    });
     let mut d = Driver {
         step,
         prepared,
@@ -422,6 +528,10 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
         first_tick,
         real_start: Instant::now(),
         clock: clock.clone(),
+        samples: Vec::new(),
+        last_sample: Instant::now(),
+        driver_cpu_start,
+        live,
     };
 
     // Connect the peers and set the gossip topology (identity grid, as
@@ -455,6 +565,7 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
     match options.clock {
         ClockKind::Virtual => {
             d.node.wait_idle(IDLE_TIMEOUT)?;
+            d.sample(first_tick, imported);
             for tick in first_tick..=end_tick {
                 bar.set_position((tick - first_tick) / TICKS_PER_SLOT);
                 d.node.set_tick(tick)?;
@@ -478,6 +589,7 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
                         break;
                     }
                 }
+                d.sample(tick, imported);
                 if d.all_approved() && d.producer.is_done() {
                     break;
                 }
@@ -485,10 +597,14 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
         }
         ClockKind::Real => {
             d.real_start = Instant::now();
+            d.sample(clock.now(), imported);
             loop {
                 let tick = clock.now();
                 if tick > end_tick {
                     break;
+                }
+                if d.last_sample.elapsed() >= REAL_SAMPLE_EVERY {
+                    d.sample(tick, imported);
                 }
                 bar.set_position(tick.saturating_sub(first_tick) / TICKS_PER_SLOT);
                 d.import_due_blocks(tick, &session, &mut imported)?;
@@ -520,6 +636,10 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
         }
     }
     bar.finish_and_clear();
+    if !d.clock.is_virtual() {
+        d.sample(clock.now(), imported);
+    }
+    let block_ms: Vec<Option<u64>> = (0..n_blocks).map(|b| d.approval_ms(b)).collect();
     let wall = wall_start.elapsed();
     let driver_cpu = thread_cpu_time().saturating_sub(driver_cpu_start);
     let Driver {
@@ -527,9 +647,8 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
         net,
         producer,
         approved,
-        approved_at,
         mut counts,
-        real_start,
+        samples,
         ..
     } = d;
     let metrics = node.shutdown()?;
@@ -576,6 +695,20 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
     counts.verifications = metrics.verifications();
     let node_counters = net.node_counters();
     let floor_s = floor.cpu.as_secs_f64();
+    let p = &metrics.protocol;
+    let protocol = ProtocolReport {
+        imported_candidates: p.imported_candidates(),
+        assignments_imported: ASSIGNMENT_KINDS
+            .iter()
+            .zip(p.assignments_imported())
+            .map(|(k, v)| ((*k).to_owned(), v))
+            .collect(),
+        approvals_imported: p.approvals_imported(),
+        candidates_approved: p.candidates_approved(),
+        approved_by_one_third: p.approved_by_one_third(),
+        no_shows: p.no_shows(),
+        observed_no_shows: p.observed_no_shows(),
+    };
     let _ = std::fs::remove_dir_all(&db_dir);
 
     Ok(RunReport {
@@ -585,10 +718,7 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
             Architecture::Classic => 1,
             Architecture::Parallel { workers } => workers,
         },
-        clock: match options.clock {
-            ClockKind::Real => "real".into(),
-            ClockKind::Virtual => "virtual".into(),
-        },
+        clock: clock_name.into(),
         seed: options.seed,
         n_validators: step.n_validators,
         n_cores: step.n_cores,
@@ -597,21 +727,10 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
             .blocks
             .iter()
             .enumerate()
-            .map(|(i, b)| {
-                let slot_tick = slot_start_tick(b.slot, TICKS_PER_SLOT);
-                let after_ms = match options.clock {
-                    ClockKind::Virtual => approved[i].map(|t| (t.saturating_sub(slot_tick)) * 500),
-                    ClockKind::Real => approved_at[i].map(|at| {
-                        let slot_start =
-                            real_start + Duration::from_millis((slot_tick - first_tick) * 500);
-                        at.saturating_duration_since(slot_start).as_millis() as u64
-                    }),
-                };
-                BlockReport {
-                    number: b.number,
-                    approved_tick: approved[i],
-                    approved_after_ms: after_ms,
-                }
+            .map(|(i, b)| BlockReport {
+                number: b.number,
+                approved_tick: approved[i],
+                approved_after_ms: block_ms[i],
             })
             .collect(),
         network: NetworkReport {
@@ -637,5 +756,7 @@ pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> 
         },
         wall_time_s: wall.as_secs_f64(),
         peak_memory_bytes: peak_memory_bytes(),
+        protocol,
+        samples,
     })
 }

@@ -2,8 +2,9 @@
 //! architecture, which clock — and what it prints and writes.
 
 use crate::config::{self, BenchConfig};
+use crate::prometheus::Exporter;
 use crate::report::{render, ReportFile};
-use crate::run::{prepare, run_step, ClockKind, DbKind, RunOptions};
+use crate::run::{prepare, run_step_observed, ClockKind, DbKind, RunOptions};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -68,6 +69,26 @@ pub struct RunArgs {
     /// No progress bars.
     #[arg(long)]
     pub quiet: bool,
+    /// Serve Prometheus metrics at http://ADDR/metrics for the whole
+    /// invocation (e.g. 127.0.0.1:9999; port 0 picks a free port). The
+    /// address bound is printed on stderr.
+    #[arg(long, value_name = "ADDR")]
+    pub prometheus: Option<String>,
+    /// With --prometheus: keep serving this many seconds after the last
+    /// run, so that a scraper sees the final figures.
+    #[arg(
+        long,
+        value_name = "SECS",
+        default_value_t = 0,
+        requires = "prometheus"
+    )]
+    pub prometheus_hold: u64,
+    /// Write a CPU flamegraph (SVG) of the invocation, sampled in process.
+    #[arg(long, value_name = "FILE.svg")]
+    pub profile: Option<PathBuf>,
+    /// Write a self-contained HTML report with plots of every run.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture> {
@@ -97,6 +118,18 @@ pub fn execute(args: RunArgs) -> Result<()> {
             s.step, s.objective
         );
     }
+    let exporter = match &args.prometheus {
+        Some(addr) => {
+            let ex = Exporter::start(addr)?;
+            eprintln!("prometheus: serving http://{}/metrics", ex.addr());
+            Some(ex)
+        }
+        None => None,
+    };
+    let profiler = match &args.profile {
+        Some(_) => Some(crate::profile::Profiler::start()?),
+        None => None,
+    };
     let mut runs = Vec::new();
     for step in &config.steps {
         let cache_dir = args
@@ -120,7 +153,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             };
             let prepared =
                 prepare(step, &options).with_context(|| format!("preparing {}", step.name))?;
-            let report = run_step(step, &prepared, &options)
+            let report = run_step_observed(step, &prepared, &options, exporter.as_ref())
                 .with_context(|| format!("running {}", step.name))?;
             runs.push(report);
         }
@@ -131,10 +164,26 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .collect();
         println!("{}", render(&step_runs));
     }
+    if let (Some(p), Some(path)) = (profiler, &args.profile) {
+        p.finish(path)?;
+        eprintln!("profile: wrote {}", path.display());
+    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&ReportFile::new(runs.clone()))?;
         std::fs::write(path, text + "\n")
             .with_context(|| format!("cannot write {}", path.display()))?;
+    }
+    if let Some(path) = &args.html {
+        let page = crate::html::render_html(&runs)?;
+        std::fs::write(path, page).with_context(|| format!("cannot write {}", path.display()))?;
+        eprintln!("html: wrote {}", path.display());
+    }
+    if exporter.is_some() && args.prometheus_hold > 0 {
+        eprintln!(
+            "prometheus: serving the final figures for {} s more",
+            args.prometheus_hold
+        );
+        std::thread::sleep(std::time::Duration::from_secs(args.prometheus_hold));
     }
     let unapproved: usize = runs
         .iter()

@@ -6,6 +6,7 @@
 //! includes sending whatever the message caused. So a count of zero means
 //! no message is queued or being handled anywhere in the node.
 
+use crate::metrics::{HistogramSnapshot, TOF_BUCKETS_NANOS};
 use crossbeam_channel::{Receiver, Select, SendError, Sender, TryRecvError};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
@@ -68,6 +69,13 @@ pub struct ChannelMeter {
     sent: AtomicU64,
     received: AtomicU64,
     queue_nanos: AtomicU64,
+    /// Time in queue of each message received, counted per bucket of
+    /// [`TOF_BUCKETS_NANOS`] plus overflow (upstream's `*_tof`); the sum is
+    /// `queue_nanos`.
+    tof_buckets: [AtomicU64; TOF_BUCKETS_NANOS.len() + 1],
+    /// Highest depth seen by a sender since the last
+    /// [`ChannelMeter::take_window_peak`].
+    window_peak: AtomicU64,
 }
 
 impl ChannelMeter {
@@ -78,7 +86,35 @@ impl ChannelMeter {
             sent: AtomicU64::new(0),
             received: AtomicU64::new(0),
             queue_nanos: AtomicU64::new(0),
+            tof_buckets: Default::default(),
+            window_peak: AtomicU64::new(0),
         })
+    }
+
+    /// Time-in-queue histogram, in nanoseconds.
+    pub fn time_of_flight(&self) -> HistogramSnapshot {
+        let mut acc = 0;
+        let cumulative = TOF_BUCKETS_NANOS
+            .iter()
+            .zip(&self.tof_buckets)
+            .map(|(b, c)| {
+                acc += c.load(Ordering::Relaxed);
+                (*b, acc)
+            })
+            .collect();
+        let overflow = self.tof_buckets[TOF_BUCKETS_NANOS.len()].load(Ordering::Relaxed);
+        HistogramSnapshot {
+            cumulative,
+            sum: self.queue_nanos.load(Ordering::Relaxed),
+            count: acc + overflow,
+        }
+    }
+
+    /// The highest depth a sender saw since the previous call (at least the
+    /// depth now); starts a new window.
+    pub fn take_window_peak(&self) -> u64 {
+        let now = self.depth();
+        self.window_peak.swap(now, Ordering::Relaxed).max(now)
     }
 
     pub fn sent(&self) -> u64 {
@@ -131,7 +167,9 @@ impl<T> Tx<T> {
     /// Send, waiting for room on a bounded channel.
     pub fn send(&self, msg: T) -> Result<(), Closed> {
         self.in_flight.add();
-        self.meter.sent.fetch_add(1, Ordering::Relaxed);
+        let sent = self.meter.sent.fetch_add(1, Ordering::Relaxed) + 1;
+        let depth = sent.saturating_sub(self.meter.received.load(Ordering::Relaxed));
+        self.meter.window_peak.fetch_max(depth, Ordering::Relaxed);
         let env = Envelope {
             msg,
             sent_at: Instant::now(),
@@ -159,6 +197,8 @@ impl<T> Rx<T> {
         self.meter.received.fetch_add(1, Ordering::Relaxed);
         let waited = env.sent_at.elapsed().as_nanos() as u64;
         self.meter.queue_nanos.fetch_add(waited, Ordering::Relaxed);
+        let bucket = TOF_BUCKETS_NANOS.partition_point(|b| *b < waited);
+        self.meter.tof_buckets[bucket].fetch_add(1, Ordering::Relaxed);
         env.msg
     }
 
@@ -277,6 +317,9 @@ mod tests {
         drop(ntx);
         assert!(matches!(recv_prioritised(&prx, &nrx, None), Next::Closed));
         assert_eq!(nrx.meter().received(), 2);
+        assert_eq!(nrx.meter().time_of_flight().count, 2);
+        assert_eq!(nrx.meter().take_window_peak(), 2);
+        assert_eq!(nrx.meter().take_window_peak(), 0);
     }
 
     #[test]

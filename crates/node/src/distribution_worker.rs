@@ -6,6 +6,7 @@
 use crate::channel::{recv_prioritised, InFlight, Next, Rx, Tx};
 use crate::clock::Clock;
 use crate::messages::{checked_approval, checked_assignment, Control, DistMsg, NodeEvent, VoteMsg};
+use crate::metrics::ProtocolCounters;
 use crate::worker::WorkerStats;
 use crossbeam_channel::Sender;
 use parity_scale_codec::Encode;
@@ -33,6 +34,7 @@ pub(crate) struct DistributionWorker {
     pub events: Sender<NodeEvent>,
     pub in_flight: Arc<InFlight>,
     pub sample_every: u64,
+    pub counters: Arc<ProtocolCounters>,
 }
 
 impl DistributionWorker {
@@ -116,9 +118,14 @@ impl DistributionWorker {
             DistMsg::NewBlocks(metas) => self.state.new_blocks(now, metas, out),
             DistMsg::OurView(heads) => self.state.our_view_change(&heads),
             DistMsg::DistributeAssignment { cert, claimed } => {
+                // Our own: counted as imported, as upstream does.
+                self.counters.assignment_imported(&cert.cert.kind);
                 self.state.distribute_assignment(cert, claimed, out)
             }
-            DistMsg::DistributeApproval(vote) => self.state.distribute_approval(vote, out),
+            DistMsg::DistributeApproval(vote) => {
+                self.counters.approval_imported();
+                self.state.distribute_approval(vote, out)
+            }
             DistMsg::Finalized(number) => self.state.block_finalized(number, out),
             DistMsg::Control(Control::Stop) => return Ok(true),
             DistMsg::Control(Control::Fault) => panic!("fault injected into a distribution worker"),
@@ -187,6 +194,7 @@ impl DistributionWorker {
                         assignment,
                         tranche,
                     } => {
+                        self.counters.assignment_imported(&assignment.0.cert.kind);
                         // Classic: voting imported it when it checked it.
                         if matches!(self.mode, CheckMode::Inline) {
                             self.to_voting
@@ -198,6 +206,7 @@ impl DistributionWorker {
                         }
                     }
                     Action::ImportApproval { vote } => {
+                        self.counters.approval_imported();
                         if matches!(self.mode, CheckMode::Inline) {
                             self.to_voting
                                 .send(VoteMsg::Approval(checked_approval(&vote)))

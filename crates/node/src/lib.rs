@@ -10,6 +10,7 @@ pub mod cpu;
 mod distribution_worker;
 pub mod leaves;
 pub mod messages;
+pub mod metrics;
 mod node;
 mod router;
 mod voting_worker;

@@ -17,6 +17,7 @@ use crate::clock::Clock;
 use crate::distribution_worker::{CheckMode, DistributionWorker};
 use crate::leaves::Leaves;
 use crate::messages::{Architecture, Control, DistMsg, NodeEvent, RouterMsg, StoreConfig, VoteMsg};
+use crate::metrics::ProtocolCounters;
 use crate::router::Router;
 use crate::voting_worker::{DistLinks, VotingWorker};
 use crate::worker::{spawn_worker, WorkerBody, WorkerFailure, WorkerStats};
@@ -63,11 +64,13 @@ pub enum NodeError {
     Stopped,
 }
 
-/// Per-worker and per-channel counters.
+/// Per-worker, per-channel and protocol counters.
 #[derive(Clone, Default)]
 pub struct NodeMetrics {
     pub workers: Vec<Arc<WorkerStats>>,
     pub channels: Vec<Arc<ChannelMeter>>,
+    /// What the state machines did (upstream's approval metrics).
+    pub protocol: Arc<ProtocolCounters>,
 }
 
 impl NodeMetrics {
@@ -195,6 +198,12 @@ impl Node {
             events: events_tx.clone(),
             in_flight: in_flight.clone(),
             sample_every: CPU_SAMPLE_EVERY,
+            counters: metrics.protocol.clone(),
+            ticks_per_slot: tranche_primitives::time::ticks_per_slot(
+                config.voting.slot_duration_millis,
+            )
+            .max(1),
+            slot_starts: Default::default(),
         };
         threads.push(spawn(
             voting_stats,
@@ -225,6 +234,7 @@ impl Node {
                 events: events_tx.clone(),
                 in_flight: in_flight.clone(),
                 sample_every: CPU_SAMPLE_EVERY,
+                counters: metrics.protocol.clone(),
             };
             threads.push(spawn(stats, Box::new(move |s| worker.run(prio_rx, rx, s)))?);
         }

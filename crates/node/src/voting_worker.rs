@@ -7,11 +7,13 @@
 use crate::channel::{recv_prioritised, InFlight, Next, Rx, Tx};
 use crate::clock::Clock;
 use crate::messages::{Control, DistMsg, NodeEvent, VoteMsg};
+use crate::metrics::ProtocolCounters;
 use crate::worker::WorkerStats;
 use crossbeam_channel::Sender;
+use std::collections::HashMap;
 use std::sync::Arc;
 use tranche_distribution::{BlockApprovalMeta, CandidateMeta};
-use tranche_primitives::{Tick, ValidatorIndex};
+use tranche_primitives::{Hash, Tick, ValidatorIndex};
 use tranche_voting::{Action, ApprovalVoting, CheckedApproval, CheckedAssignment, Output, Store};
 
 /// How the voting worker reaches distribution.
@@ -35,6 +37,10 @@ pub(crate) struct VotingWorker {
     pub in_flight: Arc<InFlight>,
     /// Messages between CPU-time samples.
     pub sample_every: u64,
+    pub counters: Arc<ProtocolCounters>,
+    pub ticks_per_slot: Tick,
+    /// Slot-start tick of each live block, for the approval-time metrics.
+    pub slot_starts: HashMap<Hash, Tick>,
 }
 
 fn meta(m: &tranche_voting::BlockMeta) -> BlockApprovalMeta {
@@ -67,6 +73,12 @@ impl VotingWorker {
         for action in out.actions {
             match action {
                 Action::NewBlock(m) => {
+                    self.counters
+                        .candidates_imported_with_block(m.candidates.len());
+                    self.slot_starts.insert(
+                        m.hash,
+                        tranche_primitives::time::slot_start_tick(m.slot, self.ticks_per_slot),
+                    );
                     let metas = vec![meta(&m)];
                     for w in &self.dist.workers {
                         w.send(DistMsg::NewBlocks(metas.clone()))
@@ -90,16 +102,41 @@ impl VotingWorker {
                     number,
                     tick,
                 } => {
+                    self.counters
+                        .block_approved(self.ticks_since_slot(&block, tick));
                     let _ = self.events.send(NodeEvent::BlockApproved {
                         hash: block,
                         number,
                         tick,
                     });
                 }
-                _ => {}
+                Action::CandidateApproved {
+                    block,
+                    tick,
+                    one_third,
+                    tolerated_no_shows,
+                    ..
+                } => {
+                    let ticks = self.ticks_since_slot(&block, tick);
+                    self.counters
+                        .candidate_approved(ticks, one_third, tolerated_no_shows);
+                }
+                Action::NoShowObserved { validators, .. } => {
+                    self.counters.no_shows_observed(validators.len());
+                }
+                Action::BlockPruned { block, .. } => {
+                    self.slot_starts.remove(&block);
+                }
+                Action::AssignmentImported { .. } | Action::ApprovalImported { .. } => {}
             }
         }
         Ok(())
+    }
+
+    fn ticks_since_slot(&self, block: &Hash, tick: Tick) -> u64 {
+        self.slot_starts
+            .get(block)
+            .map_or(0, |start| tick.saturating_sub(*start))
     }
 
     fn wakeup_due(&self, now: Tick) -> bool {
@@ -118,6 +155,7 @@ impl VotingWorker {
             let now = self.clock.now();
             // Real clock: due wakeups run before the next message.
             if !self.clock.is_virtual() && self.wakeup_due(now) {
+                self.counters.wakeup();
                 let out = self.machine.tick(now);
                 self.apply(out)?;
             }
@@ -208,7 +246,12 @@ impl VotingWorker {
                 return Ok(false);
             }
             VoteMsg::Finalized { hash, number } => self.machine.finalize(now, hash, number),
-            VoteMsg::Tick(t) => self.machine.tick(t),
+            VoteMsg::Tick(t) => {
+                if self.wakeup_due(t) {
+                    self.counters.wakeup();
+                }
+                self.machine.tick(t)
+            }
             VoteMsg::Control(Control::Stop) => return Ok(true),
             VoteMsg::Control(Control::Fault) => panic!("fault injected into the voting worker"),
         };

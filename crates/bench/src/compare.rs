@@ -1,0 +1,581 @@
+//! `tranche compare BASELINE.json CURRENT.json`: the regression guard.
+//!
+//! Runs of the two `--json` files are matched by step name, architecture
+//! and worker count. Under the virtual clock with the same seed the
+//! protocol figures — approval ticks, bytes, message counts, signature
+//! checks, protocol counters — are exactly reproducible (message contents
+//! are random but their sizes are fixed, and the driver drains the node to
+//! idle every step), so they must match exactly: any difference fails.
+//! CPU figures are compared as ratios current / baseline, and only a
+//! slowdown beyond the tolerance fails; an improvement passes (upstream's
+//! check was two-sided, spec `benchmark.md` §11 Q18). CPU rows below a
+//! noise floor are shown but not judged. Wall time and memory are shown
+//! only.
+
+use crate::report::{ReportFile, RunReport};
+use std::fmt::Write as _;
+use std::path::Path;
+
+/// How CPU figures are judged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct CpuPolicy {
+    /// A current/baseline ratio above `1 + tolerance` fails.
+    pub tolerance: f64,
+    /// Rows whose baseline and current totals are both below this many
+    /// seconds are not judged (timer and scheduling noise).
+    pub floor_s: f64,
+    /// Show CPU rows but judge none (comparisons across machines).
+    pub ignore: bool,
+}
+
+impl Default for CpuPolicy {
+    fn default() -> Self {
+        CpuPolicy {
+            tolerance: 0.25,
+            floor_s: 0.05,
+            ignore: false,
+        }
+    }
+}
+
+/// A file could not be read as a `--json` report.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("{path} is not a tranche --json report: {reason}")]
+    Parse { path: String, reason: String },
+}
+
+/// Read a `--json` report.
+pub fn load(path: &Path) -> Result<ReportFile, LoadError> {
+    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
+        path: path.display().to_string(),
+        source,
+    })?;
+    serde_json::from_str(&text).map_err(|e| LoadError::Parse {
+        path: path.display().to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// The verdict on one row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    Same,
+    /// A deterministic figure differs, a CPU figure slowed down beyond the
+    /// tolerance, or a run is missing.
+    Regression,
+    /// CPU faster than the baseline beyond the tolerance: passes.
+    Improved,
+    /// Within the tolerance.
+    Within,
+    /// Shown, not judged.
+    Info,
+}
+
+impl Verdict {
+    fn label(self) -> &'static str {
+        match self {
+            Verdict::Same => "same",
+            Verdict::Regression => "FAIL",
+            Verdict::Improved => "faster",
+            Verdict::Within => "ok",
+            Verdict::Info => "-",
+        }
+    }
+}
+
+/// One compared figure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Row {
+    /// `step [layout]`.
+    pub run: String,
+    pub figure: String,
+    pub baseline: String,
+    pub current: String,
+    /// `+12`, `x1.10`, or empty.
+    pub difference: String,
+    pub verdict: Verdict,
+}
+
+/// Everything compared.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Comparison {
+    pub rows: Vec<Row>,
+    /// Runs of the current file without a baseline (not judged).
+    pub new_runs: Vec<String>,
+}
+
+impl Comparison {
+    pub fn regressions(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Regression)
+            .count()
+    }
+
+    pub fn passed(&self) -> bool {
+        self.regressions() == 0
+    }
+
+    /// The table, run by run, and the verdict line. Identical figures are
+    /// counted, and listed only when `verbose`.
+    pub fn render(&self, verbose: bool) -> String {
+        let mut s = String::new();
+        let mut current_run: Option<&str> = None;
+        for r in &self.rows {
+            if !verbose && r.verdict == Verdict::Same {
+                continue;
+            }
+            if current_run != Some(r.run.as_str()) {
+                current_run = Some(r.run.as_str());
+                let _ = writeln!(s, "\n{}", r.run);
+                let _ = writeln!(
+                    s,
+                    "  {:<40} {:>14} {:>14} {:>10}  verdict",
+                    "figure", "baseline", "current", "diff"
+                );
+            }
+            let _ = writeln!(
+                s,
+                "  {:<40} {:>14} {:>14} {:>10}  {}",
+                r.figure,
+                r.baseline,
+                r.current,
+                r.difference,
+                r.verdict.label()
+            );
+        }
+        s.push('\n');
+        for n in &self.new_runs {
+            let _ = writeln!(s, "note: {n} has no baseline run; not compared");
+        }
+        let same = self
+            .rows
+            .iter()
+            .filter(|r| r.verdict == Verdict::Same)
+            .count();
+        if !verbose && same > 0 {
+            let _ = writeln!(
+                s,
+                "{same} figures identical (not listed; --verbose lists them)"
+            );
+        }
+        let n = self.regressions();
+        if n == 0 {
+            let _ = writeln!(
+                s,
+                "PASS: {} figures compared, no regression",
+                self.rows.len()
+            );
+        } else {
+            let _ = writeln!(
+                s,
+                "REGRESSION: {n} of {} figures compared failed",
+                self.rows.len()
+            );
+        }
+        s
+    }
+}
+
+/// Runs are matched by step, architecture and workers. A step's name
+/// starts with the path of its file as given on the command line; only the
+/// file's name counts, so that a baseline matches wherever it is run from.
+fn key(r: &RunReport) -> (String, String, usize) {
+    let step = match r.name.rsplit_once(" #") {
+        Some((path, rest)) => {
+            let file = Path::new(path)
+                .file_name()
+                .map_or_else(|| path.to_owned(), |f| f.to_string_lossy().into_owned());
+            format!("{file} #{rest}")
+        }
+        None => r.name.clone(),
+    };
+    (step, r.architecture.clone(), r.workers)
+}
+
+fn label(r: &RunReport) -> String {
+    format!("{} [{}]", r.name, r.layout())
+}
+
+/// Figures that describe the run's setup: judged under either clock.
+const CONFIG_FIGURES: [&str; 4] = ["seed", "validators", "cores", "blocks"];
+
+/// Every deterministic figure of a run, by name.
+fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
+    let mut v: Vec<(String, String)> = Vec::new();
+    let mut put = |name: &str, value: String| v.push((name.to_owned(), value));
+    put("seed", r.seed.to_string());
+    put("validators", r.n_validators.to_string());
+    put("cores", r.n_cores.to_string());
+    put("blocks", r.num_blocks.to_string());
+    for b in &r.blocks {
+        put(
+            &format!("block {} approved at tick", b.number),
+            b.approved_tick
+                .map_or_else(|| "never".to_owned(), |t| t.to_string()),
+        );
+    }
+    put("bytes received", r.network.received_bytes.to_string());
+    put("bytes sent", r.network.sent_bytes.to_string());
+    let c = &r.counts;
+    put("unique messages from peers", c.unique_messages.to_string());
+    put("deliveries to the node", c.deliveries.to_string());
+    put("lost by the network", c.lost.to_string());
+    put("withheld approvals", c.withheld_approvals.to_string());
+    put(
+        "notifications sent by the node",
+        c.messages_from_node.to_string(),
+    );
+    put(
+        "signature and certificate checks",
+        c.verifications.to_string(),
+    );
+    put(
+        "crypto floor assignments",
+        r.crypto_floor.assignments.to_string(),
+    );
+    put(
+        "crypto floor approvals",
+        r.crypto_floor.approvals.to_string(),
+    );
+    let p = &r.protocol;
+    put("imported candidates", p.imported_candidates.to_string());
+    for (kind, n) in &p.assignments_imported {
+        put(&format!("assignments imported ({kind})"), n.to_string());
+    }
+    put("approvals imported", p.approvals_imported.to_string());
+    put("candidates approved", p.candidates_approved.to_string());
+    put("approved by one third", p.approved_by_one_third.to_string());
+    put("no-shows tolerated", p.no_shows.to_string());
+    put("no-shows observed", p.observed_no_shows.to_string());
+    v
+}
+
+fn signed_diff(a: &str, b: &str) -> String {
+    match (a.parse::<i128>(), b.parse::<i128>()) {
+        (Ok(x), Ok(y)) => format!("{:+}", y - x),
+        _ => "changed".into(),
+    }
+}
+
+/// CPU figures of a run: `(name, total seconds, part of the node)`; the
+/// node total first. The test environment's CPU is shown, not judged.
+fn cpu_figures(r: &RunReport) -> Vec<(String, f64, bool)> {
+    let mut v = vec![("node CPU total, s".to_owned(), r.node_cpu_s, true)];
+    for c in &r.cpu {
+        v.push((format!("CPU {}, s", c.name), c.total_s, c.node));
+    }
+    v
+}
+
+fn judge_cpu(base: f64, cur: f64, policy: &CpuPolicy) -> (String, Verdict) {
+    if base <= 0.0 {
+        return (String::new(), Verdict::Info);
+    }
+    let ratio = cur / base;
+    let diff = format!("x{ratio:.2}");
+    let verdict = if policy.ignore || (base < policy.floor_s && cur < policy.floor_s) {
+        Verdict::Info
+    } else if ratio > 1.0 + policy.tolerance {
+        Verdict::Regression
+    } else if ratio < 1.0 / (1.0 + policy.tolerance) {
+        Verdict::Improved
+    } else {
+        Verdict::Within
+    };
+    (diff, verdict)
+}
+
+/// Compare every baseline run with its current twin.
+pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) -> Comparison {
+    let mut rows = Vec::new();
+    for b in &baseline.runs {
+        let run = label(b);
+        let Some(c) = current.runs.iter().find(|c| key(c) == key(b)) else {
+            rows.push(Row {
+                run,
+                figure: "run".into(),
+                baseline: "present".into(),
+                current: "missing".into(),
+                difference: String::new(),
+                verdict: Verdict::Regression,
+            });
+            continue;
+        };
+        let exact = b.clock == "virtual" && c.clock == "virtual";
+        if b.clock != c.clock {
+            rows.push(Row {
+                run: run.clone(),
+                figure: "clock".into(),
+                baseline: b.clock.clone(),
+                current: c.clock.clone(),
+                difference: "changed".into(),
+                verdict: Verdict::Regression,
+            });
+        }
+        let cur_figures = exact_figures(c);
+        for (name, bv) in exact_figures(b) {
+            let cv = cur_figures
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or_else(|| "absent".to_owned(), |(_, v)| v.clone());
+            let same = cv == bv;
+            let setup = CONFIG_FIGURES.contains(&name.as_str());
+            let verdict = match (same, exact || setup) {
+                (true, _) => Verdict::Same,
+                (false, true) => Verdict::Regression,
+                // Under the real clock these figures vary run to run.
+                (false, false) => Verdict::Info,
+            };
+            rows.push(Row {
+                run: run.clone(),
+                figure: name,
+                difference: if same {
+                    String::new()
+                } else {
+                    signed_diff(&bv, &cv)
+                },
+                baseline: bv,
+                current: cv,
+                verdict,
+            });
+        }
+        // Figures only the current run has (a newer tool) are not judged.
+        let cur_cpu = cpu_figures(c);
+        for (name, bv, node) in cpu_figures(b) {
+            let Some(cv) = cur_cpu.iter().find(|(n, _, _)| *n == name).map(|x| x.1) else {
+                rows.push(Row {
+                    run: run.clone(),
+                    figure: name,
+                    baseline: format!("{bv:.4}"),
+                    current: "absent".into(),
+                    difference: String::new(),
+                    verdict: Verdict::Info,
+                });
+                continue;
+            };
+            let (difference, mut verdict) = judge_cpu(bv, cv, policy);
+            if !node {
+                verdict = Verdict::Info;
+            }
+            rows.push(Row {
+                run: run.clone(),
+                figure: name,
+                baseline: format!("{bv:.4}"),
+                current: format!("{cv:.4}"),
+                difference,
+                verdict,
+            });
+        }
+        for (name, bv, cv) in [
+            ("wall time, s", b.wall_time_s, c.wall_time_s),
+            (
+                "peak memory, MiB",
+                b.peak_memory_bytes as f64 / 1048576.0,
+                c.peak_memory_bytes as f64 / 1048576.0,
+            ),
+        ] {
+            rows.push(Row {
+                run: run.clone(),
+                figure: name.into(),
+                baseline: format!("{bv:.2}"),
+                current: format!("{cv:.2}"),
+                difference: if bv > 0.0 {
+                    format!("x{:.2}", cv / bv)
+                } else {
+                    String::new()
+                },
+                verdict: Verdict::Info,
+            });
+        }
+    }
+    let new_runs = current
+        .runs
+        .iter()
+        .filter(|c| !baseline.runs.iter().any(|b| key(b) == key(c)))
+        .map(label)
+        .collect();
+    Comparison { rows, new_runs }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::*;
+
+    fn run() -> RunReport {
+        RunReport {
+            name: "ci".into(),
+            architecture: "parallel".into(),
+            workers: 4,
+            clock: "virtual".into(),
+            seed: 0,
+            n_validators: 60,
+            n_cores: 12,
+            num_blocks: 2,
+            blocks: vec![
+                BlockReport {
+                    number: 1,
+                    approved_tick: Some(12010),
+                    approved_after_ms: Some(5000),
+                },
+                BlockReport {
+                    number: 2,
+                    approved_tick: Some(12020),
+                    approved_after_ms: Some(4000),
+                },
+            ],
+            network: NetworkReport {
+                received_bytes: 1000,
+                sent_bytes: 2000,
+                received_kib_per_block: 0.5,
+                sent_kib_per_block: 1.0,
+            },
+            cpu: vec![
+                CpuRow {
+                    name: "approval-voting-parallel-db".into(),
+                    total_s: 1.0,
+                    per_block_s: 0.5,
+                    node: true,
+                },
+                CpuRow {
+                    name: "other".into(),
+                    total_s: 0.001,
+                    per_block_s: 0.0005,
+                    node: true,
+                },
+            ],
+            node_cpu_s: 2.0,
+            counts: Counts {
+                unique_messages: 10,
+                deliveries: 30,
+                lost: 1,
+                messages_from_node: 40,
+                withheld_approvals: 0,
+                verifications: 10,
+            },
+            generation: GenerationReport::default(),
+            crypto_floor: FloorReport::default(),
+            wall_time_s: 1.0,
+            peak_memory_bytes: 1 << 20,
+            protocol: ProtocolReport::default(),
+            samples: vec![],
+        }
+    }
+
+    fn file(r: RunReport) -> ReportFile {
+        ReportFile::new(vec![r])
+    }
+
+    #[test]
+    fn identical_results_pass() {
+        let c = compare(&file(run()), &file(run()), &CpuPolicy::default());
+        assert!(c.passed(), "{}", c.render(true));
+        assert!(c.render(false).contains("PASS"));
+    }
+
+    #[test]
+    fn a_changed_byte_count_fails() {
+        let mut cur = run();
+        cur.network.sent_bytes += 1;
+        let c = compare(&file(run()), &file(cur), &CpuPolicy::default());
+        assert_eq!(c.regressions(), 1);
+        let row = c
+            .rows
+            .iter()
+            .find(|r| r.verdict == Verdict::Regression)
+            .unwrap();
+        assert_eq!(row.figure, "bytes sent");
+        assert_eq!(row.difference, "+1");
+        assert!(c.render(false).contains("REGRESSION"));
+    }
+
+    #[test]
+    fn cpu_inside_the_tolerance_passes_outside_fails_and_faster_passes() {
+        let policy = CpuPolicy {
+            tolerance: 0.25,
+            ..Default::default()
+        };
+        let mut slower = run();
+        slower.node_cpu_s = 2.4; // x1.20
+        assert!(compare(&file(run()), &file(slower), &policy).passed());
+        let mut much_slower = run();
+        much_slower.node_cpu_s = 2.6; // x1.30
+        let c = compare(&file(run()), &file(much_slower.clone()), &policy);
+        assert_eq!(c.regressions(), 1, "{}", c.render(true));
+        let mut faster = run();
+        faster.node_cpu_s = 0.5;
+        faster.cpu[0].total_s = 0.2;
+        let c = compare(&file(run()), &file(faster), &policy);
+        assert!(c.passed());
+        assert!(c.rows.iter().any(|r| r.verdict == Verdict::Improved));
+        // Rows under the noise floor are shown, not judged; --ignore-cpu
+        // judges none.
+        let mut noisy = run();
+        noisy.cpu[1].total_s = 0.01;
+        assert!(compare(&file(run()), &file(noisy), &policy).passed());
+        let ignore = CpuPolicy {
+            ignore: true,
+            ..policy
+        };
+        assert!(compare(&file(run()), &file(much_slower), &ignore).passed());
+    }
+
+    #[test]
+    fn approval_ticks_and_missing_runs_fail_new_runs_are_noted() {
+        let mut cur = run();
+        cur.blocks[1].approved_tick = Some(12021);
+        assert!(!compare(&file(run()), &file(cur), &CpuPolicy::default()).passed());
+        let mut other = run();
+        other.workers = 2;
+        let c = compare(&file(run()), &file(other), &CpuPolicy::default());
+        assert!(!c.passed());
+        assert_eq!(c.new_runs, vec!["ci [parallel/2]".to_owned()]);
+        // The same step run through another path still matches.
+        let mut a = run();
+        a.name = "ci/guard.yaml #1 ApprovalVoting".into();
+        let mut b = a.clone();
+        b.name = "/work/x/ci/guard.yaml #1 ApprovalVoting".into();
+        assert!(compare(&file(a.clone()), &file(b), &CpuPolicy::default()).passed());
+        let mut other_step = a.clone();
+        other_step.name = "ci/guard.yaml #2 ApprovalVoting".into();
+        assert!(!compare(&file(a), &file(other_step), &CpuPolicy::default()).passed());
+    }
+
+    #[test]
+    fn real_clock_figures_are_shown_not_judged() {
+        let mut a = run();
+        a.clock = "real".into();
+        let mut b = a.clone();
+        b.blocks[0].approved_tick = Some(12011);
+        b.network.received_bytes += 10;
+        assert!(compare(&file(a.clone()), &file(b.clone()), &CpuPolicy::default()).passed());
+        b.seed = 1;
+        assert!(!compare(&file(a), &file(b), &CpuPolicy::default()).passed());
+    }
+
+    #[test]
+    fn bad_files_are_one_line_errors_naming_the_file() {
+        let dir = std::env::temp_dir().join(format!("tranche-compare-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let bad = dir.join("bad.json");
+        std::fs::write(&bad, "{ not json").unwrap();
+        let e = load(&bad).unwrap_err().to_string();
+        assert!(e.contains("bad.json") && !e.contains('\n'), "{e}");
+        let e = load(&dir.join("absent.json")).unwrap_err().to_string();
+        assert!(e.contains("absent.json") && !e.contains('\n'), "{e}");
+        let old = dir.join("old.json");
+        let mut v = serde_json::to_value(file(run())).unwrap();
+        v["runs"][0].as_object_mut().unwrap().remove("samples");
+        v["runs"][0].as_object_mut().unwrap().remove("protocol");
+        std::fs::write(&old, v.to_string()).unwrap();
+        assert!(load(&old).is_ok(), "files without samples still load");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+}

@@ -1,0 +1,653 @@
+//! `tranche run --prometheus ADDR`: a `/metrics` endpoint for the whole
+//! invocation, in the OpenMetrics text format, written with
+//! `prometheus-client` by a custom collector that reads the node's atomics
+//! and the driver's live figures at scrape time (nothing is pushed, so the
+//! run pays nothing for an endpoint nobody scrapes).
+//!
+//! Upstream names where a figure has an upstream twin (spec
+//! `approval-protocol.md` §9, `benchmark.md` §6.6), `tranche_*` for ours.
+//! The HTTP side is a std `TcpListener` on its own thread: one endpoint,
+//! `GET` only, one connection at a time — a dependency such as `tiny_http`
+//! would bring nothing this needs.
+
+use crate::report::thread_group;
+use anyhow::{Context, Result};
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, MetricEncoder};
+use prometheus_client::metrics::counter::ConstCounter;
+use prometheus_client::metrics::gauge::ConstGauge;
+use prometheus_client::metrics::MetricType;
+use prometheus_client::registry::Registry;
+use std::fmt;
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tranche_node::metrics::{HistogramSnapshot, ASSIGNMENT_KINDS};
+use tranche_node::NodeMetrics;
+
+/// The figures of the run in progress that the driver publishes (the node's
+/// own counters are read directly from its atomics).
+pub struct LiveRun {
+    pub step: String,
+    pub architecture: String,
+    pub clock: String,
+    pub n_validators: u32,
+    pub n_cores: u32,
+    pub node: NodeMetrics,
+    current_block: AtomicU64,
+    current_tick: AtomicU64,
+    env_cpu_nanos: AtomicU64,
+    node_received: AtomicU64,
+    node_sent: AtomicU64,
+    /// Per emulated peer (validator `i + 1`): bytes it sent, bytes it
+    /// received. Written once per sample by the driver.
+    peers: Mutex<Vec<(u64, u64)>>,
+    /// Per block: number, approval time in ms after its slot start.
+    blocks: Mutex<Vec<(u32, Option<u64>)>>,
+}
+
+impl fmt::Debug for LiveRun {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("LiveRun")
+            .field("step", &self.step)
+            .field("architecture", &self.architecture)
+            .finish_non_exhaustive()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl LiveRun {
+    pub fn new(
+        step: &str,
+        architecture: &str,
+        clock: &str,
+        n_validators: u32,
+        n_cores: u32,
+        node: NodeMetrics,
+    ) -> Arc<Self> {
+        Arc::new(LiveRun {
+            step: step.into(),
+            architecture: architecture.into(),
+            clock: clock.into(),
+            n_validators,
+            n_cores,
+            node,
+            current_block: AtomicU64::new(0),
+            current_tick: AtomicU64::new(0),
+            env_cpu_nanos: AtomicU64::new(0),
+            node_received: AtomicU64::new(0),
+            node_sent: AtomicU64::new(0),
+            peers: Mutex::new(Vec::new()),
+            blocks: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// The driver's figures at one sample.
+    #[allow(clippy::too_many_arguments)]
+    pub fn publish(
+        &self,
+        tick: u64,
+        current_block: u64,
+        env_cpu: Duration,
+        node_received: u64,
+        node_sent: u64,
+        peers: impl Iterator<Item = (u64, u64)>,
+        blocks: impl Iterator<Item = (u32, Option<u64>)>,
+    ) {
+        self.current_tick.store(tick, Ordering::Relaxed);
+        self.current_block.store(current_block, Ordering::Relaxed);
+        self.env_cpu_nanos
+            .store(env_cpu.as_nanos() as u64, Ordering::Relaxed);
+        self.node_received.store(node_received, Ordering::Relaxed);
+        self.node_sent.store(node_sent, Ordering::Relaxed);
+        {
+            let mut p = lock(&self.peers);
+            p.clear();
+            p.extend(peers);
+        }
+        let mut b = lock(&self.blocks);
+        b.clear();
+        b.extend(blocks);
+    }
+}
+
+/// What the collector reads: the run in progress, or the last one.
+#[derive(Debug, Default)]
+struct Shared {
+    current: Mutex<Option<Arc<LiveRun>>>,
+}
+
+/// A running `/metrics` endpoint. Cloning shares it.
+#[derive(Debug, Clone)]
+pub struct Exporter {
+    shared: Arc<Shared>,
+    addr: SocketAddr,
+}
+
+impl Exporter {
+    /// Bind `addr` (port 0 picks a free port) and serve `/metrics` on a
+    /// background thread until the process exits.
+    pub fn start(addr: &str) -> Result<Exporter> {
+        let listener = TcpListener::bind(addr)
+            .with_context(|| format!("cannot listen on {addr} for --prometheus"))?;
+        let bound = listener
+            .local_addr()
+            .with_context(|| format!("cannot read the address bound for {addr}"))?;
+        let shared = Arc::new(Shared::default());
+        let served = shared.clone();
+        std::thread::Builder::new()
+            .name("prometheus".into())
+            .spawn(move || serve(listener, served))
+            .context("cannot start the prometheus thread")?;
+        Ok(Exporter {
+            shared,
+            addr: bound,
+        })
+    }
+
+    /// The address actually bound.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// From now on, export this run.
+    pub fn set_run(&self, run: Arc<LiveRun>) {
+        *lock(&self.shared.current) = Some(run);
+    }
+
+    /// The exposition text a scrape gets now.
+    pub fn render(&self) -> String {
+        render(&self.shared)
+    }
+}
+
+fn render(shared: &Arc<Shared>) -> String {
+    let mut registry = Registry::default();
+    registry.register_collector(Box::new(Collector(shared.clone())));
+    let mut out = String::new();
+    // Writing into a String cannot fail.
+    let _ = prometheus_client::encoding::text::encode(&mut out, &registry);
+    out
+}
+
+fn serve(listener: TcpListener, shared: Arc<Shared>) {
+    for stream in listener.incoming() {
+        let Ok(stream) = stream else { continue };
+        // A broken client only loses its own answer.
+        let _ = answer(stream, &shared);
+    }
+}
+
+fn answer(mut stream: TcpStream, shared: &Arc<Shared>) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
+    let mut request = Vec::new();
+    let mut buf = [0u8; 1024];
+    while !request.windows(4).any(|w| w == b"\r\n\r\n") && request.len() < 16 * 1024 {
+        let n = stream.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        request.extend_from_slice(&buf[..n]);
+    }
+    let line = String::from_utf8_lossy(&request);
+    let mut parts = line.split_whitespace();
+    let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
+    let path = path.split('?').next().unwrap_or("");
+    let (status, kind, body) = match (method, path) {
+        ("GET", "/metrics") => (
+            "200 OK",
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+            render(shared),
+        ),
+        ("GET", "/") => (
+            "200 OK",
+            "text/plain; charset=utf-8",
+            "tranche benchmark: metrics at /metrics\n".to_owned(),
+        ),
+        ("GET", _) => (
+            "404 Not Found",
+            "text/plain; charset=utf-8",
+            "not found: try /metrics\n".to_owned(),
+        ),
+        _ => (
+            "405 Method Not Allowed",
+            "text/plain; charset=utf-8",
+            "only GET\n".to_owned(),
+        ),
+    };
+    let head = format!(
+        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
+        body.len()
+    );
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body.as_bytes())?;
+    stream.flush()
+}
+
+#[derive(Debug)]
+struct Collector(Arc<Shared>);
+
+/// One metric family: its descriptor, then each labelled series.
+fn family<'a>(
+    enc: &'a mut DescriptorEncoder,
+    name: &'a str,
+    help: &str,
+    kind: MetricType,
+) -> Result<MetricEncoder<'a>, fmt::Error> {
+    enc.encode_descriptor(name, help, None, kind)
+}
+
+fn gauge(enc: &mut DescriptorEncoder, name: &str, help: &str, v: f64) -> fmt::Result {
+    let e = family(enc, name, help, MetricType::Gauge)?;
+    ConstGauge::new(v).encode(e)
+}
+
+fn counter(enc: &mut DescriptorEncoder, name: &str, help: &str, v: u64) -> fmt::Result {
+    let e = family(enc, name, help, MetricType::Counter)?;
+    ConstCounter::new(v).encode(e)
+}
+
+fn labelled<V>(
+    enc: &mut DescriptorEncoder,
+    name: &str,
+    help: &str,
+    kind: MetricType,
+    series: &[(Vec<(&str, String)>, V)],
+    write: impl Fn(MetricEncoder<'_>, &V) -> fmt::Result,
+) -> fmt::Result {
+    let mut e = family(enc, name, help, kind)?;
+    for (labels, v) in series {
+        let labels: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        write(e.encode_family(&labels)?, v)?;
+    }
+    Ok(())
+}
+
+/// Non-cumulative `(bound, count)` pairs ending with `+Inf`, scaled.
+fn histogram_buckets(s: &HistogramSnapshot, scale: f64) -> Vec<(f64, u64)> {
+    let mut prev = 0;
+    let mut out: Vec<(f64, u64)> = s
+        .cumulative
+        .iter()
+        .map(|(b, c)| {
+            let n = c - prev;
+            prev = *c;
+            (*b as f64 * scale, n)
+        })
+        .collect();
+    out.push((f64::INFINITY, s.count.saturating_sub(prev)));
+    out
+}
+
+fn encode_histogram(e: MetricEncoder<'_>, s: &HistogramSnapshot, scale: f64) -> fmt::Result {
+    let mut e = e;
+    e.encode_histogram::<prometheus_client::encoding::NoLabelSet>(
+        s.sum as f64 * scale,
+        s.count,
+        &histogram_buckets(s, scale),
+        None,
+    )
+}
+
+impl prometheus_client::collector::Collector for Collector {
+    fn encode(&self, mut enc: DescriptorEncoder) -> fmt::Result {
+        let Some(run) = lock(&self.0.current).clone() else {
+            return Ok(());
+        };
+        let p = &run.node.protocol;
+
+        // subsystem-bench's own gauges and network counters.
+        gauge(
+            &mut enc,
+            "subsystem_benchmark_n_validators",
+            "Validators of the benchmark",
+            f64::from(run.n_validators),
+        )?;
+        gauge(
+            &mut enc,
+            "subsystem_benchmark_n_cores",
+            "Cores of the benchmark",
+            f64::from(run.n_cores),
+        )?;
+        gauge(
+            &mut enc,
+            "subsystem_benchmark_current_block",
+            "The block being imported (1-based)",
+            run.current_block.load(Ordering::Relaxed) as f64,
+        )?;
+        let peers = lock(&run.peers).clone();
+        let peer_series = |pick: fn(&(u64, u64)) -> u64| -> Vec<(Vec<(&str, String)>, u64)> {
+            peers
+                .iter()
+                .enumerate()
+                .map(|(i, v)| (vec![("peer", format!("validator-{}", i + 1))], pick(v)))
+                .collect()
+        };
+        // Upstream's counters without a `_total` suffix: typed `unknown`
+        // so that the names stay as upstream's dashboards know them.
+        labelled(
+            &mut enc,
+            "subsystem_benchmark_network_peer_total_bytes_sent",
+            "Bytes each emulated peer sent",
+            MetricType::Unknown,
+            &peer_series(|v| v.0),
+            |e, v| ConstGauge::new(*v).encode(e),
+        )?;
+        labelled(
+            &mut enc,
+            "subsystem_benchmark_network_peer_total_bytes_received",
+            "Bytes each emulated peer received",
+            MetricType::Unknown,
+            &peer_series(|v| v.1),
+            |e, v| ConstGauge::new(*v).encode(e),
+        )?;
+
+        // approval-voting.
+        counter(
+            &mut enc,
+            "polkadot_parachain_imported_candidates",
+            "Candidates imported with new blocks",
+            p.imported_candidates(),
+        )?;
+        counter(
+            &mut enc,
+            "polkadot_parachain_approvals_no_shows",
+            "No-shows tolerated when a candidate got approved",
+            p.no_shows(),
+        )?;
+        counter(
+            &mut enc,
+            "polkadot_parachain_approvals_observed_no_shows",
+            "No-shows observed",
+            p.observed_no_shows(),
+        )?;
+        counter(
+            &mut enc,
+            "polkadot_parachain_approvals_wakeups",
+            "Wakeups processed",
+            p.wakeups(),
+        )?;
+        // A counter upstream, without `_total`: typed `unknown`, as above.
+        let e = family(
+            &mut enc,
+            "polkadot_parachain_approved_by_one_third",
+            "Candidates approved through the one-third rule",
+            MetricType::Unknown,
+        )?;
+        ConstGauge::new(p.approved_by_one_third()).encode(e)?;
+        encode_histogram(
+            family(
+                &mut enc,
+                "polkadot_parachain_approvals_candidate_approval_time_ticks",
+                "Ticks since the block's slot start when a candidate got approved",
+                MetricType::Histogram,
+            )?,
+            &p.candidate_approval_ticks.snapshot(),
+            1.0,
+        )?;
+        encode_histogram(
+            family(
+                &mut enc,
+                "polkadot_parachain_approvals_blockapproval_time_ticks",
+                "Ticks since the block's slot start when a block got approved",
+                MetricType::Histogram,
+            )?,
+            &p.block_approval_ticks.snapshot(),
+            1.0,
+        )?;
+
+        // approval-distribution.
+        let kinds = p.assignments_imported();
+        let kind_series: Vec<(Vec<(&str, String)>, u64)> = ASSIGNMENT_KINDS
+            .iter()
+            .zip(kinds)
+            .map(|(k, v)| (vec![("kind", (*k).to_owned())], v))
+            .collect();
+        labelled(
+            &mut enc,
+            "polkadot_parachain_assignments_imported",
+            "Assignments accepted (ours and peers')",
+            MetricType::Counter,
+            &kind_series,
+            |e, v| ConstCounter::new(*v).encode(e),
+        )?;
+        counter(
+            &mut enc,
+            "polkadot_parachain_approvals_imported",
+            "Approval votes accepted (ours and peers')",
+            p.approvals_imported(),
+        )?;
+
+        // approval-voting-parallel's channel gauges (both layouts).
+        let chans = &run.node.channels;
+        let by_kind = |bounded: bool| {
+            chans
+                .iter()
+                .filter(move |c| c.capacity.is_some() == bounded)
+                .map(|c| {
+                    let name = c.name.strip_suffix("-prio").unwrap_or(&c.name).to_owned();
+                    (vec![("worker_name", name)], c.clone())
+                })
+                .collect::<Vec<_>>()
+        };
+        for (bounded, prefix) in [(true, "bounded"), (false, "unbounded")] {
+            let series = by_kind(bounded);
+            labelled(
+                &mut enc,
+                &format!("polkadot_approval_voting_parallel_worker_{prefix}_sent"),
+                "Messages sent into the worker's channel",
+                MetricType::Gauge,
+                &series,
+                |e, c| ConstGauge::new(c.sent() as i64).encode(e),
+            )?;
+            labelled(
+                &mut enc,
+                &format!("polkadot_approval_voting_parallel_worker_{prefix}_received"),
+                "Messages the worker took from its channel",
+                MetricType::Gauge,
+                &series,
+                |e, c| ConstGauge::new(c.received() as i64).encode(e),
+            )?;
+            labelled(
+                &mut enc,
+                &format!("polkadot_approval_voting_parallel_worker_{prefix}_tof"),
+                "Seconds messages waited in the worker's channel",
+                MetricType::Histogram,
+                &series,
+                |e, c| encode_histogram(e, &c.time_of_flight(), 1e-9),
+            )?;
+        }
+
+        // Ours.
+        let info = vec![(
+            vec![
+                ("step", run.step.clone()),
+                ("architecture", run.architecture.clone()),
+                ("clock", run.clock.clone()),
+            ],
+            1i64,
+        )];
+        labelled(
+            &mut enc,
+            "tranche_run_info",
+            "The run in progress (value 1)",
+            MetricType::Gauge,
+            &info,
+            |e, v| ConstGauge::new(*v).encode(e),
+        )?;
+        gauge(
+            &mut enc,
+            "tranche_current_tick",
+            "The node's clock, in 500 ms ticks",
+            run.current_tick.load(Ordering::Relaxed) as f64,
+        )?;
+        let workers: Vec<_> = run
+            .node
+            .workers
+            .iter()
+            .map(|w| {
+                (
+                    vec![("thread", w.name.clone()), ("group", thread_group(&w.name))],
+                    w.clone(),
+                )
+            })
+            .collect();
+        labelled(
+            &mut enc,
+            "tranche_thread_cpu_seconds",
+            "CPU time of each node thread (sampled every few hundred messages and when idle)",
+            MetricType::Counter,
+            &workers,
+            |e, w| ConstCounter::new(w.cpu_seconds()).encode(e),
+        )?;
+        labelled(
+            &mut enc,
+            "tranche_thread_messages_handled",
+            "Messages each node thread handled",
+            MetricType::Counter,
+            &workers,
+            |e, w| ConstCounter::new(w.handled()).encode(e),
+        )?;
+        labelled(
+            &mut enc,
+            "tranche_thread_verifications",
+            "Signature and certificate checks each node thread did",
+            MetricType::Counter,
+            &workers,
+            |e, w| ConstCounter::new(w.verifications()).encode(e),
+        )?;
+        let env = vec![(
+            vec![("thread", "test-environment".to_owned())],
+            run.env_cpu_nanos.load(Ordering::Relaxed) as f64 / 1e9,
+        )];
+        labelled(
+            &mut enc,
+            "tranche_environment_cpu_seconds",
+            "CPU time of the benchmark driver (emulated peers and network)",
+            MetricType::Counter,
+            &env,
+            |e, v| ConstCounter::new(*v).encode(e),
+        )?;
+        let channels: Vec<_> = chans
+            .iter()
+            .map(|c| (vec![("channel", c.name.clone())], c.clone()))
+            .collect();
+        labelled(
+            &mut enc,
+            "tranche_channel_depth",
+            "Messages waiting in each node channel now",
+            MetricType::Gauge,
+            &channels,
+            |e, c| ConstGauge::new(c.depth() as i64).encode(e),
+        )?;
+        labelled(
+            &mut enc,
+            "tranche_channel_time_in_queue_seconds",
+            "Total time messages waited in each node channel",
+            MetricType::Counter,
+            &channels,
+            |e, c| ConstCounter::new(c.time_in_queue().as_secs_f64()).encode(e),
+        )?;
+        let bytes = vec![
+            (
+                vec![("direction", "received".to_owned())],
+                run.node_received.load(Ordering::Relaxed),
+            ),
+            (
+                vec![("direction", "sent".to_owned())],
+                run.node_sent.load(Ordering::Relaxed),
+            ),
+        ];
+        labelled(
+            &mut enc,
+            "tranche_node_network_bytes",
+            "Bytes the node under test received from and sent to peers",
+            MetricType::Counter,
+            &bytes,
+            |e, v| ConstCounter::new(*v).encode(e),
+        )?;
+        counter(
+            &mut enc,
+            "tranche_blocks_approved",
+            "Blocks the node approved",
+            p.blocks_approved(),
+        )?;
+        counter(
+            &mut enc,
+            "tranche_candidates_approved",
+            "Candidates the node approved",
+            p.candidates_approved(),
+        )?;
+        let blocks: Vec<_> = lock(&run.blocks)
+            .iter()
+            .filter_map(|(n, ms)| ms.map(|ms| (vec![("block", n.to_string())], ms as f64 / 1e3)))
+            .collect();
+        labelled(
+            &mut enc,
+            "tranche_block_approval_seconds",
+            "Seconds after its slot start each block was approved",
+            MetricType::Gauge,
+            &blocks,
+            |e, v| ConstGauge::new(*v).encode(e),
+        )?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn get(addr: SocketAddr, path: &str) -> String {
+        let mut s = TcpStream::connect(addr).unwrap();
+        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn serves_metrics_and_rejects_other_paths() {
+        let ex = Exporter::start("127.0.0.1:0").unwrap();
+        assert_ne!(ex.addr().port(), 0);
+        let empty = get(ex.addr(), "/metrics");
+        assert!(empty.starts_with("HTTP/1.1 200 OK"), "{empty}");
+        assert!(empty.contains("# EOF"));
+        let run = LiveRun::new("s", "classic", "virtual", 10, 2, NodeMetrics::default());
+        run.publish(
+            7,
+            1,
+            Duration::from_millis(1500),
+            100,
+            200,
+            [(5, 6)].into_iter(),
+            [(1, Some(3000))].into_iter(),
+        );
+        ex.set_run(run);
+        let body = get(ex.addr(), "/metrics");
+        for want in [
+            "subsystem_benchmark_n_validators 10",
+            "subsystem_benchmark_network_peer_total_bytes_sent{peer=\"validator-1\"} 5",
+            "tranche_node_network_bytes_total{direction=\"sent\"} 200",
+            "tranche_block_approval_seconds{block=\"1\"} 3.0",
+            "tranche_environment_cpu_seconds_total{thread=\"test-environment\"} 1.5",
+            "polkadot_parachain_approvals_blockapproval_time_ticks_bucket{le=\"+Inf\"} 0",
+        ] {
+            assert!(body.contains(want), "missing {want} in\n{body}");
+        }
+        assert!(get(ex.addr(), "/nope").starts_with("HTTP/1.1 404"));
+    }
+
+    #[test]
+    fn a_port_in_use_is_a_clear_error() {
+        let ex = Exporter::start("127.0.0.1:0").unwrap();
+        let err = Exporter::start(&ex.addr().to_string()).unwrap_err();
+        let text = format!("{err:#}");
+        assert!(text.contains("cannot listen on"), "{text}");
+        assert!(!text.contains('\n'));
+    }
+}

@@ -1,0 +1,253 @@
+//! Protocol counters of a running node, the twins of upstream's
+//! approval-voting and approval-distribution Prometheus metrics
+//! (`polkadot_parachain_*`): plain atomics bumped by the workers as they
+//! carry out the state machines' actions, read by whoever exports them.
+//! Recording is a relaxed `fetch_add` or two: no locks on the hot path.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use tranche_primitives::AssignmentCertKind;
+
+/// Bucket upper bounds (ticks) of upstream's
+/// `polkadot_parachain_approvals_{candidate,block}approval_time_ticks`.
+pub const APPROVAL_TIME_BUCKETS: [u64; 9] = [6, 12, 18, 24, 30, 36, 72, 100, 144];
+
+/// Bucket upper bounds (nanoseconds) of upstream's time-of-flight
+/// histograms: 0.0001, 0.0004, 0.0016, 0.0064, 0.0256, 0.1024, 0.4096,
+/// 1.6384, 3.2768, 4.9152, 6.5536 s.
+pub const TOF_BUCKETS_NANOS: [u64; 11] = [
+    100_000,
+    400_000,
+    1_600_000,
+    6_400_000,
+    25_600_000,
+    102_400_000,
+    409_600_000,
+    1_638_400_000,
+    3_276_800_000,
+    4_915_200_000,
+    6_553_600_000,
+];
+
+/// A histogram over integer observations with fixed bucket bounds, kept in
+/// atomics. Buckets are not cumulative here; [`AtomicHistogram::snapshot`]
+/// makes them so.
+#[derive(Debug)]
+pub struct AtomicHistogram {
+    bounds: &'static [u64],
+    /// One counter per bound, then the overflow (`+Inf`) counter.
+    buckets: Box<[AtomicU64]>,
+    sum: AtomicU64,
+    count: AtomicU64,
+}
+
+/// A histogram read at one moment: cumulative counts per finite bound.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HistogramSnapshot {
+    /// `(upper bound, observations <= bound)`, ascending.
+    pub cumulative: Vec<(u64, u64)>,
+    pub sum: u64,
+    pub count: u64,
+}
+
+impl AtomicHistogram {
+    pub fn new(bounds: &'static [u64]) -> Self {
+        AtomicHistogram {
+            bounds,
+            buckets: (0..=bounds.len()).map(|_| AtomicU64::new(0)).collect(),
+            sum: AtomicU64::new(0),
+            count: AtomicU64::new(0),
+        }
+    }
+
+    pub fn observe(&self, value: u64) {
+        let i = self.bounds.partition_point(|b| *b < value);
+        self.buckets[i].fetch_add(1, Ordering::Relaxed);
+        self.sum.fetch_add(value, Ordering::Relaxed);
+        self.count.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count.load(Ordering::Relaxed)
+    }
+
+    pub fn sum(&self) -> u64 {
+        self.sum.load(Ordering::Relaxed)
+    }
+
+    pub fn snapshot(&self) -> HistogramSnapshot {
+        let mut acc = 0;
+        let cumulative = self
+            .bounds
+            .iter()
+            .zip(self.buckets.iter())
+            .map(|(b, c)| {
+                acc += c.load(Ordering::Relaxed);
+                (*b, acc)
+            })
+            .collect();
+        HistogramSnapshot {
+            cumulative,
+            sum: self.sum(),
+            count: self.count(),
+        }
+    }
+}
+
+/// Assignment certificate kinds, with upstream's metric label values.
+pub const ASSIGNMENT_KINDS: [&str; 3] = ["VRF Delay", "VRF Modulo", "VRF Modulo Compact"];
+
+fn kind_index(kind: &AssignmentCertKind) -> usize {
+    match kind {
+        AssignmentCertKind::RelayVRFDelay { .. } => 0,
+        AssignmentCertKind::RelayVRFModulo { .. } => 1,
+        AssignmentCertKind::RelayVRFModuloCompact { .. } => 2,
+    }
+}
+
+/// What the node's state machines did, counted as upstream counts it.
+#[derive(Debug)]
+pub struct ProtocolCounters {
+    imported_candidates: AtomicU64,
+    assignments_imported: [AtomicU64; 3],
+    approvals_imported: AtomicU64,
+    no_shows: AtomicU64,
+    observed_no_shows: AtomicU64,
+    approved_by_one_third: AtomicU64,
+    candidates_approved: AtomicU64,
+    blocks_approved: AtomicU64,
+    wakeups: AtomicU64,
+    /// Ticks since the block's slot start when a candidate was approved.
+    pub candidate_approval_ticks: AtomicHistogram,
+    /// Ticks since the block's slot start when a block was approved.
+    pub block_approval_ticks: AtomicHistogram,
+}
+
+impl Default for ProtocolCounters {
+    fn default() -> Self {
+        ProtocolCounters {
+            imported_candidates: AtomicU64::new(0),
+            assignments_imported: Default::default(),
+            approvals_imported: AtomicU64::new(0),
+            no_shows: AtomicU64::new(0),
+            observed_no_shows: AtomicU64::new(0),
+            approved_by_one_third: AtomicU64::new(0),
+            candidates_approved: AtomicU64::new(0),
+            blocks_approved: AtomicU64::new(0),
+            wakeups: AtomicU64::new(0),
+            candidate_approval_ticks: AtomicHistogram::new(&APPROVAL_TIME_BUCKETS),
+            block_approval_ticks: AtomicHistogram::new(&APPROVAL_TIME_BUCKETS),
+        }
+    }
+}
+
+fn get(a: &AtomicU64) -> u64 {
+    a.load(Ordering::Relaxed)
+}
+
+fn add(a: &AtomicU64, n: u64) {
+    a.fetch_add(n, Ordering::Relaxed);
+}
+
+impl ProtocolCounters {
+    pub(crate) fn candidates_imported_with_block(&self, n: usize) {
+        add(&self.imported_candidates, n as u64);
+    }
+
+    pub(crate) fn assignment_imported(&self, kind: &AssignmentCertKind) {
+        add(&self.assignments_imported[kind_index(kind)], 1);
+    }
+
+    pub(crate) fn approval_imported(&self) {
+        add(&self.approvals_imported, 1);
+    }
+
+    pub(crate) fn candidate_approved(&self, ticks: u64, one_third: bool, no_shows: usize) {
+        add(&self.candidates_approved, 1);
+        add(&self.no_shows, no_shows as u64);
+        if one_third {
+            add(&self.approved_by_one_third, 1);
+        }
+        self.candidate_approval_ticks.observe(ticks);
+    }
+
+    pub(crate) fn block_approved(&self, ticks: u64) {
+        add(&self.blocks_approved, 1);
+        self.block_approval_ticks.observe(ticks);
+    }
+
+    pub(crate) fn no_shows_observed(&self, n: usize) {
+        add(&self.observed_no_shows, n as u64);
+    }
+
+    pub(crate) fn wakeup(&self) {
+        add(&self.wakeups, 1);
+    }
+
+    /// `polkadot_parachain_imported_candidates_total`.
+    pub fn imported_candidates(&self) -> u64 {
+        get(&self.imported_candidates)
+    }
+
+    /// `polkadot_parachain_assignments_imported_total{kind}`, by
+    /// [`ASSIGNMENT_KINDS`].
+    pub fn assignments_imported(&self) -> [u64; 3] {
+        [
+            get(&self.assignments_imported[0]),
+            get(&self.assignments_imported[1]),
+            get(&self.assignments_imported[2]),
+        ]
+    }
+
+    /// `polkadot_parachain_approvals_imported_total`.
+    pub fn approvals_imported(&self) -> u64 {
+        get(&self.approvals_imported)
+    }
+
+    /// `polkadot_parachain_approvals_no_shows_total`: no-shows tolerated
+    /// when a candidate got approved.
+    pub fn no_shows(&self) -> u64 {
+        get(&self.no_shows)
+    }
+
+    /// `polkadot_parachain_approvals_observed_no_shows_total`.
+    pub fn observed_no_shows(&self) -> u64 {
+        get(&self.observed_no_shows)
+    }
+
+    /// `polkadot_parachain_approved_by_one_third`.
+    pub fn approved_by_one_third(&self) -> u64 {
+        get(&self.approved_by_one_third)
+    }
+
+    pub fn candidates_approved(&self) -> u64 {
+        get(&self.candidates_approved)
+    }
+
+    pub fn blocks_approved(&self) -> u64 {
+        get(&self.blocks_approved)
+    }
+
+    /// `polkadot_parachain_approvals_wakeups_total`.
+    pub fn wakeups(&self) -> u64 {
+        get(&self.wakeups)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn histogram_buckets_are_cumulative_and_bounds_inclusive() {
+        let h = AtomicHistogram::new(&APPROVAL_TIME_BUCKETS);
+        for v in [0, 6, 7, 144, 145, 1000] {
+            h.observe(v);
+        }
+        let s = h.snapshot();
+        assert_eq!(s.count, 6);
+        assert_eq!(s.sum, 6 + 7 + 144 + 145 + 1000);
+        assert_eq!(s.cumulative[0], (6, 2));
+        assert_eq!(s.cumulative[1], (12, 3));
+        assert_eq!(*s.cumulative.last().unwrap(), (144, 4));
+    }
+}
