@@ -8,8 +8,6 @@
 //! Deviation from upstream, on purpose: when skipped bundles are
 //! re-examined after a no-show, upstream drops the rest of its snapshot once
 //! it meets one that is needed but not yet due; we keep those for later.
-//! And each no-show releases one more non-empty tranche of the candidate,
-//! not one more tranche number (see `CandidateBook::should_send_tranche`).
 
 use crate::generate::bundles::{Bundle, TestMessage};
 use std::collections::HashMap;
@@ -35,37 +33,22 @@ pub struct Delivery<'a> {
     pub block: u32,
 }
 
-#[derive(Debug, Default, Clone)]
+#[derive(Debug, Default, Clone, Copy)]
 struct CandidateBook {
     sent_assignment: u32,
     num_no_shows: u32,
     max_tranche: DelayTranche,
     last_tranche_with_no_show: DelayTranche,
-    /// Tranches beyond `max_tranche` released to cover no-shows.
-    extra_tranches: Vec<DelayTranche>,
 }
 
 impl CandidateBook {
-    /// Upstream releases tranches up to `max_tranche + num_no_shows`, which
-    /// assumes every tranche holds an assignment for the candidate; with
-    /// sparse tranches the covering assignments then never come and the
-    /// candidate is never approved. We release one more *non-empty* tranche
-    /// per no-show instead.
     fn should_send_tranche(&self, t: DelayTranche, needed: u32) -> bool {
-        self.sent_assignment <= needed
-            || t <= self.max_tranche
-            || self.extra_tranches.contains(&t)
-            || (self.extra_tranches.len() as u32) < self.num_no_shows
+        self.sent_assignment <= needed || t <= self.max_tranche + self.num_no_shows
     }
 
     fn mark_sent_assignment(&mut self, t: DelayTranche, needed: u32) {
         if self.sent_assignment < needed {
             self.max_tranche = self.max_tranche.max(t);
-        } else if self.sent_assignment > needed
-            && t > self.max_tranche
-            && !self.extra_tranches.contains(&t)
-        {
-            self.extra_tranches.push(t);
         }
         self.sent_assignment += 1;
     }
@@ -178,7 +161,7 @@ impl<'a> Producer<'a> {
             m.candidates.iter().any(|c| {
                 self.books
                     .get(&(b.block, *c))
-                    .cloned()
+                    .copied()
                     .unwrap_or_default()
                     .should_send_tranche(m.tranche, needed_approvals)
             })
@@ -214,7 +197,7 @@ impl<'a> Producer<'a> {
             let t = tranche_of(*c);
             self.books
                 .get(&(bundle.block, *c))
-                .cloned()
+                .copied()
                 .unwrap_or_default()
                 .should_no_show(t, max)
         });
@@ -413,29 +396,5 @@ mod tests {
         // Tranches 0, 20, 40, 60 are sent; 80 is beyond the limit but
         // needed? No: four assignments already sent exceed needed + 1.
         assert_eq!(p.stats.unique_messages, 8);
-    }
-
-    #[test]
-    fn each_no_show_releases_one_more_non_empty_tranche() {
-        // Needed 2: three tranche-0 assignments go out (needed + 1); the
-        // first tranche-0 approval is withheld, so one more non-empty
-        // tranche (5, not 1) is released; tranche 9 is not needed.
-        let bundles = vec![
-            bundle(1, 0),
-            bundle(2, 0),
-            bundle(3, 0),
-            bundle(4, 5),
-            bundle(5, 9),
-        ];
-        let mut p = Producer::new(&bundles, vec![100], opts(1));
-        p.block_initialised(0);
-        let mut out = Vec::new();
-        for now in 100..120 {
-            p.poll(now, &mut out);
-        }
-        assert_eq!(p.stats.withheld_approvals, 1);
-        let sent_tranches: std::collections::BTreeSet<u32> =
-            out.iter().map(|d| d.message.tranche).collect();
-        assert_eq!(sent_tranches, [0, 5].into_iter().collect());
     }
 }
