@@ -22,6 +22,7 @@ use crate::router::Router;
 use crate::voting_worker::{DistLinks, VotingWorker};
 use crate::worker::{spawn_worker, WorkerBody, WorkerFailure, WorkerStats};
 use crossbeam_channel::Receiver;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -112,6 +113,7 @@ pub struct Node {
     metrics: NodeMetrics,
     /// The classic layout's own view (the router keeps it in parallel).
     leaves: Leaves,
+    stopping: Arc<AtomicBool>,
 }
 
 fn open_store(
@@ -180,8 +182,16 @@ impl Node {
             metrics.channels.push(tx.meter().clone());
         }
 
+        // Once the node is stopping, a worker that finds a neighbour gone
+        // (a send to a closed channel) is shutting down, not failing.
+        let stopping = Arc::new(AtomicBool::new(false));
         let spawn = |stats: Arc<WorkerStats>, body: WorkerBody| {
             let name = stats.name.clone();
+            let stopping = stopping.clone();
+            let body: WorkerBody = Box::new(move |s| match body(s) {
+                Err(_) if stopping.load(Ordering::Acquire) => Ok(()),
+                other => other,
+            });
             spawn_worker(stats, fail_tx.clone(), body).map_err(|e| NodeError::Spawn(name, e))
         };
 
@@ -291,6 +301,7 @@ impl Node {
             threads,
             metrics,
             leaves: Leaves::default(),
+            stopping,
         })
     }
 
@@ -480,6 +491,7 @@ impl Node {
     }
 
     fn stop_all(&self) {
+        self.stopping.store(true, Ordering::Release);
         match &self.inputs {
             Inputs::Classic {
                 dist_prio,
