@@ -525,3 +525,77 @@ fn approvals_are_shared_across_forks_at_the_next_wakeup() {
     d.advance_to(200);
     assert_eq!(d.candidate_approved_at("C", 0), Some(151));
 }
+
+/// Upstream `approval_checking::count_no_shows` subtracts the clock drift of
+/// the depth being covered from the assignment tick as well as from now, so
+/// a covering assignee that has itself waited `no_show_duration` real ticks
+/// is a no-show the moment its tranche is counted, and the walk goes one
+/// depth deeper (drift 48) before a later tranche covers it.
+#[test]
+fn covering_assignee_that_is_itself_a_no_show_needs_a_deeper_tranche() {
+    let s = session(SessionSpec {
+        n_validators: 30,
+        needed: 2,
+        ..Default::default()
+    });
+    let mut d = driver();
+    d.at(BT).block(block("A", 1, "genesis", 10, &s, 1));
+    d.assign(assignment("A", 10, &[0], 0));
+    d.assign(assignment("A", 11, &[0], 0));
+    d.at(121).approve(approval("A", 10, &[0]));
+    d.assign(assignment("A", 12, &[0], 1));
+    d.at(123).assign(assignment("A", 13, &[0], 3));
+    d.at(124).approve(approval("A", 13, &[0]));
+    d.advance_to(145);
+    let st = d.m.candidate_status(145, &hash("A"), 0).unwrap();
+    assert!(
+        matches!(
+            st.required,
+            RequiredTranches::Pending {
+                considered: 1,
+                maximum_broadcast: 2,
+                clock_drift: 48,
+                ..
+            }
+        ),
+        "{:?}",
+        st.required
+    );
+    // Tranche 3 counts once now - 48 reaches it: 120 + 3 + 48.
+    assert_eq!(d.m.next_wakeup(), Some(171));
+    d.advance_to(170);
+    assert_eq!(d.candidate_approved_at("A", 0), None);
+    d.advance_to(171);
+    assert_eq!(d.candidate_approved_at("A", 0), Some(171));
+    assert!(d.log.iter().any(|(_, a)| matches!(
+        a,
+        Action::CandidateApproved {
+            tolerated_no_shows: 2,
+            ..
+        }
+    )));
+}
+
+/// Voting takes any checked tranche: an assignment claiming a tranche far
+/// beyond now is held, ignored by the walk until the clock reaches it, and
+/// the pending wakeup is that tranche's tick (upstream
+/// `schedule_wakeup_action`, next announced tranche after `considered`).
+#[test]
+fn far_future_tranche_counts_when_its_tranche_arrives() {
+    let s = session(SessionSpec {
+        needed: 1,
+        ..Default::default()
+    });
+    let mut d = driver();
+    d.at(BT).block(block("A", 1, "genesis", 10, &s, 1));
+    assert_eq!(
+        d.assign(assignment("A", 5, &[0], 50)).assignment_result(),
+        Some(&AssignmentCheckResult::Accepted)
+    );
+    d.at(121).approve(approval("A", 5, &[0]));
+    assert_eq!(d.m.next_wakeup(), Some(BT + 50));
+    d.advance_to(BT + 49);
+    assert_eq!(d.candidate_approved_at("A", 0), None);
+    d.advance_to(BT + 50);
+    assert_eq!(d.candidate_approved_at("A", 0), Some(BT + 50));
+}
