@@ -5,13 +5,14 @@
 
 use crate::channel::{recv_prioritised, InFlight, Next, Rx, Tx};
 use crate::clock::Clock;
-use crate::messages::{checked_approval, checked_assignment, Control, DistMsg, NodeEvent, VoteMsg};
+use crate::messages::{
+    checked_approval, checked_assignment, decode_peer_bytes, Control, DistMsg, NodeEvent, VoteMsg,
+};
 use crate::metrics::ProtocolCounters;
 use crate::worker::WorkerStats;
 use crossbeam_channel::Sender;
 use parity_scale_codec::Encode;
 use std::sync::Arc;
-use tranche_distribution::reputation::COST_INVALID_MESSAGE;
 use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State};
 use tranche_primitives::{Tick, ValidationProtocol};
 
@@ -83,21 +84,11 @@ impl DistributionWorker {
     ) -> Result<bool, String> {
         out.clear();
         match msg {
-            DistMsg::PeerBytes { peer, bytes } => match ValidationProtocol::decode_wire(&bytes) {
-                Ok(ValidationProtocol::ApprovalDistribution(m)) => {
+            DistMsg::PeerBytes { peer, bytes } => {
+                if let Some(m) = decode_peer_bytes(peer, &bytes, &self.events) {
                     self.state.handle_peer_message(now, peer, m, out)
                 }
-                Err(e) => {
-                    let _ = self.events.send(NodeEvent::Malformed {
-                        peer,
-                        error: e.to_string(),
-                    });
-                    let _ = self.events.send(NodeEvent::Reputation {
-                        peer,
-                        rep: COST_INVALID_MESSAGE,
-                    });
-                }
-            },
+            }
             DistMsg::Peer { peer, message } => {
                 self.state.handle_peer_message(now, peer, message, out)
             }
@@ -134,6 +125,18 @@ impl DistributionWorker {
         Ok(false)
     }
 
+    /// Classic layout: hand a check to the voting thread (which imports
+    /// what passes) and wait for its verdict.
+    fn ask_voting<V>(
+        &self,
+        make: impl FnOnce(crossbeam_channel::Sender<V>) -> VoteMsg,
+    ) -> Result<V, String> {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        self.to_voting.send(make(tx)).map_err(|e| e.to_string())?;
+        rx.recv()
+            .map_err(|_| "voting stopped before answering a check".to_owned())
+    }
+
     /// Run the checks the state machine asked for until none are left, then
     /// carry out the remaining actions.
     fn settle(
@@ -148,47 +151,30 @@ impl DistributionWorker {
             for action in batch {
                 match action {
                     Action::CheckAssignment(check) => {
+                        let token = check.token;
                         let verdict = match self.mode {
                             CheckMode::Inline => {
                                 stats.add_verifications(1);
                                 check.check()
                             }
                             CheckMode::ViaVoting => {
-                                let (tx, rx) = crossbeam_channel::bounded(1);
-                                let token = check.token;
-                                self.to_voting
-                                    .send(VoteMsg::CheckAssignment { check, reply: tx })
-                                    .map_err(|e| e.to_string())?;
-                                let v = rx.recv().map_err(|_| {
-                                    "voting stopped before answering a check".to_owned()
-                                })?;
-                                self.state.assignment_checked(now, token, v, work);
-                                continue;
+                                self.ask_voting(|reply| VoteMsg::CheckAssignment { check, reply })?
                             }
                         };
-                        self.state
-                            .assignment_checked(now, check.token, verdict, work);
+                        self.state.assignment_checked(now, token, verdict, work);
                     }
                     Action::CheckApproval(check) => {
+                        let token = check.token;
                         let verdict = match self.mode {
                             CheckMode::Inline => {
                                 stats.add_verifications(1);
                                 check.check()
                             }
                             CheckMode::ViaVoting => {
-                                let (tx, rx) = crossbeam_channel::bounded(1);
-                                let token = check.token;
-                                self.to_voting
-                                    .send(VoteMsg::CheckApproval { check, reply: tx })
-                                    .map_err(|e| e.to_string())?;
-                                let v = rx.recv().map_err(|_| {
-                                    "voting stopped before answering a check".to_owned()
-                                })?;
-                                self.state.approval_checked(now, token, v, work);
-                                continue;
+                                self.ask_voting(|reply| VoteMsg::CheckApproval { check, reply })?
                             }
                         };
-                        self.state.approval_checked(now, check.token, verdict, work);
+                        self.state.approval_checked(now, token, verdict, work);
                     }
                     Action::ImportAssignment {
                         assignment,

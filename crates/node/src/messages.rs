@@ -193,3 +193,26 @@ pub(crate) fn checked_approval(vote: &IndirectSignedApprovalVote) -> CheckedAppr
         signature: vote.signature,
     }
 }
+
+/// Decode one notification from a peer; bytes that do not decode are
+/// reported (with the invalid-message cost) instead.
+pub(crate) fn decode_peer_bytes(
+    peer: PeerId,
+    bytes: &[u8],
+    events: &crossbeam_channel::Sender<NodeEvent>,
+) -> Option<ApprovalDistributionMessage> {
+    match tranche_primitives::ValidationProtocol::decode_wire(bytes) {
+        Ok(tranche_primitives::ValidationProtocol::ApprovalDistribution(m)) => Some(m),
+        Err(e) => {
+            let _ = events.send(NodeEvent::Malformed {
+                peer,
+                error: e.to_string(),
+            });
+            let _ = events.send(NodeEvent::Reputation {
+                peer,
+                rep: tranche_distribution::reputation::COST_INVALID_MESSAGE,
+            });
+            None
+        }
+    }
+}

@@ -7,13 +7,12 @@
 
 use crate::channel::{recv_prioritised, InFlight, Next, Rx, Tx};
 use crate::leaves::Leaves;
-use crate::messages::{Control, DistMsg, NodeEvent, RouterMsg, VoteMsg};
+use crate::messages::{decode_peer_bytes, Control, DistMsg, NodeEvent, RouterMsg, VoteMsg};
 use crate::worker::WorkerStats;
 use crossbeam_channel::Sender;
 use std::sync::Arc;
-use tranche_distribution::reputation::COST_INVALID_MESSAGE;
 use tranche_distribution::PeerId;
-use tranche_primitives::{ApprovalDistributionMessage, ValidationProtocol};
+use tranche_primitives::ApprovalDistributionMessage;
 
 pub(crate) struct Router {
     /// Bounded inputs of the distribution workers.
@@ -98,21 +97,11 @@ impl Router {
 
     fn handle(&mut self, msg: RouterMsg) -> Result<bool, String> {
         match msg {
-            RouterMsg::PeerBytes { peer, bytes } => match ValidationProtocol::decode_wire(&bytes) {
-                Ok(ValidationProtocol::ApprovalDistribution(m)) => {
+            RouterMsg::PeerBytes { peer, bytes } => {
+                if let Some(m) = decode_peer_bytes(peer, &bytes, &self.events) {
                     self.route_peer_message(peer, m)?
                 }
-                Err(e) => {
-                    let _ = self.events.send(NodeEvent::Malformed {
-                        peer,
-                        error: e.to_string(),
-                    });
-                    let _ = self.events.send(NodeEvent::Reputation {
-                        peer,
-                        rep: COST_INVALID_MESSAGE,
-                    });
-                }
-            },
+            }
             RouterMsg::PeerConnected { peer, authority } => {
                 self.to_all(|| DistMsg::PeerConnected { peer, authority })?
             }
