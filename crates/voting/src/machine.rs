@@ -1042,32 +1042,12 @@ impl ApprovalVoting {
                 self.process_wakeup(&mut out, now, pair);
                 self.apply_wakeups(&mut out);
             }
-            while let Some(mut e) = self.checks_due.first_entry() {
-                if *e.key() > now {
-                    break;
-                }
-                let Some(c) = e.get_mut().pop() else {
-                    e.remove();
-                    continue;
-                };
-                if e.get().is_empty() {
-                    e.remove();
-                }
+            while let Some(c) = pop_due(&mut self.checks_due, now) {
                 progressed = true;
                 self.complete_check(&mut out, now, c);
                 self.apply_wakeups(&mut out);
             }
-            while let Some(mut e) = self.sign_timers.first_entry() {
-                if *e.key() > now {
-                    break;
-                }
-                let Some(b) = e.get_mut().pop() else {
-                    e.remove();
-                    continue;
-                };
-                if e.get().is_empty() {
-                    e.remove();
-                }
+            while let Some(b) = pop_due(&mut self.sign_timers, now) {
                 self.sign_timer_of.remove(&b);
                 progressed = true;
                 if let Some(k) = self.keys.clone() {
@@ -1745,5 +1725,23 @@ fn should_trigger(
             our.tranche <= maximum_broadcast && our.tranche <= drifted
         }
         RequiredTranches::Exact { .. } => false,
+    }
+}
+
+/// Take one item due at or before `now` from a timer map (last pushed first
+/// within a tick), dropping ticks left empty.
+fn pop_due<T>(timers: &mut BTreeMap<Tick, Vec<T>>, now: Tick) -> Option<T> {
+    loop {
+        let mut e = timers.first_entry()?;
+        if *e.key() > now {
+            return None;
+        }
+        let item = e.get_mut().pop();
+        if e.get().is_empty() {
+            e.remove();
+        }
+        if item.is_some() {
+            return item;
+        }
     }
 }
