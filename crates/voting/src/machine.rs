@@ -295,20 +295,25 @@ impl ApprovalEntry {
         }
     }
 
-    /// Add an assignment (pushed even when the validator is already assigned,
-    /// as upstream does).
+    /// Add an assignment (upstream `ApprovalEntry::import_assignment` in
+    /// `polkadot/node/core/approval-voting/src/persisted_entries.rs`): the
+    /// tranche's entry is created even for a validator already assigned, but
+    /// the assignment itself is recorded once per validator, in the first
+    /// tranche it claimed.
     fn push_assignment(&mut self, tranche: DelayTranche, v: ValidatorIndex, tick: Tick) {
+        let duplicate = self.assigned.contains_validator(v);
         let pos = self.tranches.partition_point(|t| t.tranche < tranche);
-        if pos < self.tranches.len() && self.tranches[pos].tranche == tranche {
-            self.tranches[pos].assignments.push((v, tick));
-        } else {
+        if pos == self.tranches.len() || self.tranches[pos].tranche != tranche {
             self.tranches.insert(
                 pos,
                 TrancheEntry {
                     tranche,
-                    assignments: vec![(v, tick)],
+                    assignments: Vec::new(),
                 },
             );
+        }
+        if !duplicate {
+            self.tranches[pos].assignments.push((v, tick));
         }
         self.assigned.insert(v.0 as usize);
     }

@@ -482,9 +482,8 @@ impl Runner<'_> {
             let mut cur = self.names.get(&best).copied();
             while let Some(i) = cur {
                 let b = &self.s.blocks[i];
-                if b.number <= self.finalized {
-                    break;
-                }
+                // Every ancestor counts, a finalized (and pruned) one too:
+                // the query returned one of its descendants.
                 if self.blocks[i].approved_ancestor_tick.is_none() {
                     self.blocks[i].approved_ancestor_tick = Some(tick);
                     let name = b.name.clone();
