@@ -61,12 +61,20 @@ enum Command {
         #[arg(long)]
         verbose: bool,
     },
-    /// Run the voting state machine on a timed scenario (as in
-    /// ../shared/scenarios) in virtual time; print a timeline of why each
-    /// candidate was approved when it was, or write the result file.
+    /// Run the voting state machine on a timed scenario in virtual time
+    /// (format: testdata/scenarios/README.md); print a timeline of why each
+    /// candidate was approved when it was, or write the result file. With
+    /// an expected answer (NAME.expected.json beside the file, or
+    /// --expected), print the first differing decision field. A folder runs
+    /// every scenario below it and ends with `N passed, M failed`. Exit
+    /// status 0: all equal; 1: a difference; 2: a file could not be read.
     Scenario {
-        /// The scenario file.
-        file: PathBuf,
+        /// A scenario file, or a folder of them.
+        path: PathBuf,
+        /// The expected answer to compare with (default: NAME.expected.json
+        /// beside the file, when it exists).
+        #[arg(long)]
+        expected: Option<PathBuf>,
         /// Write the result (README schema) here instead of printing the
         /// timeline.
         #[arg(long)]
@@ -118,21 +126,19 @@ fn run(cli: Cli) -> Result<ExitCode> {
             tranche_bench::run_cli::execute(args)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Scenario { file, output } => {
-            let scenario = tranche_bench::scenario::Scenario::load(&file)?;
-            let run = tranche_bench::scenario::run(&scenario);
-            match output {
-                Some(path) => {
-                    let text = serde_json::to_string_pretty(&run.result)?;
-                    std::fs::write(&path, text + "\n")
-                        .with_context(|| format!("cannot write {}", path.display()))?;
-                }
-                None => print!(
-                    "{}",
-                    tranche_bench::scenario::render_timeline(&scenario, &run)
-                ),
-            }
-            Ok(ExitCode::SUCCESS)
+        Command::Scenario {
+            path,
+            expected,
+            output,
+        } => {
+            let args = tranche_bench::scenario::command::Args {
+                path,
+                expected,
+                output,
+            };
+            Ok(ExitCode::from(tranche_bench::scenario::command::execute(
+                &args,
+            )))
         }
         Command::Conformance {
             input,

@@ -5,109 +5,22 @@
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use tranche_bench::scenario::verdict::{
+    differences, expected_path, load_expected, result_class as class, scenario_files,
+};
 use tranche_bench::scenario::{run, Scenario};
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/scenarios")
 }
 
-fn class(result: &str) -> &str {
-    result.split('(').next().unwrap_or(result)
-}
-
-fn compare(name: &str, ours: &Value, expected: &Value) -> Vec<String> {
-    let mut diffs = Vec::new();
-    let list = |v: &Value, k: &str| v[k].as_array().cloned().unwrap_or_default();
-    for eb in list(expected, "blocks") {
-        let Some(ob) = list(ours, "blocks")
-            .into_iter()
-            .find(|b| b["name"] == eb["name"])
-        else {
-            diffs.push(format!("{name}: block {} missing", eb["name"]));
-            continue;
-        };
-        for f in [
-            "all_candidates_approved_tick",
-            "approved_signal_tick",
-            "approved_ancestor_tick",
-            "pruned_tick",
-        ] {
-            if ob[f] != eb[f] {
-                diffs.push(format!(
-                    "{name}: block {} {f}: ours {} expected {}",
-                    eb["name"], ob[f], eb[f]
-                ));
-            }
-        }
-    }
-    for ec in list(expected, "candidates") {
-        let Some(oc) = list(ours, "candidates")
-            .into_iter()
-            .find(|c| c["block"] == ec["block"] && c["index"] == ec["index"])
-        else {
-            diffs.push(format!(
-                "{name}: candidate {}#{} missing",
-                ec["block"], ec["index"]
-            ));
-            continue;
-        };
-        for f in ["approved_tick", "approved_tranche"] {
-            if oc[f] != ec[f] {
-                diffs.push(format!(
-                    "{name}: candidate {}#{} {f}: ours {} expected {}",
-                    ec["block"], ec["index"], oc[f], ec[f]
-                ));
-            }
-        }
-    }
-    for ee in list(expected, "events") {
-        let Some(oe) = list(ours, "events")
-            .into_iter()
-            .find(|e| e["index"] == ee["index"])
-        else {
-            diffs.push(format!("{name}: event {} missing", ee["index"]));
-            continue;
-        };
-        let (o, e) = (
-            oe["result"].as_str().unwrap_or(""),
-            ee["result"].as_str().unwrap_or(""),
-        );
-        if class(o) != class(e) {
-            diffs.push(format!(
-                "{name}: event {}: ours {o} expected {e}",
-                ee["index"]
-            ));
-        }
-    }
-    diffs
-}
-
-/// Every scenario file under `dir`, in every folder below it, sorted.
-fn scenario_files(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).expect("scenario folder is readable") {
-            let p = e.unwrap().path();
-            let n = p.file_name().unwrap().to_string_lossy().to_string();
-            if p.is_dir() {
-                stack.push(p);
-            } else if n.ends_with(".json") && !n.ends_with(".expected.json") {
-                out.push(p);
-            }
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn public_scenarios_match_polkadot() {
-    let files = scenario_files(&dir());
+    let files = scenario_files(&dir()).unwrap();
     // The six hand-written cases, the 300 random ones and the reduced
     // regression cases: none may be missing, skipped or allow-listed.
     assert!(
-        files.len() >= 306,
+        files.len() >= 309,
         "expected every public scenario, found {}",
         files.len()
     );
@@ -115,18 +28,12 @@ fn public_scenarios_match_polkadot() {
     let mut failed = 0;
     for f in &files {
         let scenario = Scenario::load(f).unwrap();
-        let expected_path = f.with_extension("expected.json");
-        let expected: Value = serde_json::from_str(
-            &std::fs::read_to_string(&expected_path)
-                .unwrap_or_else(|e| panic!("{}: {e}", expected_path.display())),
-        )
-        .unwrap();
-        let ours = serde_json::to_value(run(&scenario).result).unwrap();
-        let d = compare(&scenario.name, &ours, &expected);
+        let expected = load_expected(&expected_path(f)).unwrap();
+        let d = differences(&run(&scenario).result, &expected);
         if !d.is_empty() {
             failed += 1;
         }
-        diffs.extend(d);
+        diffs.extend(d.iter().map(|d| format!("{}: {d}", scenario.name)));
     }
     assert!(
         diffs.is_empty(),
@@ -231,7 +138,81 @@ fn command_prints_a_timeline_writes_a_result_and_names_file_errors() {
         .arg(&bad)
         .output()
         .unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("duplicate block name \"A\""));
     let _ = std::fs::remove_file(&bad);
+}
+
+#[test]
+fn command_judges_a_folder_and_ends_with_a_count() {
+    let exe = env!("CARGO_BIN_EXE_tranche");
+    let out = std::process::Command::new(exe)
+        .arg("scenario")
+        .arg(dir().join("random"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert_eq!(text.lines().last(), Some("300 passed, 0 failed"));
+}
+
+#[test]
+fn command_names_the_first_difference_and_explains_the_candidate() {
+    let exe = env!("CARGO_BIN_EXE_tranche");
+    let tmp = std::env::temp_dir().join(format!("tranche-verdict-{}", std::process::id()));
+    std::fs::create_dir_all(&tmp).unwrap();
+    let scenario = tmp.join("02_exactly_needed.json");
+    std::fs::copy(dir().join("02_exactly_needed.json"), &scenario).unwrap();
+    let mut expected: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir().join("02_exactly_needed.expected.json")).unwrap(),
+    )
+    .unwrap();
+    // Pretend Polkadot approved the candidate a tick later.
+    expected["candidates"][0]["approved_tick"] = 132.into();
+    expected["candidates"][0]["approved_tranche"] = 12.into();
+    std::fs::write(
+        tmp.join("02_exactly_needed.expected.json"),
+        expected.to_string(),
+    )
+    .unwrap();
+
+    let out = std::process::Command::new(exe)
+        .arg("scenario")
+        .arg(&scenario)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("candidate \"A\"#0 approved_tick: ours 131, expected 132"),
+        "{text}"
+    );
+    // What our rule counted at our tick and at the expected one.
+    assert!(
+        text.contains("explain A#0: tranches 0..=0 suffice"),
+        "{text}"
+    );
+    assert!(text.contains("no-shows []"), "{text}");
+
+    // The folder form counts it as failed.
+    let out = std::process::Command::new(exe)
+        .arg("scenario")
+        .arg(&tmp)
+        .output()
+        .unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("FAIL"), "{text}");
+    assert_eq!(text.lines().last(), Some("0 passed, 1 failed"));
+
+    // An expected file that is not JSON: exit 2.
+    std::fs::write(tmp.join("02_exactly_needed.expected.json"), "not json").unwrap();
+    let out = std::process::Command::new(exe)
+        .arg("scenario")
+        .arg(&scenario)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a JSON expected-answer file"));
+    let _ = std::fs::remove_dir_all(&tmp);
 }

@@ -599,3 +599,56 @@ fn far_future_tranche_counts_when_its_tranche_arrives() {
     d.advance_to(BT + 50);
     assert_eq!(d.candidate_approved_at("A", 0), Some(BT + 50));
 }
+
+/// Upstream `advance_approval_state` (polkadot/node/core/approval-voting/
+/// src/lib.rs) returns early for a remote vote on a candidate already
+/// approved under the block, dropping the candidate entry it had marked: the
+/// vote is answered `Accepted` but not recorded.
+#[test]
+fn vote_after_its_candidate_is_approved_under_the_block_is_not_recorded() {
+    let s = session(SessionSpec::default());
+    let mut d = driver();
+    d.at(BT).block(block("A", 1, "genesis", 10, &s, 1));
+    for v in [5, 6, 7] {
+        d.assign(assignment("A", v, &[0], 0));
+    }
+    d.at(124);
+    for v in [5, 6, 7] {
+        d.approve(approval("A", v, &[0]));
+    }
+    assert_eq!(d.candidate_approved_at("A", 0), Some(124));
+    d.at(130).assign(assignment("A", 8, &[0], 10));
+    assert_eq!(
+        d.approve(approval("A", 8, &[0])).approval_result(),
+        Some(&ApprovalCheckResult::Accepted)
+    );
+    let st = d.m.candidate_status(130, &hash("A"), 0).unwrap();
+    assert_eq!(st.approvals, 3, "validator 8's vote is not recorded");
+}
+
+/// Upstream `import_approval` (lib.rs) walks a coalesced vote's candidates
+/// in order and answers early on the first that fails: the earlier
+/// candidates' state changes stay (the database overlay is written), their
+/// actions are dropped.
+#[test]
+fn coalesced_vote_failing_on_a_later_candidate_keeps_the_earlier_state() {
+    let s = session(SessionSpec::default());
+    let mut d = driver();
+    d.at(BT).block(block("A", 1, "genesis", 10, &s, 2));
+    d.assign(assignment("A", 5, &[0], 0));
+    let out = d.at(124).approve(approval("A", 5, &[0, 1]));
+    assert_eq!(
+        out.approval_result(),
+        Some(&ApprovalCheckResult::Bad(ApprovalCheckError::NoAssignment(
+            ValidatorIndex(5)
+        )))
+    );
+    assert_eq!(
+        d.m.candidate_status(124, &hash("A"), 0).unwrap().approvals,
+        1
+    );
+    assert_eq!(
+        d.m.candidate_status(124, &hash("A"), 1).unwrap().approvals,
+        0
+    );
+}

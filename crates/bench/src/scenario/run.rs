@@ -474,6 +474,37 @@ impl Runner<'_> {
         }
     }
 
+    /// What our rule counts for one candidate at `tick`.
+    fn explain(&mut self, tick: u64, block: &str, index: u32) {
+        let Some(st) = self
+            .machine
+            .candidate_status(tick, &block_hash(block), index)
+        else {
+            self.line(
+                tick,
+                format!("explain {block}#{index}: the node does not know this candidate now"),
+            );
+            return;
+        };
+        let counted = match st.required {
+            RequiredTranches::Exact { needed, .. } => format!("tranches 0..={needed}"),
+            RequiredTranches::Pending { considered, .. } => {
+                format!("tranches 0..={considered}, still pending")
+            }
+            RequiredTranches::All => "every tranche (all validators needed)".into(),
+        };
+        let no_shows: Vec<String> = st.no_shows.iter().map(|v| v.0.to_string()).collect();
+        let text = format!(
+            "explain {block}#{index}: {}; counted {counted}; no-shows [{}]; {} assignment(s), {} approval(s); approved: {}",
+            shape(&st.required),
+            no_shows.join(", "),
+            st.assignments,
+            st.approvals,
+            st.approved
+        );
+        self.line(tick, text);
+    }
+
     fn query_ancestors(&mut self, tick: u64) {
         for (leaf, _) in self.machine.leaves() {
             let Some((best, _)) = self.machine.approved_ancestor(&leaf, self.finalized) else {
@@ -487,10 +518,12 @@ impl Runner<'_> {
                 if self.blocks[i].approved_ancestor_tick.is_none() {
                     self.blocks[i].approved_ancestor_tick = Some(tick);
                     let name = b.name.clone();
-                    self.timeline.push(TimelineLine {
-                        tick,
-                        text: format!("approved-ancestor query now reaches {name}: it and its unfinalized ancestors are approved"),
-                    });
+                    let text = if b.number <= self.finalized {
+                        format!("approved-ancestor query now returns a descendant of finalized block {name}")
+                    } else {
+                        format!("approved-ancestor query now reaches {name}: it and its unfinalized ancestors are approved")
+                    };
+                    self.timeline.push(TimelineLine { tick, text });
                 }
                 cur = b
                     .parent
@@ -503,6 +536,16 @@ impl Runner<'_> {
 
 /// Run a scenario (no local keys, check delay 0).
 pub fn run(s: &Scenario) -> Run {
+    run_probed(s, &[])
+}
+
+/// A candidate to explain at a tick: block name, candidate index, tick.
+pub type Probe = (String, u32, u64);
+
+/// Run a scenario and, at each probe's tick (after observation), add a
+/// timeline line saying what our rule counted for that candidate: the
+/// required tranches, the no-shows, the assignments and approvals.
+pub fn run_probed(s: &Scenario, probes: &[Probe]) -> Run {
     let groups = s.validator_groups();
     let info = SessionInfo {
         session_index: s.session_index,
@@ -616,6 +659,9 @@ pub fn run(s: &Scenario) -> Run {
         }
         // 4. observation; 5. approved-ancestor queries.
         r.observe(tick);
+        for (block, index, _) in probes.iter().filter(|p| p.2 == tick) {
+            r.explain(tick, block, *index);
+        }
         if s.query_approved_ancestor {
             r.query_ancestors(tick);
         }

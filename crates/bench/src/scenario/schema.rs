@@ -1,4 +1,4 @@
-//! The scenario file (`../shared/scenarios/README.md`): its JSON schema,
+//! The scenario file (format: `testdata/scenarios/README.md`): its JSON schema,
 //! defaults, and the checks that turn a malformed file into a clear error
 //! naming the problem (unknown field, wrong type, missing parent, duplicate
 //! block name). Invalid *events* are not file errors: they are messages.
