@@ -2,12 +2,12 @@
 //! sequence into a `tranche scenario` file, to see why a block is or is not
 //! approved. Usage: dump_scenario FILE.yaml OUT.json
 use std::collections::BTreeMap;
-use tranche_bench::config;
-use tranche_bench::generate::TICKS_PER_SLOT;
-use tranche_bench::producer::{Producer, ProducerOptions};
 use tranche_bench::run::{prepare, ClockKind, DbKind, RunOptions};
 use tranche_primitives::time::slot_start_tick;
 use tranche_primitives::ApprovalDistributionMessage;
+use tranche_workload::config;
+use tranche_workload::generate::TICKS_PER_SLOT;
+use tranche_workload::producer::{Producer, ProducerOptions};
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();

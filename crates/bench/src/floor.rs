@@ -3,13 +3,13 @@
 //! with nothing else around them. The node's total CPU is reported as a
 //! ratio to it.
 
-use crate::generate::bundles::TestMessage;
-use crate::generate::world::World;
 use std::time::Duration;
 use tranche_node::cpu::thread_cpu_time;
 use tranche_primitives::criteria::check_assignment_cert;
 use tranche_primitives::vote::verify_approval;
 use tranche_primitives::{ApprovalDistributionMessage, CoreBitfield, GroupIndex, Session};
+use tranche_workload::generate::bundles::TestMessage;
+use tranche_workload::generate::world::World;
 
 /// What the floor measurement found.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]

@@ -1,17 +1,14 @@
-//! The `tranche` tool's library: the conformance command today; the
-//! benchmark (configuration, message generation, driver, reports) and the
-//! scenario runner as their issues land.
+//! The `tranche` binary's library: the benchmark driver (`run`, `run_cli`:
+//! one run of a test-sequence step against the node under test), the crypto
+//! floor (`floor`), and the outputs (`report`, `html`, `prometheus`,
+//! `compare`, `profile`). The workload lives in `tranche-workload`, the
+//! reference checks in `tranche-conformance`.
 
 pub mod compare;
-pub mod config;
-pub mod conformance;
 pub mod floor;
-pub mod generate;
 pub mod html;
-pub mod producer;
 pub mod profile;
 pub mod prometheus;
 pub mod report;
 pub mod run;
 pub mod run_cli;
-pub mod scenario;

@@ -4,7 +4,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use tranche_bench::conformance;
+use tranche_conformance::vectors as conformance;
 
 /// tranche: Polkadot's approval-voting protocol, conformance checks and a
 /// benchmark of it.
@@ -131,14 +131,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
             expected,
             output,
         } => {
-            let args = tranche_bench::scenario::command::Args {
+            let args = tranche_conformance::scenario::command::Args {
                 path,
                 expected,
                 output,
             };
-            Ok(ExitCode::from(tranche_bench::scenario::command::execute(
-                &args,
-            )))
+            Ok(ExitCode::from(
+                tranche_conformance::scenario::command::execute(&args),
+            ))
         }
         Command::Conformance {
             input,

@@ -8,14 +8,7 @@
 //! node drained until idle — deterministic protocol timing. Under the real
 //! clock the same schedule runs against wall time.
 
-use crate::config::BenchStep;
 use crate::floor;
-use crate::generate::bundles::TestMessage;
-use crate::generate::cache::GeneratedMessages;
-use crate::generate::params::{CoalesceModel, GenerationParams};
-use crate::generate::world::{World, NODE_UNDER_TEST};
-use crate::generate::{load_or_generate, CacheOutcome, TICKS_PER_SLOT};
-use crate::producer::{Delivery, Producer, ProducerOptions};
 use crate::prometheus::{Exporter, LiveRun};
 use crate::report::{
     thread_group, BlockReport, Counts, CpuRow, FloorReport, GenerationReport, NetworkReport,
@@ -35,6 +28,13 @@ use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig
 use tranche_primitives::time::slot_start_tick;
 use tranche_primitives::{Session, Tick, ValidationProtocol};
 use tranche_voting::{IncludedCandidate, LocalKeys, NewBlock};
+use tranche_workload::config::BenchStep;
+use tranche_workload::generate::bundles::TestMessage;
+use tranche_workload::generate::cache::GeneratedMessages;
+use tranche_workload::generate::params::{CoalesceModel, GenerationParams};
+use tranche_workload::generate::world::{World, NODE_UNDER_TEST};
+use tranche_workload::generate::{load_or_generate, CacheOutcome, TICKS_PER_SLOT};
+use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
 
 /// Which clock drives a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,12 +84,14 @@ pub fn generation_params(step: &BenchStep, seed: u64) -> GenerationParams {
         n_delay_tranches: step.n_delay_tranches,
         no_show_slots: step.no_show_slots,
         max_validators_per_core: match step.schema {
-            crate::config::Schema::G1 => 1,
-            crate::config::Schema::G2G3 => step.max_validators_per_core,
+            tranche_workload::config::Schema::G1 => 1,
+            tranche_workload::config::Schema::G2G3 => step.max_validators_per_core,
         },
         coalesce: match step.coalescing {
-            crate::config::Coalescing::Uniform { min, max } => CoalesceModel::Uniform { min, max },
-            crate::config::Coalescing::Normal { mean, std_dev } => {
+            tranche_workload::config::Coalescing::Uniform { min, max } => {
+                CoalesceModel::Uniform { min, max }
+            }
+            tranche_workload::config::Coalescing::Normal { mean, std_dev } => {
                 CoalesceModel::Normal { mean, std_dev }
             }
         },

@@ -1,7 +1,6 @@
 //! `tranche run`: the benchmark's command line — which file, which
 //! architecture, which clock — and what it prints and writes.
 
-use crate::config::{self, BenchConfig};
 use crate::prometheus::Exporter;
 use crate::report::{render, ReportFile};
 use crate::run::{prepare, run_step_observed, ClockKind, DbKind, RunOptions};
@@ -9,6 +8,7 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use tranche_node::{Architecture, DEFAULT_WORKERS};
+use tranche_workload::config::{self, BenchConfig};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ArchArg {

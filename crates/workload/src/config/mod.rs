@@ -1,9 +1,10 @@
 //! Test sequences: upstream subsystem-bench YAML files, checked and
-//! normalised into one [`BenchStep`] per approval step (spec
-//! `benchmark.md` §1.5–§1.8).
+//! normalised into one [`BenchStep`] per approval step (upstream
+//! `polkadot/node/subsystem-bench/src/lib/configuration.rs` and
+//! `.../src/lib/approval/mod.rs` `ApprovalsOptions`).
 //!
-//! Not to be confused with [`crate::scenario`], the timed approval-decision
-//! scenarios of `tranche scenario`.
+//! Not to be confused with the timed approval-decision scenarios of
+//! `tranche scenario` (crate `tranche-conformance`).
 //!
 //! # Format
 //!

@@ -4,7 +4,7 @@
 //! proofs and signatures must verify.
 
 use std::path::PathBuf;
-use tranche_bench::conformance::{self, check};
+use tranche_conformance::vectors::{self as conformance, check};
 
 fn vector_files() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata/vectors");

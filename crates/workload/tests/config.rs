@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tranche_bench::config::{
+use tranche_netsim::{Bandwidth, LatencyModel};
+use tranche_workload::config::{
     self, BenchConfig, Coalescing, ConfigError, ConfigErrorKind, Latency, Schema,
 };
-use tranche_netsim::{Bandwidth, LatencyModel};
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
