@@ -17,7 +17,7 @@ use rand::seq::SliceRandom;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rayon::prelude::*;
-use sent_by::{random_samplings, IdentityGrid};
+use sent_by::{random_samplings, SendersTo};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -32,7 +32,7 @@ pub const TICKS_PER_SLOT: Tick = 12;
 pub fn generate(params: &GenerationParams, progress: bool) -> GeneratedMessages {
     let world = World::build(params);
     let n = params.n_validators;
-    let grid = IdentityGrid::new(n);
+    let grid = SendersTo::identity(n, NODE_UNDER_TEST);
     let samplings = random_samplings(NODE_UNDER_TEST.0, n, 2 * n as usize, params.seed);
     let peers: Vec<u32> = (0..n).filter(|v| *v != NODE_UNDER_TEST.0).collect();
 
@@ -52,7 +52,7 @@ pub fn generate(params: &GenerationParams, progress: bool) -> GeneratedMessages 
     let per_validator: Vec<Vec<(Tick, Bundle)>> = peers
         .par_iter()
         .map(|&v| {
-            let grid_senders = grid.senders_to(v, NODE_UNDER_TEST.0);
+            let grid_senders = grid.of(v);
             // Upstream draws the random-routing sampling once per validator
             // (its RNG is re-seeded identically for every block).
             let mut key = [0u8; 32];

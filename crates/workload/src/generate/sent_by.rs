@@ -1,5 +1,6 @@
-//! Who delivers each generated message to the node under test
-//! (subsystem-bench §3.4): the grid neighbours that would forward another
+//! Who delivers each generated message to the node under test (upstream
+//! `polkadot/node/subsystem-bench/src/lib/approval/message_generator.rs`,
+//! `compute_sent_by` and `random_samplings_to_node`): the grid neighbours that would forward another
 //! validator's message to the node, plus the validators whose random routing
 //! picks the node.
 //!
@@ -14,68 +15,57 @@
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 use rand_distr::{Binomial, Distribution};
+use tranche_distribution::random_routing::{RANDOM_CIRCULATION, RANDOM_SAMPLE_RATE};
+use tranche_distribution::{GridNeighbours, SessionGridTopology};
 use tranche_primitives::ValidatorIndex;
 
-/// Peers a random-routing sender targets (`DEFAULT_RANDOM_CIRCULATION`).
-const RANDOM_CIRCULATION: u32 = 4;
-/// `DEFAULT_RANDOM_SAMPLE_RATE`: each peer is picked with probability
-/// `RANDOM_SAMPLE_RATE / N`, or always when N is smaller.
-const RANDOM_SAMPLE_RATE: u32 = 25;
-
-/// Row and column neighbours in the standard sqrt grid with the identity
-/// shuffle (validator `i` sits at position `i`), as subsystem-bench uses.
-pub struct IdentityGrid {
-    n: u32,
-    row_len: u32,
+/// Who forwards other validators' messages to one node on the session's
+/// grid: the distribution crate's topology (upstream's benchmark uses the
+/// identity shuffle, validator `i` at position `i`).
+pub struct SendersTo {
+    grid: SessionGridTopology,
+    node: ValidatorIndex,
+    of_node: Option<GridNeighbours>,
 }
 
-impl IdentityGrid {
-    pub fn new(n: u32) -> Self {
-        let row_len = (n as f64).sqrt().floor().max(1.0) as u32;
-        IdentityGrid { n, row_len }
+impl SendersTo {
+    /// The identity grid of `n` validators, seen from `node`.
+    pub fn identity(n: u32, node: ValidatorIndex) -> Self {
+        let grid = SessionGridTopology::identity(n as usize);
+        let of_node = grid.grid_neighbours(node);
+        SendersTo {
+            grid,
+            node,
+            of_node,
+        }
     }
 
-    /// Validators in `v`'s row, without `v`.
-    pub fn row(&self, v: u32) -> impl Iterator<Item = u32> + '_ {
-        let start = v / self.row_len * self.row_len;
-        (start..(start + self.row_len).min(self.n)).filter(move |w| *w != v)
-    }
-
-    /// Validators in `v`'s column, without `v`.
-    pub fn column(&self, v: u32) -> impl Iterator<Item = u32> + '_ {
-        (v % self.row_len..self.n)
-            .step_by(self.row_len as usize)
-            .filter(move |w| *w != v)
-    }
-
-    fn same_row(&self, a: u32, b: u32) -> bool {
-        a / self.row_len == b / self.row_len
-    }
-
-    fn same_column(&self, a: u32, b: u32) -> bool {
-        a % self.row_len == b % self.row_len
-    }
-
-    /// The grid neighbours that forward `v`'s messages to `node`: the one of
-    /// `v`'s column that sits in `node`'s row, the one of `v`'s row that sits
-    /// in `node`'s column, and `v` itself when it neighbours `node`. Lowest
-    /// index first where upstream takes an arbitrary one.
-    pub fn senders_to(&self, v: u32, node: u32) -> Vec<u32> {
+    /// The grid neighbours that forward `v`'s messages to the node: the one
+    /// of `v`'s column that sits in the node's row, the one of `v`'s row
+    /// that sits in the node's column, and `v` itself when it neighbours
+    /// the node. Lowest index first where upstream takes an arbitrary one.
+    pub fn of(&self, v: u32) -> Vec<u32> {
+        let v = ValidatorIndex(v);
+        let (Some(node), Some(theirs)) = (&self.of_node, self.grid.grid_neighbours(v)) else {
+            return Vec::new();
+        };
         let mut out = Vec::with_capacity(3);
-        if let Some(y) = self
-            .column(v)
-            .find(|w| *w != node && self.same_row(*w, node))
+        if let Some(y) = theirs
+            .column
+            .iter()
+            .find(|w| **w != self.node && node.in_row(**w))
         {
-            out.push(y);
+            out.push(y.0);
         }
-        if let Some(x) = self
-            .row(v)
-            .find(|w| *w != node && self.same_column(*w, node))
+        if let Some(x) = theirs
+            .row
+            .iter()
+            .find(|w| **w != self.node && node.in_column(**w))
         {
-            out.push(x);
+            out.push(x.0);
         }
-        if self.same_row(v, node) || self.same_column(v, node) {
-            out.push(v);
+        if node.in_row(v) || node.in_column(v) {
+            out.push(v.0);
         }
         out
     }
@@ -88,10 +78,11 @@ pub fn random_samplings(node: u32, n: u32, count: usize, seed: u64) -> Vec<Vec<V
     let mut key = [0x07u8; 32];
     key[..8].copy_from_slice(&seed.to_le_bytes());
     let mut rng = ChaCha20Rng::from_seed(key);
-    let p = if RANDOM_SAMPLE_RATE > n {
+    let rate = RANDOM_SAMPLE_RATE as u32;
+    let p = if rate > n {
         1.0
     } else {
-        f64::from(RANDOM_SAMPLE_RATE) / f64::from(n)
+        f64::from(rate) / f64::from(n)
     };
     (0..count)
         .map(|_| {
@@ -102,7 +93,7 @@ pub fn random_samplings(node: u32, n: u32, count: usize, seed: u64) -> Vec<Vec<V
                     let picked_before = Binomial::new(position, p)
                         .map(|b| b.sample(&mut rng))
                         .unwrap_or(0);
-                    picked_before < u64::from(RANDOM_CIRCULATION) && rng.gen_bool(p)
+                    picked_before < RANDOM_CIRCULATION as u64 && rng.gen_bool(p)
                 })
                 .map(ValidatorIndex)
                 .collect()
@@ -117,16 +108,15 @@ mod tests {
     #[test]
     fn grid_of_ten() {
         // Row length 3: rows {0,1,2} {3,4,5} {6,7,8} {9}.
-        let g = IdentityGrid::new(10);
-        assert_eq!(g.row(4).collect::<Vec<_>>(), vec![3, 5]);
-        assert_eq!(g.column(4).collect::<Vec<_>>(), vec![1, 7]);
-        assert_eq!(g.row(9).count(), 0);
-        assert_eq!(g.column(0).collect::<Vec<_>>(), vec![3, 6, 9]);
+        let g = SendersTo::identity(10, ValidatorIndex(0));
         // Validator 4 reaches node 0 through 1 (its column, node's row) and
         // 3 (its row, node's column).
-        assert_eq!(g.senders_to(4, 0), vec![1, 3]);
+        assert_eq!(g.of(4), vec![1, 3]);
         // Validator 3 is in node 0's column: it sends directly too.
-        assert_eq!(g.senders_to(3, 0), vec![3]);
+        assert_eq!(g.of(3), vec![3]);
+        // Validator 9 sits alone in the last row; its column holds 0, 3, 6:
+        // 3 is in node 0's column, not its row, so only 9 itself (column 0).
+        assert_eq!(g.of(9), vec![9]);
     }
 
     #[test]
