@@ -31,7 +31,7 @@ use tranche_voting::{IncludedCandidate, LocalKeys, NewBlock};
 use tranche_workload::config::BenchStep;
 use tranche_workload::generate::bundles::TestMessage;
 use tranche_workload::generate::cache::GeneratedMessages;
-use tranche_workload::generate::params::{CoalesceModel, GenerationParams};
+use tranche_workload::generate::params::GenerationParams;
 use tranche_workload::generate::world::{World, NODE_UNDER_TEST};
 use tranche_workload::generate::{load_or_generate, CacheOutcome, TICKS_PER_SLOT};
 use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
@@ -71,37 +71,6 @@ const GRACE_TICKS: Tick = 40;
 /// Prometheus endpoint (the virtual-clock driver samples every tick).
 const REAL_SAMPLE_EVERY: Duration = Duration::from_millis(500);
 
-/// The generation parameters of a step.
-pub fn generation_params(step: &BenchStep, seed: u64) -> GenerationParams {
-    GenerationParams {
-        n_validators: step.n_validators,
-        n_cores: step.n_cores,
-        n_included_candidates: step.candidates_per_block(),
-        num_blocks: step.num_blocks,
-        needed_approvals: step.needed_approvals,
-        zeroth_delay_tranche_width: step.zeroth_delay_tranche_width,
-        relay_vrf_modulo_samples: step.relay_vrf_modulo_samples,
-        n_delay_tranches: step.n_delay_tranches,
-        no_show_slots: step.no_show_slots,
-        max_validators_per_core: match step.schema {
-            tranche_workload::config::Schema::G1 => 1,
-            tranche_workload::config::Schema::G2G3 => step.max_validators_per_core,
-        },
-        coalesce: match step.coalescing {
-            tranche_workload::config::Coalescing::Uniform { min, max } => {
-                CoalesceModel::Uniform { min, max }
-            }
-            tranche_workload::config::Coalescing::Normal { mean, std_dev } => {
-                CoalesceModel::Normal { mean, std_dev }
-            }
-        },
-        coalesce_tranche_diff: step.coalesce_tranche_diff,
-        enable_assignments_v2: step.enable_assignments_v2,
-        generation_tranche_limit: step.generation_tranche_limit(),
-        seed,
-    }
-}
-
 /// Messages of a step, generated or loaded, with how they were obtained.
 pub struct Prepared {
     pub params: GenerationParams,
@@ -114,9 +83,10 @@ pub struct Prepared {
 
 /// Load or generate the messages of a step.
 pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
-    let params = generation_params(step, options.seed);
+    let params = step.generation_params(options.seed);
     let start = Instant::now();
-    let (messages, outcome) = load_or_generate(&params, &options.cache_dir, options.progress)?;
+    let (world, messages, outcome) =
+        load_or_generate(&params, &options.cache_dir, options.progress)?;
     let generation = match outcome {
         CacheOutcome::Hit { path, .. } => GenerationReport {
             cache_file: path.display().to_string(),
@@ -141,7 +111,6 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
             }
         }
     };
-    let world = World::build(&params);
     let mut encoded = HashMap::new();
     for b in &messages.bundles {
         for m in b.assignments.iter().chain(&b.approvals) {

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use tranche_netsim::{Bandwidth, LatencyModel};
 use tranche_workload::config::{
-    self, BenchConfig, Coalescing, ConfigError, ConfigErrorKind, Latency, Schema,
+    self, BenchConfig, Coalescing, ConfigError, ConfigErrorKind, Schema,
 };
 
 fn workspace_root() -> PathBuf {
@@ -122,10 +122,10 @@ fn examples_carry_their_scenario_values() {
     // No latency / connectivity keys: the G3 defaults apply, and are noted.
     assert_eq!(
         best.latency,
-        Some(Latency::Normal {
-            mean_ms: 30,
+        LatencyModel::Normal {
+            mean_ms: 30.0,
             std_dev_ms: 2.0
-        })
+        }
     );
     assert_eq!(best.connectivity, 90);
     assert!(best.defaulted.contains(&"latency"));
@@ -147,7 +147,7 @@ fn examples_carry_their_scenario_values() {
             std_dev: 0.0
         }
     );
-    assert_eq!(plain.latency, None);
+    assert_eq!(plain.latency, LatencyModel::None);
     assert_eq!(plain.connectivity, 100);
     assert!(!plain.defaulted.contains(&"latency"));
 }
@@ -168,10 +168,10 @@ fn a_g1_file_with_seed_era_keys_parses() {
     assert!(!s.stop_when_approved);
     assert_eq!(
         s.latency,
-        Some(Latency::Uniform {
+        LatencyModel::Uniform {
             min: Duration::from_millis(1),
             max: Duration::from_millis(100)
-        })
+        }
     );
     assert_eq!(s.error_percent, 0);
     let t = s.g1_thresholds.unwrap();
@@ -204,10 +204,10 @@ TestConfiguration:
     let s = &parse(yaml).unwrap().steps[0];
     assert_eq!(
         s.latency,
-        Some(Latency::Normal {
-            mean_ms: 50,
+        LatencyModel::Normal {
+            mean_ms: 50.0,
             std_dev_ms: 12.5
-        })
+        }
     );
     assert_eq!(s.error_percent, 3);
     // ApprovalsOptions fall back to upstream's CLI defaults.
@@ -226,7 +226,7 @@ fn the_embedded_default_is_small_and_best_case() {
     assert_eq!((s.n_validators, s.n_cores, s.num_blocks), (100, 20, 3));
     assert!(s.stop_when_approved);
     assert_eq!(s.num_no_shows_per_candidate, 0);
-    assert_eq!(s.latency, None);
+    assert_eq!(s.latency, LatencyModel::None);
     assert_eq!(s.connectivity, 100);
     assert_eq!(s.n_backing_groups(), 20);
 }

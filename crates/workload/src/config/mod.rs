@@ -84,8 +84,8 @@ mod error;
 mod parse;
 
 use std::path::Path;
-use std::time::Duration;
 
+use crate::generate::params::GenerationParams;
 pub use error::{ConfigError, ConfigErrorKind};
 use tranche_netsim::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
 
@@ -126,26 +126,6 @@ impl Schema {
             Schema::G2G3 => "ApprovalVoting",
         }
     }
-}
-
-/// Per-peer latency, drawn once per peer.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Latency {
-    /// `{mean_latency_ms, std_dev}` (G2/G3, late G1): normal distribution.
-    Normal {
-        /// Mean, whole milliseconds (upstream `usize`).
-        mean_ms: u64,
-        /// Standard deviation in milliseconds, finite and >= 0.
-        std_dev_ms: f64,
-    },
-    /// `{min_latency, max_latency}` as `{secs, nanos}` (2023 / early G1):
-    /// uniform in `[min, max]`.
-    Uniform {
-        /// Lower bound.
-        min: Duration,
-        /// Upper bound, >= `min`.
-        max: Duration,
-    },
 }
 
 /// How many candidates one signed approval covers.
@@ -235,7 +215,7 @@ pub struct BenchStep {
     pub bandwidth: u64,
     /// `latency`: per-peer latency, `None` for `latency: null` (G3 default
     /// normal 30 ms, sd 2.0; G1 default none).
-    pub latency: Option<Latency>,
+    pub latency: LatencyModel,
     /// `connectivity`: percentage of the other validators connected to
     /// the node (G3 default 90; G1 100). At most 100, and at least one
     /// peer must end up connected.
@@ -358,6 +338,31 @@ impl BenchStep {
         ((u64::from(self.n_validators) - 1) * u64::from(self.connectivity) / 100) as u32
     }
 
+    /// What message generation needs of this step (with the run's seed):
+    /// two steps with equal parameters generate the same messages.
+    pub fn generation_params(&self, seed: u64) -> GenerationParams {
+        GenerationParams {
+            n_validators: self.n_validators,
+            n_cores: self.n_cores,
+            n_included_candidates: self.candidates_per_block(),
+            num_blocks: self.num_blocks,
+            needed_approvals: self.needed_approvals,
+            zeroth_delay_tranche_width: self.zeroth_delay_tranche_width,
+            relay_vrf_modulo_samples: self.relay_vrf_modulo_samples,
+            n_delay_tranches: self.n_delay_tranches,
+            no_show_slots: self.no_show_slots,
+            max_validators_per_core: match self.schema {
+                Schema::G1 => 1,
+                Schema::G2G3 => self.max_validators_per_core,
+            },
+            coalesce: self.coalescing,
+            coalesce_tranche_diff: self.coalesce_tranche_diff,
+            enable_assignments_v2: self.enable_assignments_v2,
+            generation_tranche_limit: self.generation_tranche_limit(),
+            seed,
+        }
+    }
+
     /// The emulated network of this step: one peer per validator other
     /// than the node under test (peer `i` is validator `i + 1`), latency in
     /// both directions, `error` as the loss probability.
@@ -366,17 +371,7 @@ impl BenchStep {
             n_peers: self.n_validators - 1,
             node_bandwidth: Bandwidth::BytesPerSecond(self.bandwidth),
             peer_bandwidth: Bandwidth::BytesPerSecond(self.peer_bandwidth),
-            latency: match self.latency {
-                None => LatencyModel::None,
-                Some(Latency::Normal {
-                    mean_ms,
-                    std_dev_ms,
-                }) => LatencyModel::Normal {
-                    mean_ms: mean_ms as f64,
-                    std_dev_ms,
-                },
-                Some(Latency::Uniform { min, max }) => LatencyModel::Uniform { min, max },
-            },
+            latency: self.latency,
             latency_directions: LatencyDirections::Both,
             connectivity_percent: self.connectivity,
             loss_probability: f64::from(self.error_percent) / 100.0,

@@ -10,12 +10,11 @@
 
 use std::time::Duration;
 
+use tranche_netsim::LatencyModel;
 use yaml_serde::{Mapping, Value};
 
 use super::error::{one_line, ConfigError, ConfigErrorKind as Kind};
-use super::{
-    BenchConfig, BenchStep, Coalescing, G1Thresholds, Latency, Schema, SkippedStep, MAX_BLOCKS,
-};
+use super::{BenchConfig, BenchStep, Coalescing, G1Thresholds, Schema, SkippedStep, MAX_BLOCKS};
 
 /// The top-level key.
 const ROOT_KEY: &str = "TestConfiguration";
@@ -107,7 +106,7 @@ struct Defaults {
     n_validators: Option<u32>,
     n_cores: Option<u32>,
     bandwidth: u64,
-    latency: Option<Latency>,
+    latency: LatencyModel,
     connectivity: u8,
     workdir_prefix: Option<&'static str>,
 }
@@ -116,7 +115,7 @@ const G1_DEFAULTS: Defaults = Defaults {
     n_validators: None,
     n_cores: None,
     bandwidth: 52_428_800,
-    latency: None,
+    latency: LatencyModel::None,
     connectivity: 100,
     workdir_prefix: None,
 };
@@ -125,10 +124,10 @@ const G3_DEFAULTS: Defaults = Defaults {
     n_validators: Some(300),
     n_cores: Some(60),
     bandwidth: 44_040_192,
-    latency: Some(Latency::Normal {
-        mean_ms: 30,
+    latency: LatencyModel::Normal {
+        mean_ms: 30.0,
         std_dev_ms: 2.0,
-    }),
+    },
     connectivity: 90,
     workdir_prefix: Some("/tmp"),
 };
@@ -848,9 +847,9 @@ fn build(
 
 /// `latency`: `null`, `{mean_latency_ms, std_dev}`, or (G1 only)
 /// `{min_latency: {secs, nanos}, max_latency: {secs, nanos}}`.
-fn parse_latency(f: &Fields<'_>, g1: bool) -> Result<Option<Latency>, Kind> {
+fn parse_latency(f: &Fields<'_>, g1: bool) -> Result<LatencyModel, Kind> {
     let Some(l) = f.mapping("latency", "null or a mapping")? else {
-        return Ok(None);
+        return Ok(LatencyModel::None);
     };
     let uniform = LATENCY_UNIFORM_KEYS.iter().any(|k| l.get(k).is_some());
     if uniform && g1 {
@@ -864,7 +863,7 @@ fn parse_latency(f: &Fields<'_>, g1: bool) -> Result<Option<Latency>, Kind> {
                 format!("above max_latency ({max:?})"),
             ));
         }
-        return Ok(Some(Latency::Uniform { min, max }));
+        return Ok(LatencyModel::Uniform { min, max });
     }
     let elsewhere = (!g1).then_some((
         LATENCY_UNIFORM_KEYS,
@@ -874,10 +873,11 @@ fn parse_latency(f: &Fields<'_>, g1: bool) -> Result<Option<Latency>, Kind> {
     let why = "`latency` needs both `mean_latency_ms` and `std_dev`, or `latency: null`";
     let mean_ms = l.required("mean_latency_ms", l.u64("mean_latency_ms")?, why)?;
     let std_dev_ms = l.required("std_dev", l.non_negative_f64("std_dev")?, why)?;
-    Ok(Some(Latency::Normal {
-        mean_ms,
+    // Whole milliseconds, as upstream's `usize` field.
+    Ok(LatencyModel::Normal {
+        mean_ms: mean_ms as f64,
         std_dev_ms,
-    }))
+    })
 }
 
 /// A serde `Duration` mapping `{secs, nanos}`.

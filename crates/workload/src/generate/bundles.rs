@@ -4,8 +4,9 @@
 //! cover exactly their candidates; it is released at the tranche of its
 //! latest assignment.
 
-use super::params::{CoalesceModel, GenerationParams};
+use super::params::GenerationParams;
 use super::world::{BlockSpec, World, BENCH_SESSION, NODE_UNDER_TEST};
+use crate::config::Coalescing;
 use parity_scale_codec::{Decode, Encode};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
@@ -76,17 +77,17 @@ fn validator_rng(v: u32, seed: u64) -> ChaCha20Rng {
 
 struct Coalescer {
     rng: ChaCha20Rng,
-    model: CoalesceModel,
+    model: Coalescing,
 }
 
 impl Coalescer {
     fn next_len(&mut self) -> usize {
         match self.model {
-            CoalesceModel::Normal { mean, std_dev } => Normal::new(mean, std_dev.max(0.0))
+            Coalescing::Normal { mean, std_dev } => Normal::new(mean, std_dev.max(0.0))
                 .map(|d| d.sample(&mut self.rng).round())
                 .unwrap_or(mean)
                 .max(1.0) as usize,
-            CoalesceModel::Uniform { min, max } => {
+            Coalescing::Uniform { min, max } => {
                 let mut range: Vec<u32> = (min.min(max)..=max.max(min)).collect();
                 let (pick, _) = range.partial_shuffle(&mut self.rng, 1);
                 pick.first().copied().unwrap_or(1).max(1) as usize

@@ -28,9 +28,16 @@ use world::{World, INITIAL_SLOT, NODE_UNDER_TEST};
 /// Ticks per 6-second relay slot.
 pub const TICKS_PER_SLOT: Tick = 12;
 
-/// Generate every bundle, in send order. `progress` draws a bar on stderr.
-pub fn generate(params: &GenerationParams, progress: bool) -> GeneratedMessages {
+/// Build the world of `params` and generate every bundle in it, in send
+/// order. `progress` draws a bar on stderr.
+pub fn generate(params: &GenerationParams, progress: bool) -> (World, GeneratedMessages) {
     let world = World::build(params);
+    let messages = generate_in(&world, params, progress);
+    (world, messages)
+}
+
+/// Every bundle of `params` in an already built `world`, in send order.
+pub fn generate_in(world: &World, params: &GenerationParams, progress: bool) -> GeneratedMessages {
     let n = params.n_validators;
     let grid = SendersTo::identity(n, NODE_UNDER_TEST);
     let samplings = random_samplings(NODE_UNDER_TEST.0, n, 2 * n as usize, params.seed);
@@ -118,20 +125,22 @@ pub enum CacheOutcome {
     },
 }
 
-/// Load the messages of `params` from `cache_dir`, or generate and store
-/// them. An invalid cache file is never trusted: it is reported in the
-/// outcome and replaced.
+/// The world of `params` (built once) and its messages, loaded from
+/// `cache_dir` or generated and stored. An invalid cache file is never
+/// trusted: it is reported in the outcome and replaced.
 pub fn load_or_generate(
     params: &GenerationParams,
     cache_dir: &Path,
     progress: bool,
-) -> anyhow::Result<(GeneratedMessages, CacheOutcome)> {
+) -> anyhow::Result<(World, GeneratedMessages, CacheOutcome)> {
+    let world = World::build(params);
     let key = cache::cache_key(&params.fingerprint());
     let path = cache::cache_path(cache_dir, &key);
     let start = Instant::now();
     let rejected = match cache::load(&path, &key) {
         Ok(Some(messages)) => {
             return Ok((
+                world,
                 messages,
                 CacheOutcome::Hit {
                     path,
@@ -143,11 +152,12 @@ pub fn load_or_generate(
         Err(e) => Some(e),
     };
     let start = Instant::now();
-    let messages = generate(params, progress);
+    let messages = generate_in(&world, params, progress);
     let generation_time = start.elapsed();
     let bytes = cache::store(&path, &key, &messages)
         .map_err(|e| anyhow::anyhow!("cannot write message cache {}: {e}", path.display()))?;
     Ok((
+        world,
         messages,
         CacheOutcome::Generated {
             path,
@@ -160,8 +170,8 @@ pub fn load_or_generate(
 
 #[cfg(test)]
 mod tests {
-    use super::params::CoalesceModel;
     use super::*;
+    use crate::config::Coalescing;
     use tranche_primitives::ApprovalDistributionMessage;
 
     pub(crate) fn small(seed: u64) -> GenerationParams {
@@ -176,7 +186,7 @@ mod tests {
             n_delay_tranches: 20,
             no_show_slots: 3,
             max_validators_per_core: 2,
-            coalesce: CoalesceModel::Normal {
+            coalesce: Coalescing::Normal {
                 mean: 3.0,
                 std_dev: 1.0,
             },
@@ -212,10 +222,9 @@ mod tests {
     #[test]
     fn generation_is_deterministic_and_complete() {
         let p = small(5);
-        let a = generate(&p, false);
-        assert_eq!(shape(&a), shape(&generate(&p, false)));
-        assert_ne!(shape(&a), shape(&generate(&small(6), false)));
-        let world = World::build(&p);
+        let (world, a) = generate(&p, false);
+        assert_eq!(shape(&a), shape(&generate(&p, false).1));
+        assert_ne!(shape(&a), shape(&generate(&small(6), false).1));
         // Every non-node validator approves every candidate it is assigned
         // to (outside its own backing group), exactly once per block.
         for (b, block) in world.blocks.iter().enumerate() {
@@ -268,7 +277,7 @@ mod tests {
     fn cache_hit_and_corrupt_file_regenerates() {
         let dir = std::env::temp_dir().join(format!("tranche-gen-test-{}", std::process::id()));
         let p = small(1);
-        let (first, outcome) = load_or_generate(&p, &dir, false).unwrap();
+        let (_, first, outcome) = load_or_generate(&p, &dir, false).unwrap();
         let CacheOutcome::Generated {
             path,
             rejected: None,
@@ -277,14 +286,14 @@ mod tests {
         else {
             panic!("expected a fresh generation, got {outcome:?}");
         };
-        let (second, outcome) = load_or_generate(&p, &dir, false).unwrap();
+        let (_, second, outcome) = load_or_generate(&p, &dir, false).unwrap();
         assert!(matches!(outcome, CacheOutcome::Hit { .. }));
         assert_eq!(first, second);
         let mut bytes = std::fs::read(&path).unwrap();
         let mid = bytes.len() / 2;
         bytes[mid] ^= 0xff;
         std::fs::write(&path, bytes).unwrap();
-        let (third, outcome) = load_or_generate(&p, &dir, false).unwrap();
+        let (_, third, outcome) = load_or_generate(&p, &dir, false).unwrap();
         assert!(matches!(
             outcome,
             CacheOutcome::Generated {

@@ -2,16 +2,8 @@
 //! `GenerationParams` are equal produce the same messages, so the cache is
 //! keyed by a hash of these fields (plus the file format version).
 
+use crate::config::Coalescing;
 use parity_scale_codec::Encode;
-
-/// How many candidates one signed approval covers.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum CoalesceModel {
-    /// G2/G3: `max(1, round(Normal(mean, std_dev)))`.
-    Normal { mean: f32, std_dev: f32 },
-    /// G1: uniform integer in `[min, max]`.
-    Uniform { min: u32, max: u32 },
-}
 
 /// Parameters of one message generation.
 #[derive(Debug, Clone, PartialEq)]
@@ -29,7 +21,7 @@ pub struct GenerationParams {
     pub no_show_slots: u32,
     /// Backing-group size (G1: groups of one validator).
     pub max_validators_per_core: u32,
-    pub coalesce: CoalesceModel,
+    pub coalesce: Coalescing,
     pub coalesce_tranche_diff: u32,
     pub enable_assignments_v2: bool,
     /// G1 only: assignments above this tranche are not generated.
@@ -56,10 +48,10 @@ impl GenerationParams {
         )
             .encode_to(&mut out);
         match self.coalesce {
-            CoalesceModel::Normal { mean, std_dev } => {
+            Coalescing::Normal { mean, std_dev } => {
                 (0u8, mean.to_bits(), std_dev.to_bits()).encode_to(&mut out)
             }
-            CoalesceModel::Uniform { min, max } => (1u8, min, max).encode_to(&mut out),
+            Coalescing::Uniform { min, max } => (1u8, min, max).encode_to(&mut out),
         }
         (
             self.coalesce_tranche_diff,
