@@ -16,7 +16,7 @@ use crate::report::{
 };
 use anyhow::{bail, Context, Result};
 use parity_scale_codec::Encode;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -29,7 +29,6 @@ use tranche_primitives::time::slot_start_tick;
 use tranche_primitives::{Session, Tick, ValidationProtocol};
 use tranche_voting::{IncludedCandidate, LocalKeys, NewBlock};
 use tranche_workload::config::BenchStep;
-use tranche_workload::generate::bundles::TestMessage;
 use tranche_workload::generate::cache::GeneratedMessages;
 use tranche_workload::generate::params::GenerationParams;
 use tranche_workload::generate::world::{World, NODE_UNDER_TEST};
@@ -77,8 +76,9 @@ pub struct Prepared {
     pub world: World,
     pub messages: GeneratedMessages,
     pub generation: GenerationReport,
-    /// Each message's encoded notification, shared by every copy.
-    pub encoded: HashMap<*const TestMessage, Arc<[u8]>>,
+    /// Each message's encoded notification, shared by every copy: per
+    /// bundle, its assignments then its approvals (a `MessageId`).
+    pub encoded: Vec<Vec<Arc<[u8]>>>,
 }
 
 /// Load or generate the messages of a step.
@@ -111,15 +111,21 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
             }
         }
     };
-    let mut encoded = HashMap::new();
-    for b in &messages.bundles {
-        for m in b.assignments.iter().chain(&b.approvals) {
-            let bytes: Arc<[u8]> = ValidationProtocol::ApprovalDistribution(m.message.clone())
-                .encode()
-                .into();
-            encoded.insert(m as *const TestMessage, bytes);
-        }
-    }
+    let encoded = messages
+        .bundles
+        .iter()
+        .map(|b| {
+            b.assignments
+                .iter()
+                .chain(&b.approvals)
+                .map(|m| {
+                    ValidationProtocol::ApprovalDistribution(m.message.clone())
+                        .encode()
+                        .into()
+                })
+                .collect()
+        })
+        .collect();
     Ok(Prepared {
         params,
         world,
@@ -230,7 +236,7 @@ impl<'a> Driver<'a> {
 
     fn send_deliveries(&mut self, now: Duration, deliveries: &[Delivery<'a>]) {
         for d in deliveries {
-            let bytes = self.prepared.encoded[&(d.message as *const TestMessage)].clone();
+            let bytes = self.prepared.encoded[d.id.bundle as usize][d.id.index as usize].clone();
             let now = now.max(self.net.now());
             match self.net.send(
                 now,

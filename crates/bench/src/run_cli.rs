@@ -136,23 +136,30 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .cache_dir
             .clone()
             .unwrap_or_else(|| PathBuf::from(&step.workdir_prefix));
-        for arch in architectures(&args, step.approval_voting_parallel_enabled) {
-            let options = RunOptions {
-                architecture: arch,
-                clock: match args.clock {
-                    ClockArg::Real => ClockKind::Real,
-                    ClockArg::Virtual => ClockKind::Virtual,
-                },
-                seed: args.seed,
-                cache_dir: cache_dir.clone(),
-                db: match args.db {
-                    DbArg::Redb => DbKind::Redb,
-                    DbArg::Memory => DbKind::Memory,
-                },
-                progress: !args.quiet,
-            };
-            let prepared =
-                prepare(step, &options).with_context(|| format!("preparing {}", step.name))?;
+        let options_for = |arch| RunOptions {
+            architecture: arch,
+            clock: match args.clock {
+                ClockArg::Real => ClockKind::Real,
+                ClockArg::Virtual => ClockKind::Virtual,
+            },
+            seed: args.seed,
+            cache_dir: cache_dir.clone(),
+            db: match args.db {
+                DbArg::Redb => DbKind::Redb,
+                DbArg::Memory => DbKind::Memory,
+            },
+            progress: !args.quiet,
+        };
+        let layouts = architectures(&args, step.approval_voting_parallel_enabled);
+        // The messages of a step are the same for every layout: prepared
+        // once, run against each.
+        let Some(&first) = layouts.first() else {
+            continue;
+        };
+        let prepared = prepare(step, &options_for(first))
+            .with_context(|| format!("preparing {}", step.name))?;
+        for arch in layouts {
+            let options = options_for(arch);
             let report = run_step_observed(step, &prepared, &options, exporter.as_ref())
                 .with_context(|| format!("running {}", step.name))?;
             runs.push(report);

@@ -30,7 +30,18 @@ pub struct ProducerOptions {
 pub struct Delivery<'a> {
     pub sender: u32,
     pub message: &'a TestMessage,
+    /// Where the message sits in the generated messages, so a driver can
+    /// keep per-message data (its encoding) by index.
+    pub id: MessageId,
     pub block: u32,
+}
+
+/// A message's place: bundle `bundle`, position `index` among the bundle's
+/// assignments followed by its approvals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct MessageId {
+    pub bundle: u32,
+    pub index: u32,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -234,7 +245,16 @@ impl<'a> Producer<'a> {
             }
         }
         let mut no_show = false;
-        for m in bundle.assignments.iter().chain(&bundle.approvals) {
+        for (index, m) in bundle
+            .assignments
+            .iter()
+            .chain(&bundle.approvals)
+            .enumerate()
+        {
+            let id = MessageId {
+                bundle: i as u32,
+                index: index as u32,
+            };
             if matches!(m.message, ApprovalDistributionMessage::Approvals(_))
                 && self.no_show_if_required(bundle, m)
             {
@@ -250,6 +270,7 @@ impl<'a> Producer<'a> {
                 out.push(Delivery {
                     sender,
                     message: m,
+                    id,
                     block: bundle.block,
                 });
             }
