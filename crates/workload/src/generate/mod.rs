@@ -73,7 +73,7 @@ pub fn generate_in(world: &World, params: &GenerationParams, progress: bool) -> 
                 let block_tick = slot_start_tick(block.slot, TICKS_PER_SLOT);
                 for bundle in validator_block_bundles(
                     params,
-                    &world,
+                    world,
                     b as u32,
                     block,
                     ValidatorIndex(v),

@@ -1,0 +1,139 @@
+//! The report of a finished run: CPU per thread and per block, the
+//! crypto floor of the messages the peers sent, bytes, counts, protocol
+//! counters, per-block approval times and the samples for the plots.
+
+use super::driver::Driver;
+use super::{peak_memory_bytes, RunOptions};
+use crate::floor;
+use crate::report::{BlockReport, CpuRow, FloorReport, NetworkReport, ProtocolReport, RunReport};
+use anyhow::{bail, Result};
+use tranche_node::cpu::{process_cpu_time, thread_cpu_time};
+use tranche_node::metrics::ASSIGNMENT_KINDS;
+use tranche_node::Architecture;
+
+/// Stop the node of a finished run and assemble its report.
+pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
+    let (step, prepared) = (d.step, d.prepared);
+    let world = &prepared.world;
+    let n_blocks = world.blocks.len();
+    let block_ms: Vec<Option<u64>> = (0..n_blocks).map(|b| d.approval_ms(b)).collect();
+    let wall = d.wall_start.elapsed();
+    let driver_cpu = thread_cpu_time().saturating_sub(d.driver_cpu_start);
+    let process_cpu_start = d.process_cpu_start;
+    let Driver {
+        node,
+        net,
+        producer,
+        approved,
+        mut counts,
+        samples,
+        session,
+        ..
+    } = d;
+    let metrics = node.shutdown()?;
+    let process_cpu = process_cpu_time().saturating_sub(process_cpu_start);
+
+    let floor = floor::measure(world, &session, producer.sent.iter().copied());
+    if floor.failures > 0 {
+        bail!(
+            "{} generated messages failed their own crypto check",
+            floor.failures
+        );
+    }
+
+    let blocks_n = f64::from(step.num_blocks.max(1));
+    let mut cpu = Vec::new();
+    let mut node_cpu = 0.0;
+    for w in &metrics.workers {
+        let s = w.cpu_seconds();
+        node_cpu += s;
+        cpu.push(CpuRow {
+            name: w.name.clone(),
+            total_s: s,
+            per_block_s: s / blocks_n,
+            node: true,
+        });
+    }
+    let env_s = driver_cpu.as_secs_f64();
+    let other = (process_cpu.as_secs_f64() - node_cpu - env_s).max(0.0);
+    cpu.push(CpuRow {
+        name: "other".into(),
+        total_s: other,
+        per_block_s: other / blocks_n,
+        node: true,
+    });
+    node_cpu += other;
+    cpu.push(CpuRow {
+        name: "test-environment".into(),
+        total_s: env_s,
+        per_block_s: env_s / blocks_n,
+        node: false,
+    });
+    counts.unique_messages = producer.stats.unique_messages;
+    counts.withheld_approvals = producer.stats.withheld_approvals;
+    counts.verifications = metrics.verifications();
+    let node_counters = net.node_counters();
+    let floor_s = floor.cpu.as_secs_f64();
+    let p = &metrics.protocol;
+    let protocol = ProtocolReport {
+        imported_candidates: p.imported_candidates(),
+        assignments_imported: ASSIGNMENT_KINDS
+            .iter()
+            .zip(p.assignments_imported())
+            .map(|(k, v)| ((*k).to_owned(), v))
+            .collect(),
+        approvals_imported: p.approvals_imported(),
+        candidates_approved: p.candidates_approved(),
+        approved_by_one_third: p.approved_by_one_third(),
+        no_shows: p.no_shows(),
+        observed_no_shows: p.observed_no_shows(),
+    };
+    Ok(RunReport {
+        name: step.name.clone(),
+        architecture: options.architecture.name().into(),
+        workers: match options.architecture {
+            Architecture::Classic => 1,
+            Architecture::Parallel { workers } => workers,
+        },
+        clock: options.clock.name().into(),
+        seed: options.seed,
+        n_validators: step.n_validators,
+        n_cores: step.n_cores,
+        num_blocks: step.num_blocks,
+        blocks: world
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| BlockReport {
+                number: b.number,
+                approved_tick: approved[i],
+                approved_after_ms: block_ms[i],
+            })
+            .collect(),
+        network: NetworkReport {
+            received_bytes: node_counters.bytes_received,
+            sent_bytes: node_counters.bytes_sent,
+            received_kib_per_block: node_counters.bytes_received as f64 / 1024.0 / blocks_n,
+            sent_kib_per_block: node_counters.bytes_sent as f64 / 1024.0 / blocks_n,
+        },
+        cpu,
+        node_cpu_s: node_cpu,
+        counts,
+        generation: prepared.generation.clone(),
+        crypto_floor: FloorReport {
+            assignments: floor.assignments,
+            approvals: floor.approvals,
+            cpu_s: floor_s,
+            per_block_s: floor_s / blocks_n,
+            node_ratio: if floor_s > 0.0 {
+                node_cpu / floor_s
+            } else {
+                0.0
+            },
+        },
+        wall_time_s: wall.as_secs_f64(),
+        peak_memory_bytes: peak_memory_bytes(),
+        protocol,
+        samples,
+    })
+}

@@ -1,0 +1,481 @@
+//! The driver of one run: the node under test among emulated peers, on
+//! the slot clock. Blocks are imported at their slots; the producer
+//! releases the peers' pre-generated messages at their tranches; the
+//! emulated network carries them and counts the bytes both ways; whatever
+//! the node sends goes back through the network to the peers, which only
+//! consume it.
+
+use super::{
+    new_block, ClockKind, Prepared, RunOptions, GRACE_TICKS, IDLE_TIMEOUT, REAL_SAMPLE_EVERY,
+};
+use crate::prometheus::{Exporter, LiveRun};
+use crate::report::{thread_group, Counts, Sample};
+use anyhow::{Context, Result};
+use indicatif::ProgressBar;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tranche_distribution::{PeerId, SessionGridTopology, View};
+use tranche_netsim::{Endpoint, Fate, Network, SendError};
+use tranche_node::cpu::{process_cpu_time, thread_cpu_time};
+use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
+use tranche_primitives::time::slot_start_tick;
+use tranche_primitives::{Session, Tick};
+use tranche_voting::LocalKeys;
+use tranche_workload::config::BenchStep;
+use tranche_workload::generate::world::NODE_UNDER_TEST;
+use tranche_workload::generate::TICKS_PER_SLOT;
+use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
+
+/// Peer `i` of the network is validator `i + 1`.
+fn net_peer(validator: u32) -> tranche_netsim::PeerId {
+    tranche_netsim::PeerId(validator - 1)
+}
+
+/// One run in progress: the node under test, the emulated network, the
+/// producer, and what has been observed so far.
+pub(super) struct Driver<'a> {
+    pub(super) step: &'a BenchStep,
+    pub(super) prepared: &'a Prepared,
+    pub(super) node: Node,
+    pub(super) net: Network<(u32, Arc<[u8]>)>,
+    pub(super) producer: Producer<'a>,
+    pub(super) session: Arc<Session>,
+    block_ticks: Vec<Tick>,
+    pub(super) approved: Vec<Option<Tick>>,
+    approved_at: Vec<Option<Instant>>,
+    pub(super) counts: Counts,
+    first_tick: Tick,
+    end_tick: Tick,
+    imported: usize,
+    real_start: Instant,
+    pub(super) clock: Clock,
+    pub(super) samples: Vec<Sample>,
+    last_sample: Instant,
+    pub(super) driver_cpu_start: Duration,
+    pub(super) process_cpu_start: Duration,
+    pub(super) wall_start: Instant,
+    live: Option<Arc<LiveRun>>,
+}
+
+impl<'a> Driver<'a> {
+    fn sim_time(&self, tick: Tick) -> Duration {
+        match self.clock {
+            Clock::Virtual(_) => Duration::from_millis((tick - self.first_tick) * 500),
+            Clock::Real { .. } => self.real_start.elapsed(),
+        }
+    }
+
+    fn import_due_blocks(&mut self, tick: Tick) -> Result<()> {
+        while self.imported < self.block_ticks.len() && self.block_ticks[self.imported] <= tick {
+            let b = self.imported;
+            self.node
+                .import_block(new_block(&self.prepared.world, &self.session, b))?;
+            if self.clock.is_virtual() {
+                self.node.wait_idle(IDLE_TIMEOUT)?;
+            }
+            self.producer.block_initialised(b as u32);
+            let hash = self.prepared.world.blocks[b].hash;
+            for v in 1..self.step.n_validators {
+                if self.net.is_connected(net_peer(v)) {
+                    self.node.peer_view(
+                        PeerId(v),
+                        View {
+                            heads: vec![hash],
+                            finalized_number: 0,
+                        },
+                    )?;
+                }
+            }
+            self.imported += 1;
+        }
+        Ok(())
+    }
+
+    fn send_deliveries(&mut self, now: Duration, deliveries: &[Delivery<'a>]) {
+        for d in deliveries {
+            let bytes = self.prepared.encoded[d.id.bundle as usize][d.id.index as usize].clone();
+            let now = now.max(self.net.now());
+            match self.net.send(
+                now,
+                Endpoint::Peer(net_peer(d.sender)),
+                Endpoint::Node,
+                bytes.len() as u64,
+                (d.sender, bytes),
+            ) {
+                Ok(_) => self.counts.deliveries += 1,
+                Err(SendError::NotConnected(_)) => self.counts.lost += 1,
+                Err(e) => eprintln!("warning: emulated network refused a message: {e}"),
+            }
+        }
+    }
+
+    fn deliver_arrivals(&mut self, until: Duration) -> Result<()> {
+        for o in self.net.advance(until) {
+            if o.to != Endpoint::Node {
+                continue;
+            }
+            match o.fate {
+                Fate::Delivered => {
+                    let (v, bytes) = o.payload;
+                    self.node.peer_message(PeerId(v), bytes)?;
+                }
+                Fate::Lost => self.counts.lost += 1,
+            }
+        }
+        Ok(())
+    }
+
+    fn drain_events(&mut self, now: Duration) {
+        while let Ok(e) = self.node.events().try_recv() {
+            self.handle_event(e, now);
+        }
+    }
+
+    fn handle_event(&mut self, e: NodeEvent, now: Duration) {
+        match e {
+            NodeEvent::Send { peer, bytes, .. } => {
+                self.counts.messages_from_node += 1;
+                if peer.0 >= 1 && peer.0 < self.step.n_validators {
+                    let len = bytes.len() as u64;
+                    // The network may already have advanced past `now`
+                    // while delivering this tick's arrivals.
+                    let at = now.max(self.net.now());
+                    match self.net.send(
+                        at,
+                        Endpoint::Node,
+                        Endpoint::Peer(net_peer(peer.0)),
+                        len,
+                        (peer.0, bytes),
+                    ) {
+                        Ok(_) | Err(SendError::NotConnected(_)) => {}
+                        Err(e) => eprintln!(
+                            "warning: emulated network refused a message from the node: {e}"
+                        ),
+                    }
+                }
+            }
+            NodeEvent::BlockApproved { hash, tick, .. } => {
+                if let Some(b) = self
+                    .prepared
+                    .world
+                    .blocks
+                    .iter()
+                    .position(|x| x.hash == hash)
+                {
+                    if self.approved[b].is_none() {
+                        self.approved[b] = Some(tick);
+                        self.approved_at[b] = Some(Instant::now());
+                        self.producer.block_approved(b as u32);
+                    }
+                }
+            }
+            NodeEvent::Malformed { peer, error } => {
+                eprintln!("warning: node rejected bytes from peer {}: {error}", peer.0)
+            }
+            NodeEvent::Reputation { .. } => {}
+        }
+    }
+
+    pub(super) fn all_approved(&self) -> bool {
+        self.approved.iter().all(Option::is_some)
+    }
+
+    /// Milliseconds after its slot start that block `b` was approved (500 ms
+    /// resolution under the virtual clock, wall-clock under the real one).
+    pub(super) fn approval_ms(&self, b: usize) -> Option<u64> {
+        let slot_tick = self.block_ticks[b];
+        if self.clock.is_virtual() {
+            self.approved[b].map(|t| t.saturating_sub(slot_tick) * 500)
+        } else {
+            self.approved_at[b].map(|at| {
+                let slot_start =
+                    self.real_start + Duration::from_millis((slot_tick - self.first_tick) * 500);
+                at.saturating_duration_since(slot_start).as_millis() as u64
+            })
+        }
+    }
+
+    /// Record the run's state now: a sample for the report's plots, and
+    /// the live figures for the Prometheus endpoint.
+    fn sample(&mut self, tick: Tick) {
+        let imported = self.imported;
+        self.last_sample = Instant::now();
+        let t_s = if self.clock.is_virtual() {
+            tick.saturating_sub(self.first_tick) as f64 * 0.5
+        } else {
+            self.real_start.elapsed().as_secs_f64()
+        };
+        let metrics = self.node.metrics();
+        let mut cpu_s = BTreeMap::new();
+        for w in &metrics.workers {
+            *cpu_s.entry(thread_group(&w.name)).or_insert(0.0) += w.cpu_seconds();
+        }
+        let env = thread_cpu_time().saturating_sub(self.driver_cpu_start);
+        cpu_s.insert("test-environment".to_owned(), env.as_secs_f64());
+        let queue_depth = metrics.channels.iter().map(|c| c.take_window_peak()).sum();
+        let node = *self.net.node_counters();
+        self.samples.push(Sample {
+            t_s,
+            tick,
+            cpu_s,
+            received_bytes: node.bytes_received,
+            sent_bytes: node.bytes_sent,
+            queue_depth,
+            approved_blocks: self.approved.iter().filter(|a| a.is_some()).count() as u32,
+        });
+        if let Some(live) = &self.live {
+            let net = &self.net;
+            let peers = (0..net.n_peers()).map(|i| {
+                net.peer_counters(tranche_netsim::PeerId(i))
+                    .map_or((0, 0), |c| (c.bytes_sent, c.bytes_received))
+            });
+            let blocks = (0..self.approved.len())
+                .map(|b| (self.prepared.world.blocks[b].number, self.approval_ms(b)));
+            live.publish(
+                tick,
+                imported as u64,
+                env,
+                node.bytes_received,
+                node.bytes_sent,
+                peers,
+                blocks,
+            );
+        }
+    }
+
+    /// The run's tick loop, one for both clocks. Each tick: block imports
+    /// on the slot clock, the producer's deliveries for the tick through the
+    /// network, the arrivals handed to the node. Under the virtual clock the
+    /// tick is set by the driver and the node is drained until idle between
+    /// arrivals (deterministic protocol timing); under the real clock the
+    /// tick is read from the wall clock and the driver waits for the next
+    /// network event or node event.
+    /// Slots the run may take at most (for the progress bar).
+    pub(super) fn slots(&self) -> u64 {
+        (self.end_tick - self.first_tick) / TICKS_PER_SLOT
+    }
+
+    pub(super) fn run_ticks(&mut self, bar: &ProgressBar) -> Result<()> {
+        let virtual_clock = self.clock.is_virtual();
+        let mut next_tick = self.first_tick;
+        if virtual_clock {
+            self.node.wait_idle(IDLE_TIMEOUT)?;
+            self.sample(self.first_tick);
+        } else {
+            self.real_start = Instant::now();
+            self.sample(self.clock.now());
+        }
+        let mut deliveries = Vec::new();
+        loop {
+            let tick = if virtual_clock {
+                next_tick
+            } else {
+                self.clock.now()
+            };
+            if tick > self.end_tick {
+                break;
+            }
+            if virtual_clock {
+                self.node.set_tick(tick)?;
+                self.node.wait_idle(IDLE_TIMEOUT)?;
+            } else if self.last_sample.elapsed() >= REAL_SAMPLE_EVERY {
+                self.sample(tick);
+            }
+            bar.set_position(tick.saturating_sub(self.first_tick) / TICKS_PER_SLOT);
+            self.import_due_blocks(tick)?;
+            let now = self.sim_time(tick);
+            deliveries.clear();
+            self.producer.poll(tick, &mut deliveries);
+            self.send_deliveries(now, &deliveries);
+            if virtual_clock {
+                self.settle_virtual_tick(tick, now)?;
+                self.sample(tick);
+            } else {
+                self.deliver_arrivals(now)?;
+                self.drain_events(now);
+                self.node.check()?;
+            }
+            if self.all_approved() && self.producer.is_done() {
+                break;
+            }
+            if virtual_clock {
+                next_tick = tick + 1;
+            } else {
+                self.wait_real(tick);
+            }
+        }
+        Ok(())
+    }
+
+    /// Virtual clock: everything arriving before the next tick is delivered
+    /// in this one; the node drains between arrivals and sends.
+    fn settle_virtual_tick(&mut self, tick: Tick, now: Duration) -> Result<()> {
+        let tick_end = self.sim_time(tick + 1) - Duration::from_nanos(1);
+        loop {
+            self.deliver_arrivals(tick_end)?;
+            self.node.wait_idle(IDLE_TIMEOUT)?;
+            self.drain_events(now);
+            let more = self.net.next_event_time().is_some_and(|t| t <= tick_end);
+            if !more {
+                return Ok(());
+            }
+        }
+    }
+
+    /// Real clock: sleep until the next network event or 5 ms, whichever
+    /// is sooner, waking early for node events.
+    fn wait_real(&mut self, tick: Tick) {
+        let wait = self
+            .net
+            .next_event_time()
+            .map(|t| t.saturating_sub(self.real_start.elapsed()))
+            .unwrap_or(Duration::from_millis(5))
+            .min(Duration::from_millis(5));
+        if let Ok(e) = self.node.events().recv_timeout(wait) {
+            let now = self.sim_time(tick);
+            self.handle_event(e, now);
+        }
+    }
+
+    /// After the loop: under the real clock, let the node work off what is
+    /// still queued (as upstream's benchmark waits until every message it
+    /// sent was consumed) and take a last sample.
+    pub(super) fn finish(&mut self) -> Result<()> {
+        if !self.clock.is_virtual() {
+            self.node.wait_idle(IDLE_TIMEOUT)?;
+            let now = self.sim_time(self.clock.now());
+            self.drain_events(now);
+            self.sample(self.clock.now());
+        }
+        Ok(())
+    }
+}
+
+impl<'a> Driver<'a> {
+    /// Start the node under test for one run of `step` and connect it to
+    /// the emulated peers, with the session's identity grid as upstream's
+    /// benchmark sets it.
+    pub(super) fn start(
+        step: &'a BenchStep,
+        prepared: &'a Prepared,
+        options: &RunOptions,
+        exporter: Option<&Exporter>,
+        store: StoreConfig,
+    ) -> Result<Self> {
+        let world = &prepared.world;
+        let session = Arc::new(Session::new(world.session.clone()));
+        let block_ticks: Vec<Tick> = world
+            .blocks
+            .iter()
+            .map(|b| slot_start_tick(b.slot, TICKS_PER_SLOT))
+            .collect();
+        let first_tick = block_ticks[0];
+        let last_tick = *block_ticks.last().expect("at least one block");
+        // Every no-show a candidate suffers can cost a no-show window plus the
+        // clock drift it adds before a later tranche covers it, so the run may
+        // go on that long per withheld approval (upstream waits without limit).
+        let no_show_window = Tick::from(step.no_show_slots) * TICKS_PER_SLOT;
+        let end_tick = last_tick
+            + Tick::from(step.n_delay_tranches)
+            + (2 + Tick::from(step.num_no_shows_per_candidate))
+                * (no_show_window + Tick::from(step.n_delay_tranches))
+            + GRACE_TICKS;
+
+        let clock = match options.clock {
+            ClockKind::Virtual => Clock::virtual_at(first_tick),
+            ClockKind::Real => Clock::real(first_tick),
+        };
+        let net = Network::new(step.network_config(options.seed))
+            .context("invalid network configuration")?;
+        let mut producer = Producer::new(
+            &prepared.messages.bundles,
+            block_ticks.clone(),
+            ProducerOptions {
+                needed_approvals: step.needed_approvals,
+                num_no_shows_per_candidate: step.num_no_shows_per_candidate,
+                stop_when_approved: step.stop_when_approved,
+                last_considered_tranche: step.send_limit_tranche(),
+            },
+        );
+        producer.set_reachable(
+            (0..step.n_validators)
+                .map(|v| v != 0 && net.is_connected(net_peer(v)))
+                .collect(),
+        );
+
+        let process_cpu_start = process_cpu_time();
+        let driver_cpu_start = thread_cpu_time();
+        let wall_start = Instant::now();
+        let node = Node::start(NodeConfig {
+            architecture: options.architecture,
+            clock: clock.clone(),
+            local: Some(LocalKeys {
+                pair: world.pairs[NODE_UNDER_TEST.0 as usize].clone(),
+                index: NODE_UNDER_TEST,
+            }),
+            sessions: vec![session.clone()],
+            voting: tranche_voting::Config::default(),
+            distribution: tranche_distribution::Config {
+                routing_seed: options.seed,
+                ..Default::default()
+            },
+            store,
+        })?;
+        let n_blocks = world.blocks.len();
+        let clock_name = options.clock.name();
+        let live = exporter.map(|ex| {
+            let live = LiveRun::new(
+                &step.name,
+                &match options.architecture {
+                    Architecture::Classic => "classic".to_owned(),
+                    Architecture::Parallel { workers } => format!("parallel/{workers}"),
+                },
+                clock_name,
+                step.n_validators,
+                step.n_cores,
+                node.metrics().clone(),
+            );
+            ex.set_run(live.clone());
+            live
+        });
+        let mut d = Driver {
+            step,
+            prepared,
+            node,
+            net,
+            producer,
+            session,
+            block_ticks,
+            approved: vec![None; n_blocks],
+            approved_at: vec![None; n_blocks],
+            counts: Counts::default(),
+            first_tick,
+            end_tick,
+            imported: 0,
+            real_start: Instant::now(),
+            clock: clock.clone(),
+            samples: Vec::new(),
+            last_sample: Instant::now(),
+            driver_cpu_start,
+            process_cpu_start,
+            wall_start,
+            live,
+        };
+
+        // Connect the peers and set the gossip topology (identity grid, as
+        // upstream's benchmark).
+        for v in 1..step.n_validators {
+            if d.net.is_connected(net_peer(v)) {
+                d.node
+                    .peer_connected(PeerId(v), Some(tranche_primitives::ValidatorIndex(v)))?;
+            }
+        }
+        d.node.topology(
+            world.session.session_index,
+            SessionGridTopology::identity(step.n_validators as usize),
+            Some(NODE_UNDER_TEST),
+        )?;
+        Ok(d)
+    }
+}

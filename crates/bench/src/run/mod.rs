@@ -1,0 +1,227 @@
+//! The benchmark run (upstream `polkadot/node/subsystem-bench/src/lib/approval/mod.rs`,
+//! `bench_approvals`): the messages of a step prepared once (`prepare`),
+//! then one run per layout (`run_step`): the driver (`driver`) runs the
+//! real node under test among emulated peers tick by tick, and `assemble`
+//! turns the finished run into its report. Under the virtual clock each
+//! tick is: wakeups, block imports, deliveries, then the node drained until
+//! idle — deterministic protocol timing. Under the real clock the same
+//! schedule runs against wall time.
+
+mod assemble;
+mod driver;
+
+use crate::prometheus::Exporter;
+use crate::report::{GenerationReport, RunReport};
+use anyhow::{Context, Result};
+use driver::Driver;
+use parity_scale_codec::Encode;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tranche_node::{Architecture, StoreConfig};
+use tranche_primitives::{Session, Tick, ValidationProtocol};
+use tranche_voting::{IncludedCandidate, NewBlock};
+use tranche_workload::config::BenchStep;
+use tranche_workload::generate::cache::GeneratedMessages;
+use tranche_workload::generate::params::GenerationParams;
+use tranche_workload::generate::world::World;
+use tranche_workload::generate::{load_or_generate, CacheOutcome};
+
+/// Which clock drives a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockKind {
+    Real,
+    Virtual,
+}
+
+/// Where the node under test keeps its approval database.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DbKind {
+    Memory,
+    Redb,
+}
+
+impl ClockKind {
+    /// `real` or `virtual`, as reports name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockKind::Real => "real",
+            ClockKind::Virtual => "virtual",
+        }
+    }
+}
+
+/// Options of one run beside the test-sequence step.
+#[derive(Debug, Clone)]
+pub struct RunOptions {
+    pub architecture: Architecture,
+    pub clock: ClockKind,
+    pub seed: u64,
+    pub cache_dir: PathBuf,
+    pub db: DbKind,
+    pub progress: bool,
+}
+
+/// How long the node may take to drain one virtual tick.
+pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
+/// Ticks a run may go on after its last block's slot, beyond the longest
+/// tranche and no-show window, before blocks that are still unapproved are
+/// reported as such.
+pub(super) const GRACE_TICKS: Tick = 40;
+/// How often the real-clock driver samples the run for plots and the
+/// Prometheus endpoint (the virtual-clock driver samples every tick).
+pub(super) const REAL_SAMPLE_EVERY: Duration = Duration::from_millis(500);
+
+/// Messages of a step, generated or loaded, with how they were obtained.
+pub struct Prepared {
+    pub params: GenerationParams,
+    pub world: World,
+    pub messages: GeneratedMessages,
+    pub generation: GenerationReport,
+    /// Each message's encoded notification, shared by every copy: per
+    /// bundle, its assignments then its approvals (a `MessageId`).
+    pub encoded: Vec<Vec<Arc<[u8]>>>,
+}
+
+/// Load or generate the messages of a step.
+pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
+    let params = step.generation_params(options.seed);
+    let start = Instant::now();
+    let (world, messages, outcome) =
+        load_or_generate(&params, &options.cache_dir, options.progress)?;
+    let generation = match outcome {
+        CacheOutcome::Hit { path, .. } => GenerationReport {
+            cache_file: path.display().to_string(),
+            cache_hit: true,
+            time_s: start.elapsed().as_secs_f64(),
+            cache_bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+        },
+        CacheOutcome::Generated {
+            path,
+            rejected,
+            bytes,
+            ..
+        } => {
+            if let Some(why) = rejected {
+                eprintln!("warning: {why}; regenerated it");
+            }
+            GenerationReport {
+                cache_file: path.display().to_string(),
+                cache_hit: false,
+                time_s: start.elapsed().as_secs_f64(),
+                cache_bytes: bytes,
+            }
+        }
+    };
+    let encoded = messages
+        .bundles
+        .iter()
+        .map(|b| {
+            b.assignments
+                .iter()
+                .chain(&b.approvals)
+                .map(|m| {
+                    ValidationProtocol::ApprovalDistribution(m.message.clone())
+                        .encode()
+                        .into()
+                })
+                .collect()
+        })
+        .collect();
+    Ok(Prepared {
+        params,
+        world,
+        messages,
+        generation,
+        encoded,
+    })
+}
+
+pub(super) fn new_block(world: &World, session: &Arc<Session>, b: usize) -> NewBlock {
+    let spec = &world.blocks[b];
+    NewBlock {
+        hash: spec.hash,
+        number: spec.number,
+        parent: spec.parent,
+        slot: spec.slot,
+        session: session.clone(),
+        relay_vrf_story: spec.story,
+        candidates: spec
+            .candidates
+            .iter()
+            .map(|c| IncludedCandidate {
+                hash: c.candidate_hash,
+                core: c.core,
+                group: c.group,
+            })
+            .collect(),
+    }
+}
+
+/// The peak resident set size of this process so far (Linux `VmHWM`).
+pub fn peak_memory_bytes() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
+                l.split_whitespace()
+                    .nth(1)
+                    .and_then(|kb| kb.parse::<u64>().ok())
+            })
+        })
+        .map(|kb| kb * 1024)
+        .unwrap_or(0)
+}
+
+/// Run one step of a test sequence with one architecture.
+pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> Result<RunReport> {
+    run_step_observed(step, prepared, options, None)
+}
+
+/// [`run_step`], with the run's live figures served by `exporter`.
+pub fn run_step_observed(
+    step: &BenchStep,
+    prepared: &Prepared,
+    options: &RunOptions,
+    exporter: Option<&Exporter>,
+) -> Result<RunReport> {
+    let db_dir = std::env::temp_dir().join(format!(
+        "tranche-db-{}-{}",
+        std::process::id(),
+        options.architecture.name()
+    ));
+    let store = match options.db {
+        DbKind::Memory => StoreConfig::Memory,
+        DbKind::Redb => {
+            std::fs::create_dir_all(&db_dir)
+                .with_context(|| format!("cannot create {}", db_dir.display()))?;
+            let path = db_dir.join("approvals.redb");
+            let _ = std::fs::remove_file(&path);
+            StoreConfig::Redb(path)
+        }
+    };
+    let result = (|| {
+        let mut d = Driver::start(step, prepared, options, exporter, store)?;
+        let bar = progress_bar(step, options, d.slots());
+        d.run_ticks(&bar)?;
+        bar.finish_and_clear();
+        d.finish()?;
+        assemble::report(d, options)
+    })();
+    let _ = std::fs::remove_dir_all(&db_dir);
+    result
+}
+
+/// The run's progress bar (hidden without `--progress`), in slots.
+fn progress_bar(step: &BenchStep, options: &RunOptions, slots: u64) -> indicatif::ProgressBar {
+    if !options.progress {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(slots);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("running {msg} {bar:30} slot {pos}/{len}")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    bar.set_message(format!("{} {}", options.architecture.name(), step.name));
+    bar
+}
