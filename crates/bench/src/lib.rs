@@ -1,14 +1,11 @@
 //! The `tranche` binary's library: the benchmark driver (`run`, `run_cli`:
 //! one run of a test-sequence step against the node under test), the crypto
-//! floor (`floor`), and the outputs (`report`, `html`, `prometheus`,
-//! `compare`, `profile`). The workload lives in `tranche-workload`, the
-//! reference checks in `tranche-conformance`.
+//! floor (`floor`), and the outputs (`report`: table, JSON, HTML,
+//! Prometheus, compare; `profile`). The workload lives in
+//! `tranche-workload`, the reference checks in `tranche-conformance`.
 
-pub mod compare;
 pub mod floor;
-pub mod html;
 pub mod profile;
-pub mod prometheus;
 pub mod report;
 pub mod run;
 pub mod run_cli;

@@ -101,7 +101,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             ignore_cpu,
             verbose,
         } => {
-            let load = |p: &PathBuf| tranche_bench::compare::load(p);
+            let load = |p: &PathBuf| tranche_bench::report::compare::load(p);
             let (base, cur) = match (load(&baseline), load(&current)) {
                 (Ok(b), Ok(c)) => (b, c),
                 (Err(e), _) | (_, Err(e)) => {
@@ -109,12 +109,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     return Ok(ExitCode::from(2));
                 }
             };
-            let policy = tranche_bench::compare::CpuPolicy {
+            let policy = tranche_bench::report::compare::CpuPolicy {
                 tolerance: cpu_tolerance,
                 floor_s: cpu_floor,
                 ignore: ignore_cpu,
             };
-            let c = tranche_bench::compare::compare(&base, &cur, &policy);
+            let c = tranche_bench::report::compare::compare(&base, &cur, &policy);
             print!("{}", c.render(verbose));
             Ok(if c.passed() {
                 ExitCode::SUCCESS

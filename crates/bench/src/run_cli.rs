@@ -1,7 +1,7 @@
 //! `tranche run`: the benchmark's command line — which file, which
 //! architecture, which clock — and what it prints and writes.
 
-use crate::prometheus::Exporter;
+use crate::report::prometheus::Exporter;
 use crate::report::{render, ReportFile};
 use crate::run::{prepare, run_step_observed, ClockKind, DbKind, RunOptions};
 use anyhow::{bail, Context, Result};
@@ -181,7 +181,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     if let Some(path) = &args.html {
-        let page = crate::html::render_html(&runs)?;
+        let page = crate::report::html::render_html(&runs)?;
         std::fs::write(path, page).with_context(|| format!("cannot write {}", path.display()))?;
         eprintln!("html: wrote {}", path.display());
     }

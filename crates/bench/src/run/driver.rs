@@ -8,7 +8,7 @@
 use super::{
     new_block, ClockKind, Prepared, RunOptions, GRACE_TICKS, IDLE_TIMEOUT, REAL_SAMPLE_EVERY,
 };
-use crate::prometheus::{Exporter, LiveRun};
+use crate::report::prometheus::{Exporter, LiveRun};
 use crate::report::{thread_group, Counts, Sample};
 use anyhow::{Context, Result};
 use indicatif::ProgressBar;

@@ -10,7 +10,7 @@
 mod assemble;
 mod driver;
 
-use crate::prometheus::Exporter;
+use crate::report::prometheus::Exporter;
 use crate::report::{GenerationReport, RunReport};
 use anyhow::{Context, Result};
 use driver::Driver;
