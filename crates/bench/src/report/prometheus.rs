@@ -298,356 +298,330 @@ impl prometheus_client::collector::Collector for Collector {
         let Some(run) = lock(&self.0.current).clone() else {
             return Ok(());
         };
-        let p = &run.node.protocol;
-
-        // subsystem-bench's own gauges and network counters.
-        gauge(
-            &mut enc,
-            "subsystem_benchmark_n_validators",
-            "Validators of the benchmark",
-            f64::from(run.n_validators),
-        )?;
-        gauge(
-            &mut enc,
-            "subsystem_benchmark_n_cores",
-            "Cores of the benchmark",
-            f64::from(run.n_cores),
-        )?;
-        gauge(
-            &mut enc,
-            "subsystem_benchmark_current_block",
-            "The block being imported (1-based)",
-            run.current_block.load(Ordering::Relaxed) as f64,
-        )?;
-        let peers = lock(&run.peers).clone();
-        let peer_series = |pick: fn(&(u64, u64)) -> u64| -> Vec<(Vec<(&str, String)>, u64)> {
-            peers
-                .iter()
-                .enumerate()
-                .map(|(i, v)| (vec![("peer", format!("validator-{}", i + 1))], pick(v)))
-                .collect()
-        };
-        // Upstream's counters without a `_total` suffix: typed `unknown`
-        // so that the names stay as upstream's dashboards know them.
-        labelled(
-            &mut enc,
-            "subsystem_benchmark_network_peer_total_bytes_sent",
-            "Bytes each emulated peer sent",
-            MetricType::Unknown,
-            &peer_series(|v| v.0),
-            |e, v| ConstGauge::new(*v).encode(e),
-        )?;
-        labelled(
-            &mut enc,
-            "subsystem_benchmark_network_peer_total_bytes_received",
-            "Bytes each emulated peer received",
-            MetricType::Unknown,
-            &peer_series(|v| v.1),
-            |e, v| ConstGauge::new(*v).encode(e),
-        )?;
-
-        // approval-voting.
-        counter(
-            &mut enc,
-            "polkadot_parachain_imported_candidates",
-            "Candidates imported with new blocks",
-            p.imported_candidates(),
-        )?;
-        counter(
-            &mut enc,
-            "polkadot_parachain_approvals_no_shows",
-            "No-shows tolerated when a candidate got approved",
-            p.no_shows(),
-        )?;
-        counter(
-            &mut enc,
-            "polkadot_parachain_approvals_observed_no_shows",
-            "No-shows observed",
-            p.observed_no_shows(),
-        )?;
-        counter(
-            &mut enc,
-            "polkadot_parachain_approvals_wakeups",
-            "Wakeups processed",
-            p.wakeups(),
-        )?;
-        // A counter upstream, without `_total`: typed `unknown`, as above.
-        let e = family(
-            &mut enc,
-            "polkadot_parachain_approved_by_one_third",
-            "Candidates approved through the one-third rule",
-            MetricType::Unknown,
-        )?;
-        ConstGauge::new(p.approved_by_one_third()).encode(e)?;
-        encode_histogram(
-            family(
-                &mut enc,
-                "polkadot_parachain_approvals_candidate_approval_time_ticks",
-                "Ticks since the block's slot start when a candidate got approved",
-                MetricType::Histogram,
-            )?,
-            &p.candidate_approval_ticks.snapshot(),
-            1.0,
-        )?;
-        encode_histogram(
-            family(
-                &mut enc,
-                "polkadot_parachain_approvals_blockapproval_time_ticks",
-                "Ticks since the block's slot start when a block got approved",
-                MetricType::Histogram,
-            )?,
-            &p.block_approval_ticks.snapshot(),
-            1.0,
-        )?;
-
-        // approval-distribution.
-        let kinds = p.assignments_imported();
-        let kind_series: Vec<(Vec<(&str, String)>, u64)> = ASSIGNMENT_KINDS
-            .iter()
-            .zip(kinds)
-            .map(|(k, v)| (vec![("kind", (*k).to_owned())], v))
-            .collect();
-        labelled(
-            &mut enc,
-            "polkadot_parachain_assignments_imported",
-            "Assignments accepted (ours and peers')",
-            MetricType::Counter,
-            &kind_series,
-            |e, v| ConstCounter::new(*v).encode(e),
-        )?;
-        counter(
-            &mut enc,
-            "polkadot_parachain_approvals_imported",
-            "Approval votes accepted (ours and peers')",
-            p.approvals_imported(),
-        )?;
-
-        // approval-voting-parallel's channel gauges (both layouts).
-        let chans = &run.node.channels;
-        let by_kind = |bounded: bool| {
-            chans
-                .iter()
-                .filter(move |c| c.capacity.is_some() == bounded)
-                .map(|c| {
-                    let name = c.name.strip_suffix("-prio").unwrap_or(&c.name).to_owned();
-                    (vec![("worker_name", name)], c.clone())
-                })
-                .collect::<Vec<_>>()
-        };
-        for (bounded, prefix) in [(true, "bounded"), (false, "unbounded")] {
-            let series = by_kind(bounded);
-            labelled(
-                &mut enc,
-                &format!("polkadot_approval_voting_parallel_worker_{prefix}_sent"),
-                "Messages sent into the worker's channel",
-                MetricType::Gauge,
-                &series,
-                |e, c| ConstGauge::new(c.sent() as i64).encode(e),
-            )?;
-            labelled(
-                &mut enc,
-                &format!("polkadot_approval_voting_parallel_worker_{prefix}_received"),
-                "Messages the worker took from its channel",
-                MetricType::Gauge,
-                &series,
-                |e, c| ConstGauge::new(c.received() as i64).encode(e),
-            )?;
-            labelled(
-                &mut enc,
-                &format!("polkadot_approval_voting_parallel_worker_{prefix}_tof"),
-                "Seconds messages waited in the worker's channel",
-                MetricType::Histogram,
-                &series,
-                |e, c| encode_histogram(e, &c.time_of_flight(), 1e-9),
-            )?;
-        }
-
-        // Ours.
-        let info = vec![(
-            vec![
-                ("step", run.step.clone()),
-                ("architecture", run.architecture.clone()),
-                ("clock", run.clock.clone()),
-            ],
-            1i64,
-        )];
-        labelled(
-            &mut enc,
-            "tranche_run_info",
-            "The run in progress (value 1)",
-            MetricType::Gauge,
-            &info,
-            |e, v| ConstGauge::new(*v).encode(e),
-        )?;
-        gauge(
-            &mut enc,
-            "tranche_current_tick",
-            "The node's clock, in 500 ms ticks",
-            run.current_tick.load(Ordering::Relaxed) as f64,
-        )?;
-        let workers: Vec<_> = run
-            .node
-            .workers
-            .iter()
-            .map(|w| {
-                (
-                    vec![("thread", w.name.clone()), ("group", thread_group(&w.name))],
-                    w.clone(),
-                )
-            })
-            .collect();
-        labelled(
-            &mut enc,
-            "tranche_thread_cpu_seconds",
-            "CPU time of each node thread (sampled every few hundred messages and when idle)",
-            MetricType::Counter,
-            &workers,
-            |e, w| ConstCounter::new(w.cpu_seconds()).encode(e),
-        )?;
-        labelled(
-            &mut enc,
-            "tranche_thread_messages_handled",
-            "Messages each node thread handled",
-            MetricType::Counter,
-            &workers,
-            |e, w| ConstCounter::new(w.handled()).encode(e),
-        )?;
-        labelled(
-            &mut enc,
-            "tranche_thread_verifications",
-            "Signature and certificate checks each node thread did",
-            MetricType::Counter,
-            &workers,
-            |e, w| ConstCounter::new(w.verifications()).encode(e),
-        )?;
-        let env = vec![(
-            vec![("thread", "test-environment".to_owned())],
-            run.env_cpu_nanos.load(Ordering::Relaxed) as f64 / 1e9,
-        )];
-        labelled(
-            &mut enc,
-            "tranche_environment_cpu_seconds",
-            "CPU time of the benchmark driver (emulated peers and network)",
-            MetricType::Counter,
-            &env,
-            |e, v| ConstCounter::new(*v).encode(e),
-        )?;
-        let channels: Vec<_> = chans
-            .iter()
-            .map(|c| (vec![("channel", c.name.clone())], c.clone()))
-            .collect();
-        labelled(
-            &mut enc,
-            "tranche_channel_depth",
-            "Messages waiting in each node channel now",
-            MetricType::Gauge,
-            &channels,
-            |e, c| ConstGauge::new(c.depth() as i64).encode(e),
-        )?;
-        labelled(
-            &mut enc,
-            "tranche_channel_time_in_queue_seconds",
-            "Total time messages waited in each node channel",
-            MetricType::Counter,
-            &channels,
-            |e, c| ConstCounter::new(c.time_in_queue().as_secs_f64()).encode(e),
-        )?;
-        let bytes = vec![
-            (
-                vec![("direction", "received".to_owned())],
-                run.node_received.load(Ordering::Relaxed),
-            ),
-            (
-                vec![("direction", "sent".to_owned())],
-                run.node_sent.load(Ordering::Relaxed),
-            ),
-        ];
-        labelled(
-            &mut enc,
-            "tranche_node_network_bytes",
-            "Bytes the node under test received from and sent to peers",
-            MetricType::Counter,
-            &bytes,
-            |e, v| ConstCounter::new(*v).encode(e),
-        )?;
-        counter(
-            &mut enc,
-            "tranche_blocks_approved",
-            "Blocks the node approved",
-            p.blocks_approved(),
-        )?;
-        counter(
-            &mut enc,
-            "tranche_candidates_approved",
-            "Candidates the node approved",
-            p.candidates_approved(),
-        )?;
-        let blocks: Vec<_> = lock(&run.blocks)
-            .iter()
-            .filter_map(|(n, ms)| ms.map(|ms| (vec![("block", n.to_string())], ms as f64 / 1e3)))
-            .collect();
-        labelled(
-            &mut enc,
-            "tranche_block_approval_seconds",
-            "Seconds after its slot start each block was approved",
-            MetricType::Gauge,
-            &blocks,
-            |e, v| ConstGauge::new(*v).encode(e),
-        )?;
-        Ok(())
+        encode_subsystem_bench(&mut enc, &run)?;
+        encode_approval_voting(&mut enc, &run)?;
+        encode_approval_distribution(&mut enc, &run)?;
+        encode_parallel_channels(&mut enc, &run)?;
+        encode_threads(&mut enc, &run)?;
+        encode_channels_network_blocks(&mut enc, &run)
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
+/// subsystem-bench's own gauges and its per-peer network counters.
+fn encode_subsystem_bench(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
+    gauge(
+        enc,
+        "subsystem_benchmark_n_validators",
+        "Validators of the benchmark",
+        f64::from(run.n_validators),
+    )?;
+    gauge(
+        enc,
+        "subsystem_benchmark_n_cores",
+        "Cores of the benchmark",
+        f64::from(run.n_cores),
+    )?;
+    gauge(
+        enc,
+        "subsystem_benchmark_current_block",
+        "The block being imported (1-based)",
+        run.current_block.load(Ordering::Relaxed) as f64,
+    )?;
+    let peers = lock(&run.peers).clone();
+    let peer_series = |pick: fn(&(u64, u64)) -> u64| -> Vec<(Vec<(&str, String)>, u64)> {
+        peers
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (vec![("peer", format!("validator-{}", i + 1))], pick(v)))
+            .collect()
+    };
+    // Upstream's counters without a `_total` suffix: typed `unknown`
+    // so that the names stay as upstream's dashboards know them.
+    labelled(
+        enc,
+        "subsystem_benchmark_network_peer_total_bytes_sent",
+        "Bytes each emulated peer sent",
+        MetricType::Unknown,
+        &peer_series(|v| v.0),
+        |e, v| ConstGauge::new(*v).encode(e),
+    )?;
+    labelled(
+        enc,
+        "subsystem_benchmark_network_peer_total_bytes_received",
+        "Bytes each emulated peer received",
+        MetricType::Unknown,
+        &peer_series(|v| v.1),
+        |e, v| ConstGauge::new(*v).encode(e),
+    )?;
+    Ok(())
+}
 
-    fn get(addr: SocketAddr, path: &str) -> String {
-        let mut s = TcpStream::connect(addr).unwrap();
-        write!(s, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
-        out
-    }
+/// approval-voting's counters and approval-time histograms, under upstream's names.
+fn encode_approval_voting(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
+    let p = &run.node.protocol;
+    counter(
+        enc,
+        "polkadot_parachain_imported_candidates",
+        "Candidates imported with new blocks",
+        p.imported_candidates(),
+    )?;
+    counter(
+        enc,
+        "polkadot_parachain_approvals_no_shows",
+        "No-shows tolerated when a candidate got approved",
+        p.no_shows(),
+    )?;
+    counter(
+        enc,
+        "polkadot_parachain_approvals_observed_no_shows",
+        "No-shows observed",
+        p.observed_no_shows(),
+    )?;
+    counter(
+        enc,
+        "polkadot_parachain_approvals_wakeups",
+        "Wakeups processed",
+        p.wakeups(),
+    )?;
+    // A counter upstream, without `_total`: typed `unknown`, as above.
+    let e = family(
+        enc,
+        "polkadot_parachain_approved_by_one_third",
+        "Candidates approved through the one-third rule",
+        MetricType::Unknown,
+    )?;
+    ConstGauge::new(p.approved_by_one_third()).encode(e)?;
+    encode_histogram(
+        family(
+            enc,
+            "polkadot_parachain_approvals_candidate_approval_time_ticks",
+            "Ticks since the block's slot start when a candidate got approved",
+            MetricType::Histogram,
+        )?,
+        &p.candidate_approval_ticks.snapshot(),
+        1.0,
+    )?;
+    encode_histogram(
+        family(
+            enc,
+            "polkadot_parachain_approvals_blockapproval_time_ticks",
+            "Ticks since the block's slot start when a block got approved",
+            MetricType::Histogram,
+        )?,
+        &p.block_approval_ticks.snapshot(),
+        1.0,
+    )?;
+    Ok(())
+}
 
-    #[test]
-    fn serves_metrics_and_rejects_other_paths() {
-        let ex = Exporter::start("127.0.0.1:0").unwrap();
-        assert_ne!(ex.addr().port(), 0);
-        let empty = get(ex.addr(), "/metrics");
-        assert!(empty.starts_with("HTTP/1.1 200 OK"), "{empty}");
-        assert!(empty.contains("# EOF"));
-        let run = LiveRun::new("s", "classic", "virtual", 10, 2, NodeMetrics::default());
-        run.publish(
-            7,
-            1,
-            Duration::from_millis(1500),
-            100,
-            200,
-            [(5, 6)].into_iter(),
-            [(1, Some(3000))].into_iter(),
-        );
-        ex.set_run(run);
-        let body = get(ex.addr(), "/metrics");
-        for want in [
-            "subsystem_benchmark_n_validators 10",
-            "subsystem_benchmark_network_peer_total_bytes_sent{peer=\"validator-1\"} 5",
-            "tranche_node_network_bytes_total{direction=\"sent\"} 200",
-            "tranche_block_approval_seconds{block=\"1\"} 3.0",
-            "tranche_environment_cpu_seconds_total{thread=\"test-environment\"} 1.5",
-            "polkadot_parachain_approvals_blockapproval_time_ticks_bucket{le=\"+Inf\"} 0",
-        ] {
-            assert!(body.contains(want), "missing {want} in\n{body}");
-        }
-        assert!(get(ex.addr(), "/nope").starts_with("HTTP/1.1 404"));
-    }
+/// approval-distribution's import counters, under upstream's names.
+fn encode_approval_distribution(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
+    let p = &run.node.protocol;
+    let kinds = p.assignments_imported();
+    let kind_series: Vec<(Vec<(&str, String)>, u64)> = ASSIGNMENT_KINDS
+        .iter()
+        .zip(kinds)
+        .map(|(k, v)| (vec![("kind", (*k).to_owned())], v))
+        .collect();
+    labelled(
+        enc,
+        "polkadot_parachain_assignments_imported",
+        "Assignments accepted (ours and peers')",
+        MetricType::Counter,
+        &kind_series,
+        |e, v| ConstCounter::new(*v).encode(e),
+    )?;
+    counter(
+        enc,
+        "polkadot_parachain_approvals_imported",
+        "Approval votes accepted (ours and peers')",
+        p.approvals_imported(),
+    )?;
+    Ok(())
+}
 
-    #[test]
-    fn a_port_in_use_is_a_clear_error() {
-        let ex = Exporter::start("127.0.0.1:0").unwrap();
-        let err = Exporter::start(&ex.addr().to_string()).unwrap_err();
-        let text = format!("{err:#}");
-        assert!(text.contains("cannot listen on"), "{text}");
-        assert!(!text.contains('\n'));
+/// approval-voting-parallel's per-worker channel gauges (both layouts).
+fn encode_parallel_channels(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
+    let chans = &run.node.channels;
+    let by_kind = |bounded: bool| {
+        chans
+            .iter()
+            .filter(move |c| c.capacity.is_some() == bounded)
+            .map(|c| {
+                let name = c.name.strip_suffix("-prio").unwrap_or(&c.name).to_owned();
+                (vec![("worker_name", name)], c.clone())
+            })
+            .collect::<Vec<_>>()
+    };
+    for (bounded, prefix) in [(true, "bounded"), (false, "unbounded")] {
+        let series = by_kind(bounded);
+        labelled(
+            enc,
+            &format!("polkadot_approval_voting_parallel_worker_{prefix}_sent"),
+            "Messages sent into the worker's channel",
+            MetricType::Gauge,
+            &series,
+            |e, c| ConstGauge::new(c.sent() as i64).encode(e),
+        )?;
+        labelled(
+            enc,
+            &format!("polkadot_approval_voting_parallel_worker_{prefix}_received"),
+            "Messages the worker took from its channel",
+            MetricType::Gauge,
+            &series,
+            |e, c| ConstGauge::new(c.received() as i64).encode(e),
+        )?;
+        labelled(
+            enc,
+            &format!("polkadot_approval_voting_parallel_worker_{prefix}_tof"),
+            "Seconds messages waited in the worker's channel",
+            MetricType::Histogram,
+            &series,
+            |e, c| encode_histogram(e, &c.time_of_flight(), 1e-9),
+        )?;
     }
+    Ok(())
+}
+
+/// Ours: the run, the clock, and CPU and work per node thread.
+fn encode_threads(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
+    let info = vec![(
+        vec![
+            ("step", run.step.clone()),
+            ("architecture", run.architecture.clone()),
+            ("clock", run.clock.clone()),
+        ],
+        1i64,
+    )];
+    labelled(
+        enc,
+        "tranche_run_info",
+        "The run in progress (value 1)",
+        MetricType::Gauge,
+        &info,
+        |e, v| ConstGauge::new(*v).encode(e),
+    )?;
+    gauge(
+        enc,
+        "tranche_current_tick",
+        "The node's clock, in 500 ms ticks",
+        run.current_tick.load(Ordering::Relaxed) as f64,
+    )?;
+    let workers: Vec<_> = run
+        .node
+        .workers
+        .iter()
+        .map(|w| {
+            (
+                vec![("thread", w.name.clone()), ("group", thread_group(&w.name))],
+                w.clone(),
+            )
+        })
+        .collect();
+    labelled(
+        enc,
+        "tranche_thread_cpu_seconds",
+        "CPU time of each node thread (sampled every few hundred messages and when idle)",
+        MetricType::Counter,
+        &workers,
+        |e, w| ConstCounter::new(w.cpu_seconds()).encode(e),
+    )?;
+    labelled(
+        enc,
+        "tranche_thread_messages_handled",
+        "Messages each node thread handled",
+        MetricType::Counter,
+        &workers,
+        |e, w| ConstCounter::new(w.handled()).encode(e),
+    )?;
+    labelled(
+        enc,
+        "tranche_thread_verifications",
+        "Signature and certificate checks each node thread did",
+        MetricType::Counter,
+        &workers,
+        |e, w| ConstCounter::new(w.verifications()).encode(e),
+    )?;
+    let env = vec![(
+        vec![("thread", "test-environment".to_owned())],
+        run.env_cpu_nanos.load(Ordering::Relaxed) as f64 / 1e9,
+    )];
+    labelled(
+        enc,
+        "tranche_environment_cpu_seconds",
+        "CPU time of the benchmark driver (emulated peers and network)",
+        MetricType::Counter,
+        &env,
+        |e, v| ConstCounter::new(*v).encode(e),
+    )?;
+    Ok(())
+}
+
+/// Ours: node channels, node network bytes, approvals per block.
+fn encode_channels_network_blocks(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
+    let p = &run.node.protocol;
+    let chans = &run.node.channels;
+    let channels: Vec<_> = chans
+        .iter()
+        .map(|c| (vec![("channel", c.name.clone())], c.clone()))
+        .collect();
+    labelled(
+        enc,
+        "tranche_channel_depth",
+        "Messages waiting in each node channel now",
+        MetricType::Gauge,
+        &channels,
+        |e, c| ConstGauge::new(c.depth() as i64).encode(e),
+    )?;
+    labelled(
+        enc,
+        "tranche_channel_time_in_queue_seconds",
+        "Total time messages waited in each node channel",
+        MetricType::Counter,
+        &channels,
+        |e, c| ConstCounter::new(c.time_in_queue().as_secs_f64()).encode(e),
+    )?;
+    let bytes = vec![
+        (
+            vec![("direction", "received".to_owned())],
+            run.node_received.load(Ordering::Relaxed),
+        ),
+        (
+            vec![("direction", "sent".to_owned())],
+            run.node_sent.load(Ordering::Relaxed),
+        ),
+    ];
+    labelled(
+        enc,
+        "tranche_node_network_bytes",
+        "Bytes the node under test received from and sent to peers",
+        MetricType::Counter,
+        &bytes,
+        |e, v| ConstCounter::new(*v).encode(e),
+    )?;
+    counter(
+        enc,
+        "tranche_blocks_approved",
+        "Blocks the node approved",
+        p.blocks_approved(),
+    )?;
+    counter(
+        enc,
+        "tranche_candidates_approved",
+        "Candidates the node approved",
+        p.candidates_approved(),
+    )?;
+    let blocks: Vec<_> = lock(&run.blocks)
+        .iter()
+        .filter_map(|(n, ms)| ms.map(|ms| (vec![("block", n.to_string())], ms as f64 / 1e3)))
+        .collect();
+    labelled(
+        enc,
+        "tranche_block_approval_seconds",
+        "Seconds after its slot start each block was approved",
+        MetricType::Gauge,
+        &blocks,
+        |e, v| ConstGauge::new(*v).encode(e),
+    )?;
+    Ok(())
 }
