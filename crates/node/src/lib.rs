@@ -19,6 +19,7 @@ pub mod worker;
 pub use clock::Clock;
 pub use messages::{Architecture, NodeEvent, StoreConfig, DEFAULT_WORKERS};
 pub use node::{
-    Node, NodeConfig, NodeError, NodeMetrics, CPU_SAMPLE_EVERY, INBOX_CAPACITY,
-    VOTING_CHANNEL_CAPACITY, WORKER_CHANNEL_CAPACITY,
+    Node, NodeConfig, NodeError, NodeMetrics, INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY,
+    WORKER_CHANNEL_CAPACITY,
 };
+pub use worker::CPU_SAMPLE_EVERY;

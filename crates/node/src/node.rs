@@ -20,7 +20,7 @@ use crate::messages::{Architecture, Control, DistMsg, NodeEvent, RouterMsg, Stor
 use crate::metrics::ProtocolCounters;
 use crate::router::Router;
 use crate::voting_worker::{DistLinks, VotingWorker};
-use crate::worker::{spawn_worker, WorkerBody, WorkerFailure, WorkerStats};
+use crate::worker::{run_worker, spawn_worker, Inbox, WorkerBody, WorkerFailure, WorkerStats};
 use crossbeam_channel::Receiver;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -37,8 +37,6 @@ pub const INBOX_CAPACITY: usize = 64_000;
 pub const WORKER_CHANNEL_CAPACITY: usize = 16_000;
 /// The voting worker's bounded input.
 pub const VOTING_CHANNEL_CAPACITY: usize = 16_000;
-/// Messages a worker handles between two samples of its CPU clock.
-pub const CPU_SAMPLE_EVERY: u64 = 256;
 
 /// Everything a node needs to start.
 pub struct NodeConfig {
@@ -206,8 +204,6 @@ impl Node {
                 workers: dist_prio.iter().map(|(tx, _)| tx.clone()).collect(),
             },
             events: events_tx.clone(),
-            in_flight: in_flight.clone(),
-            sample_every: CPU_SAMPLE_EVERY,
             counters: metrics.protocol.clone(),
             ticks_per_slot: tranche_primitives::time::ticks_per_slot(
                 config.voting.slot_duration_millis,
@@ -215,9 +211,14 @@ impl Node {
             .max(1),
             slot_starts: Default::default(),
         };
+        let inbox = Inbox {
+            prio: voting_prio_rx,
+            normal: voting_rx,
+            in_flight: in_flight.clone(),
+        };
         threads.push(spawn(
             voting_stats,
-            Box::new(move |s| worker.run(voting_prio_rx, voting_rx, s)),
+            Box::new(move |s| run_worker(worker, inbox, s)),
         )?);
 
         // Distribution workers.
@@ -242,11 +243,18 @@ impl Node {
                 mode: mode(),
                 to_voting: voting_tx.clone(),
                 events: events_tx.clone(),
-                in_flight: in_flight.clone(),
-                sample_every: CPU_SAMPLE_EVERY,
                 counters: metrics.protocol.clone(),
+                actions: Vec::new(),
             };
-            threads.push(spawn(stats, Box::new(move |s| worker.run(prio_rx, rx, s)))?);
+            let inbox = Inbox {
+                prio: prio_rx,
+                normal: rx,
+                in_flight: in_flight.clone(),
+            };
+            threads.push(spawn(
+                stats,
+                Box::new(move |s| run_worker(worker, inbox, s)),
+            )?);
         }
 
         let inputs = match config.architecture {
@@ -274,13 +282,16 @@ impl Node {
                     voting: voting_tx,
                     voting_prio: voting_prio_tx.clone(),
                     events: events_tx.clone(),
-                    in_flight: in_flight.clone(),
-                    sample_every: CPU_SAMPLE_EVERY,
                     leaves: Leaves::default(),
+                };
+                let inbox = Inbox {
+                    prio: router_prio_rx,
+                    normal: router_rx,
+                    in_flight: in_flight.clone(),
                 };
                 threads.push(spawn(
                     stats,
-                    Box::new(move |s| router.run(router_prio_rx, router_rx, s)),
+                    Box::new(move |s| run_worker(router, inbox, s)),
                 )?);
                 Inputs::Parallel {
                     router: router_tx,

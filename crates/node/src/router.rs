@@ -5,12 +5,11 @@
 //! Control events go to every worker on its high-priority channel; blocks
 //! and ticks go to voting.
 
-use crate::channel::{recv_prioritised, InFlight, Next, Rx, Tx};
+use crate::channel::Tx;
 use crate::leaves::Leaves;
 use crate::messages::{decode_peer_bytes, Control, DistMsg, NodeEvent, RouterMsg, VoteMsg};
-use crate::worker::WorkerStats;
+use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
-use std::sync::Arc;
 use tranche_distribution::PeerId;
 use tranche_primitives::ApprovalDistributionMessage;
 
@@ -22,8 +21,6 @@ pub(crate) struct Router {
     pub voting: Tx<VoteMsg>,
     pub voting_prio: Tx<VoteMsg>,
     pub events: Sender<NodeEvent>,
-    pub in_flight: Arc<InFlight>,
-    pub sample_every: u64,
     pub leaves: Leaves,
 }
 
@@ -95,7 +92,7 @@ impl Router {
         Ok(())
     }
 
-    fn handle(&mut self, msg: RouterMsg) -> Result<bool, String> {
+    fn handle_msg(&mut self, msg: RouterMsg) -> Result<bool, String> {
         match msg {
             RouterMsg::PeerBytes { peer, bytes } => {
                 if let Some(m) = decode_peer_bytes(peer, &bytes, &self.events) {
@@ -139,38 +136,12 @@ impl Router {
         }
         Ok(false)
     }
+}
 
-    pub fn run(
-        mut self,
-        prio: Rx<RouterMsg>,
-        normal: Rx<RouterMsg>,
-        stats: &WorkerStats,
-    ) -> Result<(), String> {
-        let mut since_sample = 0u64;
-        loop {
-            let msg = match prio.try_recv().or_else(|| normal.try_recv()) {
-                Some(m) => m,
-                None => {
-                    stats.record_cpu();
-                    since_sample = 0;
-                    match recv_prioritised(&prio, &normal, None) {
-                        Next::Message(m) => m,
-                        Next::Timeout => continue,
-                        Next::Closed => return Ok(()),
-                    }
-                }
-            };
-            let stop = self.handle(msg)?;
-            self.in_flight.done();
-            stats.add_handled(1);
-            since_sample += 1;
-            if since_sample >= self.sample_every {
-                stats.record_cpu();
-                since_sample = 0;
-            }
-            if stop {
-                return Ok(());
-            }
-        }
+impl Worker for Router {
+    type Msg = RouterMsg;
+
+    fn handle(&mut self, msg: RouterMsg, _: &WorkerStats) -> Result<bool, String> {
+        self.handle_msg(msg)
     }
 }
