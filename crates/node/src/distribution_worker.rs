@@ -6,7 +6,8 @@
 use crate::channel::Tx;
 use crate::clock::Clock;
 use crate::messages::{
-    checked_approval, checked_assignment, decode_peer_bytes, Control, DistMsg, NodeEvent, VoteMsg,
+    checked_approval, checked_assignment, decode_peer_bytes, Control, DistMsg, NetworkEvent,
+    NodeEvent, VoteMsg,
 };
 use crate::metrics::ProtocolCounters;
 use crate::worker::{Worker, WorkerStats};
@@ -17,6 +18,7 @@ use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State}
 use tranche_primitives::{Tick, ValidationProtocol};
 
 /// Where crypto checks run.
+#[derive(Clone, Copy)]
 pub(crate) enum CheckMode {
     /// Here, on this thread (parallel layout); checked messages are then
     /// handed to voting.
@@ -69,20 +71,24 @@ impl DistributionWorker {
             DistMsg::Peer { peer, message } => {
                 self.state.handle_peer_message(now, peer, message, out)
             }
-            DistMsg::PeerConnected { peer, authority } => {
+            DistMsg::Network(NetworkEvent::PeerConnected { peer, authority }) => {
                 // Peer ids are validator indices here; a too-large id is a
                 // caller error worth stopping for.
                 self.state
                     .peer_connected(peer, authority)
                     .map_err(|e| e.to_string())?;
             }
-            DistMsg::PeerDisconnected(peer) => self.state.peer_disconnected(peer),
-            DistMsg::PeerView { peer, view } => self.state.peer_view_change(now, peer, view, out),
-            DistMsg::Topology {
+            DistMsg::Network(NetworkEvent::PeerDisconnected(peer)) => {
+                self.state.peer_disconnected(peer)
+            }
+            DistMsg::Network(NetworkEvent::PeerView { peer, view }) => {
+                self.state.peer_view_change(now, peer, view, out)
+            }
+            DistMsg::Network(NetworkEvent::Topology {
                 session,
                 grid,
                 local,
-            } => self.state.new_gossip_topology(session, grid, local, out),
+            }) => self.state.new_gossip_topology(session, grid, local, out),
             DistMsg::NewBlocks(metas) => self.state.new_blocks(now, metas, out),
             DistMsg::OurView(heads) => self.state.our_view_change(&heads),
             DistMsg::DistributeAssignment { cert, claimed } => {

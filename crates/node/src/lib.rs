@@ -5,15 +5,18 @@
 //! clocks, metered channels and per-thread CPU accounting.
 
 pub mod channel;
+mod classic;
 pub mod clock;
 pub mod cpu;
 mod distribution_worker;
+mod fanout;
 pub mod leaves;
 pub mod messages;
 pub mod metrics;
 mod node;
-mod router;
+mod parallel;
 mod voting_worker;
+mod wiring;
 pub mod worker;
 
 pub use clock::Clock;
