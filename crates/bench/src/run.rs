@@ -29,9 +29,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_netsim::{Endpoint, Fate, Network, SendError};
-use tranche_node::cpu::{process_cpu_time, thread_cpu_time};
-use tranche_node::metrics::ASSIGNMENT_KINDS;
-use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
+use tranche_node::{
+    process_cpu_time, thread_cpu_time, Architecture, Clock, Node, NodeConfig, NodeEvent,
+    StoreConfig, ASSIGNMENT_KINDS,
+};
 use tranche_primitives::time::slot_start_tick;
 use tranche_primitives::{Session, Tick, ValidationProtocol};
 use tranche_voting::{IncludedCandidate, LocalKeys, NewBlock};

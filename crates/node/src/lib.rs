@@ -4,25 +4,31 @@
 //! workers that check crypto, one voting worker), with real and virtual
 //! clocks, metered channels and per-thread CPU accounting.
 
-pub mod channel;
+mod channel;
 mod classic;
-pub mod clock;
-pub mod cpu;
+mod clock;
+mod cpu;
 mod distribution_worker;
 mod fanout;
-pub mod leaves;
-pub mod messages;
-pub mod metrics;
+mod leaves;
+mod messages;
+mod metrics;
 mod node;
 mod parallel;
 mod voting_worker;
 mod wiring;
-pub mod worker;
+mod worker;
 
+pub use channel::ChannelMeter;
 pub use clock::Clock;
+pub use cpu::{process_cpu_time, thread_cpu_time};
 pub use messages::{Architecture, NodeEvent, StoreConfig, DEFAULT_WORKERS};
+pub use metrics::{
+    AtomicHistogram, HistogramSnapshot, ProtocolCounters, APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS,
+    TOF_BUCKETS_NANOS,
+};
 pub use node::{
     Node, NodeConfig, NodeError, NodeMetrics, INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY,
     WORKER_CHANNEL_CAPACITY,
 };
-pub use worker::CPU_SAMPLE_EVERY;
+pub use worker::{WorkerFailure, WorkerStats, CPU_SAMPLE_EVERY};
