@@ -1,8 +1,15 @@
-//! Runtimes that drive the voting and distribution state machines on real
-//! threads: the classic layout (one distribution worker, one voting worker
-//! that checks crypto) and the parallel layout (a router, N distribution
-//! workers that check crypto, one voting worker), with real and virtual
-//! clocks, metered channels and per-thread CPU accounting.
+//! Runs the approval-voting and approval-distribution state machines
+//! (crates/voting, crates/distribution) on real threads, in either of two
+//! layouts, behind one [`Node`] interface.
+//!
+//! The *classic* layout (`classic.rs`) is one distribution worker and one
+//! voting worker that checks crypto; the *parallel* layout (`parallel.rs`)
+//! is a router, N distribution workers that check crypto, chosen by
+//! validator index mod N, and one voting worker. Both run the same workers
+//! (`distribution_worker.rs`, `voting_worker.rs`) in the same worker loop
+//! (`worker.rs`), over metered channels (`channel.rs`), on a real or virtual
+//! clock (`clock.rs`), with per-thread CPU time (`cpu.rs`) and protocol
+//! counters (`metrics.rs`).
 
 mod channel;
 mod classic;

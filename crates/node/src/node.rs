@@ -1,6 +1,9 @@
 //! The one interface to both layouts: start a node, feed it blocks, peer
 //! bytes, peer and topology events, ticks and finality; read what it sends,
 //! reputation changes and approved blocks from its event channel; stop it.
+//! `Node` forwards each input to its [`Layout`] (`classic.rs` or
+//! `parallel.rs`) and owns what both share: the failure channel, the
+//! in-flight count, the metrics and the threads.
 //!
 //! Channels (named constants below). Bounded: the node's inbox, router →
 //! distribution workers, distribution → voting. Unbounded: every worker's
@@ -72,11 +75,6 @@ pub struct NodeMetrics {
 }
 
 impl NodeMetrics {
-    /// CPU seconds of every node thread together.
-    pub fn total_cpu_seconds(&self) -> f64 {
-        self.workers.iter().map(|w| w.cpu_seconds()).sum()
-    }
-
     pub fn verifications(&self) -> u64 {
         self.workers.iter().map(|w| w.verifications()).sum()
     }
