@@ -1,10 +1,12 @@
 //! How a node input (all but peers' bytes) reaches the workers, the same in
-//! both layouts: peer and topology events and finality go to every
-//! distribution worker, blocks, finality and ticks to voting. The classic
-//! layout runs this on the caller's thread for its one distribution worker,
-//! the parallel router on its own thread for its N workers (upstream
-//! `polkadot/node/core/approval-voting-parallel/src/lib.rs` does the same
-//! fan-out). Also how the node stops its workers or makes one fail.
+//! both layouts: a block first becomes the node's own view in every
+//! distribution worker, then goes to voting; peer and topology events go to
+//! every distribution worker; finality to every distribution worker, then
+//! voting; ticks to voting. The classic layout runs this on the caller's
+//! thread for its one distribution worker, the parallel router on its own
+//! thread for its N workers (as upstream
+//! `polkadot/node/core/approval-voting-parallel/src/lib.rs` fans out). Also
+//! how the node stops its workers or makes one fail.
 
 use crate::channel::{Closed, Tx};
 use crate::leaves::Leaves;
