@@ -4,7 +4,7 @@
 //! ratio to it.
 
 use std::time::Duration;
-use tranche_node::cpu::thread_cpu_time;
+use tranche_node::thread_cpu_time;
 use tranche_primitives::criteria::check_assignment_cert;
 use tranche_primitives::vote::verify_approval;
 use tranche_primitives::{ApprovalDistributionMessage, CoreBitfield, GroupIndex, Session};

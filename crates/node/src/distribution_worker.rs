@@ -3,13 +3,14 @@
 //! batches its sends into notifications and hands checked messages to
 //! voting.
 
-use crate::channel::{recv_prioritised, InFlight, Next, Rx, Tx};
+use crate::channel::Tx;
 use crate::clock::Clock;
 use crate::messages::{
-    checked_approval, checked_assignment, decode_peer_bytes, Control, DistMsg, NodeEvent, VoteMsg,
+    checked_approval, checked_assignment, decode_peer_bytes, Control, DistMsg, NetworkEvent,
+    NodeEvent, VoteMsg,
 };
 use crate::metrics::ProtocolCounters;
-use crate::worker::WorkerStats;
+use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use parity_scale_codec::Encode;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State}
 use tranche_primitives::{Tick, ValidationProtocol};
 
 /// Where crypto checks run.
+#[derive(Clone, Copy)]
 pub(crate) enum CheckMode {
     /// Here, on this thread (parallel layout); checked messages are then
     /// handed to voting.
@@ -33,49 +35,26 @@ pub(crate) struct DistributionWorker {
     /// Bounded input of the voting worker.
     pub to_voting: Tx<VoteMsg>,
     pub events: Sender<NodeEvent>,
-    pub in_flight: Arc<InFlight>,
-    pub sample_every: u64,
     pub counters: Arc<ProtocolCounters>,
+    /// What the state machine asked for, carried out by `settle`.
+    pub actions: Vec<Action>,
+}
+
+impl Worker for DistributionWorker {
+    type Msg = DistMsg;
+
+    fn handle(&mut self, msg: DistMsg, stats: &WorkerStats) -> Result<bool, String> {
+        let now = self.clock.now();
+        // One action buffer, reused from message to message.
+        let mut actions = std::mem::take(&mut self.actions);
+        let stop = self.handle_at(now, msg, &mut actions, stats);
+        self.actions = actions;
+        stop
+    }
 }
 
 impl DistributionWorker {
-    pub fn run(
-        mut self,
-        prio: Rx<DistMsg>,
-        normal: Rx<DistMsg>,
-        stats: &WorkerStats,
-    ) -> Result<(), String> {
-        let mut since_sample = 0u64;
-        let mut actions = Vec::new();
-        loop {
-            let msg = match prio.try_recv().or_else(|| normal.try_recv()) {
-                Some(m) => m,
-                None => {
-                    stats.record_cpu();
-                    since_sample = 0;
-                    match recv_prioritised(&prio, &normal, None) {
-                        Next::Message(m) => m,
-                        Next::Timeout => continue,
-                        Next::Closed => return Ok(()),
-                    }
-                }
-            };
-            let now = self.clock.now();
-            let stop = self.handle(now, msg, &mut actions, stats)?;
-            self.in_flight.done();
-            stats.add_handled(1);
-            since_sample += 1;
-            if since_sample >= self.sample_every {
-                stats.record_cpu();
-                since_sample = 0;
-            }
-            if stop {
-                return Ok(());
-            }
-        }
-    }
-
-    fn handle(
+    fn handle_at(
         &mut self,
         now: Tick,
         msg: DistMsg,
@@ -92,20 +71,24 @@ impl DistributionWorker {
             DistMsg::Peer { peer, message } => {
                 self.state.handle_peer_message(now, peer, message, out)
             }
-            DistMsg::PeerConnected { peer, authority } => {
+            DistMsg::Network(NetworkEvent::PeerConnected { peer, authority }) => {
                 // Peer ids are validator indices here; a too-large id is a
                 // caller error worth stopping for.
                 self.state
                     .peer_connected(peer, authority)
                     .map_err(|e| e.to_string())?;
             }
-            DistMsg::PeerDisconnected(peer) => self.state.peer_disconnected(peer),
-            DistMsg::PeerView { peer, view } => self.state.peer_view_change(now, peer, view, out),
-            DistMsg::Topology {
+            DistMsg::Network(NetworkEvent::PeerDisconnected(peer)) => {
+                self.state.peer_disconnected(peer)
+            }
+            DistMsg::Network(NetworkEvent::PeerView { peer, view }) => {
+                self.state.peer_view_change(now, peer, view, out)
+            }
+            DistMsg::Network(NetworkEvent::Topology {
                 session,
                 grid,
                 local,
-            } => self.state.new_gossip_topology(session, grid, local, out),
+            }) => self.state.new_gossip_topology(session, grid, local, out),
             DistMsg::NewBlocks(metas) => self.state.new_blocks(now, metas, out),
             DistMsg::OurView(heads) => self.state.our_view_change(&heads),
             DistMsg::DistributeAssignment { cert, claimed } => {

@@ -1,24 +1,41 @@
-//! Runtimes that drive the voting and distribution state machines on real
-//! threads: the classic layout (one distribution worker, one voting worker
-//! that checks crypto) and the parallel layout (a router, N distribution
-//! workers that check crypto, one voting worker), with real and virtual
-//! clocks, metered channels and per-thread CPU accounting.
+//! Runs the approval-voting and approval-distribution state machines
+//! (crates/voting, crates/distribution) on real threads, in either of two
+//! layouts, behind one [`Node`] interface.
+//!
+//! The *classic* layout (`classic.rs`) is one distribution worker and one
+//! voting worker that checks crypto; the *parallel* layout (`parallel.rs`)
+//! is a router, N distribution workers that check crypto, chosen by
+//! validator index mod N, and one voting worker. Both run the same workers
+//! (`distribution_worker.rs`, `voting_worker.rs`) in the same worker loop
+//! (`worker.rs`), over metered channels (`channel.rs`), on a real or virtual
+//! clock (`clock.rs`), with per-thread CPU time (`cpu.rs`) and protocol
+//! counters (`metrics.rs`).
 
-pub mod channel;
-pub mod clock;
-pub mod cpu;
+mod channel;
+mod classic;
+mod clock;
+mod cpu;
 mod distribution_worker;
-pub mod leaves;
-pub mod messages;
-pub mod metrics;
+mod fanout;
+mod leaves;
+mod messages;
+mod metrics;
 mod node;
-mod router;
+mod parallel;
 mod voting_worker;
-pub mod worker;
+mod wiring;
+mod worker;
 
+pub use channel::ChannelMeter;
 pub use clock::Clock;
+pub use cpu::{process_cpu_time, thread_cpu_time};
 pub use messages::{Architecture, NodeEvent, StoreConfig, DEFAULT_WORKERS};
-pub use node::{
-    Node, NodeConfig, NodeError, NodeMetrics, CPU_SAMPLE_EVERY, INBOX_CAPACITY,
-    VOTING_CHANNEL_CAPACITY, WORKER_CHANNEL_CAPACITY,
+pub use metrics::{
+    AtomicHistogram, HistogramSnapshot, ProtocolCounters, APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS,
+    TOF_BUCKETS_NANOS,
 };
+pub use node::{
+    Node, NodeConfig, NodeError, NodeMetrics, INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY,
+    WORKER_CHANNEL_CAPACITY,
+};
+pub use worker::{WorkerFailure, WorkerStats, CPU_SAMPLE_EVERY};

@@ -80,20 +80,8 @@ pub(crate) enum DistMsg {
         peer: PeerId,
         message: ApprovalDistributionMessage,
     },
-    PeerConnected {
-        peer: PeerId,
-        authority: Option<ValidatorIndex>,
-    },
-    PeerDisconnected(PeerId),
-    PeerView {
-        peer: PeerId,
-        view: View,
-    },
-    Topology {
-        session: SessionIndex,
-        grid: SessionGridTopology,
-        local: Option<ValidatorIndex>,
-    },
+    /// A peer or topology event (every distribution worker gets it).
+    Network(NetworkEvent),
     NewBlocks(Vec<BlockApprovalMeta>),
     /// The node's own view (its leaves) changed: messages for these blocks
     /// are held until the blocks are known.
@@ -133,12 +121,22 @@ pub(crate) enum VoteMsg {
     Control(Control),
 }
 
-/// Input of the parallel router.
-pub(crate) enum RouterMsg {
-    PeerBytes {
-        peer: PeerId,
-        bytes: Arc<[u8]>,
+/// What the node's user feeds it, but peers' bytes (each layout handles
+/// those its own way): a layout hands it on with [`crate::fanout`].
+pub(crate) enum Input {
+    Block(NewBlock),
+    Network(NetworkEvent),
+    Finalized {
+        hash: Hash,
+        number: BlockNumber,
     },
+    /// Virtual clock: the tick moved.
+    Tick(Tick),
+}
+
+/// A peer or topology event, for every distribution worker.
+#[derive(Clone)]
+pub(crate) enum NetworkEvent {
     PeerConnected {
         peer: PeerId,
         authority: Option<ValidatorIndex>,
@@ -153,13 +151,6 @@ pub(crate) enum RouterMsg {
         grid: SessionGridTopology,
         local: Option<ValidatorIndex>,
     },
-    Block(NewBlock),
-    Finalized {
-        hash: Hash,
-        number: BlockNumber,
-    },
-    Tick(Tick),
-    Control(Control),
 }
 
 /// Lifecycle messages every worker understands.

@@ -1,6 +1,9 @@
 //! The one interface to both layouts: start a node, feed it blocks, peer
 //! bytes, peer and topology events, ticks and finality; read what it sends,
 //! reputation changes and approved blocks from its event channel; stop it.
+//! `Node` forwards each input to its [`Layout`] (`classic.rs` or
+//! `parallel.rs`) and owns what both share: the failure channel, the
+//! in-flight count, the metrics and the threads.
 //!
 //! Channels (named constants below). Bounded: the node's inbox, router →
 //! distribution workers, distribution → voting. Unbounded: every worker's
@@ -12,21 +15,20 @@
 //! the classic layout distribution waits for voting's verdict, and voting
 //! answers without sending anything bounded).
 
-use crate::channel::{channel, ChannelMeter, InFlight, Rx, Tx};
+use crate::channel::{ChannelMeter, Closed, InFlight};
+use crate::classic::Classic;
 use crate::clock::Clock;
-use crate::distribution_worker::{CheckMode, DistributionWorker};
-use crate::leaves::Leaves;
-use crate::messages::{Architecture, Control, DistMsg, NodeEvent, RouterMsg, StoreConfig, VoteMsg};
+use crate::messages::{Architecture, Input, NetworkEvent, NodeEvent, StoreConfig};
 use crate::metrics::ProtocolCounters;
-use crate::router::Router;
-use crate::voting_worker::{DistLinks, VotingWorker};
-use crate::worker::{spawn_worker, WorkerBody, WorkerFailure, WorkerStats};
+use crate::parallel::Parallel;
+use crate::wiring::{Voting, Wiring};
+use crate::worker::{WorkerFailure, WorkerStats};
 use crossbeam_channel::Receiver;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
-use tranche_distribution::{PeerId, SessionGridTopology, State, View};
+use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_primitives::{BlockNumber, Hash, Session, SessionIndex, Tick, ValidatorIndex};
 use tranche_voting::{ApprovalVoting, LocalKeys, MemoryStore, NewBlock, RedbStore, Store};
 
@@ -37,8 +39,6 @@ pub const INBOX_CAPACITY: usize = 64_000;
 pub const WORKER_CHANNEL_CAPACITY: usize = 16_000;
 /// The voting worker's bounded input.
 pub const VOTING_CHANNEL_CAPACITY: usize = 16_000;
-/// Messages a worker handles between two samples of its CPU clock.
-pub const CPU_SAMPLE_EVERY: u64 = 256;
 
 /// Everything a node needs to start.
 pub struct NodeConfig {
@@ -75,44 +75,36 @@ pub struct NodeMetrics {
 }
 
 impl NodeMetrics {
-    /// CPU seconds of every node thread together.
-    pub fn total_cpu_seconds(&self) -> f64 {
-        self.workers.iter().map(|w| w.cpu_seconds()).sum()
-    }
-
     pub fn verifications(&self) -> u64 {
         self.workers.iter().map(|w| w.verifications()).sum()
     }
 }
 
-enum Inputs {
-    Classic {
-        dist: Tx<DistMsg>,
-        dist_prio: Tx<DistMsg>,
-        voting: Tx<VoteMsg>,
-        voting_prio: Tx<VoteMsg>,
-    },
-    Parallel {
-        router: Tx<RouterMsg>,
-        router_prio: Tx<RouterMsg>,
-        workers_prio: Vec<Tx<DistMsg>>,
-        voting_prio: Tx<VoteMsg>,
-    },
+/// One of the two layouts, running: where each input goes, and how its
+/// workers are stopped. `Node` forwards every input to it.
+pub(crate) trait Layout: Send + Sync {
+    /// Bytes of one notification from a peer.
+    fn peer_bytes(&mut self, peer: PeerId, bytes: Arc<[u8]>) -> Result<(), Closed>;
+    /// Every other input.
+    fn send(&mut self, input: Input) -> Result<(), Closed>;
+    /// Make a worker fail: `target` 0 is the voting worker, `1..` the
+    /// distribution workers.
+    fn inject_fault(&self, target: usize) -> Result<(), Closed>;
+    /// Tell every worker to stop.
+    fn stop(&self);
 }
 
 /// A running node.
 pub struct Node {
     architecture: Architecture,
     clock: Clock,
-    inputs: Inputs,
+    layout: Box<dyn Layout>,
     events: Receiver<NodeEvent>,
     in_flight: Arc<InFlight>,
     failures: Receiver<WorkerFailure>,
     failure: Option<WorkerFailure>,
     threads: Vec<JoinHandle<()>>,
     metrics: NodeMetrics,
-    /// The classic layout's own view (the router keeps it in parallel).
-    leaves: Leaves,
     stopping: Arc<AtomicBool>,
 }
 
@@ -129,178 +121,47 @@ fn open_store(
     }
 }
 
+/// The voting state machine, restored from the store if it has a snapshot.
+fn open_voting(config: &NodeConfig) -> Result<Voting, NodeError> {
+    let (store, snapshot) = open_store(&config.store)?;
+    let machine = match snapshot {
+        Some(snap) => ApprovalVoting::restore(config.voting.clone(), config.local.clone(), snap)
+            .map_err(|e| NodeError::Store(e.to_string()))?,
+        None => ApprovalVoting::new(config.voting.clone(), config.local.clone()),
+    };
+    Ok(Voting { machine, store })
+}
+
 impl Node {
     /// Start the node's threads.
     pub fn start(config: NodeConfig) -> Result<Node, NodeError> {
-        let in_flight = InFlight::new();
         let (events_tx, events) = crossbeam_channel::unbounded();
         let (fail_tx, failures) = crossbeam_channel::unbounded();
-        let (store, snapshot) = open_store(&config.store)?;
-        let machine = match snapshot {
-            Some(snap) => {
-                ApprovalVoting::restore(config.voting.clone(), config.local.clone(), snap)
-                    .map_err(|e| NodeError::Store(e.to_string()))?
-            }
-            None => ApprovalVoting::new(config.voting.clone(), config.local.clone()),
-        };
-        let n_dist = match config.architecture {
-            Architecture::Classic => 1,
-            Architecture::Parallel { workers } => workers.max(1),
-        };
-        let mut metrics = NodeMetrics::default();
-        let mut threads = Vec::new();
-        let names = match config.architecture {
-            Architecture::Classic => (
-                "approval-voting".to_owned(),
-                vec!["approval-distribution".to_owned()],
-            ),
-            Architecture::Parallel { .. } => (
-                "approval-voting-parallel-db".to_owned(),
-                (0..n_dist)
-                    .map(|i| format!("approval-voting-parallel-{i}"))
-                    .collect(),
-            ),
-        };
-
-        let (voting_tx, voting_rx) =
-            channel::<VoteMsg>(names.0.clone(), Some(VOTING_CHANNEL_CAPACITY), &in_flight);
-        let (voting_prio_tx, voting_prio_rx) =
-            channel::<VoteMsg>(format!("{}-prio", names.0), None, &in_flight);
-        let mut dist_in: Vec<(Tx<DistMsg>, Rx<DistMsg>)> = Vec::new();
-        let mut dist_prio: Vec<(Tx<DistMsg>, Rx<DistMsg>)> = Vec::new();
-        for name in &names.1 {
-            let cap = match config.architecture {
-                Architecture::Classic => INBOX_CAPACITY,
-                Architecture::Parallel { .. } => WORKER_CHANNEL_CAPACITY,
-            };
-            dist_in.push(channel(name.clone(), Some(cap), &in_flight));
-            dist_prio.push(channel(format!("{name}-prio"), None, &in_flight));
-        }
-        metrics.channels.push(voting_tx.meter().clone());
-        metrics.channels.push(voting_prio_tx.meter().clone());
-        for (tx, _) in dist_in.iter().chain(&dist_prio) {
-            metrics.channels.push(tx.meter().clone());
-        }
-
-        // Once the node is stopping, a worker that finds a neighbour gone
-        // (a send to a closed channel) is shutting down, not failing.
-        let stopping = Arc::new(AtomicBool::new(false));
-        let spawn = |stats: Arc<WorkerStats>, body: WorkerBody| {
-            let name = stats.name.clone();
-            let stopping = stopping.clone();
-            let body: WorkerBody = Box::new(move |s| match body(s) {
-                Err(_) if stopping.load(Ordering::Acquire) => Ok(()),
-                other => other,
-            });
-            spawn_worker(stats, fail_tx.clone(), body).map_err(|e| NodeError::Spawn(name, e))
-        };
-
-        // Voting worker.
-        let voting_stats = WorkerStats::new(names.0.clone());
-        metrics.workers.push(voting_stats.clone());
-        let worker = VotingWorker {
-            machine,
-            store,
-            clock: config.clock.clone(),
-            dist: DistLinks {
-                workers: dist_prio.iter().map(|(tx, _)| tx.clone()).collect(),
-            },
-            events: events_tx.clone(),
-            in_flight: in_flight.clone(),
-            sample_every: CPU_SAMPLE_EVERY,
-            counters: metrics.protocol.clone(),
-            ticks_per_slot: tranche_primitives::time::ticks_per_slot(
-                config.voting.slot_duration_millis,
-            )
-            .max(1),
-            slot_starts: Default::default(),
-        };
-        threads.push(spawn(
-            voting_stats,
-            Box::new(move |s| worker.run(voting_prio_rx, voting_rx, s)),
-        )?);
-
-        // Distribution workers.
-        let mode = || match config.architecture {
-            Architecture::Classic => CheckMode::ViaVoting,
-            Architecture::Parallel { .. } => CheckMode::Inline,
-        };
-        let dist_txs: Vec<Tx<DistMsg>> = dist_in.iter().map(|(tx, _)| tx.clone()).collect();
-        let dist_prio_txs: Vec<Tx<DistMsg>> = dist_prio.iter().map(|(tx, _)| tx.clone()).collect();
-        for (name, ((_, rx), (_, prio_rx))) in
-            names.1.iter().zip(dist_in.into_iter().zip(dist_prio))
-        {
-            let stats = WorkerStats::new(name.clone());
-            metrics.workers.push(stats.clone());
-            let mut state = State::new(config.distribution.clone());
-            for s in &config.sessions {
-                state.add_session(s.clone());
-            }
-            let worker = DistributionWorker {
-                state,
-                clock: config.clock.clone(),
-                mode: mode(),
-                to_voting: voting_tx.clone(),
-                events: events_tx.clone(),
-                in_flight: in_flight.clone(),
-                sample_every: CPU_SAMPLE_EVERY,
-                counters: metrics.protocol.clone(),
-            };
-            threads.push(spawn(stats, Box::new(move |s| worker.run(prio_rx, rx, s)))?);
-        }
-
-        let inputs = match config.architecture {
-            Architecture::Classic => Inputs::Classic {
-                dist: dist_txs[0].clone(),
-                dist_prio: dist_prio_txs[0].clone(),
-                voting: voting_tx,
-                voting_prio: voting_prio_tx,
-            },
-            Architecture::Parallel { .. } => {
-                let (router_tx, router_rx) = channel::<RouterMsg>(
-                    "approval-voting-parallel",
-                    Some(INBOX_CAPACITY),
-                    &in_flight,
-                );
-                let (router_prio_tx, router_prio_rx) =
-                    channel::<RouterMsg>("approval-voting-parallel-prio", None, &in_flight);
-                metrics.channels.push(router_tx.meter().clone());
-                metrics.channels.push(router_prio_tx.meter().clone());
-                let stats = WorkerStats::new("approval-voting-parallel");
-                metrics.workers.insert(0, stats.clone());
-                let router = Router {
-                    workers: dist_txs,
-                    workers_prio: dist_prio_txs.clone(),
-                    voting: voting_tx,
-                    voting_prio: voting_prio_tx.clone(),
-                    events: events_tx.clone(),
-                    in_flight: in_flight.clone(),
-                    sample_every: CPU_SAMPLE_EVERY,
-                    leaves: Leaves::default(),
-                };
-                threads.push(spawn(
-                    stats,
-                    Box::new(move |s| router.run(router_prio_rx, router_rx, s)),
-                )?);
-                Inputs::Parallel {
-                    router: router_tx,
-                    router_prio: router_prio_tx,
-                    workers_prio: dist_prio_txs,
-                    voting_prio: voting_prio_tx,
-                }
+        let voting = open_voting(&config)?;
+        let mut wiring = Wiring::new(&config, events_tx, fail_tx);
+        let layout: Box<dyn Layout> = match config.architecture {
+            Architecture::Classic => Box::new(Classic::start(&mut wiring, voting)?),
+            Architecture::Parallel { workers } => {
+                Box::new(Parallel::start(&mut wiring, voting, workers)?)
             }
         };
+        let Wiring {
+            in_flight,
+            stopping,
+            metrics,
+            threads,
+            ..
+        } = wiring;
         Ok(Node {
             architecture: config.architecture,
-            clock: config.clock,
-            inputs,
+            clock: config.clock.clone(),
+            layout,
             events,
             in_flight,
             failures,
             failure: None,
             threads,
             metrics,
-            leaves: Leaves::default(),
             stopping,
         })
     }
@@ -335,7 +196,12 @@ impl Node {
         }
     }
 
-    fn sent(&mut self, r: Result<(), crate::channel::Closed>) -> Result<(), NodeError> {
+    fn send(&mut self, input: Input) -> Result<(), NodeError> {
+        let r = self.layout.send(input);
+        self.sent(r)
+    }
+
+    fn sent(&mut self, r: Result<(), Closed>) -> Result<(), NodeError> {
         match r {
             Ok(()) => Ok(()),
             Err(_) => {
@@ -346,26 +212,12 @@ impl Node {
     }
 
     pub fn import_block(&mut self, block: NewBlock) -> Result<(), NodeError> {
-        let r = match &self.inputs {
-            Inputs::Classic {
-                voting, dist_prio, ..
-            } => {
-                let heads = self.leaves.add(block.hash, block.parent);
-                dist_prio
-                    .send(DistMsg::OurView(heads))
-                    .and_then(|_| voting.send(VoteMsg::Block(block)))
-            }
-            Inputs::Parallel { router, .. } => router.send(RouterMsg::Block(block)),
-        };
-        self.sent(r)
+        self.send(Input::Block(block))
     }
 
     /// Bytes of one notification from a peer.
     pub fn peer_message(&mut self, peer: PeerId, bytes: Arc<[u8]>) -> Result<(), NodeError> {
-        let r = match &self.inputs {
-            Inputs::Classic { dist, .. } => dist.send(DistMsg::PeerBytes { peer, bytes }),
-            Inputs::Parallel { router, .. } => router.send(RouterMsg::PeerBytes { peer, bytes }),
-        };
+        let r = self.layout.peer_bytes(peer, bytes);
         self.sent(r)
     }
 
@@ -374,35 +226,18 @@ impl Node {
         peer: PeerId,
         authority: Option<ValidatorIndex>,
     ) -> Result<(), NodeError> {
-        let r = match &self.inputs {
-            Inputs::Classic { dist_prio, .. } => {
-                dist_prio.send(DistMsg::PeerConnected { peer, authority })
-            }
-            Inputs::Parallel { router_prio, .. } => {
-                router_prio.send(RouterMsg::PeerConnected { peer, authority })
-            }
-        };
-        self.sent(r)
+        self.send(Input::Network(NetworkEvent::PeerConnected {
+            peer,
+            authority,
+        }))
     }
 
     pub fn peer_disconnected(&mut self, peer: PeerId) -> Result<(), NodeError> {
-        let r = match &self.inputs {
-            Inputs::Classic { dist_prio, .. } => dist_prio.send(DistMsg::PeerDisconnected(peer)),
-            Inputs::Parallel { router_prio, .. } => {
-                router_prio.send(RouterMsg::PeerDisconnected(peer))
-            }
-        };
-        self.sent(r)
+        self.send(Input::Network(NetworkEvent::PeerDisconnected(peer)))
     }
 
     pub fn peer_view(&mut self, peer: PeerId, view: View) -> Result<(), NodeError> {
-        let r = match &self.inputs {
-            Inputs::Classic { dist_prio, .. } => dist_prio.send(DistMsg::PeerView { peer, view }),
-            Inputs::Parallel { router_prio, .. } => {
-                router_prio.send(RouterMsg::PeerView { peer, view })
-            }
-        };
-        self.sent(r)
+        self.send(Input::Network(NetworkEvent::PeerView { peer, view }))
     }
 
     pub fn topology(
@@ -411,35 +246,15 @@ impl Node {
         grid: SessionGridTopology,
         local: Option<ValidatorIndex>,
     ) -> Result<(), NodeError> {
-        let r = match &self.inputs {
-            Inputs::Classic { dist_prio, .. } => dist_prio.send(DistMsg::Topology {
-                session,
-                grid,
-                local,
-            }),
-            Inputs::Parallel { router_prio, .. } => router_prio.send(RouterMsg::Topology {
-                session,
-                grid,
-                local,
-            }),
-        };
-        self.sent(r)
+        self.send(Input::Network(NetworkEvent::Topology {
+            session,
+            grid,
+            local,
+        }))
     }
 
     pub fn finalize(&mut self, hash: Hash, number: BlockNumber) -> Result<(), NodeError> {
-        let r = match &self.inputs {
-            Inputs::Classic {
-                dist_prio,
-                voting_prio,
-                ..
-            } => dist_prio
-                .send(DistMsg::Finalized(number))
-                .and_then(|_| voting_prio.send(VoteMsg::Finalized { hash, number })),
-            Inputs::Parallel { router_prio, .. } => {
-                router_prio.send(RouterMsg::Finalized { hash, number })
-            }
-        };
-        self.sent(r)
+        self.send(Input::Finalized { hash, number })
     }
 
     /// Virtual clock: move to `tick` and run the wakeups due at it (call
@@ -449,11 +264,7 @@ impl Node {
             return Ok(());
         }
         self.clock.set(tick);
-        let r = match &self.inputs {
-            Inputs::Classic { voting_prio, .. } => voting_prio.send(VoteMsg::Tick(tick)),
-            Inputs::Parallel { router_prio, .. } => router_prio.send(RouterMsg::Tick(tick)),
-        };
-        self.sent(r)
+        self.send(Input::Tick(tick))
     }
 
     /// Wait until no message is queued or being handled anywhere in the
@@ -475,45 +286,13 @@ impl Node {
     /// voting worker, `1..` the distribution workers.
     #[doc(hidden)]
     pub fn inject_fault(&mut self, target: usize) -> Result<(), NodeError> {
-        let r = match (&self.inputs, target) {
-            (Inputs::Classic { voting_prio, .. }, 0)
-            | (Inputs::Parallel { voting_prio, .. }, 0) => {
-                voting_prio.send(VoteMsg::Control(Control::Fault))
-            }
-            (Inputs::Classic { dist_prio, .. }, _) => {
-                dist_prio.send(DistMsg::Control(Control::Fault))
-            }
-            (Inputs::Parallel { workers_prio, .. }, i) => {
-                workers_prio[(i - 1) % workers_prio.len()].send(DistMsg::Control(Control::Fault))
-            }
-        };
+        let r = self.layout.inject_fault(target);
         self.sent(r)
     }
 
     fn stop_all(&self) {
         self.stopping.store(true, Ordering::Release);
-        match &self.inputs {
-            Inputs::Classic {
-                dist_prio,
-                voting_prio,
-                ..
-            } => {
-                let _ = dist_prio.send(DistMsg::Control(Control::Stop));
-                let _ = voting_prio.send(VoteMsg::Control(Control::Stop));
-            }
-            Inputs::Parallel {
-                router_prio,
-                workers_prio,
-                voting_prio,
-                ..
-            } => {
-                let _ = router_prio.send(RouterMsg::Control(Control::Stop));
-                for w in workers_prio {
-                    let _ = w.send(DistMsg::Control(Control::Stop));
-                }
-                let _ = voting_prio.send(VoteMsg::Control(Control::Stop));
-            }
-        }
+        self.layout.stop();
     }
 
     /// Stop every worker (the database is flushed) and join the threads.

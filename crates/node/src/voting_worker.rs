@@ -4,14 +4,15 @@
 //! reports approved blocks. In the classic layout it also checks every
 //! certificate and signature before importing it.
 
-use crate::channel::{recv_prioritised, InFlight, Next, Rx, Tx};
+use crate::channel::Tx;
 use crate::clock::Clock;
 use crate::messages::{Control, DistMsg, NodeEvent, VoteMsg};
 use crate::metrics::ProtocolCounters;
-use crate::worker::WorkerStats;
+use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Instant;
 use tranche_distribution::{BlockApprovalMeta, CandidateMeta};
 use tranche_primitives::{Hash, Tick, ValidatorIndex};
 use tranche_voting::{Action, ApprovalVoting, CheckedApproval, CheckedAssignment, Output, Store};
@@ -34,9 +35,6 @@ pub(crate) struct VotingWorker {
     pub clock: Clock,
     pub dist: DistLinks,
     pub events: Sender<NodeEvent>,
-    pub in_flight: Arc<InFlight>,
-    /// Messages between CPU-time samples.
-    pub sample_every: u64,
     pub counters: Arc<ProtocolCounters>,
     pub ticks_per_slot: Tick,
     /// Slot-start tick of each live block, for the approval-time metrics.
@@ -143,64 +141,8 @@ impl VotingWorker {
         self.machine.next_wakeup().is_some_and(|t| t <= now)
     }
 
-    /// Run the worker until told to stop.
-    pub fn run(
-        mut self,
-        prio: Rx<VoteMsg>,
-        normal: Rx<VoteMsg>,
-        stats: &WorkerStats,
-    ) -> Result<(), String> {
-        let mut since_sample = 0u64;
-        loop {
-            let now = self.clock.now();
-            // Real clock: due wakeups run before the next message.
-            if !self.clock.is_virtual() && self.wakeup_due(now) {
-                self.counters.wakeup();
-                let out = self.machine.tick(now);
-                self.apply(out)?;
-            }
-            let deadline = if self.clock.is_virtual() {
-                None
-            } else {
-                self.machine
-                    .next_wakeup()
-                    .and_then(|t| self.clock.instant_of(t))
-            };
-            let msg = match prio.try_recv().or_else(|| normal.try_recv()) {
-                Some(m) => m,
-                None => {
-                    stats.record_cpu();
-                    since_sample = 0;
-                    match recv_prioritised(&prio, &normal, deadline) {
-                        Next::Message(m) => m,
-                        Next::Timeout => continue,
-                        Next::Closed => return self.finish(),
-                    }
-                }
-            };
-            let now = self.clock.now();
-            let stop = self.handle(now, msg, stats)?;
-            self.in_flight.done();
-            stats.add_handled(1);
-            since_sample += 1;
-            if since_sample >= self.sample_every {
-                stats.record_cpu();
-                since_sample = 0;
-            }
-            if stop {
-                return self.finish();
-            }
-        }
-    }
-
-    fn finish(mut self) -> Result<(), String> {
-        self.store
-            .flush()
-            .map_err(|e| format!("database flush failed: {e}"))
-    }
-
     /// Handle one message; `Ok(true)` means stop.
-    fn handle(&mut self, now: Tick, msg: VoteMsg, stats: &WorkerStats) -> Result<bool, String> {
+    fn handle_at(&mut self, now: Tick, msg: VoteMsg, stats: &WorkerStats) -> Result<bool, String> {
         let out = match msg {
             VoteMsg::Block(b) => self.machine.import_block(now, b),
             VoteMsg::Assignment(a) => self.machine.import_assignment(now, a),
@@ -257,5 +199,39 @@ impl VotingWorker {
         };
         self.apply(out)?;
         Ok(false)
+    }
+}
+
+impl Worker for VotingWorker {
+    type Msg = VoteMsg;
+
+    /// Real clock: due wakeups run before the next message, and the wait
+    /// for it lasts until the next wakeup.
+    fn due(&mut self) -> Result<Option<Instant>, String> {
+        if self.clock.is_virtual() {
+            return Ok(None);
+        }
+        let now = self.clock.now();
+        if self.wakeup_due(now) {
+            self.counters.wakeup();
+            let out = self.machine.tick(now);
+            self.apply(out)?;
+        }
+        Ok(self
+            .machine
+            .next_wakeup()
+            .and_then(|t| self.clock.instant_of(t)))
+    }
+
+    fn handle(&mut self, msg: VoteMsg, stats: &WorkerStats) -> Result<bool, String> {
+        let now = self.clock.now();
+        self.handle_at(now, msg, stats)
+    }
+
+    /// The store is flushed before the worker stops.
+    fn finish(mut self) -> Result<(), String> {
+        self.store
+            .flush()
+            .map_err(|e| format!("database flush failed: {e}"))
     }
 }

@@ -1,7 +1,11 @@
 //! Worker threads: named, with their CPU time and message counts recorded,
 //! and with panics and errors caught and reported under the worker's name
-//! so that a failing worker stops the node instead of hanging it.
+//! so that a failing worker stops the node instead of hanging it; and the
+//! one loop every worker (router, distribution, voting) runs: read the
+//! inputs priority first, hand each message to the worker, count it done,
+//! sample the thread's CPU clock.
 
+use crate::channel::{recv_prioritised, InFlight, Next, Rx};
 use crate::cpu::thread_cpu_time;
 use crossbeam_channel::Sender;
 use std::any::Any;
@@ -9,6 +13,10 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::thread::JoinHandle;
+use std::time::Instant;
+
+/// Messages a worker handles between two samples of its CPU clock.
+pub const CPU_SAMPLE_EVERY: u64 = 256;
 
 /// Counters one worker keeps about itself.
 #[derive(Debug)]
@@ -103,6 +111,81 @@ where
                 message,
             });
         })
+}
+
+/// What one worker does with its messages; [`run_worker`] runs the loop
+/// around it.
+pub(crate) trait Worker {
+    type Msg;
+
+    /// Called before each message is read: run whatever is due now, and
+    /// say until when the wait for the next message may last (`None`: until
+    /// one comes).
+    fn due(&mut self) -> Result<Option<Instant>, String> {
+        Ok(None)
+    }
+
+    /// Handle one message; `Ok(true)` means stop.
+    fn handle(&mut self, msg: Self::Msg, stats: &WorkerStats) -> Result<bool, String>;
+
+    /// The worker stops normally (told to, or both inputs closed).
+    fn finish(self) -> Result<(), String>
+    where
+        Self: Sized,
+    {
+        Ok(())
+    }
+}
+
+/// A worker's two inputs, and the node-wide in-flight count it lowers once
+/// it has handled a message.
+pub(crate) struct Inbox<M> {
+    /// Unbounded, high-priority: always read first.
+    pub prio: Rx<M>,
+    pub normal: Rx<M>,
+    pub in_flight: Arc<InFlight>,
+}
+
+/// Run `worker` until it is told to stop or its inputs close. The thread's
+/// CPU clock is sampled whenever the worker is about to wait and every
+/// [`CPU_SAMPLE_EVERY`] messages in between.
+pub(crate) fn run_worker<W: Worker>(
+    mut worker: W,
+    inbox: Inbox<W::Msg>,
+    stats: &WorkerStats,
+) -> Result<(), String> {
+    let Inbox {
+        prio,
+        normal,
+        in_flight,
+    } = inbox;
+    let mut since_sample = 0u64;
+    loop {
+        let deadline = worker.due()?;
+        let msg = match prio.try_recv().or_else(|| normal.try_recv()) {
+            Some(m) => m,
+            None => {
+                stats.record_cpu();
+                since_sample = 0;
+                match recv_prioritised(&prio, &normal, deadline) {
+                    Next::Message(m) => m,
+                    Next::Timeout => continue,
+                    Next::Closed => return worker.finish(),
+                }
+            }
+        };
+        let stop = worker.handle(msg, stats)?;
+        in_flight.done();
+        stats.add_handled(1);
+        since_sample += 1;
+        if since_sample >= CPU_SAMPLE_EVERY {
+            stats.record_cpu();
+            since_sample = 0;
+        }
+        if stop {
+            return worker.finish();
+        }
+    }
 }
 
 #[cfg(test)]

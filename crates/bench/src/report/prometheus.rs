@@ -23,8 +23,8 @@ use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tranche_node::metrics::{HistogramSnapshot, ASSIGNMENT_KINDS};
 use tranche_node::NodeMetrics;
+use tranche_node::{HistogramSnapshot, ASSIGNMENT_KINDS};
 
 /// The figures of the run in progress that the driver publishes (the node's
 /// own counters are read directly from its atomics).

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_netsim::{Endpoint, Fate, Network, SendError};
-use tranche_node::cpu::{process_cpu_time, thread_cpu_time};
+use tranche_node::{process_cpu_time, thread_cpu_time};
 use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
 use tranche_primitives::time::slot_start_tick;
 use tranche_primitives::{Session, Tick};

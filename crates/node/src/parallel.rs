@@ -1,0 +1,191 @@
+//! The parallel layout, upstream's approval-voting-parallel
+//! (`polkadot/node/core/approval-voting-parallel/src/lib.rs`): a router
+//! (`approval-voting-parallel`) decodes each peer notification, splits it by
+//! originating validator and hands each part to distribution worker
+//! `validator mod N` (`approval-voting-parallel-{i}`), so a validator's
+//! assignment and its later approvals always meet in the same worker; the
+//! workers check crypto themselves and hand what passes to the voting
+//! worker (`approval-voting-parallel-db`). Every other input goes through
+//! the router too, which fans it out as [`crate::fanout`] says.
+
+use crate::channel::{Closed, Tx};
+use crate::distribution_worker::CheckMode;
+use crate::fanout::{Fanout, PrioLinks};
+use crate::messages::{decode_peer_bytes, Control, DistMsg, Input, NodeEvent};
+use crate::node::{Layout, NodeError, INBOX_CAPACITY, WORKER_CHANNEL_CAPACITY};
+use crate::wiring::{Voting, Wiring, Workers};
+use crate::worker::{Worker, WorkerStats};
+use crossbeam_channel::Sender;
+use std::sync::Arc;
+use tranche_distribution::PeerId;
+use tranche_primitives::ApprovalDistributionMessage;
+
+/// Input of the router.
+pub(crate) enum RouterMsg {
+    PeerBytes { peer: PeerId, bytes: Arc<[u8]> },
+    Input(Input),
+    Control(Control),
+}
+
+/// A running parallel layout: how the node reaches the router, and the
+/// workers behind it for stopping them or failing one on purpose.
+pub(crate) struct Parallel {
+    /// Bounded input of the router (peers' bytes and blocks).
+    router: Tx<RouterMsg>,
+    router_prio: Tx<RouterMsg>,
+    workers: PrioLinks,
+}
+
+impl Parallel {
+    /// Start the voting worker, `workers` (at least one) distribution
+    /// workers and the router, in that order.
+    pub fn start(
+        wiring: &mut Wiring,
+        voting: Voting,
+        workers: usize,
+    ) -> Result<Parallel, NodeError> {
+        let plan = Workers {
+            voting: "approval-voting-parallel-db".to_owned(),
+            distribution: (0..workers.max(1))
+                .map(|i| format!("approval-voting-parallel-{i}"))
+                .collect(),
+            capacity: WORKER_CHANNEL_CAPACITY,
+            mode: CheckMode::Inline,
+        };
+        let (fanout, dist) = wiring.start_workers(voting, plan)?;
+        let (router_tx, router_rx) =
+            wiring.channel::<RouterMsg>("approval-voting-parallel", Some(INBOX_CAPACITY));
+        let (router_prio_tx, router_prio_rx) =
+            wiring.channel::<RouterMsg>("approval-voting-parallel-prio", None);
+        let metrics = &mut wiring.metrics;
+        metrics.channels.push(router_tx.meter().clone());
+        metrics.channels.push(router_prio_tx.meter().clone());
+        let stats = WorkerStats::new("approval-voting-parallel");
+        metrics.workers.insert(0, stats.clone());
+        let workers_prio = fanout.prio.clone();
+        let router = Router {
+            workers: dist,
+            fanout,
+            events: wiring.events.clone(),
+        };
+        wiring.spawn(stats, router, router_prio_rx, router_rx)?;
+        Ok(Parallel {
+            router: router_tx,
+            router_prio: router_prio_tx,
+            workers: workers_prio,
+        })
+    }
+}
+
+impl Layout for Parallel {
+    fn peer_bytes(&mut self, peer: PeerId, bytes: Arc<[u8]>) -> Result<(), Closed> {
+        self.router.send(RouterMsg::PeerBytes { peer, bytes })
+    }
+
+    /// Blocks take the router's bounded input, everything else its
+    /// high-priority one.
+    fn send(&mut self, input: Input) -> Result<(), Closed> {
+        match input {
+            Input::Block(_) => self.router.send(RouterMsg::Input(input)),
+            _ => self.router_prio.send(RouterMsg::Input(input)),
+        }
+    }
+
+    fn inject_fault(&self, target: usize) -> Result<(), Closed> {
+        self.workers.inject_fault(target)
+    }
+
+    /// The router first, then the workers behind it.
+    fn stop(&self) {
+        let _ = self.router_prio.send(RouterMsg::Control(Control::Stop));
+        self.workers.stop();
+    }
+}
+
+/// The router's thread.
+struct Router {
+    /// Bounded inputs of the distribution workers.
+    workers: Vec<Tx<DistMsg>>,
+    fanout: Fanout,
+    events: Sender<NodeEvent>,
+}
+
+fn err(e: impl ToString) -> String {
+    e.to_string()
+}
+
+impl Router {
+    fn worker_of(&self, v: u32) -> usize {
+        v as usize % self.workers.len()
+    }
+
+    fn route_peer_message(
+        &self,
+        peer: PeerId,
+        message: ApprovalDistributionMessage,
+    ) -> Result<(), String> {
+        let validators: Vec<u32> = match &message {
+            ApprovalDistributionMessage::Assignments(items) => {
+                items.iter().map(|(a, _)| a.validator.0).collect()
+            }
+            ApprovalDistributionMessage::Approvals(items) => {
+                items.iter().map(|v| v.validator.0).collect()
+            }
+        };
+        let Some(&first) = validators.first() else {
+            // An empty message: let a worker judge it (it is the first
+            // worker's to answer, as upstream hands it to one worker).
+            return self.workers[0]
+                .send(DistMsg::Peer { peer, message })
+                .map_err(err);
+        };
+        if validators.iter().all(|v| *v == first) {
+            return self.workers[self.worker_of(first)]
+                .send(DistMsg::Peer { peer, message })
+                .map_err(err);
+        }
+        match message {
+            ApprovalDistributionMessage::Assignments(items) => {
+                for item in items {
+                    let w = self.worker_of(item.0.validator.0);
+                    self.workers[w]
+                        .send(DistMsg::Peer {
+                            peer,
+                            message: ApprovalDistributionMessage::Assignments(vec![item]),
+                        })
+                        .map_err(err)?;
+                }
+            }
+            ApprovalDistributionMessage::Approvals(items) => {
+                for item in items {
+                    let w = self.worker_of(item.validator.0);
+                    self.workers[w]
+                        .send(DistMsg::Peer {
+                            peer,
+                            message: ApprovalDistributionMessage::Approvals(vec![item]),
+                        })
+                        .map_err(err)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Worker for Router {
+    type Msg = RouterMsg;
+
+    fn handle(&mut self, msg: RouterMsg, _: &WorkerStats) -> Result<bool, String> {
+        match msg {
+            RouterMsg::PeerBytes { peer, bytes } => {
+                if let Some(m) = decode_peer_bytes(peer, &bytes, &self.events) {
+                    self.route_peer_message(peer, m)?
+                }
+            }
+            RouterMsg::Input(input) => self.fanout.send(input).map_err(err)?,
+            RouterMsg::Control(Control::Stop) => return Ok(true),
+            RouterMsg::Control(Control::Fault) => panic!("fault injected into the router"),
+        }
+        Ok(false)
+    }
+}
