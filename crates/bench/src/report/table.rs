@@ -7,6 +7,9 @@ use std::fmt::Write as _;
 
 const W: usize = 44;
 
+/// One message count of a run.
+type CountOf = fn(&Counts) -> u64;
+
 fn ms(v: Option<u64>) -> String {
     v.map(|m| format!("{m}"))
         .unwrap_or_else(|| "not approved".into())
@@ -131,7 +134,7 @@ impl Table<'_> {
 
     fn messages(&mut self) {
         self.header("Messages");
-        let rows: [(&str, fn(&Counts) -> u64); 6] = [
+        let rows: [(&str, CountOf); 6] = [
             ("unique messages from peers", |c| c.unique_messages),
             ("deliveries to the node", |c| c.deliveries),
             ("lost by the network", |c| c.lost),
