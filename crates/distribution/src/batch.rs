@@ -1,4 +1,4 @@
-//! Batching of outgoing items into notifications (spec §5.12): per peer,
+//! Batching of outgoing items into notifications (upstream `send_assignments_batched` / `send_approvals_batched`, `polkadot/node/network/approval-distribution/src/lib.rs`): per peer,
 //! consecutive items of one kind are cut into chunks of at most 193
 //! assignments or 266 approvals, each chunk one `ApprovalDistributionMessage`.
 

@@ -1,4 +1,4 @@
-//! Approval distribution as a sans-IO state machine (spec §5): the gossip
+//! Approval distribution as a sans-IO state machine (upstream `polkadot/node/network/approval-distribution/src/lib.rs`): the gossip
 //! grid, per-peer knowledge, routing, deduplication, aggression, peer
 //! reputation and messages waiting for their block. Inputs carry `now`;
 //! outputs are [`Action`]s appended to a caller-owned vector. No threads,
@@ -22,8 +22,9 @@
 //!   import, route and emit [`Action::ImportAssignment`] /
 //!   [`Action::ImportApproval`]. Several checks may be outstanding at once:
 //!   copies of a message under check, and votes needing an assignment under
-//!   check, wait for its verdict. [`State::handle_peer_message_checked`]
-//!   does both phases inline (the parallel architecture's worker).
+//!   check, wait for its verdict. The parallel layout's distribution
+//!   workers run the checks themselves, the classic layout's hands them to
+//!   the voting worker (crate `tranche-node`).
 //! * Sends are per (peer, item); [`batch_notifications`] cuts them into
 //!   notifications by upstream's limits.
 //!
@@ -37,7 +38,7 @@
 //!
 //! # Deliberate differences from upstream
 //!
-//! * Quirks of spec §10.2: an empty claimed bitfield is oversized
+//! * Upstream quirks kept or decided: an empty claimed bitfield is oversized
 //!   (`COST_OVERSIZED_BITFIELD`); a vote naming no candidate is invalid
 //!   (`COST_INVALID_MESSAGE`); a too-far-in-the-future assignment is not
 //!   remembered (as upstream); out-of-view messages are charged and still

@@ -1,4 +1,4 @@
-//! Random routing (spec §5.2.4): besides the grid, each message goes to up
+//! Random routing (upstream `RandomRouting` in `polkadot/node/network/protocol/src/grid_topology.rs`): besides the grid, each message goes to up
 //! to 4 random validator peers, each candidate peer passing with
 //! probability 25/n. Upstream draws from a node-local entropy RNG; we draw
 //! from a generator seeded by (node seed, block, validator, candidates,

@@ -1,5 +1,6 @@
-//! Reputation changes approval-distribution reports about peers (spec
-//! §5.10), with upstream's names and values. Aggregation and flushing are
+//! Reputation changes approval-distribution reports about peers (upstream
+//! `COST_*` / `BENEFIT_*` in `polkadot/node/network/approval-distribution/src/lib.rs`),
+//! with upstream's names and values. Aggregation and flushing are
 //! the runtime's business.
 
 /// One reputation change: a name for logs and metrics, and its value.

@@ -1,4 +1,4 @@
-//! The 2-D gossip grid of a session (spec §5.2): the shuffle of validators
+//! The 2-D gossip grid of a session (upstream `polkadot/node/network/protocol/src/grid_topology.rs` and `polkadot/node/network/gossip-support/src/lib.rs`): the shuffle of validators
 //! onto grid positions derived from the session's randomness, row (X) and
 //! column (Y) neighbours, and the required routing of a message depending
 //! on who originated it. Public so that the benchmark's message generator
@@ -127,7 +127,7 @@ pub fn matrix_neighbours(pos: usize, len: usize) -> Option<(Vec<usize>, Vec<usiz
     Some((row, column))
 }
 
-/// How far a message must travel from us (spec §5.2.3).
+/// How far a message must travel from us (upstream `RequiredRouting`, `grid_topology.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RequiredRouting {
     /// The session's topology is not known yet.

@@ -5,9 +5,9 @@
 //!
 //! The network is a **star** around the node under test
 //! ([`Endpoint::Node`]); the emulated peers ([`Endpoint::Peer`]) talk only
-//! to it, as in subsystem-bench (spec `benchmark.md` §5). A message is a
+//! to it, as in subsystem-bench (`polkadot/node/subsystem-bench/src/lib/network.rs`). A message is a
 //! byte count (`bytes`, the SCALE-encoded size of the protocol message,
-//! no framing: §5.5) plus an opaque payload `T` handed back on delivery.
+//! no framing, as upstream counts) plus an opaque payload `T` handed back on delivery.
 //! Its path:
 //!
 //! ```text
@@ -17,7 +17,7 @@
 //! * **Bandwidth.** The node has an egress and an ingress limiter at
 //!   `node_bandwidth`; every peer has its own pair at `peer_bandwidth`.
 //!   Peer → node charges the peer's egress then the node's ingress;
-//!   node → peer the node's egress then the peer's ingress (§5.3). Each
+//!   node → peer the node's egress then the peer's ingress (as upstream). Each
 //!   limiter is upstream's token bucket with debt, 10 refills per second,
 //!   run in virtual time as a FIFO server (see [`limiter`]): a large
 //!   message delays everything queued behind it at the same limiter.
@@ -35,7 +35,7 @@
 //!   There is no jitter and the link itself has no capacity limit, so
 //!   messages on one link stay in order.
 //! * **Connectivity.** `floor(n_peers × connectivity / 100)` peers, chosen
-//!   by a seeded partial shuffle, are connected (§5.4, without upstream's
+//!   by a seeded partial shuffle, are connected (as upstream, without upstream's
 //!   off-by-one, quirk Q8). Sending to or from a disconnected peer is
 //!   refused with [`SendError::NotConnected`]: nothing is charged, nothing
 //!   is ever delivered; the refusal is counted on the peer.

@@ -1,6 +1,6 @@
 //! Upstream's bandwidth rate limiter, in virtual time.
 //!
-//! subsystem-bench (`src/lib/network.rs`, spec §5.3) limits every endpoint
+//! subsystem-bench (`polkadot/node/subsystem-bench/src/lib/network.rs`, `RateLimit`) limits every endpoint
 //! with a token bucket *with debt*, created with a tick rate of 10 per
 //! second:
 //!

@@ -2,7 +2,7 @@
 //! decoding (`ValidationProtocol::decode_wire`) of whole v3 notifications:
 //! one assignment (delay and compact certificates), one approval, a full
 //! batch of 193 assignments and a full batch of 266 approvals, the shapes
-//! and sizes of spec §6 (a full batch is ~26.8 KB / ~27.1 KB).
+//! and sizes of upstream `send_assignments_batched` / `send_approvals_batched` in `polkadot/node/network/approval-distribution/src/lib.rs` (a full batch is ~26.8 KB / ~27.1 KB).
 //! Run: `cargo bench -p tranche-primitives --bench wire`.
 
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -1,5 +1,5 @@
 //! Candidate and core bitfields: `BitVec<u8, Lsb0>` with a type marker, SCALE
-//! encoded as `Compact(bits) ‖ ceil(bits/8) bytes` (spec §1.2). Equality
+//! encoded as `Compact(bits) ‖ ceil(bits/8) bytes` (upstream `Bitfield` in `polkadot/node/primitives/src/approval/mod.rs`, module `v2`). Equality
 //! compares the length as well as the bits, as upstream.
 
 use crate::codec::{DecodeError, Reader};
@@ -67,10 +67,6 @@ impl<T> Bitfield<T> {
 
     pub fn as_bitvec(&self) -> &BitVec<u8, Lsb0> {
         &self.bits
-    }
-
-    pub fn into_bitvec(self) -> BitVec<u8, Lsb0> {
-        self.bits
     }
 
     /// Number of bits (not of ones).

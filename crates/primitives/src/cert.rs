@@ -1,4 +1,4 @@
-//! Assignment certificate types (spec §2.9): the v2 certificate kinds with
+//! Assignment certificate types (upstream `polkadot/node/primitives/src/approval/mod.rs`, modules `v1` and `v2`): the v2 certificate kinds with
 //! their SCALE indices, the VRF signature, the legacy v1 kinds and the v1→v2
 //! conversion.
 

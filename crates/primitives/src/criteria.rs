@@ -1,4 +1,4 @@
-//! Assignment criteria (spec §2): computing our own assignments for a block
+//! Assignment criteria (upstream `polkadot/node/core/approval-voting/src/criteria.rs`): computing our own assignments for a block
 //! and checking the certificates of others. Transcripts, context strings and
 //! the core-sampling shuffle are Polkadot's, byte for byte.
 

@@ -1,5 +1,5 @@
 //! Protocol time: ticks of 500 ms, slots, tranches and the constants tied to
-//! them (spec §1.6).
+//! them (upstream `polkadot/node/primitives/src/approval/time.rs`).
 
 use crate::ids::{DelayTranche, Slot, Tick};
 

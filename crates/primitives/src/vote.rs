@@ -1,4 +1,4 @@
-//! Approval votes (spec §3): the signing payloads of single- and
+//! Approval votes (upstream `ApprovalVote` and `ApprovalVoteMultipleCandidates` in `polkadot/primitives/src/`): the signing payloads of single- and
 //! multiple-candidate votes, sr25519 signing and verification under the
 //! `substrate` context, and batch verification that falls back to checking
 //! one by one when a batch fails.

@@ -1,4 +1,4 @@
-//! Wire types of validation protocol v3 (spec §6): the approval-distribution
+//! Wire types of validation protocol v3 (upstream `polkadot/node/network/protocol/src/lib.rs`, module `v3`): the approval-distribution
 //! message and the enclosing `ValidationProtocol` enum with upstream's
 //! variant indices. Decoding is total: any byte string gives a value or a
 //! typed `DecodeError`, never a panic.

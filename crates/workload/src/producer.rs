@@ -1,4 +1,4 @@
-//! The peers' side of a benchmark run (subsystem-bench §4.3–§4.4): walks the
+//! The peers' side of a benchmark run (upstream `PeerMessageProducer` in `polkadot/node/subsystem-bench/src/lib/approval/mod.rs`): walks the
 //! generated bundles in send order and decides, tick by tick, which to
 //! deliver to the node under test, which to hold back as not needed, and
 //! which approvals to withhold to create no-shows. Sans-IO: the driver asks

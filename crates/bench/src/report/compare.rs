@@ -8,7 +8,7 @@
 //! idle every step), so they must match exactly: any difference fails.
 //! CPU figures are compared as ratios current / baseline, and only a
 //! slowdown beyond the tolerance fails; an improvement passes (upstream's
-//! check was two-sided, spec `benchmark.md` §11 Q18). CPU rows below a
+//! check was two-sided, as upstream's CI bench). CPU rows below a
 //! noise floor are shown but not judged. Wall time and memory are shown
 //! only.
 

@@ -4,8 +4,12 @@
 //! and the driver's live figures at scrape time (nothing is pushed, so the
 //! run pays nothing for an endpoint nobody scrapes).
 //!
-//! Upstream names where a figure has an upstream twin (spec
-//! `approval-protocol.md` §9, `benchmark.md` §6.6), `tranche_*` for ours.
+//! Upstream names where a figure has an upstream twin (upstream
+//! `polkadot/node/core/approval-voting/src/lib.rs` `Metrics`,
+//! `polkadot/node/network/approval-distribution/src/metrics.rs`,
+//! `polkadot/node/core/approval-voting-parallel/src/metrics.rs`,
+//! `polkadot/node/subsystem-bench/src/lib/network.rs`), `tranche_*` for
+//! ours.
 //! The HTTP side is a std `TcpListener` on its own thread: one endpoint,
 //! `GET` only, one connection at a time — a dependency such as `tiny_http`
 //! would bring nothing this needs.

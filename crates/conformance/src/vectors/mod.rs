@@ -161,33 +161,6 @@ pub fn message_from_json(m: &MessageJson) -> Result<ApprovalDistributionMessage>
     })
 }
 
-pub fn message_to_json(m: &ApprovalDistributionMessage) -> MessageJson {
-    match m {
-        ApprovalDistributionMessage::Assignments(items) => MessageJson::Assignments {
-            assignments: items
-                .iter()
-                .map(|(a, claimed)| AssignmentItemJson {
-                    block_hash: Hex::from(a.block_hash.0),
-                    validator: a.validator.0,
-                    cert: cert_to_json(&a.cert),
-                    candidate_bitfield: bitfield_to_json(claimed),
-                })
-                .collect(),
-        },
-        ApprovalDistributionMessage::Approvals(items) => MessageJson::Approvals {
-            approvals: items
-                .iter()
-                .map(|v| ApprovalItemJson {
-                    block_hash: Hex::from(v.block_hash.0),
-                    candidate_bitfield: bitfield_to_json(&v.candidate_indices),
-                    validator: v.validator.0,
-                    signature: Hex::from(v.signature.0),
-                })
-                .collect(),
-        },
-    }
-}
-
 /// The inputs of a file, parsed into protocol types.
 pub struct Inputs {
     pub pairs: Vec<ValidatorPair>,

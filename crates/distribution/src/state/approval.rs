@@ -1,4 +1,4 @@
-//! Approval votes (spec §5.5): the no-crypto part of validation (phase 1),
+//! Approval votes (upstream `import_and_circulate_approval`, `approval-distribution/src/lib.rs`): the no-crypto part of validation (phase 1),
 //! finishing import after the verdict (phase 2), our own votes, and
 //! circulation along the paths the covered assignments took.
 

@@ -1,4 +1,4 @@
-//! Assignments (spec §5.4): sanitising, the no-crypto part of validation
+//! Assignments (upstream `import_and_circulate_assignment`, `approval-distribution/src/lib.rs`): sanitising, the no-crypto part of validation
 //! (phase 1), finishing import after the verdict (phase 2), our own
 //! assignments, and circulation to grid and random peers.
 
@@ -17,7 +17,7 @@ use tranche_primitives::time::{
 };
 use tranche_primitives::{AssignmentCertKind, CoreBitfield, GroupIndex, Tick};
 
-/// Sanitising (§5.4.1). Quirk decision: an empty claimed bitfield is
+/// Sanitising (upstream `sanitize_v2_assignments`). Quirk decision: an empty claimed bitfield is
 /// refused here like an oversized one (upstream computes `len - 1` on it
 /// and underflows); the top bit must be set, so every accepted claim is
 /// minimal.

@@ -1,4 +1,4 @@
-//! What distribution keeps per relay block (spec §5.3): the block's
+//! What distribution keeps per relay block (upstream `BlockEntry` in `approval-distribution/src/lib.rs`): the block's
 //! metadata, which peers have it in view, and its messages. Each assignment
 //! or approval we accepted gets a dense slot; per-peer knowledge is two
 //! bitsets over peer ids per slot (sent to the peer, received from it), so a

@@ -1,7 +1,7 @@
 //! Gossip beyond first receipt: bringing a peer up to date when a block
-//! enters its view (`unify_with_peer`, spec §5.6.2), re-sending along an
-//! adjusted routing (`propagate`, §5.9.3) and aggression driven by finality
-//! lag (§5.9).
+//! enters its view (`unify_with_peer`, upstream), re-sending along an
+//! adjusted routing (`propagate`, upstream) and aggression driven by finality
+//! lag (upstream `enable_aggression`).
 
 use super::{emit_sends, State};
 use crate::action::{Action, Outgoing, PeerId, View};
@@ -111,7 +111,7 @@ impl State {
         emit_sends(out, assignments, approvals);
     }
 
-    /// Aggression (§5.9.1): when the unfinalized span reaches L1, the oldest
+    /// Aggression (upstream `enable_aggression`): when the unfinalized span reaches L1, the oldest
     /// block's messages are periodically re-sent (`resend`) and its routing
     /// escalated: our own messages to every validator peer (L1), everybody's
     /// to row and column (L2).

@@ -57,7 +57,7 @@ impl std::hash::Hasher for BlockHasher {
     }
 }
 
-/// Finality-lag thresholds, in blocks (spec §5.9).
+/// Finality-lag thresholds, in blocks (upstream `AggressionConfig`, `approval-distribution/src/lib.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct AggressionConfig {
     /// Our own messages for the oldest block go to every validator peer.
@@ -484,55 +484,6 @@ impl State {
                         continue;
                     }
                     self.process_or_hold(now, peer, Pending::Approval(Arc::new(vote)), out);
-                }
-            }
-        }
-    }
-
-    /// Phase 1 and the crypto checks in one call: the checks run here,
-    /// through the primitives (the parallel architecture's worker).
-    pub fn handle_peer_message_checked(
-        &mut self,
-        now: tranche_primitives::Tick,
-        peer: PeerId,
-        msg: tranche_primitives::ApprovalDistributionMessage,
-        out: &mut Vec<Action>,
-    ) {
-        let mut work = Vec::new();
-        self.handle_peer_message(now, peer, msg, &mut work);
-        self.run_checks_inline(now, work, out);
-    }
-
-    /// Run the checks among `work` inline, feeding verdicts back until no
-    /// check is left; every other action goes to `out`.
-    pub fn run_checks_inline(
-        &mut self,
-        now: tranche_primitives::Tick,
-        mut work: Vec<Action>,
-        out: &mut Vec<Action>,
-    ) {
-        loop {
-            let mut checks = Vec::new();
-            for a in work.drain(..) {
-                match a {
-                    Action::CheckAssignment(_) | Action::CheckApproval(_) => checks.push(a),
-                    other => out.push(other),
-                }
-            }
-            if checks.is_empty() {
-                return;
-            }
-            for c in checks {
-                match c {
-                    Action::CheckAssignment(c) => {
-                        let verdict = c.check();
-                        self.assignment_checked(now, c.token, verdict, &mut work);
-                    }
-                    Action::CheckApproval(c) => {
-                        let verdict = c.check();
-                        self.approval_checked(now, c.token, verdict, &mut work);
-                    }
-                    _ => unreachable!("only checks were collected"),
                 }
             }
         }

@@ -1,4 +1,4 @@
-//! Per-session grid topologies as distribution uses them (spec §5.2.5):
+//! Per-session grid topologies as distribution uses them (upstream `SessionGridTopologies` in `grid_topology.rs`):
 //! our neighbours, and the peer bitsets each required routing sends to,
 //! kept current as peers connect and disconnect. The first topology
 //! received for a session wins; a session's topology is dropped when its

@@ -150,7 +150,7 @@ pub enum Coalescing {
     },
 }
 
-/// G1's pass/fail thresholds (spec §6.4). Kept for reference and reports;
+/// G1's pass/fail thresholds (the `*_cpu_ms` / `*_tof` assertions of upstream G1 example files). Kept for reference and reports;
 /// the `_cpu_ms` ones are in fact CPU *seconds* per block (quirk Q17).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct G1Thresholds {

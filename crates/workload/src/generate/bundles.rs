@@ -1,4 +1,4 @@
-//! One validator's messages for one block (subsystem-bench §3.3, §3.5): its
+//! One validator's messages for one block (upstream `message_generator.rs`, `generate_assignments` and `issue_approvals`): its
 //! real assignments, each as its own message, and its approvals coalesced
 //! into bundles. A bundle is a set of assignments plus the approvals that
 //! cover exactly their candidates; it is released at the tranche of its

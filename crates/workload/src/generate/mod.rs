@@ -1,4 +1,4 @@
-//! Message generation (subsystem-bench §3): every emulated validator's real
+//! Message generation (upstream `polkadot/node/subsystem-bench/src/lib/approval/message_generator.rs`): every emulated validator's real
 //! assignments and coalesced approvals for every block, who delivers each
 //! to the node under test, and the order in which they are sent — computed
 //! on all cores with a progress bar, and cached on disk.
