@@ -9,13 +9,13 @@
 //! (`store`), with an in-memory and a redb implementation.
 
 pub mod bits;
-pub mod checking;
+pub mod approval_rules;
 pub mod machine;
 pub mod store;
 pub mod wakeups;
 
 pub use bits::ValidatorSet;
-pub use checking::{Check, RequiredTranches, TrancheEntry, APPROVAL_DELAY};
+pub use approval_rules::{Check, RequiredTranches, TrancheEntry, APPROVAL_DELAY};
 pub use machine::{
     Action, ApprovalCheckError, ApprovalCheckResult, ApprovalVoting, AssignmentCheckError,
     AssignmentCheckResult, BlockMeta, CandidateStatus, CheckedApproval, CheckedAssignment, Config,

@@ -8,7 +8,7 @@
 //! clock, sleeps or does I/O.
 
 use crate::bits::ValidatorSet;
-use crate::checking::{
+use crate::approval_rules::{
     check_approval, tranches_to_approve, Check, Clock, RequiredTranches, TrancheEntry,
     TranchesToApprove, APPROVAL_DELAY,
 };

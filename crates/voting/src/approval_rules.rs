@@ -1,9 +1,10 @@
-//! Approval checking (spec §4.6–§4.7): how many delay tranches a candidate
-//! needs under a block (`tranches_to_approve`, with no-shows, clock drift
-//! and coverage of no-shows by later tranches), and whether the approvals
-//! gathered so far satisfy them (`check_approval`, with the one-third rule).
-//! Pure functions of an approval entry's tranches and the candidate's
-//! approvals.
+//! The approval rules, pure functions of an approval entry's tranches and
+//! the candidate's approvals (upstream
+//! `polkadot/node/core/approval-voting/src/approval_checking.rs`): how many
+//! delay tranches a candidate needs under a block (`tranches_to_approve`,
+//! with no-shows, clock drift and coverage of no-shows by later tranches),
+//! and whether the approvals gathered so far satisfy them (`check_approval`,
+//! with the one-third rule).
 
 use crate::bits::ValidatorSet;
 use tranche_primitives::{DelayTranche, Tick, ValidatorIndex};
@@ -216,7 +217,9 @@ fn count_no_shows(
     (n, next)
 }
 
-/// How many tranches a candidate needs under a block (spec §4.6).
+/// How many tranches a candidate needs under a block (upstream
+/// `tranches_to_approve` in
+/// `polkadot/node/core/approval-voting/src/approval_checking.rs`).
 ///
 /// `tranches` must be sorted by tranche. Empty tranches between non-empty
 /// ones leave the walk's state unchanged, so only non-empty tranches (and
@@ -316,7 +319,9 @@ pub fn assignments_up_to(
     m
 }
 
-/// Whether the approvals satisfy the required tranches (spec §4.7).
+/// Whether the approvals satisfy the required tranches (upstream
+/// `check_approval` in
+/// `polkadot/node/core/approval-voting/src/approval_checking.rs`).
 pub fn check_approval(
     tranches: &[TrancheEntry],
     approvals: &ValidatorSet,
@@ -346,8 +351,8 @@ pub fn check_approval(
     }
 }
 
-/// The literal tranche-by-tranche walk of spec §4.6, visiting every tranche
-/// including empty ones; the reference the fast walk is tested against.
+/// The literal tranche-by-tranche walk of upstream `tranches_to_approve`,
+/// visiting every tranche including empty ones; the reference the fast walk is tested against.
 #[cfg(test)]
 pub(crate) fn tranches_to_approve_reference(
     tranches: &[TrancheEntry],
