@@ -12,7 +12,7 @@ pub mod bits;
 pub mod approval_rules;
 pub mod machine;
 pub mod store;
-pub mod wakeups;
+pub mod timer_table;
 
 pub use bits::ValidatorSet;
 pub use approval_rules::{Check, RequiredTranches, TrancheEntry, APPROVAL_DELAY};

@@ -16,7 +16,7 @@ use crate::store::{
     ApprovalEntryRecord, AssignmentRecord, BlockRecord, BlockStateRecord, OurApprovalRecord,
     OurAssignmentRecord, Snapshot, StoreError, WriteBatch, WriteOp,
 };
-use crate::wakeups::{Pair, Wakeups};
+use crate::timer_table::{Pair, Timer, TimerKind, TimerTable};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use tranche_primitives::constants::MAX_APPROVAL_COALESCE_WAIT_TICKS;
@@ -413,7 +413,6 @@ impl Transition {
 /// A check of one candidate in progress.
 #[derive(Clone, Debug)]
 struct InFlight {
-    due: Tick,
     validator: ValidatorIndex,
     blocks: Vec<Hash>,
 }
@@ -439,12 +438,10 @@ pub struct ApprovalVoting {
     finalized: Option<BlockNumber>,
     /// Lowest height the store may still hold (upstream's stored range start).
     range_start: Option<BlockNumber>,
-    wakeups: Wakeups,
+    /// Wakeups, our checks' completions and signing deadlines.
+    timers: TimerTable,
     checks: HashMap<CandidateHash, InFlight>,
-    checks_due: BTreeMap<Tick, Vec<CandidateHash>>,
     checked: HashSet<CandidateHash>,
-    sign_timers: BTreeMap<Tick, Vec<Hash>>,
-    sign_timer_of: HashMap<Hash, Tick>,
 }
 
 impl ApprovalVoting {
@@ -462,12 +459,9 @@ impl ApprovalVoting {
             candidates: HashMap::new(),
             finalized: None,
             range_start: None,
-            wakeups: Wakeups::default(),
+            timers: TimerTable::default(),
             checks: HashMap::new(),
-            checks_due: BTreeMap::new(),
             checked: HashSet::new(),
-            sign_timers: BTreeMap::new(),
-            sign_timer_of: HashMap::new(),
         }
     }
 
@@ -491,14 +485,7 @@ impl ApprovalVoting {
 
     /// The next tick at which something is due.
     pub fn next_wakeup(&self) -> Option<Tick> {
-        [
-            self.wakeups.first(),
-            self.checks_due.keys().next().copied(),
-            self.sign_timers.keys().next().copied(),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
+        self.timers.next_timeout()
     }
 
     fn schedule_wakeup(&mut self, out: &mut Out, pair: Pair, tick: Tick) {
@@ -507,7 +494,7 @@ impl ApprovalVoting {
 
     fn apply_wakeups(&mut self, out: &mut Out) {
         for (pair, tick) in std::mem::take(&mut out.wakeups) {
-            if self.wakeups.schedule(pair, tick) {
+            if self.timers.schedule_wakeup(pair, tick) {
                 out.writes.push(WriteOp::PutWakeup(pair.0, pair.1, tick));
             }
         }
@@ -735,34 +722,21 @@ impl ApprovalVoting {
         let Some(entry) = self.blocks.remove(hash) else {
             return;
         };
-        self.wakeups
-            .remove_block(hash, entry.record.candidates.len() as u32);
-        if let Some(t) = self.sign_timer_of.remove(hash) {
-            if let Some(l) = self.sign_timers.get_mut(&t) {
-                l.retain(|b| b != hash);
-                if l.is_empty() {
-                    self.sign_timers.remove(&t);
-                }
-            }
-        }
+        let mut dropped = Vec::new();
         for (c, _, _) in &entry.record.candidates {
             if let Some(cand) = self.candidates.get_mut(c) {
                 cand.entries.retain(|e| e.block != *hash);
                 if cand.entries.is_empty() {
                     self.candidates.remove(c);
                     self.checked.remove(c);
-                    if let Some(f) = self.checks.remove(c) {
-                        if let Some(l) = self.checks_due.get_mut(&f.due) {
-                            l.retain(|x| x != c);
-                            if l.is_empty() {
-                                self.checks_due.remove(&f.due);
-                            }
-                        }
-                    }
+                    self.checks.remove(c);
+                    dropped.push(*c);
                     out.writes.push(WriteOp::DeleteCandidate(*c));
                 }
             }
         }
+        self.timers
+            .remove_block(hash, entry.record.candidates.len() as u32, &dropped);
         if let Some(p) = self.blocks.get_mut(&entry.record.parent) {
             p.children.retain(|x| x != hash);
         }
@@ -1026,7 +1000,7 @@ impl ApprovalVoting {
             self.schedule_wakeup(out, (block_hash, idx), t);
         }
         for pair in forks {
-            if self.wakeups.get(&pair).is_none() && self.blocks.contains_key(&pair.0) {
+            if self.timers.wakeup(&pair).is_none() && self.blocks.contains_key(&pair.0) {
                 self.schedule_wakeup(out, pair, now.saturating_add(1));
             }
         }
@@ -1041,24 +1015,10 @@ impl ApprovalVoting {
         let mut out = Out::default();
         loop {
             let mut progressed = false;
-            while let Some((_, pair)) = self.wakeups.pop_due(now) {
-                progressed = true;
-                out.writes.push(WriteOp::DeleteWakeup(pair.0, pair.1));
-                self.process_wakeup(&mut out, now, pair);
-                self.apply_wakeups(&mut out);
-            }
-            while let Some(c) = pop_due(&mut self.checks_due, now) {
-                progressed = true;
-                self.complete_check(&mut out, now, c);
-                self.apply_wakeups(&mut out);
-            }
-            while let Some(b) = pop_due(&mut self.sign_timers, now) {
-                self.sign_timer_of.remove(&b);
-                progressed = true;
-                if let Some(k) = self.keys.clone() {
-                    if let Some(t) = self.maybe_create_signature(&mut out, now, b, k.index) {
-                        self.arm_sign_timer(b, t);
-                    }
+            for kind in TimerKind::PROCESSING_ORDER {
+                while let Some(timer) = self.timers.pop_due(kind, now) {
+                    progressed = true;
+                    self.fire(&mut out, now, timer);
                 }
             }
             if !progressed {
@@ -1066,6 +1026,28 @@ impl ApprovalVoting {
             }
         }
         self.finish(out)
+    }
+
+    /// Run one due timer.
+    fn fire(&mut self, out: &mut Out, now: Tick, timer: Timer) {
+        match timer {
+            Timer::Wakeup(pair) => {
+                out.writes.push(WriteOp::DeleteWakeup(pair.0, pair.1));
+                self.process_wakeup(out, now, pair);
+                self.apply_wakeups(out);
+            }
+            Timer::CheckDone(c) => {
+                self.complete_check(out, now, c);
+                self.apply_wakeups(out);
+            }
+            Timer::Signing(b) => {
+                if let Some(k) = self.keys.clone() {
+                    if let Some(t) = self.maybe_create_signature(out, now, b, k.index) {
+                        self.timers.schedule_signing(b, t);
+                    }
+                }
+            }
+        }
     }
 
     fn process_wakeup(&mut self, out: &mut Out, now: Tick, (block_hash, idx): Pair) {
@@ -1178,27 +1160,28 @@ impl ApprovalVoting {
             self.issue_approval(out, now, chash, block_hash, validator);
             return;
         }
-        let due = match self.checks.get_mut(&chash) {
+        match self.checks.get_mut(&chash) {
             Some(f) => {
                 if !f.blocks.contains(&block_hash) {
                     f.blocks.push(block_hash);
                 }
-                f.due
             }
             None => {
-                let due = now.saturating_add(self.config.check_delay_ticks);
                 self.checks.insert(
                     chash,
                     InFlight {
-                        due,
                         validator,
                         blocks: vec![block_hash],
                     },
                 );
-                self.checks_due.entry(due).or_default().push(chash);
-                due
+                let due = now.saturating_add(self.config.check_delay_ticks);
+                self.timers.schedule_check(chash, due);
             }
-        };
+        }
+        let due = self
+            .timers
+            .check_due(&chash)
+            .expect("a check in flight has its completion timer");
         if let Some(ae) = self
             .candidates
             .get_mut(&chash)
@@ -1264,16 +1247,8 @@ impl ApprovalVoting {
         block.pending_signature.insert(idx, (chash, deadline));
         self.advance(out, now, block_hash, idx, Transition::Local(validator));
         if let Some(t) = self.maybe_create_signature(out, now, block_hash, validator) {
-            self.arm_sign_timer(block_hash, t);
+            self.timers.schedule_signing(block_hash, t);
         }
-    }
-
-    fn arm_sign_timer(&mut self, block: Hash, tick: Tick) {
-        if self.sign_timer_of.contains_key(&block) {
-            return;
-        }
-        self.sign_timer_of.insert(block, tick);
-        self.sign_timers.entry(tick).or_default().push(block);
     }
 
     fn maybe_create_signature(
@@ -1560,7 +1535,7 @@ impl ApprovalVoting {
             if !m.blocks.contains_key(&h) {
                 return Err(corrupt(format!("wakeup for unknown block {h}")));
             }
-            m.wakeups.schedule((h, i), t);
+            m.timers.schedule_wakeup((h, i), t);
         }
         // Our checks in flight and approvals waiting to be signed.
         let mut in_flight = Vec::new();
@@ -1574,15 +1549,14 @@ impl ApprovalVoting {
             }
         }
         for (chash, block, validator, due) in in_flight {
-            let f = m.checks.entry(chash).or_insert_with(|| InFlight {
-                due,
-                validator,
-                blocks: Vec::new(),
+            let f = m.checks.entry(chash).or_insert_with(|| {
+                m.timers.schedule_check(chash, due);
+                InFlight {
+                    validator,
+                    blocks: Vec::new(),
+                }
             });
             f.blocks.push(block);
-        }
-        for (c, f) in &m.checks {
-            m.checks_due.entry(f.due).or_default().push(*c);
         }
         let timers: Vec<(Hash, Tick)> = m
             .blocks
@@ -1596,7 +1570,7 @@ impl ApprovalVoting {
             })
             .collect();
         for (b, t) in timers {
-            m.arm_sign_timer(b, t);
+            m.timers.schedule_signing(b, t);
         }
         Ok(m)
     }
@@ -1730,23 +1704,5 @@ fn should_trigger(
             our.tranche <= maximum_broadcast && our.tranche <= drifted
         }
         RequiredTranches::Exact { .. } => false,
-    }
-}
-
-/// Take one item due at or before `now` from a timer map (last pushed first
-/// within a tick), dropping ticks left empty.
-fn pop_due<T>(timers: &mut BTreeMap<Tick, Vec<T>>, now: Tick) -> Option<T> {
-    loop {
-        let mut e = timers.first_entry()?;
-        if *e.key() > now {
-            return None;
-        }
-        let item = e.get_mut().pop();
-        if e.get().is_empty() {
-            e.remove();
-        }
-        if item.is_some() {
-            return item;
-        }
     }
 }
