@@ -232,7 +232,10 @@ mod tests {
         assert_eq!(t.next_timeout(), Some(20));
         assert_eq!(t.pop_due(TimerKind::CheckDone, 29), None);
         assert_eq!(t.pop_due(TimerKind::Signing, 29), Some(Timer::Signing(b)));
-        assert_eq!(t.pop_due(TimerKind::CheckDone, 30), Some(Timer::CheckDone(c)));
+        assert_eq!(
+            t.pop_due(TimerKind::CheckDone, 30),
+            Some(Timer::CheckDone(c))
+        );
     }
 
     #[test]
