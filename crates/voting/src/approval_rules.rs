@@ -100,7 +100,9 @@ pub struct Clock {
     pub no_show_duration: Tick,
 }
 
-fn min_prefer_some(a: Option<Tick>, b: Option<Tick>) -> Option<Tick> {
+/// The earlier of two optional ticks, either if only one is set (upstream
+/// `min_prefer_some` in `polkadot/node/core/approval-voting/src/lib.rs`).
+pub(crate) fn min_prefer_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
         (None, x) | (x, None) => x,
         (Some(x), Some(y)) => Some(x.min(y)),
@@ -121,6 +123,20 @@ struct Walk {
 }
 
 impl Walk {
+    /// Before tranche 0: `needed_approvals` assignments to find.
+    fn start(needed_approvals: usize) -> Self {
+        Walk {
+            assignments: 0,
+            depth: 0,
+            covered: 0,
+            covering: needed_approvals,
+            uncovered: 0,
+            next_no_show: None,
+            last_tick: None,
+            total_no_shows: 0,
+        }
+    }
+
     fn drift(&self, no_show_duration: Tick) -> Tick {
         (self.depth as Tick).saturating_mul(no_show_duration)
     }
@@ -232,16 +248,7 @@ pub fn tranches_to_approve(
     needed_approvals: usize,
 ) -> TranchesToApprove {
     let tick_now = clock.block_tick.saturating_add(clock.tranche_now as Tick);
-    let mut walk = Walk {
-        assignments: 0,
-        depth: 0,
-        covered: 0,
-        covering: needed_approvals,
-        uncovered: 0,
-        next_no_show: None,
-        last_tick: None,
-        total_no_shows: 0,
-    };
+    let mut walk = Walk::start(needed_approvals);
     let mut no_show_validators = Vec::new();
     let limit = |w: &Walk| -> DelayTranche {
         let drifted = tick_now.saturating_sub(w.drift(clock.no_show_duration));
@@ -362,16 +369,7 @@ pub(crate) fn tranches_to_approve_reference(
     needed_approvals: usize,
 ) -> RequiredTranches {
     let tick_now = clock.block_tick.saturating_add(clock.tranche_now as Tick);
-    let mut walk = Walk {
-        assignments: 0,
-        depth: 0,
-        covered: 0,
-        covering: needed_approvals,
-        uncovered: 0,
-        next_no_show: None,
-        last_tick: None,
-        total_no_shows: 0,
-    };
+    let mut walk = Walk::start(needed_approvals);
     let mut out = None;
     let mut sink = Vec::new();
     for tranche in 0u32.. {
@@ -591,26 +589,15 @@ mod tests {
     fn exact_counts_only_tranches_up_to_needed() {
         let t = entry(&[(0, 0, BT), (0, 1, BT), (1, 2, BT), (2, 3, BT)]);
         let approvals = set(10, &[0, 1]);
-        let exact0 = RequiredTranches::Exact {
-            needed: 0,
-            tolerated_missing: 0,
+        let exact = |needed, tolerated_missing| RequiredTranches::Exact {
+            needed,
+            tolerated_missing,
             next_no_show: None,
             last_assignment_tick: Some(BT),
         };
-        assert!(check_approval(&t, &approvals, 10, exact0).is_approved(BT));
-        let exact1 = RequiredTranches::Exact {
-            needed: 1,
-            tolerated_missing: 0,
-            next_no_show: None,
-            last_assignment_tick: Some(BT),
-        };
-        assert!(!check_approval(&t, &approvals, 10, exact1).is_approved(BT));
-        let tolerant = RequiredTranches::Exact {
-            needed: 1,
-            tolerated_missing: 1,
-            next_no_show: None,
-            last_assignment_tick: Some(BT),
-        };
+        assert!(check_approval(&t, &approvals, 10, exact(0, 0)).is_approved(BT));
+        assert!(!check_approval(&t, &approvals, 10, exact(1, 0)).is_approved(BT));
+        let tolerant = exact(1, 1);
         assert!(check_approval(&t, &approvals, 10, tolerant).is_approved(BT));
         // APPROVAL_DELAY: the newest counted assignment must be old enough.
         assert!(!check_approval(&t, &approvals, 10, tolerant).is_approved(BT - 1));

@@ -27,9 +27,7 @@ enum Final {
         block: String,
         index: u32,
         /// `None`: never approved.
-        at: Option<Tick>,
-        tolerated: Option<usize>,
-        one_third: bool,
+        want: Option<Approval>,
     },
     Block {
         block: String,
@@ -40,6 +38,15 @@ enum Final {
         index: u32,
         seen: Vec<(Tick, Vec<u32>)>,
     },
+}
+
+/// How a candidate is expected to be approved.
+#[derive(Clone, Copy)]
+struct Approval {
+    at: Tick,
+    /// Covered no-shows, when given.
+    tolerated: Option<usize>,
+    one_third: bool,
 }
 
 /// One case being run.
@@ -377,13 +384,12 @@ impl Case {
                                 _ => return Err(format!("unexpected `{w}`")),
                             }
                         }
-                        Final::Candidate {
-                            block,
-                            index,
+                        let want = at.map(|at| Approval {
                             at,
                             tolerated,
                             one_third,
-                        }
+                        });
+                        Final::Candidate { block, index, want }
                     }
                 };
                 self.finals.push((line, f));
@@ -468,13 +474,7 @@ impl Case {
                 let got = self.driver.block_approved_at(block);
                 (got != *at).then(|| format!("{block} approved {}, got {}", show(*at), show(got)))
             }
-            Final::Candidate {
-                block,
-                index,
-                at,
-                tolerated,
-                one_third,
-            } => {
+            Final::Candidate { block, index, want } => {
                 let got = log.iter().find_map(|(t, a)| match a {
                     Action::CandidateApproved {
                         block: b,
@@ -482,29 +482,39 @@ impl Case {
                         tolerated_no_shows,
                         one_third,
                         ..
-                    } if *b == hash(block) && candidate_index == index => {
-                        Some((*t, *tolerated_no_shows, *one_third))
-                    }
+                    } if *b == hash(block) && candidate_index == index => Some(Approval {
+                        at: *t,
+                        tolerated: Some(*tolerated_no_shows),
+                        one_third: *one_third,
+                    }),
                     _ => None,
                 });
-                let subject = format!("{block}#{index}");
-                match (got, at) {
-                    (None, None) => None,
-                    (Some((t, ..)), None) => Some(format!("{subject} never approved, got at {t}")),
-                    (None, Some(w)) => Some(format!("{subject} approved at {w}, got never")),
-                    (Some((t, tol, third)), Some(w)) => {
-                        let detail = format!("at {t} tolerated {tol} one-third {third}");
-                        (t != *w || tolerated.is_some_and(|x| x != tol) || third != *one_third)
-                            .then(|| {
-                                let want_tol = tolerated.map_or(String::new(), |x| {
-                                    format!(" tolerated {x}")
-                                });
-                                format!(
-                                    "{subject} approved at {w}{want_tol} one-third {one_third}, got {detail}"
-                                )
-                            })
+                let show = |a: Option<Approval>| match a {
+                    None => "never".to_string(),
+                    Some(a) => {
+                        let tol = a
+                            .tolerated
+                            .map_or(String::new(), |n| format!(" tolerated {n}"));
+                        let third = if a.one_third { " one-third" } else { "" };
+                        format!("at {}{tol}{third}", a.at)
                     }
-                }
+                };
+                let matches = match (want, got) {
+                    (None, None) => true,
+                    (Some(w), Some(g)) => {
+                        w.at == g.at
+                            && w.one_third == g.one_third
+                            && w.tolerated.is_none_or(|n| g.tolerated == Some(n))
+                    }
+                    _ => false,
+                };
+                (!matches).then(|| {
+                    format!(
+                        "{block}#{index} approved {}, got {}",
+                        show(*want),
+                        show(got)
+                    )
+                })
             }
             Final::NoShows { block, index, seen } => {
                 let got: Vec<(Tick, Vec<u32>)> = log
@@ -611,23 +621,36 @@ fn every_rule_case_in_testdata_holds() {
     eprintln!("{cases} rule cases in {} files hold", files.len());
 }
 
+/// One case whose expectations (lines 5, 7, 8 and 9) and last line (10)
+/// are given.
+fn selftest_case(
+    result: &str,
+    approved_at: Tick,
+    approvals: usize,
+    wakeup: Tick,
+    last: &str,
+) -> String {
+    format!(
+        "case selftest
+block A number 1 parent genesis slot 10 candidates 1
+at 120 import A
+at 120 assign v5 v6 v7 A[0] tranche 0
+expect result {result}
+at 124 approve v5 v6 v7 A[0]
+expect A#0 approved at {approved_at}
+expect A#0 approvals {approvals}
+expect wakeup {wakeup}
+{last}
+"
+    )
+}
+
 /// The runner catches a wrong expectation and a malformed line, and names
 /// the file and line of each.
 #[test]
 fn runner_reports_a_wrong_expectation_with_its_file_and_line() {
-    let text = "\
-case wrong_tick
-block A number 1 parent genesis slot 10 candidates 1
-at 120 import A
-at 120 assign v5 v6 v7 A[0] tranche 0
-expect result AcceptedDuplicate
-at 124 approve v5 v6 v7 A[0]
-expect A#0 approved at 125
-expect A#0 approvals 2
-expect wakeup 7
-at 130 frobnicate A
-";
-    let (n, errors) = run_text("selftest.txt", text);
+    let wrong = selftest_case("AcceptedDuplicate", 125, 2, 7, "at 130 frobnicate A");
+    let (n, errors) = run_text("selftest.txt", &wrong);
     assert_eq!(n, 1);
     let at = |line: usize| {
         errors
@@ -641,17 +664,12 @@ at 130 frobnicate A
     assert!(at(10), "unknown input not reported: {errors:?}");
     assert_eq!(errors.len(), 5, "{errors:?}");
     // The same case with right expectations passes.
-    let right = "\
-case right
-block A number 1 parent genesis slot 10 candidates 1
-at 120 import A
-at 120 assign v5 v6 v7 A[0] tranche 0
-expect result Accepted
-at 124 approve v5 v6 v7 A[0]
-expect A#0 approved at 124
-expect A approved at 124 # a trailing comment
-expect A#0 approvals 3
-expect wakeup 144
-";
-    assert_eq!(run_text("selftest.txt", right), (1, Vec::new()));
+    let right = selftest_case(
+        "Accepted",
+        124,
+        3,
+        144,
+        "expect A approved at 124 # a comment",
+    );
+    assert_eq!(run_text("selftest.txt", &right), (1, Vec::new()));
 }

@@ -25,7 +25,9 @@ use crate::timer_table::{Pair, TimerTable};
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Arc;
 use tranche_primitives::time::ticks_per_slot;
-use tranche_primitives::{BlockNumber, CandidateHash, Hash, Session, SessionIndex, Tick};
+use tranche_primitives::{
+    BlockNumber, CandidateHash, CandidateIndex, Hash, Session, SessionIndex, Tick,
+};
 
 /// What one input has produced so far.
 #[derive(Default)]
@@ -135,6 +137,19 @@ impl ApprovalVoting {
     /// The next tick at which something is due.
     pub fn next_wakeup(&self) -> Option<Tick> {
         self.timers.next_timeout()
+    }
+
+    /// A pair's block entry, candidate hash and candidate entry; `None` when
+    /// the pair is not known (pruned, or never imported).
+    fn pair_mut(
+        &mut self,
+        block: &Hash,
+        idx: CandidateIndex,
+    ) -> Option<(&mut BlockEntry, CandidateHash, &mut CandidateEntry)> {
+        let entry = self.blocks.get_mut(block)?;
+        let &(chash, _, _) = entry.candidate(idx)?;
+        let cand = self.candidates.get_mut(&chash)?;
+        Some((entry, chash, cand))
     }
 
     fn schedule_wakeup(&mut self, out: &mut Out, pair: Pair, tick: Tick) {

@@ -65,13 +65,7 @@ impl ApprovalVoting {
 
     fn process_wakeup(&mut self, out: &mut Out, now: Tick, (block_hash, idx): Pair) {
         let tps = self.tps;
-        let Some(block) = self.blocks.get_mut(&block_hash) else {
-            return;
-        };
-        let Some(&(chash, _, _)) = block.candidate(idx) else {
-            return;
-        };
-        let Some(cand) = self.candidates.get_mut(&chash) else {
+        let Some((block, chash, cand)) = self.pair_mut(&block_hash, idx) else {
             return;
         };
         let approvals = &cand.approvals;

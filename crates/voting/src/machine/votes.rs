@@ -11,27 +11,33 @@ use super::interface::{
 };
 use super::{ApprovalVoting, Out};
 use crate::approval_rules::{
-    check_approval, Check, RequiredTranches, TranchesToApprove, APPROVAL_DELAY,
+    check_approval, min_prefer_some, Check, RequiredTranches, TranchesToApprove, APPROVAL_DELAY,
 };
 use crate::bits::ValidatorSet;
 use crate::store::{AssignmentRecord, WriteOp};
 use tranche_primitives::{CandidateHash, CandidateIndex, DelayTranche, Hash, Tick, ValidatorIndex};
 
 impl ApprovalVoting {
+    /// Finish a vote's import with its result as the first action.
+    fn answer(&mut self, mut out: Out, result: Action) -> Output {
+        out.actions.insert(0, result);
+        self.finish(out)
+    }
+
     /// Import an assignment already checked by distribution (upstream
     /// `import_assignment` in `polkadot/node/core/approval-voting/src/lib.rs`).
     pub fn import_assignment(&mut self, now: Tick, a: CheckedAssignment) -> Output {
         let mut out = Out::default();
         let result = self.import_assignment_inner(now, &a, &mut out);
-        out.actions.insert(
-            0,
+        let (block, validator) = (a.block_hash, a.validator);
+        self.answer(
+            out,
             Action::AssignmentImported {
-                block: a.block_hash,
-                validator: a.validator,
+                block,
+                validator,
                 result,
             },
-        );
-        self.finish(out)
+        )
     }
 
     fn import_assignment_inner(
@@ -116,15 +122,15 @@ impl ApprovalVoting {
     pub fn import_approval(&mut self, now: Tick, v: CheckedApproval) -> Output {
         let mut out = Out::default();
         let result = self.import_approval_inner(now, &v, &mut out);
-        out.actions.insert(
-            0,
+        let (block, validator) = (v.block_hash, v.validator);
+        self.answer(
+            out,
             Action::ApprovalImported {
-                block: v.block_hash,
-                validator: v.validator,
+                block,
+                validator,
                 result,
             },
-        );
-        self.finish(out)
+        )
     }
 
     fn import_approval_inner(
@@ -188,13 +194,7 @@ impl ApprovalVoting {
         tr: Transition,
     ) {
         let tps = self.tps;
-        let Some(block) = self.blocks.get_mut(&block_hash) else {
-            return;
-        };
-        let Some(&(chash, _, _)) = block.candidate(idx) else {
-            return;
-        };
-        let Some(cand) = self.candidates.get_mut(&chash) else {
+        let Some((block, chash, cand)) = self.pair_mut(&block_hash, idx) else {
             return;
         };
         let v = tr.validator();
@@ -310,17 +310,13 @@ fn schedule_wakeup_action(
     if ae.approved {
         return None;
     }
-    let min = |a: Option<Tick>, b: Option<Tick>| match (a, b) {
-        (None, x) | (x, None) => x,
-        (Some(x), Some(y)) => Some(x.min(y)),
-    };
     match required {
         RequiredTranches::All => None,
         RequiredTranches::Exact {
             next_no_show,
             last_assignment_tick,
             ..
-        } => min(
+        } => min_prefer_some(
             last_assignment_tick
                 .map(|t| t.saturating_add(APPROVAL_DELAY))
                 .filter(|t| *t > now),
@@ -342,11 +338,8 @@ fn schedule_wakeup_action(
                 .as_ref()
                 .filter(|o| !o.triggered && o.tranche > considered)
                 .map(|o| o.tranche);
-            let next_tranche = match (announced, ours) {
-                (None, x) | (x, None) => x,
-                (Some(a), Some(b)) => Some(a.min(b)),
-            };
-            min(
+            let next_tranche = min_prefer_some(announced, ours);
+            min_prefer_some(
                 next_tranche.map(|t| {
                     (t as Tick)
                         .saturating_add(block_tick)
