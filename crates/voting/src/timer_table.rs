@@ -4,10 +4,12 @@
 //! * a candidate wakeup per (block, candidate index): when the pair next
 //!   needs looking at. Scheduling a later tick than the pending one is a
 //!   no-op, an earlier one replaces it (upstream `Wakeups::schedule` in
-//!   `polkadot/node/core/approval-voting/src/time.rs`);
+//!   `polkadot/node/core/approval-voting/src/lib.rs`);
 //! * the completion of our own check of a candidate;
 //! * the signing (coalescing) deadline of our pending approvals under a
-//!   block; a pending deadline is kept until it fires.
+//!   block (upstream `DelayedApprovalTimer` in
+//!   `polkadot/node/primitives/src/approval/time.rs`); a pending deadline
+//!   is kept until it fires.
 //!
 //! The table answers the next timeout, pops due timers one kind at a time
 //! (most recently scheduled first within a tick), and drops a pruned
