@@ -1,24 +1,41 @@
-//! Polkadot's approval voting as a sans-IO state machine.
+//! Polkadot's approval voting as a sans-IO state machine: given relay
+//! blocks, checked assignments, checked approvals and the time, it decides
+//! when each candidate and block is approved, and what this node must send
+//! and store.
 //!
 //! `ApprovalVoting` imports relay blocks, checked assignments and checked
-//! approvals, decides when each candidate and block is approved (tranches,
-//! no-shows, clock drift, coverage, the one-third rule: spec §4), triggers
-//! and approves our own assignments, and prunes on finality. Each call takes
-//! the current tick and returns an `Output` (actions, the database writes of
-//! that input, the next wakeup); persistence goes through the `Store` trait
-//! (`store`), with an in-memory and a redb implementation.
+//! approvals, applies the approval rules (tranches, no-shows, clock drift,
+//! coverage, the one-third rule: upstream
+//! `polkadot/node/core/approval-voting/src/approval_checking.rs`), triggers
+//! and approves our own assignments, and prunes on finality (upstream
+//! `polkadot/node/core/approval-voting/src/lib.rs`). Each call takes the
+//! current tick and returns an `Output` (actions, the database writes of
+//! that input, the next wakeup); persistence goes through the `Store` trait,
+//! with an in-memory and a redb implementation.
+//!
+//! Modules, all private; everything public is re-exported below:
+//!
+//! * `machine`: the state machine, by concern (blocks, votes, timers,
+//!   queries, restore, and the types at its boundary);
+//! * `approval_rules`: the pure approval rules;
+//! * `timer_table`: every pending timer, in one table;
+//! * `bits`: the validator and candidate bit sets;
+//! * `store`: the `Store` trait, its records and implementations.
 
-pub mod bits;
-pub mod checking;
-pub mod machine;
-pub mod store;
-pub mod wakeups;
+mod approval_rules;
+mod bits;
+mod machine;
+mod store;
+mod timer_table;
 
+pub use approval_rules::{Check, RequiredTranches, TrancheEntry, APPROVAL_DELAY};
 pub use bits::ValidatorSet;
-pub use checking::{Check, RequiredTranches, TrancheEntry, APPROVAL_DELAY};
 pub use machine::{
     Action, ApprovalCheckError, ApprovalCheckResult, ApprovalVoting, AssignmentCheckError,
     AssignmentCheckResult, BlockMeta, CandidateStatus, CheckedApproval, CheckedAssignment, Config,
     IncludedCandidate, LocalKeys, NewBlock, Output,
 };
-pub use store::{MemoryStore, RedbStore, Snapshot, Store, StoreError, WriteBatch, WriteOp};
+pub use store::{
+    AssignmentRecord, MemoryStore, RedbStore, Snapshot, Store, StoreError, Table, WriteBatch,
+    WriteOp, TABLES,
+};

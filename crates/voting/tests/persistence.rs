@@ -7,9 +7,10 @@ mod common;
 
 use common::*;
 use tranche_primitives::{Tick, ValidatorIndex};
-use tranche_voting::store::Table;
+
 use tranche_voting::{
     Action, ApprovalVoting, Config, LocalKeys, MemoryStore, RedbStore, Snapshot, Store, StoreError,
+    Table,
 };
 
 enum Msg {
@@ -275,7 +276,7 @@ fn corrupt_records_are_typed_errors() {
     let mut key = hash("A").0.to_vec();
     key.extend_from_slice(&0u32.to_be_bytes());
     key.extend_from_slice(&999u32.to_be_bytes());
-    let rec = tranche_voting::store::AssignmentRecord {
+    let rec = tranche_voting::AssignmentRecord {
         validator: ValidatorIndex(77),
         tranche: 0,
         tick: 120,
@@ -305,7 +306,7 @@ proptest::proptest! {
         let mut d = Driver::new(ApprovalVoting::new(config(), keys()), MemoryStore::new());
         d.now = 119;
         play(&mut d, 120, 126);
-        let table = tranche_voting::store::TABLES[table];
+        let table = tranche_voting::TABLES[table];
         let rows = d.store.keys(table);
         let mut store = d.store.clone();
         match rows.get(row % rows.len().max(1)) {

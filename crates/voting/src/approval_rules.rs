@@ -1,9 +1,10 @@
-//! Approval checking (spec §4.6–§4.7): how many delay tranches a candidate
-//! needs under a block (`tranches_to_approve`, with no-shows, clock drift
-//! and coverage of no-shows by later tranches), and whether the approvals
-//! gathered so far satisfy them (`check_approval`, with the one-third rule).
-//! Pure functions of an approval entry's tranches and the candidate's
-//! approvals.
+//! The approval rules, pure functions of an approval entry's tranches and
+//! the candidate's approvals (upstream
+//! `polkadot/node/core/approval-voting/src/approval_checking.rs`): how many
+//! delay tranches a candidate needs under a block (`tranches_to_approve`,
+//! with no-shows, clock drift and coverage of no-shows by later tranches),
+//! and whether the approvals gathered so far satisfy them (`check_approval`,
+//! with the one-third rule).
 
 use crate::bits::ValidatorSet;
 use tranche_primitives::{DelayTranche, Tick, ValidatorIndex};
@@ -99,7 +100,9 @@ pub struct Clock {
     pub no_show_duration: Tick,
 }
 
-fn min_prefer_some(a: Option<Tick>, b: Option<Tick>) -> Option<Tick> {
+/// The earlier of two optional ticks, either if only one is set (upstream
+/// `min_prefer_some` in `polkadot/node/core/approval-voting/src/lib.rs`).
+pub(crate) fn min_prefer_some<T: Ord>(a: Option<T>, b: Option<T>) -> Option<T> {
     match (a, b) {
         (None, x) | (x, None) => x,
         (Some(x), Some(y)) => Some(x.min(y)),
@@ -120,6 +123,20 @@ struct Walk {
 }
 
 impl Walk {
+    /// Before tranche 0: `needed_approvals` assignments to find.
+    fn start(needed_approvals: usize) -> Self {
+        Walk {
+            assignments: 0,
+            depth: 0,
+            covered: 0,
+            covering: needed_approvals,
+            uncovered: 0,
+            next_no_show: None,
+            last_tick: None,
+            total_no_shows: 0,
+        }
+    }
+
     fn drift(&self, no_show_duration: Tick) -> Tick {
         (self.depth as Tick).saturating_mul(no_show_duration)
     }
@@ -216,7 +233,9 @@ fn count_no_shows(
     (n, next)
 }
 
-/// How many tranches a candidate needs under a block (spec §4.6).
+/// How many tranches a candidate needs under a block (upstream
+/// `tranches_to_approve` in
+/// `polkadot/node/core/approval-voting/src/approval_checking.rs`).
 ///
 /// `tranches` must be sorted by tranche. Empty tranches between non-empty
 /// ones leave the walk's state unchanged, so only non-empty tranches (and
@@ -229,16 +248,7 @@ pub fn tranches_to_approve(
     needed_approvals: usize,
 ) -> TranchesToApprove {
     let tick_now = clock.block_tick.saturating_add(clock.tranche_now as Tick);
-    let mut walk = Walk {
-        assignments: 0,
-        depth: 0,
-        covered: 0,
-        covering: needed_approvals,
-        uncovered: 0,
-        next_no_show: None,
-        last_tick: None,
-        total_no_shows: 0,
-    };
+    let mut walk = Walk::start(needed_approvals);
     let mut no_show_validators = Vec::new();
     let limit = |w: &Walk| -> DelayTranche {
         let drifted = tick_now.saturating_sub(w.drift(clock.no_show_duration));
@@ -316,7 +326,9 @@ pub fn assignments_up_to(
     m
 }
 
-/// Whether the approvals satisfy the required tranches (spec §4.7).
+/// Whether the approvals satisfy the required tranches (upstream
+/// `check_approval` in
+/// `polkadot/node/core/approval-voting/src/approval_checking.rs`).
 pub fn check_approval(
     tranches: &[TrancheEntry],
     approvals: &ValidatorSet,
@@ -346,8 +358,8 @@ pub fn check_approval(
     }
 }
 
-/// The literal tranche-by-tranche walk of spec §4.6, visiting every tranche
-/// including empty ones; the reference the fast walk is tested against.
+/// The literal tranche-by-tranche walk of upstream `tranches_to_approve`,
+/// visiting every tranche including empty ones; the reference the fast walk is tested against.
 #[cfg(test)]
 pub(crate) fn tranches_to_approve_reference(
     tranches: &[TrancheEntry],
@@ -357,16 +369,7 @@ pub(crate) fn tranches_to_approve_reference(
     needed_approvals: usize,
 ) -> RequiredTranches {
     let tick_now = clock.block_tick.saturating_add(clock.tranche_now as Tick);
-    let mut walk = Walk {
-        assignments: 0,
-        depth: 0,
-        covered: 0,
-        covering: needed_approvals,
-        uncovered: 0,
-        next_no_show: None,
-        last_tick: None,
-        total_no_shows: 0,
-    };
+    let mut walk = Walk::start(needed_approvals);
     let mut out = None;
     let mut sink = Vec::new();
     for tranche in 0u32.. {
@@ -586,26 +589,15 @@ mod tests {
     fn exact_counts_only_tranches_up_to_needed() {
         let t = entry(&[(0, 0, BT), (0, 1, BT), (1, 2, BT), (2, 3, BT)]);
         let approvals = set(10, &[0, 1]);
-        let exact0 = RequiredTranches::Exact {
-            needed: 0,
-            tolerated_missing: 0,
+        let exact = |needed, tolerated_missing| RequiredTranches::Exact {
+            needed,
+            tolerated_missing,
             next_no_show: None,
             last_assignment_tick: Some(BT),
         };
-        assert!(check_approval(&t, &approvals, 10, exact0).is_approved(BT));
-        let exact1 = RequiredTranches::Exact {
-            needed: 1,
-            tolerated_missing: 0,
-            next_no_show: None,
-            last_assignment_tick: Some(BT),
-        };
-        assert!(!check_approval(&t, &approvals, 10, exact1).is_approved(BT));
-        let tolerant = RequiredTranches::Exact {
-            needed: 1,
-            tolerated_missing: 1,
-            next_no_show: None,
-            last_assignment_tick: Some(BT),
-        };
+        assert!(check_approval(&t, &approvals, 10, exact(0, 0)).is_approved(BT));
+        assert!(!check_approval(&t, &approvals, 10, exact(1, 0)).is_approved(BT));
+        let tolerant = exact(1, 1);
         assert!(check_approval(&t, &approvals, 10, tolerant).is_approved(BT));
         // APPROVAL_DELAY: the newest counted assignment must be old enough.
         assert!(!check_approval(&t, &approvals, 10, tolerant).is_approved(BT - 1));

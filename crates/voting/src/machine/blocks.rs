@@ -1,0 +1,284 @@
+//! Blocks: importing relay blocks (upstream `handle_new_head` in
+//! `polkadot/node/core/approval-voting/src/import.rs`), finality and the
+//! pruning it causes (upstream `canonicalize` in
+//! `polkadot/node/core/approval-voting/src/ops.rs`).
+
+use super::entries::{ApprovalEntry, BlockEntry, CandidateEntry, OurAssignment};
+use super::interface::{Action, BlockMeta, IncludedCandidate, NewBlock, Output};
+use super::{ApprovalVoting, Out};
+use crate::bits::ValidatorSet;
+use crate::store::{BlockRecord, WriteOp};
+use std::collections::{BTreeMap, HashSet};
+use tranche_primitives::criteria;
+use tranche_primitives::{
+    BlockNumber, CandidateIndex, CoreIndex, DelayTranche, Hash, LeavingCore, SessionInfo, Tick,
+};
+
+impl ApprovalVoting {
+    /// Import a relay block (upstream `handle_new_head` in
+    /// `polkadot/node/core/approval-voting/src/import.rs`). Ancestors must be
+    /// imported first; a known block or one at or below the finalized
+    /// height is ignored.
+    pub fn import_block(&mut self, now: Tick, block: NewBlock) -> Output {
+        let mut out = Out::default();
+        self.import_block_inner(now, block, &mut out);
+        self.finish(out)
+    }
+
+    fn import_block_inner(&mut self, now: Tick, nb: NewBlock, out: &mut Out) {
+        if self.blocks.contains_key(&nb.hash) {
+            return;
+        }
+        if self.finalized.is_some_and(|f| nb.number <= f) {
+            return;
+        }
+        let info = &nb.session.info;
+        let session_index = info.session_index;
+        if let std::collections::hash_map::Entry::Vacant(e) = self.sessions.entry(session_index) {
+            e.insert(nb.session.clone());
+            out.writes.push(WriteOp::PutSession(info.clone()));
+        }
+        let session = self.sessions[&session_index].clone();
+        let info = &session.info;
+        let n_validators = info.n_validators();
+        let n_candidates = nb.candidates.len();
+
+        let approved = approved_at_import(info, &nb.candidates);
+        let block_tick = nb.slot.saturating_mul(self.tps);
+        let ours = self.our_assignments(info, &nb);
+
+        let record = BlockRecord {
+            hash: nb.hash,
+            number: nb.number,
+            parent: nb.parent,
+            slot: nb.slot,
+            session: session_index,
+            relay_vrf_story: nb.relay_vrf_story.0,
+            candidates: nb
+                .candidates
+                .iter()
+                .map(|c| (c.hash, c.core, c.group))
+                .collect(),
+        };
+        let entry = BlockEntry {
+            record: record.clone(),
+            session: session.clone(),
+            block_tick,
+            approved,
+            distributed: ValidatorSet::new(n_candidates),
+            pending_signature: BTreeMap::new(),
+            children: Vec::new(),
+        };
+        out.writes.push(WriteOp::PutBlock(record));
+        out.writes
+            .push(WriteOp::PutBlockState(nb.hash, entry.state_record()));
+        self.range_start = Some(self.range_start.map_or(nb.number, |r| r.min(nb.number)));
+        out.writes
+            .push(WriteOp::PutFinalized(self.finalized, self.range_start));
+        self.blocks_at_height
+            .entry(nb.number)
+            .or_default()
+            .push(nb.hash);
+        if let Some(parent) = self.blocks.get_mut(&nb.parent) {
+            parent.children.push(nb.hash);
+        }
+
+        let mut our_wakeups = Vec::new();
+        for (i, c) in nb.candidates.iter().enumerate() {
+            let our = ours.get(&c.core).map(|a| OurAssignment {
+                cert: a.cert.clone(),
+                tranche: a.tranche,
+                validator: a.validator_index,
+                triggered: false,
+                check_due: None,
+            });
+            if let Some(o) = &our {
+                our_wakeups.push((
+                    (nb.hash, i as CandidateIndex),
+                    block_tick.saturating_add(o.tranche as Tick),
+                ));
+            }
+            let ae = ApprovalEntry::new(nb.hash, i as CandidateIndex, n_validators, our);
+            out.writes.push(WriteOp::PutApprovalEntry(
+                nb.hash,
+                i as CandidateIndex,
+                ae.record(),
+            ));
+            let cand = self
+                .candidates
+                .entry(c.hash)
+                .or_insert_with(|| CandidateEntry {
+                    approvals: ValidatorSet::new(n_validators),
+                    entries: Vec::new(),
+                });
+            cand.entries.push(ae);
+        }
+        let fully = entry.approved.is_full();
+        for i in entry.approved.iter() {
+            out.actions.push(Action::CandidateApproved {
+                block: nb.hash,
+                candidate_index: i as CandidateIndex,
+                candidate: nb.candidates[i].hash,
+                tick: now,
+                tranche: now.saturating_sub(block_tick) as DelayTranche,
+                one_third: false,
+                tolerated_no_shows: 0,
+                required: None,
+            });
+        }
+        self.blocks.insert(nb.hash, entry);
+        if fully {
+            out.actions.push(Action::BlockApproved {
+                block: nb.hash,
+                number: nb.number,
+                tick: now,
+            });
+        }
+        out.actions.push(Action::NewBlock(BlockMeta {
+            hash: nb.hash,
+            number: nb.number,
+            parent: nb.parent,
+            slot: nb.slot,
+            session: session_index,
+            relay_vrf_story: nb.relay_vrf_story,
+            candidates: nb.candidates,
+        }));
+        for (pair, tick) in our_wakeups {
+            self.schedule_wakeup(out, pair, tick);
+        }
+    }
+
+    /// Our assignments in a block, per core: none unless our keys are the
+    /// session's validator at our index (upstream `compute_assignments` in
+    /// `polkadot/node/core/approval-voting/src/criteria.rs`).
+    fn our_assignments(
+        &self,
+        info: &SessionInfo,
+        nb: &NewBlock,
+    ) -> BTreeMap<CoreIndex, criteria::OurAssignment> {
+        match &self.keys {
+            Some(k)
+                if info
+                    .validators
+                    .get(k.index.0 as usize)
+                    .is_some_and(|id| *id == k.pair.id()) =>
+            {
+                let leaving: Vec<LeavingCore> = nb
+                    .candidates
+                    .iter()
+                    .map(|c| LeavingCore {
+                        candidate_hash: c.hash,
+                        core: c.core,
+                        group: c.group,
+                    })
+                    .collect();
+                criteria::compute_assignments(&k.pair, k.index, &nb.relay_vrf_story, info, &leaving)
+            }
+            _ => BTreeMap::new(),
+        }
+    }
+
+    /// Block `hash` was finalized at height `number` (upstream
+    /// `canonicalize` in `polkadot/node/core/approval-voting/src/ops.rs`):
+    /// prune everything below it, every block at its height (itself
+    /// included, as upstream) and the descendants of the other blocks at
+    /// that height.
+    pub fn finalize(&mut self, _now: Tick, hash: Hash, number: BlockNumber) -> Output {
+        let mut out = Out::default();
+        self.finalized = Some(number);
+        let proceed = self.range_start.is_some_and(|r| r <= number);
+        if proceed {
+            let mut doomed: Vec<Hash> = Vec::new();
+            let heights: Vec<BlockNumber> = self
+                .blocks_at_height
+                .range(..=number)
+                .map(|(n, _)| *n)
+                .collect();
+            let mut frontier = Vec::new();
+            for h in heights {
+                let list = self.blocks_at_height.remove(&h).unwrap_or_default();
+                for b in list {
+                    if h == number && b != hash {
+                        if let Some(e) = self.blocks.get(&b) {
+                            frontier.extend(e.children.iter().copied());
+                        }
+                    }
+                    doomed.push(b);
+                }
+            }
+            let mut seen: HashSet<Hash> = HashSet::new();
+            while let Some(b) = frontier.pop() {
+                if !seen.insert(b) {
+                    continue;
+                }
+                if let Some(e) = self.blocks.get(&b) {
+                    frontier.extend(e.children.iter().copied());
+                    if let Some(list) = self.blocks_at_height.get_mut(&e.record.number) {
+                        list.retain(|x| *x != b);
+                        if list.is_empty() {
+                            self.blocks_at_height.remove(&e.record.number);
+                        }
+                    }
+                    doomed.push(b);
+                }
+            }
+            for b in doomed {
+                self.remove_block(&b, &mut out);
+            }
+            self.range_start = Some(number.saturating_add(1));
+        }
+        out.writes
+            .push(WriteOp::PutFinalized(self.finalized, self.range_start));
+        self.finish(out)
+    }
+
+    fn remove_block(&mut self, hash: &Hash, out: &mut Out) {
+        let Some(entry) = self.blocks.remove(hash) else {
+            return;
+        };
+        let mut dropped = Vec::new();
+        for (c, _, _) in &entry.record.candidates {
+            if let Some(cand) = self.candidates.get_mut(c) {
+                cand.entries.retain(|e| e.block != *hash);
+                if cand.entries.is_empty() {
+                    self.candidates.remove(c);
+                    self.checked.remove(c);
+                    self.checks.remove(c);
+                    dropped.push(*c);
+                    out.writes.push(WriteOp::DeleteCandidate(*c));
+                }
+            }
+        }
+        self.timers
+            .remove_block(hash, entry.record.candidates.len() as u32, &dropped);
+        if let Some(p) = self.blocks.get_mut(&entry.record.parent) {
+            p.children.retain(|x| x != hash);
+        }
+        out.writes.push(WriteOp::DeleteBlock(*hash));
+        out.actions.push(Action::BlockPruned {
+            block: *hash,
+            number: entry.record.number,
+        });
+    }
+}
+
+/// The candidates approved as soon as their block is imported: every one
+/// when no approvals are needed, and those with fewer validators outside
+/// their backing group than approvals needed (upstream `handle_new_head` in
+/// `polkadot/node/core/approval-voting/src/import.rs`).
+fn approved_at_import(info: &SessionInfo, candidates: &[IncludedCandidate]) -> ValidatorSet {
+    let n_validators = info.n_validators();
+    let mut approved = ValidatorSet::new(candidates.len());
+    for (i, c) in candidates.iter().enumerate() {
+        let group_len = info
+            .validator_groups
+            .get(c.group.0 as usize)
+            .map_or(0, |g| g.len());
+        if info.needed_approvals == 0
+            || (n_validators.saturating_sub(group_len) as u64) < info.needed_approvals as u64
+        {
+            approved.insert(i);
+        }
+    }
+    approved
+}

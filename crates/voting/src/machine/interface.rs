@@ -1,0 +1,240 @@
+//! What crosses the state machine's boundary: its settings (`Config`,
+//! `LocalKeys`), its inputs (`NewBlock`, `CheckedAssignment`,
+//! `CheckedApproval`), its outputs (`Output`, `Action`, `BlockMeta`), the
+//! import results and errors of votes (upstream `AssignmentCheckResult`,
+//! `ApprovalCheckResult` and their errors in
+//! `polkadot/node/core/approval-voting/src/lib.rs`), and the read-only
+//! `CandidateStatus`.
+
+use crate::approval_rules::RequiredTranches;
+use crate::store::WriteBatch;
+use std::sync::Arc;
+use tranche_primitives::{
+    AssignmentCert, BlockNumber, CandidateBitfield, CandidateHash, CandidateIndex, CoreIndex,
+    DelayTranche, GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote,
+    RelayVrfStory, Session, SessionIndex, Slot, Tick, ValidatorIndex, ValidatorPair,
+    ValidatorSignature,
+};
+
+/// Node-side settings of the state machine.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// Relay-chain slot length (a multiple of 500 ms).
+    pub slot_duration_millis: u64,
+    /// How long our own check of a candidate takes, in ticks (availability
+    /// recovery and validation are modelled as this delay).
+    pub check_delay_ticks: Tick,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            slot_duration_millis: tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS,
+            check_delay_ticks: 0,
+        }
+    }
+}
+
+/// Our validator keys: the pair (used for VRFs and approval signatures) and
+/// our index in the sessions we validate in.
+#[derive(Clone, Debug)]
+pub struct LocalKeys {
+    pub pair: ValidatorPair,
+    pub index: ValidatorIndex,
+}
+
+/// A candidate included by a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IncludedCandidate {
+    pub hash: CandidateHash,
+    pub core: CoreIndex,
+    /// Its backing group.
+    pub group: GroupIndex,
+}
+
+/// A relay block to import.
+#[derive(Clone, Debug)]
+pub struct NewBlock {
+    pub hash: Hash,
+    pub number: BlockNumber,
+    pub parent: Hash,
+    pub slot: Slot,
+    /// The block's session and its parameters.
+    pub session: Arc<Session>,
+    pub relay_vrf_story: RelayVrfStory,
+    /// In candidate-index order.
+    pub candidates: Vec<IncludedCandidate>,
+}
+
+/// What distribution needs to know about a block.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockMeta {
+    pub hash: Hash,
+    pub number: BlockNumber,
+    pub parent: Hash,
+    pub slot: Slot,
+    pub session: SessionIndex,
+    pub relay_vrf_story: RelayVrfStory,
+    pub candidates: Vec<IncludedCandidate>,
+}
+
+/// An assignment whose certificate distribution already checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckedAssignment {
+    pub block_hash: Hash,
+    pub validator: ValidatorIndex,
+    /// The candidate indices it claims.
+    pub claimed: CandidateBitfield,
+    /// The tranche the certificate proves.
+    pub tranche: DelayTranche,
+    /// The certificate itself; voting does not read it.
+    pub cert: Option<AssignmentCert>,
+}
+
+/// An approval whose signature distribution already checked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CheckedApproval {
+    pub block_hash: Hash,
+    pub validator: ValidatorIndex,
+    pub candidates: CandidateBitfield,
+    pub signature: ValidatorSignature,
+}
+
+/// Why an assignment was refused (upstream `AssignmentCheckError`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AssignmentCheckError {
+    UnknownBlock(Hash),
+    UnknownSessionIndex(SessionIndex),
+    InvalidCandidateIndex(CandidateIndex),
+    InvalidCandidate(CandidateIndex, CandidateHash),
+    InvalidCert(ValidatorIndex, String),
+    Internal(Hash, CandidateHash),
+    InvalidBitfield(usize),
+}
+
+/// The import result of an assignment (upstream `AssignmentCheckResult`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum AssignmentCheckResult {
+    Accepted,
+    AcceptedDuplicate,
+    /// Distribution's verdict; voting never gives it.
+    TooFarInFuture,
+    Bad(AssignmentCheckError),
+}
+
+/// Why an approval was refused (upstream `ApprovalCheckError`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApprovalCheckError {
+    UnknownBlock(Hash),
+    UnknownSessionIndex(SessionIndex),
+    InvalidCandidateIndex(CandidateIndex),
+    InvalidValidatorIndex(ValidatorIndex),
+    InvalidCandidate(CandidateIndex, CandidateHash),
+    InvalidSignature(ValidatorIndex),
+    NoAssignment(ValidatorIndex),
+    Internal(Hash, CandidateHash),
+}
+
+/// The import result of an approval (upstream `ApprovalCheckResult`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ApprovalCheckResult {
+    Accepted,
+    Bad(ApprovalCheckError),
+}
+
+/// What the caller should do or know after an input.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Action {
+    /// The result of an `import_assignment`.
+    AssignmentImported {
+        block: Hash,
+        validator: ValidatorIndex,
+        result: AssignmentCheckResult,
+    },
+    /// The result of an `import_approval`.
+    ApprovalImported {
+        block: Hash,
+        validator: ValidatorIndex,
+        result: ApprovalCheckResult,
+    },
+    /// A block was imported: tell distribution.
+    NewBlock(BlockMeta),
+    /// Send our assignment.
+    DistributeAssignment {
+        cert: IndirectAssignmentCert,
+        claimed: CandidateBitfield,
+    },
+    /// Send our (possibly coalesced) approval.
+    DistributeApproval(IndirectSignedApprovalVote),
+    /// A candidate became approved under a block.
+    CandidateApproved {
+        block: Hash,
+        candidate_index: CandidateIndex,
+        candidate: CandidateHash,
+        tick: Tick,
+        tranche: DelayTranche,
+        /// Approved through the one-third rule.
+        one_third: bool,
+        /// No-shows tolerated (covered by later tranches).
+        tolerated_no_shows: usize,
+        /// The required tranches at the moment of approval.
+        required: Option<RequiredTranches>,
+    },
+    /// Every candidate of a block is approved: tell chain selection.
+    BlockApproved {
+        block: Hash,
+        number: BlockNumber,
+        tick: Tick,
+    },
+    /// Assignees first seen as no-shows.
+    NoShowObserved {
+        block: Hash,
+        candidate_index: CandidateIndex,
+        validators: Vec<ValidatorIndex>,
+        tick: Tick,
+    },
+    /// A block was pruned on finality.
+    BlockPruned { block: Hash, number: BlockNumber },
+}
+
+/// Everything one input produced.
+#[derive(Clone, Debug, Default)]
+pub struct Output {
+    pub actions: Vec<Action>,
+    /// The database writes of this input: apply them (`Store::write`) before
+    /// acting on the actions.
+    pub writes: WriteBatch,
+    /// The next tick `tick` must be called at, if any.
+    pub next_wakeup: Option<Tick>,
+}
+
+impl Output {
+    /// The assignment import result in this output.
+    pub fn assignment_result(&self) -> Option<&AssignmentCheckResult> {
+        self.actions.iter().find_map(|a| match a {
+            Action::AssignmentImported { result, .. } => Some(result),
+            _ => None,
+        })
+    }
+
+    /// The approval import result in this output.
+    pub fn approval_result(&self) -> Option<&ApprovalCheckResult> {
+        self.actions.iter().find_map(|a| match a {
+            Action::ApprovalImported { result, .. } => Some(result),
+            _ => None,
+        })
+    }
+}
+
+/// The approval status of one (block, candidate) pair, for reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CandidateStatus {
+    pub candidate: CandidateHash,
+    pub required: RequiredTranches,
+    pub no_shows: Vec<ValidatorIndex>,
+    /// Assignments received (entries, duplicates included).
+    pub assignments: usize,
+    /// Validators that approved the candidate.
+    pub approvals: usize,
+    pub approved: bool,
+}

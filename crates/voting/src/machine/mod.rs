@@ -1,0 +1,166 @@
+//! The approval-voting state machine (upstream
+//! `polkadot/node/core/approval-voting/src/lib.rs`): the `ApprovalVoting`
+//! type, its fields and the plumbing every input shares (`Out`, `finish`,
+//! the wakeups an input schedules). Its methods live by concern in the
+//! submodules: `blocks`, `votes`, `timers`, `queries`, `restore`; the types
+//! that cross its boundary in `interface`, its entries in `entries`.
+
+mod blocks;
+mod entries;
+mod interface;
+mod queries;
+mod restore;
+mod timers;
+mod votes;
+
+pub use interface::{
+    Action, ApprovalCheckError, ApprovalCheckResult, AssignmentCheckError, AssignmentCheckResult,
+    BlockMeta, CandidateStatus, CheckedApproval, CheckedAssignment, Config, IncludedCandidate,
+    LocalKeys, NewBlock, Output,
+};
+
+use self::entries::{BlockEntry, CandidateEntry, InFlight};
+use crate::store::{WriteBatch, WriteOp};
+use crate::timer_table::{Pair, TimerTable};
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Arc;
+use tranche_primitives::time::ticks_per_slot;
+use tranche_primitives::{
+    BlockNumber, CandidateHash, CandidateIndex, Hash, Session, SessionIndex, Tick,
+};
+
+/// What one input has produced so far.
+#[derive(Default)]
+struct Out {
+    actions: Vec<Action>,
+    writes: WriteBatch,
+    /// Wakeups to schedule once the input's work is done (upstream's
+    /// `ScheduleWakeup` actions).
+    wakeups: Vec<(Pair, Tick)>,
+}
+
+/// The approval-voting state machine, sans IO: it never reads a clock,
+/// sleeps or does I/O. Every input takes the current tick `now` and returns
+/// an [`Output`]: the [`Action`]s to carry out, the database writes of that
+/// input (apply them with `Store::write` before acting), and the next tick
+/// at which [`tick`](Self::tick) must be called.
+///
+/// # Method families
+///
+/// * **Setting up**: [`new`](Self::new) for a fresh machine, or
+///   [`restore`](Self::restore) from a store's `Snapshot` after a restart;
+///   `keys` make it a validator that checks and approves, without them it
+///   only follows others' votes.
+/// * **Blocks**: [`import_block`](Self::import_block) for each new relay
+///   block, parents first; [`finalize`](Self::finalize) when a block is
+///   finalized, which prunes everything at or below its height and the
+///   forks it abandons.
+/// * **Votes**: [`import_assignment`](Self::import_assignment) and
+///   [`import_approval`](Self::import_approval) for assignments and
+///   approvals whose certificates and signatures distribution has already
+///   checked. The result is the first action of the output
+///   ([`Output::assignment_result`], [`Output::approval_result`]).
+/// * **Time**: [`tick`](Self::tick) runs what is due: candidate wakeups
+///   (no-shows, tranches coming due, our own assignments to trigger), our
+///   finished checks, and the deadlines of our coalesced approvals.
+///   [`next_wakeup`](Self::next_wakeup) (also in every `Output`) says when.
+/// * **Queries**, read-only: [`approved_ancestor`](Self::approved_ancestor)
+///   for GRANDPA, [`is_block_approved`](Self::is_block_approved),
+///   [`is_candidate_approved`](Self::is_candidate_approved),
+///   [`candidate_status`](Self::candidate_status), [`leaves`](Self::leaves),
+///   [`has_block`](Self::has_block), [`sizes`](Self::sizes).
+///
+/// # Order of calls
+///
+/// Within one tick, call `tick(now)` first, when `now` has reached the last
+/// `next_wakeup`: due timers run before any message of that tick, as
+/// upstream's wakeups do. Then feed that tick's inputs in arrival order;
+/// the rules are not order-free within a tick. Apply each output's writes
+/// before the next input, and call `tick(now)` again if an output's
+/// `next_wakeup` is at or before `now`. Never let `now` go backwards.
+pub struct ApprovalVoting {
+    config: Config,
+    tps: Tick,
+    keys: Option<LocalKeys>,
+    sessions: HashMap<SessionIndex, Arc<Session>>,
+    blocks: HashMap<Hash, BlockEntry>,
+    blocks_at_height: BTreeMap<BlockNumber, Vec<Hash>>,
+    candidates: HashMap<CandidateHash, CandidateEntry>,
+    finalized: Option<BlockNumber>,
+    /// Lowest height the store may still hold (upstream's stored range start).
+    range_start: Option<BlockNumber>,
+    /// Wakeups, our checks' completions and signing deadlines.
+    timers: TimerTable,
+    checks: HashMap<CandidateHash, InFlight>,
+    checked: HashSet<CandidateHash>,
+}
+
+impl ApprovalVoting {
+    /// A fresh state machine. `keys` makes it a validator that checks and
+    /// approves; without them it only follows others' votes.
+    pub fn new(config: Config, keys: Option<LocalKeys>) -> Self {
+        let tps = ticks_per_slot(config.slot_duration_millis).max(1);
+        ApprovalVoting {
+            config,
+            tps,
+            keys,
+            sessions: HashMap::new(),
+            blocks: HashMap::new(),
+            blocks_at_height: BTreeMap::new(),
+            candidates: HashMap::new(),
+            finalized: None,
+            range_start: None,
+            timers: TimerTable::default(),
+            checks: HashMap::new(),
+            checked: HashSet::new(),
+        }
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The last finalized block number, if any.
+    pub fn finalized_number(&self) -> Option<BlockNumber> {
+        self.finalized
+    }
+
+    fn finish(&mut self, mut out: Out) -> Output {
+        self.apply_wakeups(&mut out);
+        Output {
+            actions: out.actions,
+            writes: out.writes,
+            next_wakeup: self.next_wakeup(),
+        }
+    }
+
+    /// The next tick at which something is due.
+    pub fn next_wakeup(&self) -> Option<Tick> {
+        self.timers.next_timeout()
+    }
+
+    /// A pair's block entry, candidate hash and candidate entry; `None` when
+    /// the pair is not known (pruned, or never imported).
+    fn pair_mut(
+        &mut self,
+        block: &Hash,
+        idx: CandidateIndex,
+    ) -> Option<(&mut BlockEntry, CandidateHash, &mut CandidateEntry)> {
+        let entry = self.blocks.get_mut(block)?;
+        let &(chash, _, _) = entry.candidate(idx)?;
+        let cand = self.candidates.get_mut(&chash)?;
+        Some((entry, chash, cand))
+    }
+
+    fn schedule_wakeup(&mut self, out: &mut Out, pair: Pair, tick: Tick) {
+        out.wakeups.push((pair, tick));
+    }
+
+    fn apply_wakeups(&mut self, out: &mut Out) {
+        for (pair, tick) in std::mem::take(&mut out.wakeups) {
+            if self.timers.schedule_wakeup(pair, tick) {
+                out.writes.push(WriteOp::PutWakeup(pair.0, pair.1, tick));
+            }
+        }
+    }
+}
