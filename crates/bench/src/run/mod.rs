@@ -100,10 +100,14 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
             path,
             rejected,
             bytes,
+            not_stored,
             ..
         } => {
             if let Some(why) = rejected {
                 eprintln!("warning: {why}; regenerated it");
+            }
+            if let Some(why) = not_stored {
+                eprintln!("warning: {why}; going on with the messages in memory");
             }
             GenerationReport {
                 cache_file: path.display().to_string(),

@@ -7,6 +7,7 @@ pub mod bundles;
 pub mod cache;
 pub mod params;
 pub mod sent_by;
+pub mod validate;
 pub mod world;
 
 use bundles::{validator_block_bundles, Bundle};
@@ -116,46 +117,71 @@ pub enum CacheOutcome {
     /// Read from a valid cache file.
     Hit { path: PathBuf, load_time: Duration },
     /// Generated (no file, or the file was invalid: `rejected` says why)
-    /// and written.
+    /// and written, unless `not_stored` says why not (the run goes on with
+    /// the messages in memory).
     Generated {
         path: PathBuf,
         generation_time: Duration,
         rejected: Option<CacheError>,
         bytes: u64,
+        not_stored: Option<String>,
     },
 }
 
-/// The world of `params` (built once) and its messages, loaded from
-/// `cache_dir` or generated and stored. An invalid cache file is never
-/// trusted: it is reported in the outcome and replaced.
+/// The world of `params` (built once) and its messages, loaded from this
+/// user's folder under `cache_root` or generated and stored there. An
+/// invalid cache file is never trusted: it is reported in the outcome and
+/// replaced. A cache folder that cannot be used is found before generation
+/// and reported; the run then goes on without storing.
 pub fn load_or_generate(
     params: &GenerationParams,
-    cache_dir: &Path,
+    cache_root: &Path,
     progress: bool,
 ) -> anyhow::Result<(World, GeneratedMessages, CacheOutcome)> {
-    let world = World::build(params);
     let key = cache::cache_key(&params.fingerprint());
-    let path = cache::cache_path(cache_dir, &key);
+    let dir = cache::user_cache_dir(cache_root);
+    let path = match &dir {
+        Ok(d) => cache::cache_path(d, &key),
+        Err(_) => cache::cache_path(cache_root, &key),
+    };
+    let world = World::build(params);
     let start = Instant::now();
-    let rejected = match cache::load(&path, &key) {
-        Ok(Some(messages)) => {
-            return Ok((
-                world,
-                messages,
-                CacheOutcome::Hit {
-                    path,
-                    load_time: start.elapsed(),
-                },
-            ))
-        }
-        Ok(None) => None,
-        Err(e) => Some(e),
+    let rejected = match &dir {
+        Err(_) => None,
+        Ok(_) => match cache::load(&path, &key) {
+            Ok(Some(messages)) => match validate::validate(&messages, &world) {
+                Ok(()) => {
+                    let outcome = CacheOutcome::Hit {
+                        path,
+                        load_time: start.elapsed(),
+                    };
+                    return Ok((world, messages, outcome));
+                }
+                Err(reason) => Some(CacheError::Invalid {
+                    path: path.clone(),
+                    reason,
+                }),
+            },
+            Ok(None) => None,
+            Err(e) => Some(e),
+        },
     };
     let start = Instant::now();
     let messages = generate_in(&world, params, progress);
     let generation_time = start.elapsed();
-    let bytes = cache::store(&path, &key, &messages)
-        .map_err(|e| anyhow::anyhow!("cannot write message cache {}: {e}", path.display()))?;
+    let (bytes, not_stored) = match &dir {
+        Err(e) => (0, Some(e.to_string())),
+        Ok(_) => match cache::store(&path, &key, &messages) {
+            Ok(n) => (n, None),
+            Err(e) => (
+                0,
+                Some(format!(
+                    "cannot write message cache {}: {e}",
+                    path.display()
+                )),
+            ),
+        },
+    };
     Ok((
         world,
         messages,
@@ -164,12 +190,13 @@ pub fn load_or_generate(
             generation_time,
             rejected,
             bytes,
+            not_stored,
         },
     ))
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::config::Coalescing;
     use tranche_primitives::ApprovalDistributionMessage;
