@@ -10,9 +10,9 @@
 //! `polkadot/node/core/approval-voting-parallel/src/metrics.rs`,
 //! `polkadot/node/subsystem-bench/src/lib/network.rs`), `tranche_*` for
 //! ours.
-//! The HTTP side is a std `TcpListener` on its own thread: one endpoint,
-//! `GET` only, one connection at a time — a dependency such as `tiny_http`
-//! would bring nothing this needs.
+//! The HTTP side is `tiny_http`: one endpoint, `GET` only, each
+//! connection read on its own thread and each answer written from its own,
+//! so an idle or slow scraper cannot delay another.
 
 use crate::report::thread_group;
 use anyhow::{Context, Result};
@@ -22,8 +22,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
 use std::fmt;
-use std::io::{Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -133,19 +132,20 @@ pub struct Exporter {
 }
 
 impl Exporter {
-    /// Bind `addr` (port 0 picks a free port) and serve `/metrics` on a
-    /// background thread until the process exits.
+    /// Bind `addr` (port 0 picks a free port) and serve `/metrics` on
+    /// background threads until the process exits.
     pub fn start(addr: &str) -> Result<Exporter> {
-        let listener = TcpListener::bind(addr)
-            .with_context(|| format!("cannot listen on {addr} for --prometheus"))?;
-        let bound = listener
-            .local_addr()
+        let server = tiny_http::Server::http(addr)
+            .map_err(|e| anyhow::anyhow!("cannot listen on {addr} for --prometheus: {e}"))?;
+        let bound = server
+            .server_addr()
+            .to_ip()
             .with_context(|| format!("cannot read the address bound for {addr}"))?;
         let shared = Arc::new(Shared::default());
         let served = shared.clone();
         std::thread::Builder::new()
             .name("prometheus".into())
-            .spawn(move || serve(listener, served))
+            .spawn(move || serve(server, served))
             .context("cannot start the prometheus thread")?;
         Ok(Exporter {
             shared,
@@ -178,58 +178,65 @@ fn render(shared: &Arc<Shared>) -> String {
     out
 }
 
-fn serve(listener: TcpListener, shared: Arc<Shared>) {
-    for stream in listener.incoming() {
-        let Ok(stream) = stream else { continue };
-        // A broken client only loses its own answer.
-        let _ = answer(stream, &shared);
+/// Answers in flight at most; beyond, a scrape gets 503 at once.
+const MAX_IN_FLIGHT: usize = 16;
+
+/// `tiny_http` reads each connection on its own pool thread, so an idle or
+/// slow client holds only its own; each answer is written from a thread of
+/// its own too, so a client that never reads delays nobody else.
+fn serve(server: tiny_http::Server, shared: Arc<Shared>) {
+    let in_flight = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    for request in server.incoming_requests() {
+        if in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+            let _ = request.respond(text(503, "busy: too many scrapes at once\n".into()));
+            continue;
+        }
+        let (shared, done) = (shared.clone(), in_flight.clone());
+        let spawned = std::thread::Builder::new()
+            .name("prometheus-answer".into())
+            .spawn(move || {
+                let a = answer(request.method(), request.url(), &shared);
+                // A broken client only loses its own answer.
+                let _ = request.respond(a);
+                done.fetch_sub(1, Ordering::SeqCst);
+            });
+        if spawned.is_err() {
+            in_flight.fetch_sub(1, Ordering::SeqCst);
+        }
     }
 }
 
-fn answer(mut stream: TcpStream, shared: &Arc<Shared>) -> std::io::Result<()> {
-    stream.set_read_timeout(Some(Duration::from_secs(5)))?;
-    let mut request = Vec::new();
-    let mut buf = [0u8; 1024];
-    while !request.windows(4).any(|w| w == b"\r\n\r\n") && request.len() < 16 * 1024 {
-        let n = stream.read(&mut buf)?;
-        if n == 0 {
-            break;
-        }
-        request.extend_from_slice(&buf[..n]);
-    }
-    let line = String::from_utf8_lossy(&request);
-    let mut parts = line.split_whitespace();
-    let (method, path) = (parts.next().unwrap_or(""), parts.next().unwrap_or(""));
-    let path = path.split('?').next().unwrap_or("");
-    let (status, kind, body) = match (method, path) {
-        ("GET", "/metrics") => (
-            "200 OK",
-            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+type Answer = tiny_http::Response<std::io::Cursor<Vec<u8>>>;
+
+fn text(status: u16, body: String) -> Answer {
+    with_type(status, body, "text/plain; charset=utf-8")
+}
+
+fn with_type(status: u16, body: String, kind: &str) -> Answer {
+    let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], kind.as_bytes())
+        .expect("a valid header");
+    // Always a Content-Length, never chunked: the simplest for any scraper.
+    tiny_http::Response::from_string(body)
+        .with_status_code(status)
+        .with_header(header)
+        .with_chunked_threshold(usize::MAX)
+}
+
+fn answer(method: &tiny_http::Method, url: &str, shared: &Arc<Shared>) -> Answer {
+    let path = url.split('?').next().unwrap_or("");
+    match (method, path) {
+        (tiny_http::Method::Get, "/metrics") => with_type(
+            200,
             render(shared),
+            "application/openmetrics-text; version=1.0.0; charset=utf-8",
         ),
-        ("GET", "/") => (
-            "200 OK",
-            "text/plain; charset=utf-8",
-            "tranche benchmark: metrics at /metrics\n".to_owned(),
-        ),
-        ("GET", _) => (
-            "404 Not Found",
-            "text/plain; charset=utf-8",
-            "not found: try /metrics\n".to_owned(),
-        ),
-        _ => (
-            "405 Method Not Allowed",
-            "text/plain; charset=utf-8",
-            "only GET\n".to_owned(),
-        ),
-    };
-    let head = format!(
-        "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n",
-        body.len()
-    );
-    stream.write_all(head.as_bytes())?;
-    stream.write_all(body.as_bytes())?;
-    stream.flush()
+        (tiny_http::Method::Get, "/") => {
+            text(200, "tranche benchmark: metrics at /metrics\n".into())
+        }
+        (tiny_http::Method::Get, _) => text(404, "not found: try /metrics\n".into()),
+        _ => text(405, "only GET\n".into()),
+    }
 }
 
 #[derive(Debug)]
@@ -628,4 +635,65 @@ fn encode_channels_network_blocks(enc: &mut DescriptorEncoder, run: &LiveRun) ->
         |e, v| ConstGauge::new(*v).encode(e),
     )?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::{Read, Write};
+    use std::net::TcpStream;
+    use std::time::{Duration, Instant};
+
+    #[test]
+    fn idle_and_slow_clients_do_not_delay_another_scraper() {
+        let ex = Exporter::start("127.0.0.1:0").unwrap();
+        let addr = ex.addr();
+        // Ten clients connected and silent, one with half a request, four
+        // that asked and never read: a one-at-a-time server with a 5 s read
+        // timeout would keep the next scraper waiting for over 50 s.
+        let idle: Vec<TcpStream> = (0..10).map(|_| TcpStream::connect(addr).unwrap()).collect();
+        let mut half = TcpStream::connect(addr).unwrap();
+        half.write_all(b"GET /metr").unwrap();
+        let unread: Vec<TcpStream> = (0..4)
+            .map(|_| {
+                let mut s = TcpStream::connect(addr).unwrap();
+                s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
+                    .unwrap();
+                s
+            })
+            .collect();
+        let start = Instant::now();
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+        s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            .unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).unwrap();
+        assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+        assert!(out.contains("metrics at /metrics"), "{out}");
+        assert!(start.elapsed() < Duration::from_secs(10));
+        drop((idle, half, unread));
+    }
+
+    #[test]
+    fn unknown_paths_and_methods_get_their_status() {
+        let ex = Exporter::start("127.0.0.1:0").unwrap();
+        let ask = |req: &str| {
+            let mut s = TcpStream::connect(ex.addr()).unwrap();
+            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+            s.write_all(req.as_bytes()).unwrap();
+            let mut out = String::new();
+            s.read_to_string(&mut out).unwrap();
+            out
+        };
+        let r = ask("GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 404"), "{r}");
+        let r = ask(
+            "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+        assert!(r.starts_with("HTTP/1.1 405"), "{r}");
+        let r = ask("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert!(r.starts_with("HTTP/1.1 200"), "{r}");
+        assert!(r.contains("application/openmetrics-text"), "{r}");
+    }
 }
