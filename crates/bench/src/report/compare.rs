@@ -12,7 +12,7 @@
 //! noise floor are shown but not judged. Wall time and memory are shown
 //! only.
 
-use crate::report::{ReportFile, RunReport};
+use crate::report::{ReportFile, RunReport, FORMAT_VERSION, TOOL};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -48,6 +48,8 @@ pub enum LoadError {
     },
     #[error("{path} is not a tranche --json report: {reason}")]
     Parse { path: String, reason: String },
+    #[error("{path} cannot be compared: {reason}")]
+    Incompatible { path: String, reason: String },
 }
 
 /// Read a `--json` report.
@@ -56,10 +58,40 @@ pub fn load(path: &Path) -> Result<ReportFile, LoadError> {
         path: path.display().to_string(),
         source,
     })?;
-    serde_json::from_str(&text).map_err(|e| LoadError::Parse {
+    let file: ReportFile = serde_json::from_str(&text).map_err(|e| LoadError::Parse {
         path: path.display().to_string(),
         reason: e.to_string(),
-    })
+    })?;
+    check_comparable(&file).map_err(|reason| LoadError::Incompatible {
+        path: path.display().to_string(),
+        reason,
+    })?;
+    Ok(file)
+}
+
+/// A report another tool wrote, one of another result format, or one with
+/// two runs of the same step and layout cannot be judged.
+fn check_comparable(file: &ReportFile) -> Result<(), String> {
+    if file.tool != TOOL {
+        return Err(format!("it was written by `{}`, not by {TOOL}", file.tool));
+    }
+    if file.version != FORMAT_VERSION {
+        return Err(format!(
+            "its result format is version {}, this build reads version {FORMAT_VERSION}",
+            file.version
+        ));
+    }
+    let mut seen = std::collections::HashSet::new();
+    for r in &file.runs {
+        if !seen.insert((&r.name, &r.architecture, r.workers)) {
+            return Err(format!(
+                "it holds two runs of step {} with layout {}",
+                r.name,
+                r.layout()
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The verdict on one row.
@@ -576,6 +608,34 @@ mod tests {
         v["runs"][0].as_object_mut().unwrap().remove("protocol");
         std::fs::write(&old, v.to_string()).unwrap();
         assert!(load(&old).is_ok(), "files without samples still load");
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    #[test]
+    fn another_tool_another_format_or_duplicate_runs_are_refused() {
+        let dir = std::env::temp_dir().join(format!("tranche-compare-x-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, v: &serde_json::Value| {
+            let p = dir.join(name);
+            std::fs::write(&p, v.to_string()).unwrap();
+            p
+        };
+        let good = serde_json::to_value(file(run())).unwrap();
+        let mut other = good.clone();
+        other["tool"] = "subsystem-bench".into();
+        let e = load(&write("other.json", &other)).unwrap_err().to_string();
+        assert!(e.contains("written by `subsystem-bench`"), "{e}");
+        let mut newer = good.clone();
+        newer["version"] = "9.9.9".into();
+        let e = load(&write("newer.json", &newer)).unwrap_err().to_string();
+        assert!(e.contains("result format is version 9.9.9"), "{e}");
+        let mut twice = good.clone();
+        let r = twice["runs"][0].clone();
+        twice["runs"].as_array_mut().unwrap().push(r);
+        let e = load(&write("twice.json", &twice)).unwrap_err().to_string();
+        assert!(e.contains("two runs of step"), "{e}");
+        assert!(!e.contains('\n'));
+        assert!(load(&write("good.json", &good)).is_ok());
         std::fs::remove_dir_all(&dir).ok();
     }
 }

@@ -181,11 +181,19 @@ pub struct ReportFile {
     pub runs: Vec<RunReport>,
 }
 
+/// The `tool` of every report this program writes.
+pub const TOOL: &str = "tranche";
+
+/// The version of the `--json` result format (not of the program): bumped
+/// when the layout of a report changes, so that `compare` refuses to judge
+/// files it would misread.
+pub const FORMAT_VERSION: &str = "0.1.0";
+
 impl ReportFile {
     pub fn new(runs: Vec<RunReport>) -> Self {
         ReportFile {
-            tool: "tranche".into(),
-            version: env!("CARGO_PKG_VERSION").into(),
+            tool: TOOL.into(),
+            version: FORMAT_VERSION.into(),
             runs,
         }
     }
