@@ -48,17 +48,13 @@ impl Profiler {
             .build()
             .context("cannot build the CPU profile")?;
         drop(self.guard);
-        let file = std::fs::File::create(path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        let mut out = std::io::BufWriter::new(file);
+        let mut svg = Vec::new();
         let mut options = pprof::flamegraph::Options::default();
         options.title = "tranche run: CPU".into();
         report
-            .flamegraph_with_options(&mut out, &mut options)
-            .with_context(|| format!("cannot write the flamegraph to {}", path.display()))?;
-        std::io::Write::flush(&mut out)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(())
+            .flamegraph_with_options(&mut svg, &mut options)
+            .with_context(|| format!("cannot draw the flamegraph for {}", path.display()))?;
+        crate::outputs::write_atomic(path, &svg)
     }
 
     /// Stop and write the flamegraph SVG to `path`.

@@ -108,6 +108,16 @@ fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture>
 
 /// Run every approval step of the file (or the embedded default).
 pub fn execute(args: RunArgs) -> Result<()> {
+    let outputs: Vec<(&str, &std::path::Path)> = [
+        ("--json", args.json.as_deref()),
+        ("--html", args.html.as_deref()),
+        ("--profile", args.profile.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.map(|p| (flag, p)))
+    .collect();
+    let inputs: Vec<&std::path::Path> = args.file.as_deref().into_iter().collect();
+    crate::outputs::check(&outputs, &inputs)?;
     let config: BenchConfig = match &args.file {
         Some(path) => config::load(path)?,
         None => config::embedded_default()?,
@@ -170,19 +180,15 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .cloned()
             .collect();
         println!("{}", render(&step_runs));
+        // Each step's results are written as soon as it ends: a later
+        // failing step cannot lose them.
+        write_results(&args, &runs)?;
     }
     if let (Some(p), Some(path)) = (profiler, &args.profile) {
         p.finish(path)?;
         eprintln!("profile: wrote {}", path.display());
     }
-    if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&ReportFile::new(runs.clone()))?;
-        std::fs::write(path, text + "\n")
-            .with_context(|| format!("cannot write {}", path.display()))?;
-    }
     if let Some(path) = &args.html {
-        let page = crate::report::html::render_html(&runs)?;
-        std::fs::write(path, page).with_context(|| format!("cannot write {}", path.display()))?;
         eprintln!("html: wrote {}", path.display());
     }
     if exporter.is_some() && args.prometheus_hold > 0 {
@@ -203,6 +209,19 @@ pub fn execute(args: RunArgs) -> Result<()> {
         .sum();
     if unapproved > 0 {
         bail!("{unapproved} block(s) were never approved (see the report above)");
+    }
+    Ok(())
+}
+
+/// The JSON and HTML files of the runs so far, each written atomically.
+fn write_results(args: &RunArgs, runs: &[crate::report::RunReport]) -> Result<()> {
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&ReportFile::new(runs.to_vec()))?;
+        crate::outputs::write_atomic(path, (text + "\n").as_bytes())?;
+    }
+    if let Some(path) = &args.html {
+        let page = crate::report::html::render_html(runs)?;
+        crate::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())
 }
