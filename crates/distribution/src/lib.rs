@@ -46,7 +46,8 @@
 //! * A message is never sent back to the peer it came from (upstream may,
 //!   when that peer is on the grid routing).
 //! * Messages held for unknown blocks are bounded per block
-//!   ([`Config::max_pending_per_block`]).
+//!   ([`Config::max_pending_per_block`]) and per peer within a block
+//!   ([`Config::max_pending_per_peer`]); upstream holds them without bound.
 //! * Validator index out of range, an unknown session and claimed
 //!   candidates out of range are judged before the crypto check (same
 //!   reputation as upstream's failing check).

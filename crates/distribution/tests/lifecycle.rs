@@ -69,6 +69,40 @@ fn held_messages_are_bounded_and_dropped_with_the_view() {
     assert!(out.is_empty());
 }
 
+/// Our choice beyond upstream: one peer cannot fill the buffer of a block
+/// we do not know yet; other peers' early messages are still held, and all
+/// of them are processed when the block arrives.
+#[test]
+fn one_peer_cannot_fill_the_held_messages_of_a_block() {
+    let m = meta(2, 4);
+    let mut s = State::new(Config {
+        max_pending_per_block: 6,
+        max_pending_per_peer: 2,
+        ..Config::default()
+    });
+    s.our_view_change(&[m.hash]);
+    let mut out = Vec::new();
+    for v in 0..10 {
+        s.handle_peer_message(
+            0,
+            PeerId(1),
+            assignments_msg(vec![delay_item(m.hash, v, 0)]),
+            &mut out,
+        );
+    }
+    assert_eq!(s.n_held(), 2, "peer 1 holds its quota only");
+    for peer in 2..=5 {
+        s.handle_peer_message(
+            0,
+            PeerId(peer),
+            assignments_msg(vec![delay_item(m.hash, 10 + peer, 0)]),
+            &mut out,
+        );
+    }
+    assert_eq!(s.n_held(), 6, "the block's bound still holds");
+    assert!(out.is_empty(), "dropped without cost");
+}
+
 #[test]
 fn late_topology_routes_what_was_pending() {
     let m = meta(1, 4);

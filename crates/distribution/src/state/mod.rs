@@ -9,6 +9,7 @@ mod approval;
 mod assignment;
 mod block;
 mod gossip;
+mod pending;
 mod topologies;
 
 use crate::action::{
@@ -97,6 +98,9 @@ pub struct Config {
     pub aggression: AggressionConfig,
     /// Most messages held for one block we do not know yet.
     pub max_pending_per_block: usize,
+    /// Most of those from one peer (our choice: upstream holds without
+    /// bound; see `state/pending.rs`).
+    pub max_pending_per_peer: usize,
 }
 
 impl Default for Config {
@@ -106,6 +110,7 @@ impl Default for Config {
             slot_duration_millis: tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS,
             aggression: AggressionConfig::default(),
             max_pending_per_block: 50_000,
+            max_pending_per_peer: 5_000,
         }
     }
 }
@@ -156,7 +161,7 @@ pub struct State {
     sessions: BTreeMap<SessionIndex, Arc<Session>>,
     blocks: HashMap<Hash, BlockEntry, BuildBlockHasher>,
     blocks_by_number: BTreeMap<BlockNumber, Vec<Hash>>,
-    pending_known: BTreeMap<Hash, Vec<(PeerId, Pending)>>,
+    pending_known: BTreeMap<Hash, pending::Held>,
     peers: BTreeMap<PeerId, PeerEntry>,
     topologies: BTreeMap<SessionIndex, TopologyEntry>,
     session_refs: BTreeMap<SessionIndex, usize>,
@@ -422,7 +427,7 @@ impl State {
         }
         for h in &new_hashes {
             if let Some(held) = self.pending_known.remove(h) {
-                for (peer, m) in held {
+                for (peer, m) in held.into_messages() {
                     self.process(now, peer, m, out);
                 }
             }
@@ -501,11 +506,11 @@ impl State {
             Pending::Approval(v) => v.block_hash,
         };
         if let Some(held) = self.pending_known.get_mut(&hash) {
-            // Bounded: beyond the limit the message is dropped without cost
-            // (the sender may be honest and simply ahead of us).
-            if held.len() < self.config.max_pending_per_block {
-                held.push((peer, m));
-            }
+            let (per_block, per_peer) = (
+                self.config.max_pending_per_block,
+                self.config.max_pending_per_peer,
+            );
+            held.push(peer, m, per_block, per_peer);
             return;
         }
         self.process(now, peer, m, out);
@@ -593,7 +598,7 @@ impl State {
 
     /// Messages held for blocks not known yet.
     pub fn n_held(&self) -> usize {
-        self.pending_known.values().map(Vec::len).sum()
+        self.pending_known.values().map(pending::Held::len).sum()
     }
 
     /// Checks outstanding.
