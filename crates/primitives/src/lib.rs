@@ -1,7 +1,8 @@
 //! Protocol primitives of Polkadot's approval voting: identifiers, time,
 //! bitfields, session parameters, keys, assignment certificates and their
-//! criteria, approval votes, and the v3 wire messages. Nothing here knows
-//! about nodes, threads or networks.
+//! criteria, approval votes, and the v3 wire messages; and the bounds on
+//! what a user file may ask for (`limits`). Nothing here knows about nodes,
+//! threads or networks.
 
 pub mod bitfield;
 pub mod cert;
@@ -10,6 +11,7 @@ pub mod constants;
 pub mod criteria;
 pub mod ids;
 pub mod keys;
+pub mod limits;
 pub mod session;
 pub mod time;
 pub mod vote;

@@ -7,9 +7,15 @@ use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
+use tranche_primitives::limits;
 
 /// Longest run, in ticks, a scenario may ask for (about 58 days).
 pub const MAX_SPAN_TICKS: u64 = 10_000_000;
+/// Most events of a scenario.
+pub const MAX_EVENTS: u64 = 2_000_000;
+/// Most ticks × candidates a scenario may ask for: the runner observes
+/// every candidate every tick, so this bounds its time (a few seconds).
+pub const MAX_TICK_CANDIDATES: u64 = 5_000_000;
 
 fn default_slot_duration() -> u64 {
     6000
@@ -143,14 +149,73 @@ impl Scenario {
         Ok(s)
     }
 
-    /// Read, parse and validate a scenario file.
+    /// Read, parse and validate a scenario file (a regular file of at most
+    /// `MAX_INPUT_FILE_BYTES`).
     pub fn load(path: &Path) -> Result<Scenario> {
-        let text = std::fs::read_to_string(path)
-            .with_context(|| format!("cannot read {}", path.display()))?;
+        let text = limits::read_text(path, limits::MAX_INPUT_FILE_BYTES)?;
         Self::parse(&text).with_context(|| format!("scenario {}", path.display()))
     }
 
+    /// Sizes within the tool's bounds, so that a run ends in seconds.
+    fn validate_sizes(&self) -> Result<()> {
+        let s = &self.session;
+        let checks: [(&str, u64, u64); 6] = [
+            (
+                "session.n_validators",
+                s.n_validators.into(),
+                limits::MAX_VALIDATORS.into(),
+            ),
+            (
+                "session.n_cores",
+                s.n_cores.into(),
+                limits::MAX_CORES.into(),
+            ),
+            (
+                "session.n_delay_tranches",
+                s.n_delay_tranches.into(),
+                limits::MAX_DELAY_TRANCHES.into(),
+            ),
+            (
+                "session.no_show_slots",
+                s.no_show_slots.into(),
+                limits::MAX_NO_SHOW_SLOTS.into(),
+            ),
+            (
+                "blocks",
+                self.blocks.len() as u64,
+                limits::MAX_BLOCKS.into(),
+            ),
+            ("events", self.events.len() as u64, MAX_EVENTS),
+        ];
+        for (key, value, max) in checks {
+            if value > max {
+                bail!("{key} is {value}, above the bound of {max}");
+            }
+        }
+        for b in &self.blocks {
+            if b.candidates.len() as u64 > limits::MAX_CORES.into() {
+                bail!(
+                    "block {:?} has {} candidates, above the bound of {}",
+                    b.name,
+                    b.candidates.len(),
+                    limits::MAX_CORES
+                );
+            }
+        }
+        if let Some(groups) = &s.validator_groups {
+            if groups.len() as u64 > limits::MAX_CORES.into() {
+                bail!(
+                    "session.validator_groups has {} groups, above the bound of {}",
+                    groups.len(),
+                    limits::MAX_CORES
+                );
+            }
+        }
+        Ok(())
+    }
+
     fn validate(&self) -> Result<()> {
+        self.validate_sizes()?;
         if self.slot_duration_millis == 0
             || self.slot_duration_millis / 500 * 500 != self.slot_duration_millis
         {
@@ -211,6 +276,14 @@ impl Scenario {
         }
         if end - start > MAX_SPAN_TICKS {
             bail!("the run spans {} ticks (from {start} to {end}); at most {MAX_SPAN_TICKS} are allowed", end - start);
+        }
+        let candidates: u64 = self.blocks.iter().map(|b| b.candidates.len() as u64).sum();
+        let work = (end - start + 1).saturating_mul(candidates.max(1));
+        if work > MAX_TICK_CANDIDATES {
+            bail!(
+                "the run spans {} ticks over {candidates} candidates ({work} tick-candidates); at most {MAX_TICK_CANDIDATES} are allowed",
+                end - start + 1
+            );
         }
         Ok(())
     }

@@ -25,8 +25,11 @@ pub const FORMAT: &str = "polkadot-approval-conformance/1";
 
 /// Read and parse a conformance file.
 pub fn load(path: &Path) -> Result<ConformanceFile> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read conformance file {}", path.display()))?;
+    let text = tranche_primitives::limits::read_text(
+        path,
+        tranche_primitives::limits::MAX_INPUT_FILE_BYTES,
+    )
+    .with_context(|| format!("cannot read conformance file {}", path.display()))?;
     let file: ConformanceFile = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a valid conformance file", path.display()))?;
     if file.format != FORMAT {
@@ -36,10 +39,65 @@ pub fn load(path: &Path) -> Result<ConformanceFile> {
             file.format
         );
     }
+    check_sizes(&file).with_context(|| format!("{}", path.display()))?;
     Ok(file)
 }
 
+/// Sizes within the tool's bounds (`tranche_primitives::limits`), so that
+/// nothing allocates for a size no real session has.
+pub fn check_sizes(file: &ConformanceFile) -> Result<()> {
+    use tranche_primitives::limits::{MAX_BLOCKS, MAX_CORES, MAX_DELAY_TRANCHES, MAX_VALIDATORS};
+    let s = &file.session;
+    let checks: [(&str, u64, u32); 6] = [
+        ("validators", file.validators.len() as u64, MAX_VALIDATORS),
+        ("session.n_cores", s.n_cores.into(), MAX_CORES),
+        (
+            "session.relay_vrf_modulo_samples",
+            s.relay_vrf_modulo_samples.into(),
+            MAX_CORES,
+        ),
+        (
+            "session.n_delay_tranches",
+            s.n_delay_tranches.into(),
+            MAX_DELAY_TRANCHES,
+        ),
+        (
+            "session.zeroth_delay_tranche_width",
+            s.zeroth_delay_tranche_width.into(),
+            MAX_DELAY_TRANCHES,
+        ),
+        ("blocks", file.blocks.len() as u64, MAX_BLOCKS),
+    ];
+    for (key, value, max) in checks {
+        if value > u64::from(max) {
+            bail!("{key} is {value}, above the bound of {max}");
+        }
+    }
+    if s.validator_groups.len() as u64 > u64::from(MAX_CORES) {
+        bail!(
+            "session.validator_groups has {} groups, above the bound of {MAX_CORES}",
+            s.validator_groups.len()
+        );
+    }
+    for (b, block) in file.blocks.iter().enumerate() {
+        if block.leaving_cores.len() as u64 > u64::from(MAX_CORES) {
+            bail!(
+                "blocks[{b}] has {} leaving cores, above the bound of {MAX_CORES}",
+                block.leaving_cores.len()
+            );
+        }
+    }
+    Ok(())
+}
+
 pub fn bitfield_from_json<T>(b: &BitfieldJson, field: &str) -> Result<Bitfield<T>> {
+    let max = tranche_primitives::constants::MAX_BITFIELD_SIZE;
+    if b.len as usize > max as usize {
+        bail!(
+            "bitfield `{field}`: len {} is above the bound of {max}",
+            b.len
+        );
+    }
     for w in b.ones.windows(2) {
         if w[0] >= w[1] {
             bail!("bitfield `{field}`: `ones` must be strictly ascending");
