@@ -4,6 +4,7 @@
 //! Prometheus, compare; `profile`; `outputs`: where files are written). The workload lives in
 //! `tranche-workload`, the reference checks in `tranche-conformance`.
 
+pub mod examples;
 pub mod floor;
 pub mod outputs;
 pub mod profile;

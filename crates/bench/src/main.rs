@@ -6,11 +6,18 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use tranche_conformance::vectors as conformance;
 
+/// The version `--version` prints: the package's and the commit's.
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("TRANCHE_COMMIT"), ")");
+
 /// tranche: Polkadot's approval-voting protocol, conformance checks and a
 /// benchmark of it.
 #[derive(Parser, Debug)]
-#[command(name = "tranche", version, about, long_about = None)]
+#[command(name = "tranche", version = VERSION, about, long_about = None)]
 struct Cli {
+    /// More log lines on stderr: -v info, -vv debug, -vvv trace (default:
+    /// warnings). RUST_LOG, when set, wins.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
 }
@@ -20,6 +27,18 @@ enum Command {
     /// Run the approval benchmark: the node under test among emulated
     /// validators, on a subsystem-bench test sequence.
     Run(tranche_bench::run_cli::RunArgs),
+    /// List the shipped example test sequences, or write them out.
+    Examples {
+        /// Write every example into this folder (never over a file).
+        #[arg(long, value_name = "DIR")]
+        write: Option<PathBuf>,
+    },
+    /// Print a completion script for a shell (bash, zsh, fish, elvish,
+    /// powershell) on stdout.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
     /// Recompute every output of a conformance vector file with tranche's
     /// own primitives (keys, assignments, certificates, vote payloads and
     /// signatures, wire encodings) and write a file of the same schema.
@@ -93,6 +112,23 @@ fn parse_tolerance(s: &str) -> Result<f64, String> {
 
 fn run(cli: Cli) -> Result<ExitCode> {
     match cli.command {
+        Command::Examples { write } => {
+            match write {
+                None => print!("{}", tranche_bench::examples::listing()),
+                Some(dir) => {
+                    for p in tranche_bench::examples::write_all(&dir)? {
+                        println!("wrote {}", p.display());
+                    }
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut cmd = Cli::command();
+            clap_complete::generate(shell, &mut cmd, "tranche", &mut std::io::stdout());
+            Ok(ExitCode::SUCCESS)
+        }
         Command::Compare {
             baseline,
             current,
@@ -145,12 +181,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
             check,
         } => {
+            tranche_bench::outputs::check(&[("--output", &output)], &[&input])?;
             let file = conformance::load(&input)?;
             let ours = conformance::compute(&file)
                 .with_context(|| format!("computing {}", input.display()))?;
             let text = serde_json::to_string_pretty(&ours)?;
-            std::fs::write(&output, text + "\n")
-                .with_context(|| format!("cannot write {}", output.display()))?;
+            tranche_bench::outputs::write_atomic(&output, (text + "\n").as_bytes())?;
             if check {
                 let report = conformance::check::compare(&file, &ours)?;
                 for f in &report.failures {
@@ -168,6 +204,18 @@ fn run(cli: Cli) -> Result<ExitCode> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    let level = match cli.verbose {
+        0 => log::LevelFilter::Warn,
+        1 => log::LevelFilter::Info,
+        2 => log::LevelFilter::Debug,
+        _ => log::LevelFilter::Trace,
+    };
+    env_logger::Builder::new()
+        .filter_level(level)
+        .parse_default_env()
+        .format_target(false)
+        .format_timestamp(None)
+        .init();
     match run(cli) {
         Ok(code) => code,
         Err(e) => {

@@ -118,6 +118,12 @@ pub fn execute(args: RunArgs) -> Result<()> {
     .collect();
     let inputs: Vec<&std::path::Path> = args.file.as_deref().into_iter().collect();
     crate::outputs::check(&outputs, &inputs)?;
+    if args.architecture == Some(ArchArg::Classic) && args.workers as usize != DEFAULT_WORKERS {
+        log::warn!(
+            "--workers {} has no effect with --architecture classic (one distribution worker)",
+            args.workers
+        );
+    }
     let config: BenchConfig = match &args.file {
         Some(path) => config::load(path)?,
         None => config::embedded_default()?,

@@ -1,0 +1,108 @@
+//! The command line around the commands: version with the commit, the
+//! shipped examples, shell completions, warnings for flags without effect,
+//! output paths refused before any work.
+
+use std::process::Command;
+
+fn tranche(args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn version_names_the_commit() {
+    let out = tranche(&["--version"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("tranche 0."), "{text}");
+    assert!(
+        text.contains('(') && text.trim_end().ends_with(')'),
+        "{text}"
+    );
+}
+
+#[test]
+fn examples_are_listed_and_written_out() {
+    let out = tranche(&["examples"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("approvals_throughput.yaml"), "{text}");
+    let dir = std::env::temp_dir().join(format!("tranche-cli-examples-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = tranche(&["examples", "--write", dir.to_str().unwrap()]);
+    assert!(out.status.success());
+    assert!(dir.join("approvals_no_shows.yaml").is_file());
+    let again = tranche(&["examples", "--write", dir.to_str().unwrap()]);
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not overwritten"));
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn completions_for_a_shell() {
+    let out = tranche(&["completions", "bash"]);
+    assert!(out.status.success());
+    assert!(String::from_utf8(out.stdout).unwrap().contains("_tranche"));
+    let bad = tranche(&["completions", "nosuchshell"]);
+    assert!(!bad.status.success());
+}
+
+#[test]
+fn workers_with_the_classic_layout_are_warned_about() {
+    let dir = std::env::temp_dir().join(format!("tranche-cli-workers-{}", std::process::id()));
+    let guard = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ci/guard.yaml");
+    let out = tranche(&[
+        "run",
+        guard,
+        "--architecture",
+        "classic",
+        "--workers",
+        "8",
+        "--clock",
+        "virtual",
+        "--quiet",
+        "--cache-dir",
+        dir.to_str().unwrap(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--workers 8 has no effect with --architecture classic"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn an_output_over_the_input_is_refused_before_the_run() {
+    let dir = std::env::temp_dir().join(format!("tranche-cli-outputs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let input = dir.join("g.yaml");
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../../ci/guard.yaml"),
+        &input,
+    )
+    .unwrap();
+    let before = std::fs::read(&input).unwrap();
+    let out = tranche(&[
+        "run",
+        input.to_str().unwrap(),
+        "--json",
+        input.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is an input of this run"), "{err}");
+    assert_eq!(std::fs::read(&input).unwrap(), before);
+    let out = tranche(&[
+        "conformance",
+        "--input",
+        input.to_str().unwrap(),
+        "--output",
+        input.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read(&input).unwrap(), before);
+    std::fs::remove_dir_all(&dir).ok();
+}
