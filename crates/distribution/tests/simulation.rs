@@ -31,11 +31,7 @@ struct Net {
     delivered: usize,
     dropped: usize,
     /// Blocks and the messages made for them.
-    blocks: Vec<(
-        BlockApprovalMeta,
-        Vec<AssignmentItem>,
-        Vec<IndirectSignedApprovalVote>,
-    )>,
+    blocks: Vec<(Block, Vec<AssignmentItem>, Vec<IndirectSignedApprovalVote>)>,
     finalized: u32,
     now: Tick,
 }

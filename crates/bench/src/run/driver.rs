@@ -5,9 +5,7 @@
 //! the node sends goes back through the network to the peers, which only
 //! consume it.
 
-use super::{
-    new_block, ClockKind, Prepared, RunOptions, GRACE_TICKS, IDLE_TIMEOUT, REAL_SAMPLE_EVERY,
-};
+use super::{ClockKind, Prepared, RunOptions, GRACE_TICKS, IDLE_TIMEOUT, REAL_SAMPLE_EVERY};
 use crate::report::prometheus::{Exporter, LiveRun};
 use crate::report::{thread_group, Counts, Sample};
 use anyhow::{Context, Result};
@@ -21,7 +19,7 @@ use tranche_node::{process_cpu_time, thread_cpu_time};
 use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
 use tranche_primitives::time::slot_start_tick;
 use tranche_primitives::{Session, Tick};
-use tranche_voting::LocalKeys;
+use tranche_voting::{LocalKeys, NewBlock};
 use tranche_workload::config::BenchStep;
 use tranche_workload::generate::world::NODE_UNDER_TEST;
 use tranche_workload::generate::TICKS_PER_SLOT;
@@ -69,8 +67,10 @@ impl<'a> Driver<'a> {
     fn import_due_blocks(&mut self, tick: Tick) -> Result<()> {
         while self.imported < self.block_ticks.len() && self.block_ticks[self.imported] <= tick {
             let b = self.imported;
-            self.node
-                .import_block(new_block(&self.prepared.world, &self.session, b))?;
+            self.node.import_block(NewBlock {
+                block: self.prepared.world.blocks[b].clone(),
+                session: self.session.clone(),
+            })?;
             if self.clock.is_virtual() {
                 self.node.wait_idle(IDLE_TIMEOUT)?;
             }

@@ -19,8 +19,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_node::{Architecture, StoreConfig};
-use tranche_primitives::{Session, Tick, ValidationProtocol};
-use tranche_voting::{IncludedCandidate, NewBlock};
+use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_workload::config::BenchStep;
 use tranche_workload::generate::cache::GeneratedMessages;
 use tranche_workload::generate::params::GenerationParams;
@@ -135,27 +134,6 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
         generation,
         encoded,
     })
-}
-
-pub(super) fn new_block(world: &World, session: &Arc<Session>, b: usize) -> NewBlock {
-    let spec = &world.blocks[b];
-    NewBlock {
-        hash: spec.hash,
-        number: spec.number,
-        parent: spec.parent,
-        slot: spec.slot,
-        session: session.clone(),
-        relay_vrf_story: spec.story,
-        candidates: spec
-            .candidates
-            .iter()
-            .map(|c| IncludedCandidate {
-                hash: c.candidate_hash,
-                core: c.core,
-                group: c.group,
-            })
-            .collect(),
-    }
 }
 
 /// The peak resident set size of this process so far (Linux `VmHWM`).

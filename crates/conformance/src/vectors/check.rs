@@ -356,7 +356,7 @@ fn check_wire_content(r: &mut Report, inputs: &Inputs, id: &str, m: &ApprovalDis
                     let hashes: Option<Vec<_>> = v
                         .candidate_indices
                         .iter_ones()
-                        .map(|i| block.leaving.get(i as usize).map(|lc| lc.candidate_hash))
+                        .map(|i| block.leaving.get(i as usize).map(|lc| lc.hash))
                         .collect();
                     let key = inputs.session.validator_key(v.validator).flatten()?;
                     let payload = tranche_primitives::vote::approval_payload(

@@ -14,11 +14,11 @@ use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig
 use tranche_primitives::criteria::compute_assignments;
 use tranche_primitives::vote::sign_approval;
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCertKind, CandidateBitfield, CandidateHash, CoreIndex,
-    GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote, LeavingCore,
+    ApprovalDistributionMessage, AssignmentCertKind, Block, Candidate, CandidateBitfield,
+    CandidateHash, CoreIndex, GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote,
     RelayVrfStory, Session, SessionInfo, Tick, ValidationProtocol, ValidatorIndex, ValidatorPair,
 };
-use tranche_voting::{IncludedCandidate, LocalKeys, NewBlock};
+use tranche_voting::{LocalKeys, NewBlock};
 
 pub const TICKS_PER_SLOT: Tick = 12;
 
@@ -66,21 +66,13 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
         let story =
             RelayVrfStory(Hash::blake2_256(&[b"story".as_slice(), &b.to_le_bytes()].concat()).0);
         let slot = 100 + u64::from(b);
-        let candidates: Vec<IncludedCandidate> = (0..n_cores)
-            .map(|c| IncludedCandidate {
+        let candidates: Vec<Candidate> = (0..n_cores)
+            .map(|c| Candidate {
                 hash: CandidateHash(Hash::blake2_256(
                     &[hash.0.as_slice(), &c.to_le_bytes()].concat(),
                 )),
                 core: CoreIndex(c),
                 group: GroupIndex(c),
-            })
-            .collect();
-        let leaving: Vec<LeavingCore> = candidates
-            .iter()
-            .map(|c| LeavingCore {
-                candidate_hash: c.hash,
-                core: c.core,
-                group: c.group,
             })
             .collect();
         let block_tick = slot * TICKS_PER_SLOT;
@@ -90,7 +82,7 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
                 ValidatorIndex(v),
                 &story,
                 &session.info,
-                &leaving,
+                &candidates,
             );
             let mut seen = Vec::new();
             for (core, a) in &ours {
@@ -141,13 +133,16 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
             }
         }
         blocks.push(NewBlock {
-            hash,
-            number: b,
-            parent,
-            slot,
+            block: Block {
+                hash,
+                number: b,
+                parent,
+                slot,
+                session: session.info.session_index,
+                relay_vrf_story: story,
+                candidates,
+            },
             session: session.clone(),
-            relay_vrf_story: story,
-            candidates,
         });
         parent = hash;
     }
@@ -256,7 +251,7 @@ const IDLE: Duration = Duration::from_secs(60);
 /// virtual time until `end`.
 pub fn run_virtual(net: &Net, node: &mut Node, end: Tick) -> Trace {
     let mut trace = Trace::default();
-    let first = net.blocks[0].slot * TICKS_PER_SLOT;
+    let first = net.blocks[0].block.slot * TICKS_PER_SLOT;
     node.set_tick(first).unwrap();
     for v in 1..net.n {
         node.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
@@ -276,11 +271,11 @@ pub fn run_virtual(net: &Net, node: &mut Node, end: Tick) -> Trace {
         for b in net
             .blocks
             .iter()
-            .filter(|b| b.slot * TICKS_PER_SLOT == tick)
+            .filter(|b| b.block.slot * TICKS_PER_SLOT == tick)
         {
             node.import_block(b.clone()).unwrap();
             node.wait_idle(IDLE).unwrap();
-            let heads: Vec<Hash> = vec![b.hash];
+            let heads: Vec<Hash> = vec![b.block.hash];
             for v in 1..net.n {
                 node.peer_view(
                     PeerId(v),

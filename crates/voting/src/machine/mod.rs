@@ -15,8 +15,7 @@ mod votes;
 
 pub use interface::{
     Action, ApprovalCheckError, ApprovalCheckResult, AssignmentCheckError, AssignmentCheckResult,
-    BlockMeta, CandidateStatus, CheckedApproval, CheckedAssignment, Config, IncludedCandidate,
-    LocalKeys, NewBlock, Output,
+    CandidateStatus, CheckedApproval, CheckedAssignment, Config, LocalKeys, NewBlock, Output,
 };
 
 use self::entries::{BlockEntry, CandidateEntry, InFlight};
@@ -147,7 +146,7 @@ impl ApprovalVoting {
         idx: CandidateIndex,
     ) -> Option<(&mut BlockEntry, CandidateHash, &mut CandidateEntry)> {
         let entry = self.blocks.get_mut(block)?;
-        let &(chash, _, _) = entry.candidate(idx)?;
+        let chash = entry.candidate(idx)?.hash;
         let cand = self.candidates.get_mut(&chash)?;
         Some((entry, chash, cand))
     }

@@ -4,11 +4,10 @@
 //! with a `StoreError::Corrupt` naming the bad record.
 
 use super::{
-    ApprovalEntryRecord, AssignmentRecord, BlockRecord, BlockStateRecord, Snapshot, StoreError,
-    WriteOp,
+    ApprovalEntryRecord, AssignmentRecord, BlockStateRecord, Snapshot, StoreError, WriteOp,
 };
 use parity_scale_codec::{Decode, Encode};
-use tranche_primitives::{CandidateHash, Hash, SessionInfo, Tick, ValidatorIndex};
+use tranche_primitives::{Block, CandidateHash, Hash, SessionInfo, Tick, ValidatorIndex};
 
 /// A table of the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -220,7 +219,7 @@ pub fn decode_row(
         }
         Table::Blocks => {
             exact_len(table, key, 32)?;
-            let b: BlockRecord = decode_value(table, key, value)?;
+            let b: Block = decode_value(table, key, value)?;
             if b.hash.0 != key {
                 return Err(corrupt(table, key, "block hash differs from its key"));
             }
@@ -290,24 +289,26 @@ pub fn decode_row(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tranche_primitives::{CoreIndex, GroupIndex};
+    use tranche_primitives::{Candidate, CoreIndex, GroupIndex, RelayVrfStory};
 
     /// The bytes of a block row, written out by hand: hash, number (u32
     /// LE), parent, slot (u64 LE), session (u32 LE), relay VRF story, then
     /// the compact-prefixed candidates as (hash, core u32 LE, group u32 LE).
     #[test]
     fn block_row_layout_is_pinned() {
-        let block = BlockRecord {
+        let candidate = |h: u8, c: u32, g: u32| Candidate {
+            hash: CandidateHash(Hash([h; 32])),
+            core: CoreIndex(c),
+            group: GroupIndex(g),
+        };
+        let block = Block {
             hash: Hash([1; 32]),
             number: 0x0102_0304,
             parent: Hash([2; 32]),
             slot: 0x1122_3344_5566_7788,
             session: 7,
-            relay_vrf_story: [3; 32],
-            candidates: vec![
-                (CandidateHash(Hash([4; 32])), CoreIndex(5), GroupIndex(6)),
-                (CandidateHash(Hash([8; 32])), CoreIndex(9), GroupIndex(10)),
-            ],
+            relay_vrf_story: RelayVrfStory([3; 32]),
+            candidates: vec![candidate(4, 5, 6), candidate(8, 9, 10)],
         };
         let mut want = Vec::new();
         want.extend_from_slice(&[1; 32]);
