@@ -8,6 +8,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::{
     Block, Candidate, CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash, RelayVrfStory,
     Session, SessionInfo, Tick, ValidatorId, ValidatorIndex, ValidatorSignature,
@@ -111,7 +112,7 @@ impl Bed {
         let n = self.next_block;
         self.next_block += 1;
         let b = block(n, &self.session);
-        let tick = b.block.slot * 12;
+        let tick = b.block.slot * DEFAULT_TICKS_PER_SLOT;
         let out = self.m.import_block(tick, b);
         self.store.write(out.writes).unwrap();
         (n, tick)

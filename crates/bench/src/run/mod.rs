@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_node::{Architecture, StoreConfig};
+use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_workload::config::BenchStep;
 use tranche_workload::generate::cache::GeneratedMessages;
@@ -68,8 +69,8 @@ pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 /// reported as such.
 pub(super) const GRACE_TICKS: Tick = 40;
 /// How often the real-clock driver samples the run for plots and the
-/// Prometheus endpoint (the virtual-clock driver samples every tick).
-pub(super) const REAL_SAMPLE_EVERY: Duration = Duration::from_millis(500);
+/// Prometheus endpoint: once a tick, as the virtual-clock driver does.
+pub(super) const REAL_SAMPLE_EVERY: Duration = Duration::from_millis(TICK_DURATION_MILLIS);
 
 /// Messages of a step, generated or loaded, with how they were obtained.
 pub struct Prepared {

@@ -707,12 +707,13 @@ pub fn render_timeline(s: &Scenario, run: &Run) -> String {
     let mut out = String::new();
     out.push_str(&format!("scenario {}: {}\n", s.name, s.description));
     out.push_str(&format!(
-        "session: {} validators, {} cores, needed_approvals {}, no-show after {} slot(s) ({} ticks); one tick = 500 ms\n",
+        "session: {} validators, {} cores, needed_approvals {}, no-show after {} slot(s) ({} ticks); one tick = {} ms\n",
         s.session.n_validators,
         s.session.n_cores,
         s.session.needed_approvals,
         s.session.no_show_slots,
-        s.session.no_show_slots as u64 * s.ticks_per_slot()
+        s.session.no_show_slots as u64 * s.ticks_per_slot(),
+        tranche_primitives::time::TICK_DURATION_MILLIS,
     ));
     let mut last = None;
     for l in &run.timeline {

@@ -12,6 +12,7 @@ use std::time::Duration;
 use tranche_distribution::{Outgoing, PeerId, SessionGridTopology, View};
 use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
 use tranche_primitives::criteria::compute_assignments;
+use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::vote::sign_approval;
 use tranche_primitives::{
     ApprovalDistributionMessage, AssignmentCertKind, Block, Candidate, CandidateBitfield,
@@ -19,8 +20,6 @@ use tranche_primitives::{
     RelayVrfStory, Session, SessionInfo, Tick, ValidationProtocol, ValidatorIndex, ValidatorPair,
 };
 use tranche_voting::{LocalKeys, NewBlock};
-
-pub const TICKS_PER_SLOT: Tick = 12;
 
 pub struct Net {
     pub n: u32,
@@ -75,7 +74,7 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
                 group: GroupIndex(c),
             })
             .collect();
-        let block_tick = slot * TICKS_PER_SLOT;
+        let block_tick = slot * DEFAULT_TICKS_PER_SLOT;
         for v in 1..n {
             let ours = compute_assignments(
                 &pairs[v as usize],
@@ -251,7 +250,7 @@ const IDLE: Duration = Duration::from_secs(60);
 /// virtual time until `end`.
 pub fn run_virtual(net: &Net, node: &mut Node, end: Tick) -> Trace {
     let mut trace = Trace::default();
-    let first = net.blocks[0].block.slot * TICKS_PER_SLOT;
+    let first = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     node.set_tick(first).unwrap();
     for v in 1..net.n {
         node.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
@@ -271,7 +270,7 @@ pub fn run_virtual(net: &Net, node: &mut Node, end: Tick) -> Trace {
         for b in net
             .blocks
             .iter()
-            .filter(|b| b.block.slot * TICKS_PER_SLOT == tick)
+            .filter(|b| b.block.slot * DEFAULT_TICKS_PER_SLOT == tick)
         {
             node.import_block(b.clone()).unwrap();
             node.wait_idle(IDLE).unwrap();

@@ -13,8 +13,6 @@ use tranche_voting::{
     Action, ApprovalVoting, CheckedApproval, CheckedAssignment, NewBlock, Output, Store,
 };
 
-pub const TPS: Tick = 12;
-
 pub struct SessionSpec {
     pub n_validators: u32,
     pub n_cores: u32,
