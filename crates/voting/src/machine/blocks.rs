@@ -3,7 +3,7 @@
 //! pruning it causes (upstream `canonicalize` in
 //! `polkadot/node/core/approval-voting/src/ops.rs`).
 
-use super::entries::{ApprovalEntry, BlockEntry, CandidateEntry, OurAssignment};
+use super::entries::{ApprovalEntry, BlockEntry, OurAssignment};
 use super::interface::{Action, NewBlock, Output};
 use super::{ApprovalVoting, Out};
 use crate::bits::ValidatorSet;
@@ -93,14 +93,7 @@ impl ApprovalVoting {
                 i as CandidateIndex,
                 ae.record(),
             ));
-            let cand = self
-                .candidates
-                .entry(c.hash)
-                .or_insert_with(|| CandidateEntry {
-                    approvals: ValidatorSet::new(n_validators),
-                    entries: Vec::new(),
-                });
-            cand.entries.push(ae);
+            self.add_approval_entry(c.hash, n_validators, ae);
         }
         let fully = entry.approved.is_full();
         for i in entry.approved.iter() {

@@ -18,7 +18,8 @@ pub use interface::{
     CandidateStatus, CheckedApproval, CheckedAssignment, Config, LocalKeys, NewBlock, Output,
 };
 
-use self::entries::{BlockEntry, CandidateEntry, InFlight};
+use self::entries::{ApprovalEntry, BlockEntry, CandidateEntry, InFlight};
+use crate::bits::ValidatorSet;
 use crate::store::{WriteBatch, WriteOp};
 use crate::timer_table::{Pair, TimerTable};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -149,6 +150,24 @@ impl ApprovalVoting {
         let chash = entry.candidate(idx)?.hash;
         let cand = self.candidates.get_mut(&chash)?;
         Some((entry, chash, cand))
+    }
+
+    /// File a block's approval entry under its candidate, creating the
+    /// candidate's entry when the candidate is new.
+    fn add_approval_entry(
+        &mut self,
+        candidate: CandidateHash,
+        n_validators: usize,
+        ae: ApprovalEntry,
+    ) {
+        self.candidates
+            .entry(candidate)
+            .or_insert_with(|| CandidateEntry {
+                approvals: ValidatorSet::new(n_validators),
+                entries: Vec::new(),
+            })
+            .entries
+            .push(ae);
     }
 
     fn schedule_wakeup(&mut self, out: &mut Out, pair: Pair, tick: Tick) {

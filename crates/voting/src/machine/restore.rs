@@ -2,7 +2,7 @@
 //! the same entries, votes, our pending work and timers as before it was
 //! dropped.
 
-use super::entries::{ApprovalEntry, BlockEntry, CandidateEntry, InFlight, OurAssignment};
+use super::entries::{ApprovalEntry, BlockEntry, InFlight, OurAssignment};
 use super::interface::{Config, LocalKeys};
 use super::ApprovalVoting;
 use crate::bits::ValidatorSet;
@@ -93,14 +93,7 @@ impl ApprovalVoting {
                     triggered: o.triggered,
                     check_due: o.check_due,
                 });
-                let cand = self
-                    .candidates
-                    .entry(c.hash)
-                    .or_insert_with(|| CandidateEntry {
-                        approvals: ValidatorSet::new(n_validators),
-                        entries: Vec::new(),
-                    });
-                cand.entries.push(ae);
+                self.add_approval_entry(c.hash, n_validators, ae);
             }
             self.blocks_at_height
                 .entry(record.number)
