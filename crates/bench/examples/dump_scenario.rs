@@ -3,10 +3,9 @@
 //! approved. Usage: dump_scenario FILE.yaml OUT.json
 use std::collections::BTreeMap;
 use tranche_bench::run::{prepare, ClockKind, DbKind, RunOptions};
-use tranche_primitives::time::slot_start_tick;
+use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT};
 use tranche_primitives::ApprovalDistributionMessage;
 use tranche_workload::config;
-use tranche_workload::generate::TICKS_PER_SLOT;
 use tranche_workload::producer::{Producer, ProducerOptions};
 
 fn main() {
@@ -26,7 +25,7 @@ fn main() {
         .world
         .blocks
         .iter()
-        .map(|b| slot_start_tick(b.slot, TICKS_PER_SLOT))
+        .map(|b| slot_start_tick(b.slot, DEFAULT_TICKS_PER_SLOT))
         .collect();
     let mut prod = Producer::new(
         &p.messages.bundles,

@@ -48,7 +48,7 @@ pub fn measure<'a>(
                             &cb,
                             a.validator,
                             session,
-                            &block.story,
+                            &block.relay_vrf_story,
                             &a.cert,
                             &groups,
                         )
@@ -63,7 +63,7 @@ pub fn measure<'a>(
                     let hashes: Vec<_> = v
                         .candidate_indices
                         .iter_ones()
-                        .filter_map(|i| block.candidates.get(i as usize).map(|c| c.candidate_hash))
+                        .filter_map(|i| block.candidates.get(i as usize).map(|c| c.hash))
                         .collect();
                     let ok = session
                         .validator_key(v.validator)

@@ -76,9 +76,6 @@ enum Command {
         /// Show CPU rows but judge none (baseline from another machine).
         #[arg(long)]
         ignore_cpu: bool,
-        /// List identical figures too.
-        #[arg(long)]
-        verbose: bool,
     },
     /// Run the voting state machine on a timed scenario in virtual time
     /// (format: testdata/scenarios/README.md); print a timeline of why each
@@ -135,8 +132,9 @@ fn run(cli: Cli) -> Result<ExitCode> {
             cpu_tolerance,
             cpu_floor,
             ignore_cpu,
-            verbose,
         } => {
+            // `-v` (global) lists the identical figures too.
+            let verbose = cli.verbose > 0;
             let load = |p: &PathBuf| tranche_bench::report::compare::load(p);
             let (base, cur) = match (load(&baseline), load(&current)) {
                 (Ok(b), Ok(c)) => (b, c),

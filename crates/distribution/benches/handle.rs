@@ -33,13 +33,13 @@ fn session(n: u32) -> Arc<Session> {
     }))
 }
 
-fn meta() -> BlockApprovalMeta {
-    BlockApprovalMeta {
+fn meta() -> Block {
+    Block {
         hash: Hash([1; 32]),
         number: 1,
-        parent_hash: Hash([0; 32]),
+        parent: Hash([0; 32]),
         candidates: (0..N_CORES)
-            .map(|c| CandidateMeta {
+            .map(|c| Candidate {
                 hash: CandidateHash(Hash([c as u8; 32])),
                 core: CoreIndex(c),
                 group: GroupIndex(c),
@@ -47,7 +47,7 @@ fn meta() -> BlockApprovalMeta {
             .collect(),
         slot: 0,
         session: 1,
-        vrf_story: RelayVrfStory([2; 32]),
+        relay_vrf_story: RelayVrfStory([2; 32]),
     }
 }
 

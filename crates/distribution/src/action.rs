@@ -1,13 +1,13 @@
 //! The state machine's vocabulary with its runtime: the inputs' data types
-//! (peers, views, block metadata) and the output actions (sends,
+//! (peers, views; blocks are the primitives' `Block`) and the output actions (sends,
 //! reputation changes, crypto checks to run, imports for approval voting).
 
 use crate::check::{ApprovalCheck, AssignmentCheck};
 use crate::reputation::Rep;
 use std::sync::Arc;
 use tranche_primitives::{
-    BlockNumber, CandidateBitfield, CandidateHash, CoreIndex, DelayTranche, GroupIndex, Hash,
-    IndirectAssignmentCert, IndirectSignedApprovalVote, RelayVrfStory, SessionIndex, Slot,
+    BlockNumber, CandidateBitfield, DelayTranche, Hash, IndirectAssignmentCert,
+    IndirectSignedApprovalVote,
 };
 
 /// A connected peer. The runtime picks the numbers; they index bitsets, so
@@ -21,27 +21,6 @@ pub const MAX_PEER_ID: u32 = (1 << 16) - 1;
 
 /// An assignment as it travels: the certificate and the candidates it claims.
 pub type AssignmentItem = (IndirectAssignmentCert, CandidateBitfield);
-
-/// A candidate of a block: hash, the core it left, its backing group.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct CandidateMeta {
-    pub hash: CandidateHash,
-    pub core: CoreIndex,
-    pub group: GroupIndex,
-}
-
-/// `BlockApprovalMeta`: what approval voting tells distribution about a new
-/// block. `candidates` are in candidate-index order.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BlockApprovalMeta {
-    pub hash: Hash,
-    pub number: BlockNumber,
-    pub parent_hash: Hash,
-    pub candidates: Vec<CandidateMeta>,
-    pub slot: Slot,
-    pub session: SessionIndex,
-    pub vrf_story: RelayVrfStory,
-}
 
 /// A peer's view: its leaves and its finalized block number.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -63,9 +63,7 @@ pub mod reputation;
 mod state;
 pub mod topology;
 
-pub use action::{
-    Action, AssignmentItem, BlockApprovalMeta, CandidateMeta, Outgoing, PeerId, View, MAX_PEER_ID,
-};
+pub use action::{Action, AssignmentItem, Outgoing, PeerId, View, MAX_PEER_ID};
 pub use batch::batch_notifications;
 pub use bitset::BitSet;
 pub use check::{

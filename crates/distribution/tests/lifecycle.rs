@@ -137,13 +137,13 @@ fn late_topology_routes_what_was_pending() {
 }
 
 /// A chain 1..=n; block 1 has 4 candidates, the rest none.
-fn chain(n: u32) -> Vec<BlockApprovalMeta> {
+fn chain(n: u32) -> Vec<Block> {
     (1..=n)
         .map(|i| meta(i, if i == 1 { 4 } else { 0 }))
         .collect()
 }
 
-fn grow(s: &mut State, metas: &[BlockApprovalMeta]) -> Vec<Action> {
+fn grow(s: &mut State, metas: &[Block]) -> Vec<Action> {
     let mut out = Vec::new();
     for m in metas {
         s.new_blocks(0, vec![m.clone()], &mut out);

@@ -18,7 +18,7 @@ fn column() -> BTreeSet<u32> {
     [3, 10, 17, 31, 38, 45].into()
 }
 
-fn setup() -> (State, BlockApprovalMeta) {
+fn setup() -> (State, Block) {
     let m = meta(1, 4);
     (node_on_grid(N, LOCAL, &m, Config::default()), m)
 }

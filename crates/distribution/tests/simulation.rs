@@ -12,11 +12,11 @@ use parity_scale_codec::Encode;
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 use tranche_distribution::*;
+use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::*;
 
 const N: u32 = 50;
 const N_CORES: u32 = 3;
-const TICKS_PER_SLOT: u64 = 12;
 
 struct Net {
     nodes: Vec<State>,
@@ -31,11 +31,7 @@ struct Net {
     delivered: usize,
     dropped: usize,
     /// Blocks and the messages made for them.
-    blocks: Vec<(
-        BlockApprovalMeta,
-        Vec<AssignmentItem>,
-        Vec<IndirectSignedApprovalVote>,
-    )>,
+    blocks: Vec<(Block, Vec<AssignmentItem>, Vec<IndirectSignedApprovalVote>)>,
     finalized: u32,
     now: Tick,
 }
@@ -146,7 +142,7 @@ impl Net {
     fn add_block(&mut self, number: u32, with_messages: bool) {
         let mut m = meta(number, if with_messages { N_CORES } else { 0 });
         m.slot = number as u64;
-        self.now = m.slot * TICKS_PER_SLOT;
+        self.now = m.slot * DEFAULT_TICKS_PER_SLOT;
         for i in 0..N {
             let mut out = Vec::new();
             self.nodes[i as usize].new_blocks(self.now, vec![m.clone()], &mut out);

@@ -11,7 +11,7 @@ use tranche_primitives::*;
 const N: u32 = 49;
 const LOCAL: u32 = 24;
 
-fn setup() -> (State, BlockApprovalMeta) {
+fn setup() -> (State, Block) {
     let m = meta(1, 4);
     (node_on_grid(N, LOCAL, &m, Config::default()), m)
 }

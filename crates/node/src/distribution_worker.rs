@@ -89,7 +89,7 @@ impl DistributionWorker {
                 grid,
                 local,
             }) => self.state.new_gossip_topology(session, grid, local, out),
-            DistMsg::NewBlocks(metas) => self.state.new_blocks(now, metas, out),
+            DistMsg::NewBlocks(blocks) => self.state.new_blocks(now, blocks, out),
             DistMsg::OurView(heads) => self.state.our_view_change(&heads),
             DistMsg::DistributeAssignment { cert, claimed } => {
                 // Our own: counted as imported, as upstream does.

@@ -64,7 +64,7 @@ impl Fanout {
                 // Distribution learns our new view first, so peers' messages
                 // for the block that overtake its import are held, not
                 // dropped.
-                let heads = self.leaves.add(b.hash, b.parent);
+                let heads = self.leaves.add(b.block.hash, b.block.parent);
                 self.prio.to_workers(|| DistMsg::OurView(heads.clone()))?;
                 self.voting.send(VoteMsg::Block(b))
             }

@@ -4,12 +4,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use tranche_distribution::reputation::Rep;
 use tranche_distribution::{
-    ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict,
-    BlockApprovalMeta, PeerId, SessionGridTopology, View,
+    ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict, PeerId,
+    SessionGridTopology, View,
 };
 use tranche_primitives::{
-    ApprovalDistributionMessage, BlockNumber, CandidateBitfield, Hash, IndirectAssignmentCert,
-    IndirectSignedApprovalVote, SessionIndex, Tick, ValidatorIndex,
+    ApprovalDistributionMessage, Block, BlockNumber, CandidateBitfield, Hash,
+    IndirectAssignmentCert, IndirectSignedApprovalVote, SessionIndex, Tick, ValidatorIndex,
 };
 use tranche_voting::{CheckedApproval, CheckedAssignment, NewBlock};
 
@@ -82,7 +82,7 @@ pub(crate) enum DistMsg {
     },
     /// A peer or topology event (every distribution worker gets it).
     Network(NetworkEvent),
-    NewBlocks(Vec<BlockApprovalMeta>),
+    NewBlocks(Vec<Block>),
     /// The node's own view (its leaves) changed: messages for these blocks
     /// are held until the blocks are known.
     OurView(Vec<Hash>),

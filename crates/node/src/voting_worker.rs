@@ -13,7 +13,6 @@ use crossbeam_channel::Sender;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
-use tranche_distribution::{BlockApprovalMeta, CandidateMeta};
 use tranche_primitives::{Hash, Tick, ValidatorIndex};
 use tranche_voting::{Action, ApprovalVoting, CheckedApproval, CheckedAssignment, Output, Store};
 
@@ -41,26 +40,6 @@ pub(crate) struct VotingWorker {
     pub slot_starts: HashMap<Hash, Tick>,
 }
 
-fn meta(m: &tranche_voting::BlockMeta) -> BlockApprovalMeta {
-    BlockApprovalMeta {
-        hash: m.hash,
-        number: m.number,
-        parent_hash: m.parent,
-        candidates: m
-            .candidates
-            .iter()
-            .map(|c| CandidateMeta {
-                hash: c.hash,
-                core: c.core,
-                group: c.group,
-            })
-            .collect(),
-        slot: m.slot,
-        session: m.session,
-        vrf_story: m.relay_vrf_story,
-    }
-}
-
 impl VotingWorker {
     fn apply(&mut self, out: Output) -> Result<(), String> {
         if !out.writes.is_empty() {
@@ -77,9 +56,9 @@ impl VotingWorker {
                         m.hash,
                         tranche_primitives::time::slot_start_tick(m.slot, self.ticks_per_slot),
                     );
-                    let metas = vec![meta(&m)];
+                    let blocks = vec![m];
                     for w in &self.dist.workers {
-                        w.send(DistMsg::NewBlocks(metas.clone()))
+                        w.send(DistMsg::NewBlocks(blocks.clone()))
                             .map_err(|e| e.to_string())?;
                     }
                 }

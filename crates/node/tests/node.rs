@@ -8,12 +8,13 @@ mod common;
 use common::*;
 use std::time::{Duration, Instant};
 use tranche_node::{Architecture, Clock, Node, NodeError, NodeEvent};
+use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 
 #[test]
 fn classic_and_parallel_agree_tick_for_tick() {
     let net = net(20, 4, 3, 3);
-    let end = net.blocks.last().unwrap().slot * TICKS_PER_SLOT + 40;
-    let start = net.blocks[0].slot * TICKS_PER_SLOT;
+    let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
+    let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let mut reference = None;
     for arch in [
         Architecture::Classic,
@@ -97,7 +98,7 @@ fn a_failing_worker_stops_the_node_with_its_name() {
 fn real_clock_small_network_approves_every_block() {
     let net = net(10, 2, 3, 2);
     // Start the real clock two ticks before the first block's slot.
-    let first = net.blocks[0].slot * TICKS_PER_SLOT;
+    let first = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let clock = Clock::real(first - 2);
     let mut node = Node::start(config(
         &net,
@@ -126,9 +127,11 @@ fn real_clock_small_network_approves_every_block() {
     let deadline = Instant::now() + Duration::from_secs(60);
     while approved.len() < 3 && Instant::now() < deadline {
         let now = clock.now();
-        while imported < net.blocks.len() && net.blocks[imported].slot * TICKS_PER_SLOT <= now {
+        while imported < net.blocks.len()
+            && net.blocks[imported].block.slot * DEFAULT_TICKS_PER_SLOT <= now
+        {
             let b = net.blocks[imported].clone();
-            let hash = b.hash;
+            let hash = b.block.hash;
             node.import_block(b).unwrap();
             for v in 1..net.n {
                 node.peer_view(

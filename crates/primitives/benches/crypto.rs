@@ -18,7 +18,7 @@ use tranche_primitives::vote::{
     approval_payload, sign_approval, verify_approval, verify_batch, BatchItem,
 };
 use tranche_primitives::{
-    CandidateHash, CoreBitfield, CoreIndex, GroupIndex, LeavingCore, OurAssignment, RelayVrfStory,
+    Candidate, CandidateHash, CoreBitfield, CoreIndex, GroupIndex, OurAssignment, RelayVrfStory,
     Session, SessionInfo, ValidatorIndex, ValidatorPair,
 };
 
@@ -52,10 +52,10 @@ fn session(pairs: &[ValidatorPair], n_cores: u32, samples: u32, v2: bool) -> Ses
     })
 }
 
-fn leaving(n_cores: u32) -> Vec<LeavingCore> {
+fn leaving(n_cores: u32) -> Vec<Candidate> {
     (0..n_cores)
-        .map(|c| LeavingCore {
-            candidate_hash: CandidateHash::from([c as u8 ^ 0x5a; 32]),
+        .map(|c| Candidate {
+            hash: CandidateHash::from([c as u8 ^ 0x5a; 32]),
             core: CoreIndex(c),
             group: GroupIndex(c),
         })

@@ -3,13 +3,14 @@
 //! the core-sampling shuffle are Polkadot's, byte for byte.
 
 use crate::bitfield::CoreBitfield;
+use crate::block::Candidate;
 use crate::cert::{AssignmentCert, AssignmentCertKind, VrfSignature};
 use crate::constants::MAX_MODULO_SAMPLES;
-use crate::ids::{CandidateHash, CoreIndex, DelayTranche, GroupIndex, ValidatorIndex};
+use crate::ids::{CoreIndex, DelayTranche, GroupIndex, ValidatorIndex};
 use crate::keys::ValidatorPair;
 use crate::session::{Session, SessionInfo};
 use merlin::Transcript;
-use parity_scale_codec::Encode;
+use parity_scale_codec::{Decode, Encode};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -29,17 +30,8 @@ const TRANCHE_RANDOMNESS_CONTEXT: &[u8] = b"A&V TRANCHE";
 const KUSAMA_VRF: bool = true;
 
 /// The per-block randomness that all assignments of that block mix in.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Encode, Decode)]
 pub struct RelayVrfStory(pub [u8; 32]);
-
-/// A candidate leaving its core in a block: what assignments are made for.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct LeavingCore {
-    pub candidate_hash: CandidateHash,
-    pub core: CoreIndex,
-    /// The backing group of the candidate.
-    pub group: GroupIndex,
-}
 
 /// One of our assignments: the certificate and the tranche it starts in.
 #[derive(Clone, PartialEq, Eq, Debug)]
@@ -194,7 +186,7 @@ pub fn compute_assignments(
     validator_index: ValidatorIndex,
     story: &RelayVrfStory,
     info: &SessionInfo,
-    leaving_cores: &[LeavingCore],
+    leaving_cores: &[Candidate],
 ) -> BTreeMap<CoreIndex, OurAssignment> {
     compute_assignments_traced(pair, validator_index, story, info, leaving_cores).0
 }
@@ -205,7 +197,7 @@ pub fn compute_assignments_traced(
     validator_index: ValidatorIndex,
     story: &RelayVrfStory,
     info: &SessionInfo,
-    leaving_cores: &[LeavingCore],
+    leaving_cores: &[Candidate],
 ) -> (BTreeMap<CoreIndex, OurAssignment>, AssignmentTrace) {
     let mut out = BTreeMap::new();
     let mut trace = AssignmentTrace::default();
@@ -213,7 +205,7 @@ pub fn compute_assignments_traced(
         return (out, trace);
     }
     // A validator never checks a candidate its own group backed.
-    let eligible: Vec<LeavingCore> = leaving_cores
+    let eligible: Vec<Candidate> = leaving_cores
         .iter()
         .filter(|lc| !info.is_in_group(lc.group, validator_index))
         .copied()
@@ -424,6 +416,7 @@ pub fn check_assignment_cert(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ids::CandidateHash;
     use crate::keys::ValidatorId;
 
     const SEED: [u8; 32] = [
@@ -473,10 +466,10 @@ mod tests {
         })
     }
 
-    fn leaving(n_cores: u32) -> Vec<LeavingCore> {
+    fn leaving(n_cores: u32) -> Vec<Candidate> {
         (0..n_cores)
-            .map(|c| LeavingCore {
-                candidate_hash: CandidateHash::from([c as u8; 32]),
+            .map(|c| Candidate {
+                hash: CandidateHash::from([c as u8; 32]),
                 core: CoreIndex(c),
                 group: GroupIndex(c),
             })

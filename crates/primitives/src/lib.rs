@@ -1,10 +1,11 @@
 //! Protocol primitives of Polkadot's approval voting: identifiers, time,
-//! bitfields, session parameters, keys, assignment certificates and their
-//! criteria, approval votes, and the v3 wire messages; and the bounds on
-//! what a user file may ask for (`limits`). Nothing here knows about nodes,
-//! threads or networks.
+//! relay blocks and their candidates, bitfields, session parameters, keys,
+//! assignment certificates and their criteria, approval votes, and the v3
+//! wire messages; and the bounds on what a user file may ask for
+//! (`limits`). Nothing here knows about nodes, threads or networks.
 
 pub mod bitfield;
+pub mod block;
 pub mod cert;
 pub mod codec;
 pub mod constants;
@@ -18,9 +19,10 @@ pub mod vote;
 pub mod wire;
 
 pub use bitfield::{CandidateBitfield, CoreBitfield};
+pub use block::{Block, Candidate};
 pub use cert::{AssignmentCert, AssignmentCertKind, VrfSignature};
 pub use codec::DecodeError;
-pub use criteria::{LeavingCore, OurAssignment, RelayVrfStory};
+pub use criteria::{OurAssignment, RelayVrfStory};
 pub use ids::*;
 pub use keys::{ValidatorId, ValidatorPair};
 pub use session::{Session, SessionInfo};

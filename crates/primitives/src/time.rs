@@ -1,5 +1,7 @@
 //! Protocol time: ticks of 500 ms, slots, tranches and the constants tied to
-//! them (upstream `polkadot/node/primitives/src/approval/time.rs`).
+//! them (upstream `polkadot/node/primitives/src/approval/time.rs`). The one
+//! place that says how long a tick and a default slot are, and how many
+//! ticks a slot has.
 
 use crate::ids::{DelayTranche, Slot, Tick};
 
@@ -10,9 +12,12 @@ pub const TICK_DURATION_MILLIS: u64 = 500;
 pub const TICK_TOO_FAR_IN_FUTURE: Tick = 20;
 /// Relay-chain slot length on Polkadot and Kusama.
 pub const DEFAULT_SLOT_DURATION_MILLIS: u64 = 6_000;
+/// Ticks in one slot of `DEFAULT_SLOT_DURATION_MILLIS` (12).
+pub const DEFAULT_TICKS_PER_SLOT: Tick = ticks_per_slot(DEFAULT_SLOT_DURATION_MILLIS);
 
-/// Ticks in one slot of `slot_duration_millis` (must be a multiple of 500).
-pub fn ticks_per_slot(slot_duration_millis: u64) -> Tick {
+/// Ticks in one slot of `slot_duration_millis` (must be a multiple of
+/// `TICK_DURATION_MILLIS`).
+pub const fn ticks_per_slot(slot_duration_millis: u64) -> Tick {
     slot_duration_millis / TICK_DURATION_MILLIS
 }
 
@@ -39,6 +44,7 @@ mod tests {
     #[test]
     fn tranche_arithmetic() {
         assert_eq!(ticks_per_slot(6_000), 12);
+        assert_eq!(DEFAULT_TICKS_PER_SLOT, 12);
         assert_eq!(slot_start_tick(10, 12), 120);
         assert_eq!(tranche_now(119, 120), 0);
         assert_eq!(tranche_now(125, 120), 5);

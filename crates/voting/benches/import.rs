@@ -8,13 +8,13 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::{
-    CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash, RelayVrfStory, Session,
-    SessionInfo, Tick, ValidatorId, ValidatorIndex, ValidatorSignature,
+    Block, Candidate, CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash, RelayVrfStory,
+    Session, SessionInfo, Tick, ValidatorId, ValidatorIndex, ValidatorSignature,
 };
 use tranche_voting::{
-    ApprovalVoting, CheckedApproval, CheckedAssignment, Config, IncludedCandidate, NewBlock,
-    RedbStore, Store,
+    ApprovalVoting, CheckedApproval, CheckedAssignment, Config, NewBlock, RedbStore, Store,
 };
 
 const N_VALIDATORS: u32 = 500;
@@ -48,21 +48,24 @@ fn block_hash(n: u32) -> Hash {
 
 fn block(n: u32, session: &Arc<Session>) -> NewBlock {
     NewBlock {
-        hash: block_hash(n),
-        number: n,
-        parent: block_hash(n - 1),
-        slot: 10 + n as u64,
+        block: Block {
+            hash: block_hash(n),
+            number: n,
+            parent: block_hash(n - 1),
+            slot: 10 + n as u64,
+            session: session.info.session_index,
+            relay_vrf_story: RelayVrfStory([n as u8; 32]),
+            candidates: (0..N_CORES)
+                .map(|c| Candidate {
+                    hash: CandidateHash(Hash::blake2_256(
+                        &[n.to_le_bytes(), c.to_le_bytes()].concat(),
+                    )),
+                    core: CoreIndex(c),
+                    group: GroupIndex(c),
+                })
+                .collect(),
+        },
         session: session.clone(),
-        relay_vrf_story: RelayVrfStory([n as u8; 32]),
-        candidates: (0..N_CORES)
-            .map(|c| IncludedCandidate {
-                hash: CandidateHash(Hash::blake2_256(
-                    &[n.to_le_bytes(), c.to_le_bytes()].concat(),
-                )),
-                core: CoreIndex(c),
-                group: GroupIndex(c),
-            })
-            .collect(),
     }
 }
 
@@ -109,7 +112,7 @@ impl Bed {
         let n = self.next_block;
         self.next_block += 1;
         let b = block(n, &self.session);
-        let tick = b.slot * 12;
+        let tick = b.block.slot * DEFAULT_TICKS_PER_SLOT;
         let out = self.m.import_block(tick, b);
         self.store.write(out.writes).unwrap();
         (n, tick)

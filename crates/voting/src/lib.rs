@@ -32,8 +32,8 @@ pub use approval_rules::{Check, RequiredTranches, TrancheEntry, APPROVAL_DELAY};
 pub use bits::ValidatorSet;
 pub use machine::{
     Action, ApprovalCheckError, ApprovalCheckResult, ApprovalVoting, AssignmentCheckError,
-    AssignmentCheckResult, BlockMeta, CandidateStatus, CheckedApproval, CheckedAssignment, Config,
-    IncludedCandidate, LocalKeys, NewBlock, Output,
+    AssignmentCheckResult, CandidateStatus, CheckedApproval, CheckedAssignment, Config, LocalKeys,
+    NewBlock, Output,
 };
 pub use store::{
     AssignmentRecord, MemoryStore, RedbStore, Snapshot, Store, StoreError, Table, WriteBatch,

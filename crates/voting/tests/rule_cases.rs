@@ -235,7 +235,7 @@ impl Case {
         let d = self.decl(name)?;
         let mut b = block(name, d.number, &d.parent, d.slot, &s, d.candidates);
         if let Some(other) = &d.shares {
-            for (i, c) in b.candidates.iter_mut().enumerate() {
+            for (i, c) in b.block.candidates.iter_mut().enumerate() {
                 c.hash = cand(other, i as u32);
             }
         }

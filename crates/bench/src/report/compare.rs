@@ -192,10 +192,7 @@ impl Comparison {
             .filter(|r| r.verdict == Verdict::Same)
             .count();
         if !verbose && same > 0 {
-            let _ = writeln!(
-                s,
-                "{same} figures identical (not listed; --verbose lists them)"
-            );
+            let _ = writeln!(s, "{same} figures identical (not listed; -v lists them)");
         }
         let n = self.regressions();
         if n == 0 {

@@ -10,9 +10,10 @@
 //! `polkadot/node/core/approval-voting-parallel/src/metrics.rs`,
 //! `polkadot/node/subsystem-bench/src/lib/network.rs`), `tranche_*` for
 //! ours.
-//! The HTTP side is `tiny_http`: one endpoint, `GET` only, each
-//! connection read on its own thread and each answer written from its own,
-//! so an idle or slow scraper cannot delay another.
+//! The HTTP side is hyper on a single-threaded tokio runtime of its own
+//! thread: one endpoint, `GET` only, every connection its own task with a
+//! deadline for its headers and one for the whole exchange, so an idle or
+//! slow scraper cannot delay another.
 
 use crate::report::thread_group;
 use anyhow::{Context, Result};
@@ -132,20 +133,26 @@ pub struct Exporter {
 }
 
 impl Exporter {
-    /// Bind `addr` (port 0 picks a free port) and serve `/metrics` on
-    /// background threads until the process exits.
+    /// Bind `addr` (port 0 picks a free port) and serve `/metrics` on a
+    /// background thread until the process exits.
     pub fn start(addr: &str) -> Result<Exporter> {
-        let server = tiny_http::Server::http(addr)
-            .map_err(|e| anyhow::anyhow!("cannot listen on {addr} for --prometheus: {e}"))?;
-        let bound = server
-            .server_addr()
-            .to_ip()
+        let listener = std::net::TcpListener::bind(addr)
+            .with_context(|| format!("cannot listen on {addr} for --prometheus"))?;
+        listener
+            .set_nonblocking(true)
+            .with_context(|| format!("cannot listen on {addr} for --prometheus"))?;
+        let bound = listener
+            .local_addr()
             .with_context(|| format!("cannot read the address bound for {addr}"))?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the prometheus runtime")?;
         let shared = Arc::new(Shared::default());
         let served = shared.clone();
         std::thread::Builder::new()
             .name("prometheus".into())
-            .spawn(move || serve(server, served))
+            .spawn(move || runtime.block_on(serve(listener, served)))
             .context("cannot start the prometheus thread")?;
         Ok(Exporter {
             shared,
@@ -178,64 +185,65 @@ fn render(shared: &Arc<Shared>) -> String {
     out
 }
 
-/// Answers in flight at most; beyond, a scrape gets 503 at once.
-const MAX_IN_FLIGHT: usize = 16;
+/// How long a client may take to send its request's headers.
+const HEADER_DEADLINE: Duration = Duration::from_secs(5);
+/// How long one connection may last in all (a scraper that never reads
+/// its answer is dropped then).
+const CONNECTION_DEADLINE: Duration = Duration::from_secs(30);
 
-/// `tiny_http` reads each connection on its own pool thread, so an idle or
-/// slow client holds only its own; each answer is written from a thread of
-/// its own too, so a client that never reads delays nobody else.
-fn serve(server: tiny_http::Server, shared: Arc<Shared>) {
-    let in_flight = Arc::new(std::sync::atomic::AtomicUsize::new(0));
-    for request in server.incoming_requests() {
-        if in_flight.fetch_add(1, Ordering::SeqCst) >= MAX_IN_FLIGHT {
-            in_flight.fetch_sub(1, Ordering::SeqCst);
-            let _ = request.respond(text(503, "busy: too many scrapes at once\n".into()));
+/// Every connection is its own task with its own deadlines, so an idle or
+/// slow client holds only itself.
+async fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) {
+    let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
+        return;
+    };
+    loop {
+        let Ok((stream, _)) = listener.accept().await else {
             continue;
-        }
-        let (shared, done) = (shared.clone(), in_flight.clone());
-        let spawned = std::thread::Builder::new()
-            .name("prometheus-answer".into())
-            .spawn(move || {
-                let a = answer(request.method(), request.url(), &shared);
-                // A broken client only loses its own answer.
-                let _ = request.respond(a);
-                done.fetch_sub(1, Ordering::SeqCst);
+        };
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let service = hyper::service::service_fn(move |req| {
+                let answer = answer(req.method(), req.uri().path(), &shared);
+                async move { Ok::<_, std::convert::Infallible>(answer) }
             });
-        if spawned.is_err() {
-            in_flight.fetch_sub(1, Ordering::SeqCst);
-        }
+            let connection = hyper::server::conn::http1::Builder::new()
+                .timer(hyper_util::rt::TokioTimer::new())
+                .header_read_timeout(HEADER_DEADLINE)
+                .keep_alive(false)
+                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+            // A broken or slow client only loses its own answer.
+            let _ = tokio::time::timeout(CONNECTION_DEADLINE, connection).await;
+        });
     }
 }
 
-type Answer = tiny_http::Response<std::io::Cursor<Vec<u8>>>;
+type Answer = hyper::Response<http_body_util::Full<hyper::body::Bytes>>;
 
-fn text(status: u16, body: String) -> Answer {
-    with_type(status, body, "text/plain; charset=utf-8")
+fn text(status: u16, body: &'static str) -> Answer {
+    with_type(status, body.into(), "text/plain; charset=utf-8")
 }
 
-fn with_type(status: u16, body: String, kind: &str) -> Answer {
-    let header = tiny_http::Header::from_bytes(&b"Content-Type"[..], kind.as_bytes())
-        .expect("a valid header");
-    // Always a Content-Length, never chunked: the simplest for any scraper.
-    tiny_http::Response::from_string(body)
-        .with_status_code(status)
-        .with_header(header)
-        .with_chunked_threshold(usize::MAX)
+fn with_type(status: u16, body: String, kind: &'static str) -> Answer {
+    let mut r = hyper::Response::new(http_body_util::Full::new(body.into()));
+    *r.status_mut() = hyper::StatusCode::from_u16(status).expect("a valid status");
+    r.headers_mut().insert(
+        hyper::header::CONTENT_TYPE,
+        hyper::header::HeaderValue::from_static(kind),
+    );
+    r
 }
 
-fn answer(method: &tiny_http::Method, url: &str, shared: &Arc<Shared>) -> Answer {
-    let path = url.split('?').next().unwrap_or("");
+fn answer(method: &hyper::Method, path: &str, shared: &Arc<Shared>) -> Answer {
     match (method, path) {
-        (tiny_http::Method::Get, "/metrics") => with_type(
+        (&hyper::Method::GET, "/metrics") => with_type(
             200,
             render(shared),
             "application/openmetrics-text; version=1.0.0; charset=utf-8",
         ),
-        (tiny_http::Method::Get, "/") => {
-            text(200, "tranche benchmark: metrics at /metrics\n".into())
-        }
-        (tiny_http::Method::Get, _) => text(404, "not found: try /metrics\n".into()),
-        _ => text(405, "only GET\n".into()),
+        (&hyper::Method::GET, "/") => text(200, "tranche benchmark: metrics at /metrics\n"),
+        (&hyper::Method::GET, _) => text(404, "not found: try /metrics\n"),
+        _ => text(405, "only GET\n"),
     }
 }
 

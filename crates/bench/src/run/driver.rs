@@ -5,9 +5,7 @@
 //! the node sends goes back through the network to the peers, which only
 //! consume it.
 
-use super::{
-    new_block, ClockKind, Prepared, RunOptions, GRACE_TICKS, IDLE_TIMEOUT, REAL_SAMPLE_EVERY,
-};
+use super::{ClockKind, Prepared, RunOptions, GRACE_TICKS, IDLE_TIMEOUT, REAL_SAMPLE_EVERY};
 use crate::report::prometheus::{Exporter, LiveRun};
 use crate::report::{thread_group, Counts, Sample};
 use anyhow::{Context, Result};
@@ -19,12 +17,11 @@ use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_netsim::{Endpoint, Fate, Network, SendError};
 use tranche_node::{process_cpu_time, thread_cpu_time};
 use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
-use tranche_primitives::time::slot_start_tick;
+use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT, TICK_DURATION_MILLIS};
 use tranche_primitives::{Session, Tick};
-use tranche_voting::LocalKeys;
+use tranche_voting::{LocalKeys, NewBlock};
 use tranche_workload::config::BenchStep;
 use tranche_workload::generate::world::NODE_UNDER_TEST;
-use tranche_workload::generate::TICKS_PER_SLOT;
 use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
 
 /// Peer `i` of the network is validator `i + 1`.
@@ -61,7 +58,9 @@ pub(super) struct Driver<'a> {
 impl<'a> Driver<'a> {
     fn sim_time(&self, tick: Tick) -> Duration {
         match self.clock {
-            Clock::Virtual(_) => Duration::from_millis((tick - self.first_tick) * 500),
+            Clock::Virtual(_) => {
+                Duration::from_millis((tick - self.first_tick) * TICK_DURATION_MILLIS)
+            }
             Clock::Real { .. } => self.real_start.elapsed(),
         }
     }
@@ -69,8 +68,10 @@ impl<'a> Driver<'a> {
     fn import_due_blocks(&mut self, tick: Tick) -> Result<()> {
         while self.imported < self.block_ticks.len() && self.block_ticks[self.imported] <= tick {
             let b = self.imported;
-            self.node
-                .import_block(new_block(&self.prepared.world, &self.session, b))?;
+            self.node.import_block(NewBlock {
+                block: self.prepared.world.blocks[b].clone(),
+                session: self.session.clone(),
+            })?;
             if self.clock.is_virtual() {
                 self.node.wait_idle(IDLE_TIMEOUT)?;
             }
@@ -186,11 +187,11 @@ impl<'a> Driver<'a> {
     pub(super) fn approval_ms(&self, b: usize) -> Option<u64> {
         let slot_tick = self.block_ticks[b];
         if self.clock.is_virtual() {
-            self.approved[b].map(|t| t.saturating_sub(slot_tick) * 500)
+            self.approved[b].map(|t| t.saturating_sub(slot_tick) * TICK_DURATION_MILLIS)
         } else {
             self.approved_at[b].map(|at| {
-                let slot_start =
-                    self.real_start + Duration::from_millis((slot_tick - self.first_tick) * 500);
+                let slot_start = self.real_start
+                    + Duration::from_millis((slot_tick - self.first_tick) * TICK_DURATION_MILLIS);
                 at.saturating_duration_since(slot_start).as_millis() as u64
             })
         }
@@ -253,7 +254,7 @@ impl<'a> Driver<'a> {
     /// network event or node event.
     /// Slots the run may take at most (for the progress bar).
     pub(super) fn slots(&self) -> u64 {
-        (self.end_tick - self.first_tick) / TICKS_PER_SLOT
+        (self.end_tick - self.first_tick) / DEFAULT_TICKS_PER_SLOT
     }
 
     pub(super) fn run_ticks(&mut self, bar: &ProgressBar) -> Result<()> {
@@ -282,7 +283,7 @@ impl<'a> Driver<'a> {
             } else if self.last_sample.elapsed() >= REAL_SAMPLE_EVERY {
                 self.sample(tick);
             }
-            bar.set_position(tick.saturating_sub(self.first_tick) / TICKS_PER_SLOT);
+            bar.set_position(tick.saturating_sub(self.first_tick) / DEFAULT_TICKS_PER_SLOT);
             self.import_due_blocks(tick)?;
             let now = self.sim_time(tick);
             deliveries.clear();
@@ -368,14 +369,14 @@ impl<'a> Driver<'a> {
         let block_ticks: Vec<Tick> = world
             .blocks
             .iter()
-            .map(|b| slot_start_tick(b.slot, TICKS_PER_SLOT))
+            .map(|b| slot_start_tick(b.slot, DEFAULT_TICKS_PER_SLOT))
             .collect();
         let first_tick = block_ticks[0];
         let last_tick = *block_ticks.last().expect("at least one block");
         // Every no-show a candidate suffers can cost a no-show window plus the
         // clock drift it adds before a later tranche covers it, so the run may
         // go on that long per withheld approval (upstream waits without limit).
-        let no_show_window = Tick::from(step.no_show_slots) * TICKS_PER_SLOT;
+        let no_show_window = Tick::from(step.no_show_slots) * DEFAULT_TICKS_PER_SLOT;
         let end_tick = last_tick
             + Tick::from(step.n_delay_tranches)
             + (2 + Tick::from(step.num_no_shows_per_candidate))

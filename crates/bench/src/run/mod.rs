@@ -19,8 +19,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_node::{Architecture, StoreConfig};
-use tranche_primitives::{Session, Tick, ValidationProtocol};
-use tranche_voting::{IncludedCandidate, NewBlock};
+use tranche_primitives::time::TICK_DURATION_MILLIS;
+use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_workload::config::BenchStep;
 use tranche_workload::generate::cache::GeneratedMessages;
 use tranche_workload::generate::params::GenerationParams;
@@ -69,8 +69,8 @@ pub(super) const IDLE_TIMEOUT: Duration = Duration::from_secs(600);
 /// reported as such.
 pub(super) const GRACE_TICKS: Tick = 40;
 /// How often the real-clock driver samples the run for plots and the
-/// Prometheus endpoint (the virtual-clock driver samples every tick).
-pub(super) const REAL_SAMPLE_EVERY: Duration = Duration::from_millis(500);
+/// Prometheus endpoint: once a tick, as the virtual-clock driver does.
+pub(super) const REAL_SAMPLE_EVERY: Duration = Duration::from_millis(TICK_DURATION_MILLIS);
 
 /// Messages of a step, generated or loaded, with how they were obtained.
 pub struct Prepared {
@@ -139,27 +139,6 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
         generation,
         encoded,
     })
-}
-
-pub(super) fn new_block(world: &World, session: &Arc<Session>, b: usize) -> NewBlock {
-    let spec = &world.blocks[b];
-    NewBlock {
-        hash: spec.hash,
-        number: spec.number,
-        parent: spec.parent,
-        slot: spec.slot,
-        session: session.clone(),
-        relay_vrf_story: spec.story,
-        candidates: spec
-            .candidates
-            .iter()
-            .map(|c| IncludedCandidate {
-                hash: c.candidate_hash,
-                core: c.core,
-                group: c.group,
-            })
-            .collect(),
-    }
 }
 
 /// The peak resident set size of this process so far (Linux `VmHWM`).

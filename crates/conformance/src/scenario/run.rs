@@ -3,17 +3,18 @@
 //! events in file order; observation; approved-ancestor queries), and the
 //! result in the README's schema, with a timeline of what changed and why.
 
-use super::schema::{EventSpec, Scenario};
+use super::schema::{BlockSpec, EventSpec, Scenario};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use tranche_primitives::{
-    BlockNumber, CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash, RelayVrfStory,
-    Session, SessionInfo, Tick, ValidatorId, ValidatorIndex, ValidatorSignature,
+    Block, BlockNumber, Candidate, CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash,
+    RelayVrfStory, Session, SessionIndex, SessionInfo, Tick, ValidatorId, ValidatorIndex,
+    ValidatorSignature,
 };
 use tranche_voting::{
     Action, ApprovalCheckResult, ApprovalVoting, AssignmentCheckResult, CheckedApproval,
-    CheckedAssignment, Config, IncludedCandidate, NewBlock, RequiredTranches,
+    CheckedAssignment, Config, NewBlock, RequiredTranches,
 };
 
 /// Per-block decision fields.
@@ -94,6 +95,35 @@ fn candidate_hash(block: &str, index: usize, para: u32, core: u32) -> CandidateH
     CandidateHash(Hash::blake2_256(
         format!("tranche-scenario-candidate:{block}:{index}:{para}:{core}").as_bytes(),
     ))
+}
+
+/// The relay block a scenario's block describes: hashes derived from the
+/// names, the block hash as its relay VRF story, and a parent-less block's
+/// parent the finalized block `(finalized)`.
+fn relay_block(b: &BlockSpec, session: SessionIndex) -> Block {
+    let hash = block_hash(&b.name);
+    Block {
+        hash,
+        number: b.number,
+        parent: b
+            .parent
+            .as_deref()
+            .map(block_hash)
+            .unwrap_or_else(|| block_hash("(finalized)")),
+        slot: b.slot,
+        session,
+        relay_vrf_story: RelayVrfStory(hash.0),
+        candidates: b
+            .candidates
+            .iter()
+            .enumerate()
+            .map(|(ci, c)| Candidate {
+                hash: candidate_hash(&b.name, ci, c.para.unwrap_or(1000 + c.core), c.core),
+                core: CoreIndex(c.core),
+                group: GroupIndex(c.group),
+            })
+            .collect(),
+    }
 }
 
 /// Candidate indices from here on are answered without building their
@@ -284,29 +314,9 @@ impl Runner<'_> {
             if self.machine.has_block(&hash) || b.number <= self.finalized {
                 continue;
             }
-            let parent = b
-                .parent
-                .as_deref()
-                .map(block_hash)
-                .unwrap_or_else(|| block_hash("(finalized)"));
-            let candidates = b
-                .candidates
-                .iter()
-                .enumerate()
-                .map(|(ci, c)| IncludedCandidate {
-                    hash: candidate_hash(&b.name, ci, c.para.unwrap_or(1000 + c.core), c.core),
-                    core: CoreIndex(c.core),
-                    group: GroupIndex(c.group),
-                })
-                .collect();
             let nb = NewBlock {
-                hash,
-                number: b.number,
-                parent,
-                slot: b.slot,
+                block: relay_block(b, self.session.info.session_index),
                 session: self.session.clone(),
-                relay_vrf_story: RelayVrfStory(hash.0),
-                candidates,
             };
             let out = self.machine.import_block(tick, nb);
             if self.machine.has_block(&hash) {
@@ -697,12 +707,13 @@ pub fn render_timeline(s: &Scenario, run: &Run) -> String {
     let mut out = String::new();
     out.push_str(&format!("scenario {}: {}\n", s.name, s.description));
     out.push_str(&format!(
-        "session: {} validators, {} cores, needed_approvals {}, no-show after {} slot(s) ({} ticks); one tick = 500 ms\n",
+        "session: {} validators, {} cores, needed_approvals {}, no-show after {} slot(s) ({} ticks); one tick = {} ms\n",
         s.session.n_validators,
         s.session.n_cores,
         s.session.needed_approvals,
         s.session.no_show_slots,
-        s.session.no_show_slots as u64 * s.ticks_per_slot()
+        s.session.no_show_slots as u64 * s.ticks_per_slot(),
+        tranche_primitives::time::TICK_DURATION_MILLIS,
     ));
     let mut last = None;
     for l in &run.timeline {

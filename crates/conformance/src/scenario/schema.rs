@@ -8,6 +8,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
 use tranche_primitives::limits;
+use tranche_primitives::time::{self, DEFAULT_SLOT_DURATION_MILLIS, TICK_DURATION_MILLIS};
 
 /// Longest run, in ticks, a scenario may ask for (about 58 days).
 pub const MAX_SPAN_TICKS: u64 = 10_000_000;
@@ -18,7 +19,7 @@ pub const MAX_EVENTS: u64 = 2_000_000;
 pub const MAX_TICK_CANDIDATES: u64 = 5_000_000;
 
 fn default_slot_duration() -> u64 {
-    6000
+    DEFAULT_SLOT_DURATION_MILLIS
 }
 fn default_session_index() -> u32 {
     1
@@ -217,10 +218,12 @@ impl Scenario {
     fn validate(&self) -> Result<()> {
         self.validate_sizes()?;
         if self.slot_duration_millis == 0
-            || self.slot_duration_millis / 500 * 500 != self.slot_duration_millis
+            || !self
+                .slot_duration_millis
+                .is_multiple_of(TICK_DURATION_MILLIS)
         {
             bail!(
-                "slot_duration_millis {} is not a positive multiple of 500",
+                "slot_duration_millis {} is not a positive multiple of {TICK_DURATION_MILLIS}",
                 self.slot_duration_millis
             );
         }
@@ -289,7 +292,7 @@ impl Scenario {
     }
 
     pub fn ticks_per_slot(&self) -> u64 {
-        self.slot_duration_millis / 500
+        time::ticks_per_slot(self.slot_duration_millis)
     }
 
     pub fn block_tick(&self, b: &BlockSpec) -> u64 {
@@ -355,7 +358,7 @@ mod tests {
     #[test]
     fn defaults_and_groups() {
         let s = Scenario::parse(OK).unwrap();
-        assert_eq!(s.slot_duration_millis, 6000);
+        assert_eq!(s.slot_duration_millis, DEFAULT_SLOT_DURATION_MILLIS);
         assert_eq!(s.session_index, 1);
         assert_eq!(
             s.validator_groups(),

@@ -122,6 +122,15 @@ pub fn compare(reference: &ConformanceFile, ours: &ConformanceFile) -> Result<Re
     let inputs = Inputs::parse(reference)?;
     let mut r = Report::default();
 
+    compare_validators(&mut r, reference, ours);
+    compare_assignments(&mut r, &inputs, reference, ours);
+    compare_approvals(&mut r, &inputs, reference, ours)?;
+    compare_wire(&mut r, &inputs, reference, ours)?;
+    Ok(r)
+}
+
+/// Public keys, and the validator and block counts.
+fn compare_validators(r: &mut Report, reference: &ConformanceFile, ours: &ConformanceFile) {
     for (a, b) in reference.validators.iter().zip(&ours.validators) {
         r.item(
             a.public_key.is_some() && a.public_key == b.public_key,
@@ -134,7 +143,16 @@ pub fn compare(reference: &ConformanceFile, ours: &ConformanceFile) -> Result<Re
     r.item(reference.blocks.len() == ours.blocks.len(), || {
         "block count differs".into()
     });
+}
 
+/// Per block and validator: the assignments, their intermediates and
+/// certificates, and that every certificate checks.
+fn compare_assignments(
+    r: &mut Report,
+    inputs: &Inputs,
+    reference: &ConformanceFile,
+    ours: &ConformanceFile,
+) {
     for ((rb, ob), bi) in reference
         .blocks
         .iter()
@@ -197,12 +215,20 @@ pub fn compare(reference: &ConformanceFile, ours: &ConformanceFile) -> Result<Re
                         )
                     },
                 );
-                check_entry(&mut r, &inputs, bi, v, re, "reference");
-                check_entry(&mut r, &inputs, bi, v, oe, "ours");
+                check_entry(r, inputs, bi, v, re, "reference");
+                check_entry(r, inputs, bi, v, oe, "ours");
             }
         }
     }
+}
 
+/// Approval payloads and signatures, single and multiple.
+fn compare_approvals(
+    r: &mut Report,
+    inputs: &Inputs,
+    reference: &ConformanceFile,
+    ours: &ConformanceFile,
+) -> Result<()> {
     r.item(reference.approvals.len() == ours.approvals.len(), || {
         "approval count differs".into()
     });
@@ -272,7 +298,16 @@ pub fn compare(reference: &ConformanceFile, ours: &ConformanceFile) -> Result<Re
             format!("approvals[{k}]: no candidates")
         });
     }
+    Ok(())
+}
 
+/// Wire encodings, and that they decode back to their messages.
+fn compare_wire(
+    r: &mut Report,
+    inputs: &Inputs,
+    reference: &ConformanceFile,
+    ours: &ConformanceFile,
+) -> Result<()> {
     r.item(reference.wire.len() == ours.wire.len(), || {
         "wire count differs".into()
     });
@@ -300,9 +335,9 @@ pub fn compare(reference: &ConformanceFile, ours: &ConformanceFile) -> Result<Re
                 || format!("wire {id}: validation_protocol_encoded does not decode back"),
             );
         }
-        check_wire_content(&mut r, &inputs, id, &expected);
+        check_wire_content(r, inputs, id, &expected);
     }
-    Ok(r)
+    Ok(())
 }
 
 /// The messages are valid in the file's context: certificates pass the
@@ -356,7 +391,7 @@ fn check_wire_content(r: &mut Report, inputs: &Inputs, id: &str, m: &ApprovalDis
                     let hashes: Option<Vec<_>> = v
                         .candidate_indices
                         .iter_ones()
-                        .map(|i| block.leaving.get(i as usize).map(|lc| lc.candidate_hash))
+                        .map(|i| block.leaving.get(i as usize).map(|lc| lc.hash))
                         .collect();
                     let key = inputs.session.validator_key(v.validator).flatten()?;
                     let payload = tranche_primitives::vote::approval_payload(

@@ -14,8 +14,8 @@ use tranche_primitives::bitfield::Bitfield;
 use tranche_primitives::criteria::compute_assignments_traced;
 use tranche_primitives::vote::{approval_payload, sign_approval};
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCert, AssignmentCertKind, CandidateHash, CoreBitfield,
-    CoreIndex, GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote, LeavingCore,
+    ApprovalDistributionMessage, AssignmentCert, AssignmentCertKind, Candidate, CandidateHash,
+    CoreBitfield, CoreIndex, GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote,
     RelayVrfStory, Session, SessionInfo, ValidationProtocol, ValidatorId, ValidatorIndex,
     ValidatorPair, ValidatorSignature, VrfSignature,
 };
@@ -229,7 +229,8 @@ pub struct Inputs {
 pub struct BlockInputs {
     pub hash: Hash,
     pub story: RelayVrfStory,
-    pub leaving: Vec<LeavingCore>,
+    /// The block's leaving cores, in file order.
+    pub leaving: Vec<Candidate>,
 }
 
 impl Inputs {
@@ -266,8 +267,8 @@ impl Inputs {
         for (b, block) in file.blocks.iter().enumerate() {
             let mut leaving = Vec::new();
             for lc in &block.leaving_cores {
-                leaving.push(LeavingCore {
-                    candidate_hash: CandidateHash(Hash(lc.candidate_hash.array("candidate_hash")?)),
+                leaving.push(Candidate {
+                    hash: CandidateHash(Hash(lc.candidate_hash.array("candidate_hash")?)),
                     core: CoreIndex(lc.core_index),
                     group: GroupIndex(lc.group_index),
                 });

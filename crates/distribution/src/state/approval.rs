@@ -63,7 +63,7 @@ impl State {
                     let expected = aggression
                         && self
                             .topologies
-                            .get(&entry.session)
+                            .get(&entry.block.session)
                             .is_some_and(|t| t.is_validator(p));
                     if !e.received.insert(p) && !expected {
                         rep(out, peer, COST_DUPLICATE_MESSAGE);
@@ -84,11 +84,11 @@ impl State {
         // Validity that needs no crypto (upstream's check_vote_valid before
         // the signature). Quirk decision: a vote naming no candidate is
         // invalid (upstream panics on it).
-        let Some(session) = self.sessions.get(&entry.session).cloned() else {
+        let Some(session) = self.sessions.get(&entry.block.session).cloned() else {
             rep(out, peer, COST_INVALID_MESSAGE);
             return;
         };
-        if bits.len() > entry.candidates.len()
+        if bits.len() > entry.block.candidates.len()
             || bits.count_ones() == 0
             || (v.0 as usize) >= session.info.n_validators()
         {
@@ -97,9 +97,9 @@ impl State {
         }
         let candidate_hashes: Vec<CandidateHash> = bits
             .iter_ones()
-            .map(|i| entry.candidates[i as usize].hash)
+            .map(|i| entry.block.candidates[i as usize].hash)
             .collect();
-        let session_index = entry.session;
+        let session_index = entry.block.session;
         self.next_token += 1;
         let token = CheckToken(self.next_token);
         entry.validator_mut(v).in_flight.push(token);
@@ -203,7 +203,7 @@ impl State {
                 e.received.insert(s);
             }
         }
-        let Some(t) = self.topologies.get(&entry.session) else {
+        let Some(t) = self.topologies.get(&entry.block.session) else {
             return; // no topology: no grid and no random peers either
         };
         for q in t

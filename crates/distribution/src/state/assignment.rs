@@ -70,7 +70,7 @@ impl State {
                     let expected = aggression
                         && self
                             .topologies
-                            .get(&entry.session)
+                            .get(&entry.block.session)
                             .is_some_and(|t| t.is_validator(p));
                     if !ae.received.insert(p) && !expected {
                         rep(out, peer, COST_DUPLICATE_MESSAGE);
@@ -91,7 +91,7 @@ impl State {
         }
         // Validity that needs no crypto (upstream's check_assignment_valid
         // before the certificate check); failures are invalid messages.
-        let Some(session) = self.sessions.get(&entry.session).cloned() else {
+        let Some(session) = self.sessions.get(&entry.block.session).cloned() else {
             rep(out, peer, COST_INVALID_MESSAGE);
             return;
         };
@@ -105,17 +105,17 @@ impl State {
         }
         let cores: Vec<u32> = claimed
             .iter_ones()
-            .map(|i| entry.candidates[i as usize].core.0)
+            .map(|i| entry.block.candidates[i as usize].core.0)
             .collect();
         let backing_groups: Vec<GroupIndex> = claimed
             .iter_ones()
-            .map(|i| entry.candidates[i as usize].group)
+            .map(|i| entry.block.candidates[i as usize].group)
             .collect();
         let Ok(claimed_cores) = CoreBitfield::from_indices(&cores) else {
             rep(out, peer, COST_INVALID_MESSAGE);
             return;
         };
-        let vrf_story = entry.vrf_story;
+        let vrf_story = entry.block.relay_vrf_story;
         self.next_token += 1;
         let token = CheckToken(self.next_token);
         entry.validator_mut(v).in_flight.push(token);
@@ -191,7 +191,7 @@ impl State {
         };
         // Quirk decision: like upstream, a too-far-in-the-future assignment
         // is not remembered, so it can be accepted once its time is near.
-        let block_tick = slot_start_tick(entry.slot, tps);
+        let block_tick = slot_start_tick(entry.block.slot, tps);
         if tranche as Tick >= tranche_now(now, block_tick) as Tick + TICK_TOO_FAR_IN_FUTURE {
             rep(out, peer, COST_ASSIGNMENT_TOO_FAR_IN_THE_FUTURE);
             return;
@@ -246,7 +246,7 @@ impl State {
         let Some(entry) = self.blocks.get_mut(&item.0.block_hash) else {
             return;
         };
-        let topology = self.topologies.get(&entry.session);
+        let topology = self.topologies.get(&entry.block.session);
         let local = source.is_none();
         let v = item.0.validator;
         let routing = topology.map_or(RequiredRouting::PendingTopology, |t| {

@@ -4,15 +4,14 @@
 //! bitsets over peer ids per slot (sent to the peer, received from it), so a
 //! duplicate costs a few word accesses whatever the number of peers.
 
-use crate::action::{AssignmentItem, CandidateMeta};
+use crate::action::AssignmentItem;
 use crate::bitset::BitSet;
 use crate::check::CheckToken;
 use crate::random_routing::RandomRouting;
 use crate::topology::RequiredRouting;
 use std::sync::Arc;
 use tranche_primitives::{
-    BlockNumber, CandidateBitfield, Hash, IndirectSignedApprovalVote, RelayVrfStory, SessionIndex,
-    Slot, ValidatorIndex,
+    Block, BlockNumber, CandidateBitfield, IndirectSignedApprovalVote, ValidatorIndex,
 };
 
 /// Marks an empty slot reference.
@@ -69,12 +68,8 @@ pub(crate) struct ValidatorMessages {
 }
 
 pub(crate) struct BlockEntry {
-    pub number: BlockNumber,
-    pub parent_hash: Hash,
-    pub session: SessionIndex,
-    pub slot: Slot,
-    pub vrf_story: RelayVrfStory,
-    pub candidates: Vec<CandidateMeta>,
+    /// The block as approval voting announced it.
+    pub block: Block,
     /// Peers that have this block in (or below) their view.
     pub known_by: BitSet,
     /// Indexed by validator, grown on demand (indices are bounds-checked
@@ -86,14 +81,9 @@ pub(crate) struct BlockEntry {
 }
 
 impl BlockEntry {
-    pub fn new(meta: &crate::action::BlockApprovalMeta) -> Self {
+    pub fn new(block: Block) -> Self {
         BlockEntry {
-            number: meta.number,
-            parent_hash: meta.parent_hash,
-            session: meta.session,
-            slot: meta.slot,
-            vrf_story: meta.vrf_story,
-            candidates: meta.candidates.clone(),
+            block,
             known_by: BitSet::new(),
             validators: Vec::new(),
             assignments: Vec::new(),
@@ -117,7 +107,7 @@ impl BlockEntry {
     /// Every set bit names a candidate of this block.
     pub fn contains_candidates(&self, bits: &CandidateBitfield) -> bool {
         bits.iter_ones()
-            .all(|i| (i as usize) < self.candidates.len())
+            .all(|i| (i as usize) < self.block.candidates.len())
     }
 
     /// The assignment slot covering candidate `i` for `v`, if any.
@@ -161,7 +151,7 @@ impl BlockEntry {
     pub fn insert_assignment(&mut self, entry: AssignmentEntry) -> u32 {
         let slot = self.assignments.len() as u32;
         let v = entry.item.0.validator;
-        let n = self.candidates.len();
+        let n = self.block.candidates.len();
         let claimed = entry.item.1.clone();
         self.assignments.push(entry);
         let vm = self.validator_mut(v);
@@ -197,7 +187,7 @@ impl BlockEntry {
         }
         let first = vote.candidate_indices.first_one()?;
         let slot = self.votes.len() as u32;
-        let n = self.candidates.len();
+        let n = self.block.candidates.len();
         let vm = self.validator_mut(v);
         if vm.vote_head.len() < n {
             vm.vote_head.resize(n, NONE);

@@ -26,14 +26,14 @@ impl State {
         for head in &view.heads {
             let mut block = *head;
             while let Some(entry) = self.blocks.get_mut(&block) {
-                if entry.number <= view.finalized_number {
+                if entry.block.number <= view.finalized_number {
                     break;
                 }
                 if entry.known_by.contains(p) && !retry_known_blocks {
                     break;
                 }
                 entry.known_by.insert(p);
-                let topology = self.topologies.get(&entry.session);
+                let topology = self.topologies.get(&entry.block.session);
                 let super::block::BlockEntry {
                     assignments: entries,
                     votes,
@@ -63,7 +63,7 @@ impl State {
                         }
                     }
                 }
-                block = entry.parent_hash;
+                block = entry.block.parent;
             }
         }
         emit_sends(out, assignments, approvals);
@@ -78,7 +78,7 @@ impl State {
             let Some(entry) = self.blocks.get_mut(h) else {
                 continue;
             };
-            let Some(t) = self.topologies.get(&entry.session) else {
+            let Some(t) = self.topologies.get(&entry.block.session) else {
                 continue;
             };
             let super::block::BlockEntry {
@@ -132,7 +132,7 @@ impl State {
             let mut resent = Vec::new();
             for h in &oldest {
                 let b = self.blocks.get_mut(h).expect("indexed blocks exist");
-                let block_age = max - b.number;
+                let block_age = max - b.block.number;
                 let may = b.last_resent_at.is_none_or(|l| max - l >= 2 * period);
                 if block_age > 0 && block_age.is_multiple_of(period) && may {
                     for ae in &mut b.assignments {
@@ -149,7 +149,7 @@ impl State {
         }
         for h in &oldest {
             let b = self.blocks.get_mut(h).expect("indexed blocks exist");
-            if !self.topologies.contains_key(&b.session) {
+            if !self.topologies.contains_key(&b.block.session) {
                 continue;
             }
             for ae in &mut b.assignments {

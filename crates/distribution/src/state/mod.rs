@@ -12,9 +12,7 @@ mod gossip;
 mod pending;
 mod topologies;
 
-use crate::action::{
-    Action, AssignmentItem, BlockApprovalMeta, Outgoing, PeerId, View, MAX_PEER_ID,
-};
+use crate::action::{Action, AssignmentItem, Outgoing, PeerId, View, MAX_PEER_ID};
 use crate::check::CheckToken;
 use crate::reputation::Rep;
 use crate::topology::SessionGridTopology;
@@ -23,8 +21,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use topologies::TopologyEntry;
 use tranche_primitives::{
-    BlockNumber, CandidateBitfield, CandidateIndex, Hash, IndirectSignedApprovalVote, Session,
-    SessionIndex, ValidatorIndex, ValidatorSignature,
+    Block, BlockNumber, CandidateBitfield, CandidateIndex, Hash, IndirectSignedApprovalVote,
+    Session, SessionIndex, ValidatorIndex, ValidatorSignature,
 };
 
 /// Block hashes are uniformly random already: hashing them again (SipHash)
@@ -254,7 +252,7 @@ impl State {
             .ordered_blocks()
             .filter(|h| {
                 let b = &self.blocks[h];
-                b.number > finalized && b.known_by.contains(p)
+                b.block.number > finalized && b.known_by.contains(p)
             })
             .collect();
         let view = View {
@@ -358,7 +356,7 @@ impl State {
         }
         let hashes: Vec<Hash> = self
             .ordered_blocks()
-            .filter(|h| self.blocks[h].session == session)
+            .filter(|h| self.blocks[h].block.session == session)
             .collect();
         for h in &hashes {
             let b = self.blocks.get_mut(h).expect("listed");
@@ -385,21 +383,19 @@ impl State {
     pub fn new_blocks(
         &mut self,
         now: tranche_primitives::Tick,
-        metas: Vec<BlockApprovalMeta>,
+        blocks: Vec<Block>,
         out: &mut Vec<Action>,
     ) {
         let mut new_hashes = Vec::new();
-        for meta in &metas {
-            if self.blocks.contains_key(&meta.hash) {
+        for block in blocks {
+            if self.blocks.contains_key(&block.hash) {
                 continue;
             }
-            self.blocks.insert(meta.hash, BlockEntry::new(meta));
-            *self.session_refs.entry(meta.session).or_default() += 1;
-            self.blocks_by_number
-                .entry(meta.number)
-                .or_default()
-                .push(meta.hash);
-            new_hashes.push(meta.hash);
+            let (hash, number, session) = (block.hash, block.number, block.session);
+            self.blocks.insert(hash, BlockEntry::new(block));
+            *self.session_refs.entry(session).or_default() += 1;
+            self.blocks_by_number.entry(number).or_default().push(hash);
+            new_hashes.push(hash);
         }
         let peer_views: Vec<(PeerId, View)> = self
             .peers
@@ -445,11 +441,11 @@ impl State {
                     self.recent_outdated.pop_front();
                 }
                 self.recent_outdated.push_back(h);
-                if let Some(n) = self.session_refs.get_mut(&b.session) {
+                if let Some(n) = self.session_refs.get_mut(&b.block.session) {
                     *n -= 1;
                     if *n == 0 {
-                        self.session_refs.remove(&b.session);
-                        self.topologies.remove(&b.session);
+                        self.session_refs.remove(&b.block.session);
+                        self.topologies.remove(&b.block.session);
                     }
                 }
             }

@@ -1,5 +1,5 @@
 //! Shared fixtures for the distribution tests: sessions with real keys,
-//! block metadata, dummy and real messages, a node set up on a grid, and
+//! blocks, dummy and real messages, a node set up on a grid, and
 //! helpers that pick actions apart.
 #![allow(dead_code)]
 
@@ -38,13 +38,13 @@ pub fn block_hash(number: u32) -> Hash {
     Hash::blake2_256(&number.to_le_bytes())
 }
 
-pub fn meta(number: u32, n_candidates: u32) -> BlockApprovalMeta {
-    BlockApprovalMeta {
+pub fn meta(number: u32, n_candidates: u32) -> Block {
+    Block {
         hash: block_hash(number),
         number,
-        parent_hash: block_hash(number.wrapping_sub(1)),
+        parent: block_hash(number.wrapping_sub(1)),
         candidates: (0..n_candidates)
-            .map(|c| CandidateMeta {
+            .map(|c| Candidate {
                 hash: CandidateHash(Hash::blake2_256(&[number as u8, c as u8, 0xca])),
                 core: CoreIndex(c),
                 group: GroupIndex(c),
@@ -52,7 +52,7 @@ pub fn meta(number: u32, n_candidates: u32) -> BlockApprovalMeta {
             .collect(),
         slot: 0,
         session: 1,
-        vrf_story: RelayVrfStory([number as u8; 32]),
+        relay_vrf_story: RelayVrfStory([number as u8; 32]),
     }
 }
 
@@ -86,7 +86,7 @@ pub fn dummy_vote(block: Hash, v: u32, indices: &[u32]) -> IndirectSignedApprova
 }
 
 /// A real vote by validator `v` for candidates of `meta`.
-pub fn real_vote(meta: &BlockApprovalMeta, v: u32, indices: &[u32]) -> IndirectSignedApprovalVote {
+pub fn real_vote(meta: &Block, v: u32, indices: &[u32]) -> IndirectSignedApprovalVote {
     let hashes: Vec<CandidateHash> = indices
         .iter()
         .map(|i| meta.candidates[*i as usize].hash)
@@ -103,24 +103,15 @@ pub fn real_vote(meta: &BlockApprovalMeta, v: u32, indices: &[u32]) -> IndirectS
 /// (a compact certificate claims all its candidates).
 pub fn real_assignments(
     session: &Session,
-    meta: &BlockApprovalMeta,
+    meta: &Block,
     v: u32,
 ) -> Vec<(AssignmentItem, DelayTranche)> {
-    let leaving: Vec<LeavingCore> = meta
-        .candidates
-        .iter()
-        .map(|c| LeavingCore {
-            candidate_hash: c.hash,
-            core: c.core,
-            group: c.group,
-        })
-        .collect();
     let ours = criteria::compute_assignments(
         &pair(v),
         ValidatorIndex(v),
-        &meta.vrf_story,
+        &meta.relay_vrf_story,
         &session.info,
-        &leaving,
+        &meta.candidates,
     );
     let mut items: Vec<(AssignmentItem, DelayTranche)> = Vec::new();
     for (core, a) in ours {
@@ -144,7 +135,7 @@ pub fn real_assignments(
 /// A node at `local` on the identity grid of `n` validators, connected to
 /// every other validator (peer id = validator index), with `meta` known to
 /// it and to every peer.
-pub fn node_on_grid(n: u32, local: u32, meta: &BlockApprovalMeta, cfg: Config) -> State {
+pub fn node_on_grid(n: u32, local: u32, meta: &Block, cfg: Config) -> State {
     let mut s = State::new(cfg);
     s.add_session(session(n, meta.candidates.len().max(1) as u32));
     let mut out = Vec::new();

@@ -12,15 +12,14 @@ use std::time::Duration;
 use tranche_distribution::{Outgoing, PeerId, SessionGridTopology, View};
 use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
 use tranche_primitives::criteria::compute_assignments;
+use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::vote::sign_approval;
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCertKind, CandidateBitfield, CandidateHash, CoreIndex,
-    GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote, LeavingCore,
+    ApprovalDistributionMessage, AssignmentCertKind, Block, Candidate, CandidateBitfield,
+    CandidateHash, CoreIndex, GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote,
     RelayVrfStory, Session, SessionInfo, Tick, ValidationProtocol, ValidatorIndex, ValidatorPair,
 };
-use tranche_voting::{IncludedCandidate, LocalKeys, NewBlock};
-
-pub const TICKS_PER_SLOT: Tick = 12;
+use tranche_voting::{LocalKeys, NewBlock};
 
 pub struct Net {
     pub n: u32,
@@ -66,8 +65,8 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
         let story =
             RelayVrfStory(Hash::blake2_256(&[b"story".as_slice(), &b.to_le_bytes()].concat()).0);
         let slot = 100 + u64::from(b);
-        let candidates: Vec<IncludedCandidate> = (0..n_cores)
-            .map(|c| IncludedCandidate {
+        let candidates: Vec<Candidate> = (0..n_cores)
+            .map(|c| Candidate {
                 hash: CandidateHash(Hash::blake2_256(
                     &[hash.0.as_slice(), &c.to_le_bytes()].concat(),
                 )),
@@ -75,22 +74,14 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
                 group: GroupIndex(c),
             })
             .collect();
-        let leaving: Vec<LeavingCore> = candidates
-            .iter()
-            .map(|c| LeavingCore {
-                candidate_hash: c.hash,
-                core: c.core,
-                group: c.group,
-            })
-            .collect();
-        let block_tick = slot * TICKS_PER_SLOT;
+        let block_tick = slot * DEFAULT_TICKS_PER_SLOT;
         for v in 1..n {
             let ours = compute_assignments(
                 &pairs[v as usize],
                 ValidatorIndex(v),
                 &story,
                 &session.info,
-                &leaving,
+                &candidates,
             );
             let mut seen = Vec::new();
             for (core, a) in &ours {
@@ -141,13 +132,16 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
             }
         }
         blocks.push(NewBlock {
-            hash,
-            number: b,
-            parent,
-            slot,
+            block: Block {
+                hash,
+                number: b,
+                parent,
+                slot,
+                session: session.info.session_index,
+                relay_vrf_story: story,
+                candidates,
+            },
             session: session.clone(),
-            relay_vrf_story: story,
-            candidates,
         });
         parent = hash;
     }
@@ -256,7 +250,7 @@ const IDLE: Duration = Duration::from_secs(60);
 /// virtual time until `end`.
 pub fn run_virtual(net: &Net, node: &mut Node, end: Tick) -> Trace {
     let mut trace = Trace::default();
-    let first = net.blocks[0].slot * TICKS_PER_SLOT;
+    let first = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     node.set_tick(first).unwrap();
     for v in 1..net.n {
         node.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
@@ -276,11 +270,11 @@ pub fn run_virtual(net: &Net, node: &mut Node, end: Tick) -> Trace {
         for b in net
             .blocks
             .iter()
-            .filter(|b| b.slot * TICKS_PER_SLOT == tick)
+            .filter(|b| b.block.slot * DEFAULT_TICKS_PER_SLOT == tick)
         {
             node.import_block(b.clone()).unwrap();
             node.wait_idle(IDLE).unwrap();
-            let heads: Vec<Hash> = vec![b.hash];
+            let heads: Vec<Hash> = vec![b.block.hash];
             for v in 1..net.n {
                 node.peer_view(
                     PeerId(v),

@@ -3,15 +3,15 @@
 //! pruning it causes (upstream `canonicalize` in
 //! `polkadot/node/core/approval-voting/src/ops.rs`).
 
-use super::entries::{ApprovalEntry, BlockEntry, CandidateEntry, OurAssignment};
-use super::interface::{Action, BlockMeta, IncludedCandidate, NewBlock, Output};
+use super::entries::{ApprovalEntry, BlockEntry, OurAssignment};
+use super::interface::{Action, NewBlock, Output};
 use super::{ApprovalVoting, Out};
 use crate::bits::ValidatorSet;
-use crate::store::{BlockRecord, WriteOp};
+use crate::store::WriteOp;
 use std::collections::{BTreeMap, HashSet};
 use tranche_primitives::criteria;
 use tranche_primitives::{
-    BlockNumber, CandidateIndex, CoreIndex, DelayTranche, Hash, LeavingCore, SessionInfo, Tick,
+    Block, BlockNumber, Candidate, CandidateIndex, CoreIndex, DelayTranche, Hash, SessionInfo, Tick,
 };
 
 impl ApprovalVoting {
@@ -25,17 +25,19 @@ impl ApprovalVoting {
         self.finish(out)
     }
 
-    fn import_block_inner(&mut self, now: Tick, nb: NewBlock, out: &mut Out) {
+    fn import_block_inner(&mut self, now: Tick, new: NewBlock, out: &mut Out) {
+        let NewBlock { block: nb, session } = new;
         if self.blocks.contains_key(&nb.hash) {
             return;
         }
         if self.finalized.is_some_and(|f| nb.number <= f) {
             return;
         }
-        let info = &nb.session.info;
+        let info = &session.info;
         let session_index = info.session_index;
+        debug_assert_eq!(nb.session, session_index, "a block's session and its info");
         if let std::collections::hash_map::Entry::Vacant(e) = self.sessions.entry(session_index) {
-            e.insert(nb.session.clone());
+            e.insert(session.clone());
             out.writes.push(WriteOp::PutSession(info.clone()));
         }
         let session = self.sessions[&session_index].clone();
@@ -47,21 +49,8 @@ impl ApprovalVoting {
         let block_tick = nb.slot.saturating_mul(self.tps);
         let ours = self.our_assignments(info, &nb);
 
-        let record = BlockRecord {
-            hash: nb.hash,
-            number: nb.number,
-            parent: nb.parent,
-            slot: nb.slot,
-            session: session_index,
-            relay_vrf_story: nb.relay_vrf_story.0,
-            candidates: nb
-                .candidates
-                .iter()
-                .map(|c| (c.hash, c.core, c.group))
-                .collect(),
-        };
         let entry = BlockEntry {
-            record: record.clone(),
+            record: nb.clone(),
             session: session.clone(),
             block_tick,
             approved,
@@ -69,7 +58,7 @@ impl ApprovalVoting {
             pending_signature: BTreeMap::new(),
             children: Vec::new(),
         };
-        out.writes.push(WriteOp::PutBlock(record));
+        out.writes.push(WriteOp::PutBlock(nb.clone()));
         out.writes
             .push(WriteOp::PutBlockState(nb.hash, entry.state_record()));
         self.range_start = Some(self.range_start.map_or(nb.number, |r| r.min(nb.number)));
@@ -104,14 +93,7 @@ impl ApprovalVoting {
                 i as CandidateIndex,
                 ae.record(),
             ));
-            let cand = self
-                .candidates
-                .entry(c.hash)
-                .or_insert_with(|| CandidateEntry {
-                    approvals: ValidatorSet::new(n_validators),
-                    entries: Vec::new(),
-                });
-            cand.entries.push(ae);
+            self.add_approval_entry(c.hash, n_validators, ae);
         }
         let fully = entry.approved.is_full();
         for i in entry.approved.iter() {
@@ -134,15 +116,7 @@ impl ApprovalVoting {
                 tick: now,
             });
         }
-        out.actions.push(Action::NewBlock(BlockMeta {
-            hash: nb.hash,
-            number: nb.number,
-            parent: nb.parent,
-            slot: nb.slot,
-            session: session_index,
-            relay_vrf_story: nb.relay_vrf_story,
-            candidates: nb.candidates,
-        }));
+        out.actions.push(Action::NewBlock(nb));
         for (pair, tick) in our_wakeups {
             self.schedule_wakeup(out, pair, tick);
         }
@@ -154,7 +128,7 @@ impl ApprovalVoting {
     fn our_assignments(
         &self,
         info: &SessionInfo,
-        nb: &NewBlock,
+        nb: &Block,
     ) -> BTreeMap<CoreIndex, criteria::OurAssignment> {
         match &self.keys {
             Some(k)
@@ -163,16 +137,13 @@ impl ApprovalVoting {
                     .get(k.index.0 as usize)
                     .is_some_and(|id| *id == k.pair.id()) =>
             {
-                let leaving: Vec<LeavingCore> = nb
-                    .candidates
-                    .iter()
-                    .map(|c| LeavingCore {
-                        candidate_hash: c.hash,
-                        core: c.core,
-                        group: c.group,
-                    })
-                    .collect();
-                criteria::compute_assignments(&k.pair, k.index, &nb.relay_vrf_story, info, &leaving)
+                criteria::compute_assignments(
+                    &k.pair,
+                    k.index,
+                    &nb.relay_vrf_story,
+                    info,
+                    &nb.candidates,
+                )
             }
             _ => BTreeMap::new(),
         }
@@ -237,7 +208,7 @@ impl ApprovalVoting {
             return;
         };
         let mut dropped = Vec::new();
-        for (c, _, _) in &entry.record.candidates {
+        for Candidate { hash: c, .. } in &entry.record.candidates {
             if let Some(cand) = self.candidates.get_mut(c) {
                 cand.entries.retain(|e| e.block != *hash);
                 if cand.entries.is_empty() {
@@ -266,7 +237,7 @@ impl ApprovalVoting {
 /// when no approvals are needed, and those with fewer validators outside
 /// their backing group than approvals needed (upstream `handle_new_head` in
 /// `polkadot/node/core/approval-voting/src/import.rs`).
-fn approved_at_import(info: &SessionInfo, candidates: &[IncludedCandidate]) -> ValidatorSet {
+fn approved_at_import(info: &SessionInfo, candidates: &[Candidate]) -> ValidatorSet {
     let n_validators = info.n_validators();
     let mut approved = ValidatorSet::new(candidates.len());
     for (i, c) in candidates.iter().enumerate() {

@@ -6,14 +6,12 @@
 
 use crate::approval_rules::{tranches_to_approve, Clock, TrancheEntry, TranchesToApprove};
 use crate::bits::ValidatorSet;
-use crate::store::{
-    ApprovalEntryRecord, BlockRecord, BlockStateRecord, OurApprovalRecord, OurAssignmentRecord,
-};
+use crate::store::{ApprovalEntryRecord, BlockStateRecord, OurApprovalRecord, OurAssignmentRecord};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tranche_primitives::{
-    AssignmentCert, CandidateHash, CandidateIndex, CoreIndex, DelayTranche, GroupIndex, Hash,
-    Session, Tick, ValidatorIndex,
+    AssignmentCert, Block, Candidate, CandidateHash, CandidateIndex, DelayTranche, Hash, Session,
+    Tick, ValidatorIndex,
 };
 
 #[derive(Clone, Debug)]
@@ -118,7 +116,8 @@ impl CandidateEntry {
 
 #[derive(Clone, Debug)]
 pub(super) struct BlockEntry {
-    pub(super) record: BlockRecord,
+    /// The immutable part, as imported and stored.
+    pub(super) record: Block,
     pub(super) session: Arc<Session>,
     pub(super) block_tick: Tick,
     pub(super) approved: ValidatorSet,
@@ -152,10 +151,7 @@ impl BlockEntry {
         }
     }
 
-    pub(super) fn candidate(
-        &self,
-        i: CandidateIndex,
-    ) -> Option<&(CandidateHash, CoreIndex, GroupIndex)> {
+    pub(super) fn candidate(&self, i: CandidateIndex) -> Option<&Candidate> {
         self.record.candidates.get(i as usize)
     }
 }

@@ -1,6 +1,6 @@
 //! What crosses the state machine's boundary: its settings (`Config`,
 //! `LocalKeys`), its inputs (`NewBlock`, `CheckedAssignment`,
-//! `CheckedApproval`), its outputs (`Output`, `Action`, `BlockMeta`), the
+//! `CheckedApproval`), its outputs (`Output`, `Action`), the
 //! import results and errors of votes (upstream `AssignmentCheckResult`,
 //! `ApprovalCheckResult` and their errors in
 //! `polkadot/node/core/approval-voting/src/lib.rs`), and the read-only
@@ -10,10 +10,9 @@ use crate::approval_rules::RequiredTranches;
 use crate::store::WriteBatch;
 use std::sync::Arc;
 use tranche_primitives::{
-    AssignmentCert, BlockNumber, CandidateBitfield, CandidateHash, CandidateIndex, CoreIndex,
-    DelayTranche, GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote,
-    RelayVrfStory, Session, SessionIndex, Slot, Tick, ValidatorIndex, ValidatorPair,
-    ValidatorSignature,
+    AssignmentCert, Block, BlockNumber, CandidateBitfield, CandidateHash, CandidateIndex,
+    DelayTranche, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote, Session, SessionIndex,
+    Tick, ValidatorIndex, ValidatorPair, ValidatorSignature,
 };
 
 /// Node-side settings of the state machine.
@@ -43,39 +42,12 @@ pub struct LocalKeys {
     pub index: ValidatorIndex,
 }
 
-/// A candidate included by a block.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct IncludedCandidate {
-    pub hash: CandidateHash,
-    pub core: CoreIndex,
-    /// Its backing group.
-    pub group: GroupIndex,
-}
-
-/// A relay block to import.
+/// A relay block to import, with its session and that session's
+/// parameters (`block.session` is `session.info.session_index`).
 #[derive(Clone, Debug)]
 pub struct NewBlock {
-    pub hash: Hash,
-    pub number: BlockNumber,
-    pub parent: Hash,
-    pub slot: Slot,
-    /// The block's session and its parameters.
+    pub block: Block,
     pub session: Arc<Session>,
-    pub relay_vrf_story: RelayVrfStory,
-    /// In candidate-index order.
-    pub candidates: Vec<IncludedCandidate>,
-}
-
-/// What distribution needs to know about a block.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct BlockMeta {
-    pub hash: Hash,
-    pub number: BlockNumber,
-    pub parent: Hash,
-    pub slot: Slot,
-    pub session: SessionIndex,
-    pub relay_vrf_story: RelayVrfStory,
-    pub candidates: Vec<IncludedCandidate>,
 }
 
 /// An assignment whose certificate distribution already checked.
@@ -158,7 +130,7 @@ pub enum Action {
         result: ApprovalCheckResult,
     },
     /// A block was imported: tell distribution.
-    NewBlock(BlockMeta),
+    NewBlock(Block),
     /// Send our assignment.
     DistributeAssignment {
         cert: IndirectAssignmentCert,

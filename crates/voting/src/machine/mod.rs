@@ -15,11 +15,11 @@ mod votes;
 
 pub use interface::{
     Action, ApprovalCheckError, ApprovalCheckResult, AssignmentCheckError, AssignmentCheckResult,
-    BlockMeta, CandidateStatus, CheckedApproval, CheckedAssignment, Config, IncludedCandidate,
-    LocalKeys, NewBlock, Output,
+    CandidateStatus, CheckedApproval, CheckedAssignment, Config, LocalKeys, NewBlock, Output,
 };
 
-use self::entries::{BlockEntry, CandidateEntry, InFlight};
+use self::entries::{ApprovalEntry, BlockEntry, CandidateEntry, InFlight};
+use crate::bits::ValidatorSet;
 use crate::store::{WriteBatch, WriteOp};
 use crate::timer_table::{Pair, TimerTable};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -147,9 +147,27 @@ impl ApprovalVoting {
         idx: CandidateIndex,
     ) -> Option<(&mut BlockEntry, CandidateHash, &mut CandidateEntry)> {
         let entry = self.blocks.get_mut(block)?;
-        let &(chash, _, _) = entry.candidate(idx)?;
+        let chash = entry.candidate(idx)?.hash;
         let cand = self.candidates.get_mut(&chash)?;
         Some((entry, chash, cand))
+    }
+
+    /// File a block's approval entry under its candidate, creating the
+    /// candidate's entry when the candidate is new.
+    fn add_approval_entry(
+        &mut self,
+        candidate: CandidateHash,
+        n_validators: usize,
+        ae: ApprovalEntry,
+    ) {
+        self.candidates
+            .entry(candidate)
+            .or_insert_with(|| CandidateEntry {
+                approvals: ValidatorSet::new(n_validators),
+                entries: Vec::new(),
+            })
+            .entries
+            .push(ae);
     }
 
     fn schedule_wakeup(&mut self, out: &mut Out, pair: Pair, tick: Tick) {

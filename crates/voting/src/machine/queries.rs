@@ -81,7 +81,7 @@ impl ApprovalVoting {
         idx: CandidateIndex,
     ) -> Option<CandidateStatus> {
         let block = self.blocks.get(hash)?;
-        let (chash, _, _) = block.candidate(idx)?;
+        let chash = &block.candidate(idx)?.hash;
         let cand = self.candidates.get(chash)?;
         let ae = cand.entry(hash)?;
         let status = status_of(block, ae, &cand.approvals, now, self.tps);

@@ -2,16 +2,16 @@
 //! the same entries, votes, our pending work and timers as before it was
 //! dropped.
 
-use super::entries::{ApprovalEntry, BlockEntry, CandidateEntry, InFlight, OurAssignment};
+use super::entries::{ApprovalEntry, BlockEntry, InFlight, OurAssignment};
 use super::interface::{Config, LocalKeys};
 use super::ApprovalVoting;
 use crate::bits::ValidatorSet;
-use crate::store::{
-    ApprovalEntryRecord, AssignmentRecord, BlockRecord, BlockStateRecord, Snapshot, StoreError,
-};
+use crate::store::{ApprovalEntryRecord, AssignmentRecord, BlockStateRecord, Snapshot, StoreError};
 use std::collections::HashMap;
 use std::sync::Arc;
-use tranche_primitives::{CandidateHash, CandidateIndex, Hash, Session, Tick, ValidatorIndex};
+use tranche_primitives::{
+    Block, CandidateHash, CandidateIndex, Hash, Session, Tick, ValidatorIndex,
+};
 
 impl ApprovalVoting {
     /// Rebuild a state machine from what a store holds: the same entries,
@@ -36,7 +36,7 @@ impl ApprovalVoting {
     /// The block, candidate and approval entries, and the block tree.
     fn restore_blocks(
         &mut self,
-        blocks: Vec<BlockRecord>,
+        blocks: Vec<Block>,
         block_states: Vec<(Hash, BlockStateRecord)>,
         approval_entries: Vec<(Hash, CandidateIndex, ApprovalEntryRecord)>,
     ) -> Result<(), StoreError> {
@@ -76,7 +76,7 @@ impl ApprovalVoting {
                 .iter()
                 .map(|(i, h, t)| (*i, (*h, *t)))
                 .collect();
-            for (i, (c, _, _)) in record.candidates.iter().enumerate() {
+            for (i, c) in record.candidates.iter().enumerate() {
                 let meta = metas.remove(&(record.hash, i as u32)).ok_or_else(|| {
                     corrupt(format!(
                         "block {} candidate {i} has no approval entry",
@@ -93,11 +93,7 @@ impl ApprovalVoting {
                     triggered: o.triggered,
                     check_due: o.check_due,
                 });
-                let cand = self.candidates.entry(*c).or_insert_with(|| CandidateEntry {
-                    approvals: ValidatorSet::new(n_validators),
-                    entries: Vec::new(),
-                });
-                cand.entries.push(ae);
+                self.add_approval_entry(c.hash, n_validators, ae);
             }
             self.blocks_at_height
                 .entry(record.number)
@@ -144,7 +140,7 @@ impl ApprovalVoting {
                 .blocks
                 .get(&h)
                 .and_then(|b| b.candidate(i))
-                .map(|c| c.0)
+                .map(|c| c.hash)
                 .ok_or_else(|| {
                     corrupt(format!("assignment for unknown block {h} candidate {i}"))
                 })?;

@@ -104,7 +104,7 @@ impl ApprovalVoting {
             ));
             out.writes
                 .push(WriteOp::PutApprovalEntry(block_hash, idx, ae.record()));
-            let this_core = block.record.candidates[idx as usize].1;
+            let this_core = block.record.candidates[idx as usize].core;
             let cores: Vec<CoreIndex> = match &cert.kind {
                 AssignmentCertKind::RelayVRFModuloCompact { core_bitfield } => {
                     core_bitfield.iter_ones().map(CoreIndex).collect()
@@ -118,7 +118,7 @@ impl ApprovalVoting {
                     .record
                     .candidates
                     .iter()
-                    .position(|(_, core, _)| *core == c)
+                    .position(|cand| cand.core == c)
                 {
                     indices.push(p as u32);
                 }
@@ -227,12 +227,7 @@ impl ApprovalVoting {
         let Some(block) = self.blocks.get_mut(&block_hash) else {
             return;
         };
-        let Some(idx) = block
-            .record
-            .candidates
-            .iter()
-            .position(|(h, _, _)| *h == chash)
-        else {
+        let Some(idx) = block.record.candidates.iter().position(|c| c.hash == chash) else {
             return;
         };
         let idx = idx as CandidateIndex;

@@ -15,7 +15,9 @@ use crate::approval_rules::{
 };
 use crate::bits::ValidatorSet;
 use crate::store::{AssignmentRecord, WriteOp};
-use tranche_primitives::{CandidateHash, CandidateIndex, DelayTranche, Hash, Tick, ValidatorIndex};
+use tranche_primitives::{
+    Candidate, CandidateHash, CandidateIndex, DelayTranche, Hash, Tick, ValidatorIndex,
+};
 
 impl ApprovalVoting {
     /// Finish a vote's import with its result as the first action.
@@ -58,7 +60,7 @@ impl ApprovalVoting {
         let mut claimed: Vec<(CandidateIndex, CandidateHash)> =
             Vec::with_capacity(a.claimed.count_ones());
         for i in a.claimed.iter_ones() {
-            let Some((h, _, _)) = block.candidate(i) else {
+            let Some(Candidate { hash: h, .. }) = block.candidate(i) else {
                 return R::Bad(E::InvalidCandidateIndex(i));
             };
             match self.candidates.get(h) {
@@ -147,7 +149,7 @@ impl ApprovalVoting {
         let mut targets = Vec::with_capacity(v.candidates.count_ones());
         for i in v.candidates.iter_ones() {
             match block.candidate(i) {
-                Some((h, _, _)) => targets.push((i, *h)),
+                Some(c) => targets.push((i, c.hash)),
                 None => return R::Bad(E::InvalidCandidateIndex(i)),
             }
         }

@@ -4,11 +4,10 @@
 //! with a `StoreError::Corrupt` naming the bad record.
 
 use super::{
-    ApprovalEntryRecord, AssignmentRecord, BlockRecord, BlockStateRecord, Snapshot, StoreError,
-    WriteOp,
+    ApprovalEntryRecord, AssignmentRecord, BlockStateRecord, Snapshot, StoreError, WriteOp,
 };
 use parity_scale_codec::{Decode, Encode};
-use tranche_primitives::{CandidateHash, Hash, SessionInfo, Tick, ValidatorIndex};
+use tranche_primitives::{Block, CandidateHash, Hash, SessionInfo, Tick, ValidatorIndex};
 
 /// A table of the store.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -220,7 +219,7 @@ pub fn decode_row(
         }
         Table::Blocks => {
             exact_len(table, key, 32)?;
-            let b: BlockRecord = decode_value(table, key, value)?;
+            let b: Block = decode_value(table, key, value)?;
             if b.hash.0 != key {
                 return Err(corrupt(table, key, "block hash differs from its key"));
             }
@@ -285,4 +284,53 @@ pub fn decode_row(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tranche_primitives::{Candidate, CoreIndex, GroupIndex, RelayVrfStory};
+
+    /// The bytes of a block row, written out by hand: hash, number (u32
+    /// LE), parent, slot (u64 LE), session (u32 LE), relay VRF story, then
+    /// the compact-prefixed candidates as (hash, core u32 LE, group u32 LE).
+    #[test]
+    fn block_row_layout_is_pinned() {
+        let candidate = |h: u8, c: u32, g: u32| Candidate {
+            hash: CandidateHash(Hash([h; 32])),
+            core: CoreIndex(c),
+            group: GroupIndex(g),
+        };
+        let block = Block {
+            hash: Hash([1; 32]),
+            number: 0x0102_0304,
+            parent: Hash([2; 32]),
+            slot: 0x1122_3344_5566_7788,
+            session: 7,
+            relay_vrf_story: RelayVrfStory([3; 32]),
+            candidates: vec![candidate(4, 5, 6), candidate(8, 9, 10)],
+        };
+        let mut want = Vec::new();
+        want.extend_from_slice(&[1; 32]);
+        want.extend_from_slice(&0x0102_0304u32.to_le_bytes());
+        want.extend_from_slice(&[2; 32]);
+        want.extend_from_slice(&0x1122_3344_5566_7788u64.to_le_bytes());
+        want.extend_from_slice(&7u32.to_le_bytes());
+        want.extend_from_slice(&[3; 32]);
+        want.push(2 << 2); // compact length 2
+        for (h, c, g) in [(4u8, 5u32, 6u32), (8, 9, 10)] {
+            want.extend_from_slice(&[h; 32]);
+            want.extend_from_slice(&c.to_le_bytes());
+            want.extend_from_slice(&g.to_le_bytes());
+        }
+        let mut ops = Vec::new();
+        to_kv(WriteOp::PutBlock(block.clone()), &mut ops);
+        assert_eq!(
+            ops,
+            vec![KvOp::Put(Table::Blocks, vec![1; 32], want.clone())]
+        );
+        let mut snap = Snapshot::default();
+        decode_row(&mut snap, Table::Blocks, &[1; 32], &want).unwrap();
+        assert_eq!(snap.blocks, vec![block]);
+    }
 }

@@ -1,7 +1,8 @@
 //! Persistence of approval voting: the records the state machine writes
-//! (`WriteOp`, batched per input in a `WriteBatch`), the `Store` trait that
-//! applies them and loads them back (`Snapshot`), their byte layout, and two
-//! stores: `MemoryStore` (tests) and `RedbStore` (an embedded database).
+//! (`WriteOp`, batched per input in a `WriteBatch`; a block is stored as
+//! the primitives' `Block`), the `Store` trait that applies them and loads
+//! them back (`Snapshot`), their byte layout, and two stores: `MemoryStore`
+//! (tests) and `RedbStore` (an embedded database).
 //!
 //! Records are small and append-mostly so that importing a message never
 //! re-encodes what a candidate already holds: one record per received
@@ -18,22 +19,9 @@ pub use redb_store::RedbStore;
 
 use parity_scale_codec::{Decode, Encode};
 use tranche_primitives::{
-    AssignmentCert, BlockNumber, CandidateHash, CandidateIndex, CoreIndex, DelayTranche,
-    GroupIndex, Hash, SessionIndex, SessionInfo, Slot, Tick, ValidatorIndex,
+    AssignmentCert, Block, BlockNumber, CandidateHash, CandidateIndex, DelayTranche, Hash,
+    SessionInfo, Tick, ValidatorIndex,
 };
-
-/// The immutable part of a block entry, written once at import.
-#[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
-pub struct BlockRecord {
-    pub hash: Hash,
-    pub number: BlockNumber,
-    pub parent: Hash,
-    pub slot: Slot,
-    pub session: SessionIndex,
-    pub relay_vrf_story: [u8; 32],
-    /// `(candidate hash, core, backing group)` in candidate-index order.
-    pub candidates: Vec<(CandidateHash, CoreIndex, GroupIndex)>,
-}
 
 /// The mutable part of a block entry.
 #[derive(Clone, Debug, PartialEq, Eq, Encode, Decode)]
@@ -85,7 +73,8 @@ pub struct AssignmentRecord {
 pub enum WriteOp {
     PutSession(SessionInfo),
     PutFinalized(Option<BlockNumber>, Option<BlockNumber>),
-    PutBlock(BlockRecord),
+    /// The immutable part of a block entry, written once at import.
+    PutBlock(Block),
     PutBlockState(Hash, BlockStateRecord),
     /// Delete a block and everything keyed under it (its approval entries,
     /// assignments and wakeups).
@@ -123,7 +112,7 @@ pub struct Snapshot {
     pub sessions: Vec<SessionInfo>,
     /// `(last finalized number, lowest stored height)`.
     pub finalized: (Option<BlockNumber>, Option<BlockNumber>),
-    pub blocks: Vec<BlockRecord>,
+    pub blocks: Vec<Block>,
     pub block_states: Vec<(Hash, BlockStateRecord)>,
     pub approval_entries: Vec<(Hash, CandidateIndex, ApprovalEntryRecord)>,
     /// In `(block, candidate index, seq)` order.

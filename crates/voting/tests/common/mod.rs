@@ -6,15 +6,12 @@
 
 use std::sync::Arc;
 use tranche_primitives::{
-    CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash, RelayVrfStory, Session,
-    SessionInfo, Tick, ValidatorId, ValidatorIndex, ValidatorPair, ValidatorSignature,
+    Block, Candidate, CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash, RelayVrfStory,
+    Session, SessionInfo, Tick, ValidatorId, ValidatorIndex, ValidatorPair, ValidatorSignature,
 };
 use tranche_voting::{
-    Action, ApprovalVoting, CheckedApproval, CheckedAssignment, IncludedCandidate, NewBlock,
-    Output, Store,
+    Action, ApprovalVoting, CheckedApproval, CheckedAssignment, NewBlock, Output, Store,
 };
-
-pub const TPS: Tick = 12;
 
 pub struct SessionSpec {
     pub n_validators: u32,
@@ -96,19 +93,22 @@ pub fn block(
     n: u32,
 ) -> NewBlock {
     NewBlock {
-        hash: hash(name),
-        number,
-        parent: hash(parent),
-        slot,
+        block: Block {
+            hash: hash(name),
+            number,
+            parent: hash(parent),
+            slot,
+            session: session.info.session_index,
+            relay_vrf_story: RelayVrfStory(hash(name).0),
+            candidates: (0..n)
+                .map(|i| Candidate {
+                    hash: cand(name, i),
+                    core: CoreIndex(i),
+                    group: GroupIndex(i),
+                })
+                .collect(),
+        },
         session: session.clone(),
-        relay_vrf_story: RelayVrfStory(hash(name).0),
-        candidates: (0..n)
-            .map(|i| IncludedCandidate {
-                hash: cand(name, i),
-                core: CoreIndex(i),
-                group: GroupIndex(i),
-            })
-            .collect(),
     }
 }
 

@@ -5,7 +5,7 @@
 //! latest assignment.
 
 use super::params::GenerationParams;
-use super::world::{BlockSpec, World, BENCH_SESSION, NODE_UNDER_TEST};
+use super::world::{World, BENCH_SESSION, NODE_UNDER_TEST};
 use crate::config::Coalescing;
 use parity_scale_codec::{Decode, Encode};
 use rand::seq::SliceRandom;
@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 use tranche_primitives::criteria::compute_assignments;
 use tranche_primitives::vote::sign_approval;
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCertKind, CandidateBitfield, CandidateIndex,
+    ApprovalDistributionMessage, AssignmentCertKind, Block, CandidateBitfield, CandidateIndex,
     DelayTranche, IndirectAssignmentCert, IndirectSignedApprovalVote, ValidatorIndex,
 };
 
@@ -108,13 +108,19 @@ pub fn validator_block_bundles(
     params: &GenerationParams,
     world: &World,
     block_index: u32,
-    block: &BlockSpec,
+    block: &Block,
     v: ValidatorIndex,
     grid_senders: &[u32],
     random_senders: &[ValidatorIndex],
 ) -> Vec<Bundle> {
     let pair = &world.pairs[v.0 as usize];
-    let ours = compute_assignments(pair, v, &block.story, &world.session, &block.candidates);
+    let ours = compute_assignments(
+        pair,
+        v,
+        &block.relay_vrf_story,
+        &world.session,
+        &block.candidates,
+    );
     let sent_by: Vec<u32> = grid_senders
         .iter()
         .copied()
@@ -218,7 +224,7 @@ pub fn validator_block_bundles(
 fn sign_bundle(
     world: &World,
     block_index: u32,
-    block: &BlockSpec,
+    block: &Block,
     v: ValidatorIndex,
     assignments: &[TestMessage],
     mut queue: Vec<Queued>,
@@ -237,7 +243,7 @@ fn sign_bundle(
         let indices: Vec<CandidateIndex> = chunk.iter().map(|q| q.candidate).collect();
         let hashes: Vec<_> = indices
             .iter()
-            .map(|i| block.candidates[*i as usize].candidate_hash)
+            .map(|i| block.candidates[*i as usize].hash)
             .collect();
         let signature = sign_approval(pair, &hashes, BENCH_SESSION);
         let sent_by: BTreeSet<u32> = chunk

@@ -22,12 +22,9 @@ use sent_by::{random_samplings, SendersTo};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
-use tranche_primitives::time::slot_start_tick;
+use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT};
 use tranche_primitives::{Tick, ValidatorIndex};
 use world::{World, INITIAL_SLOT, NODE_UNDER_TEST};
-
-/// Ticks per 6-second relay slot.
-pub const TICKS_PER_SLOT: Tick = 12;
 
 /// Build the world of `params` and generate every bundle in it, in send
 /// order. `progress` draws a bar on stderr.
@@ -71,7 +68,7 @@ pub fn generate_in(world: &World, params: &GenerationParams, progress: bool) -> 
             let random = samplings.get(pick).map(Vec::as_slice).unwrap_or(&[]);
             let mut out = Vec::new();
             for (b, block) in world.blocks.iter().enumerate() {
-                let block_tick = slot_start_tick(block.slot, TICKS_PER_SLOT);
+                let block_tick = slot_start_tick(block.slot, DEFAULT_TICKS_PER_SLOT);
                 for bundle in validator_block_bundles(
                     params,
                     world,
@@ -276,7 +273,7 @@ pub(crate) mod tests {
         // Bundles are in due-tick order, messages are single-item, and
         // approvals cover only candidates of the bundle's assignments.
         let due = |x: &Bundle| {
-            slot_start_tick(world.blocks[x.block as usize].slot, TICKS_PER_SLOT)
+            slot_start_tick(world.blocks[x.block as usize].slot, DEFAULT_TICKS_PER_SLOT)
                 + Tick::from(x.tranche_to_send())
         };
         assert!(a.bundles.windows(2).all(|w| due(&w[0]) <= due(&w[1])));

@@ -14,8 +14,8 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use tranche_primitives::{
-    BlockNumber, CandidateHash, CoreIndex, GroupIndex, Hash, LeavingCore, RelayVrfStory,
-    SessionInfo, Slot, ValidatorId, ValidatorIndex, ValidatorPair,
+    Block, Candidate, CandidateHash, CoreIndex, GroupIndex, Hash, RelayVrfStory, SessionInfo, Slot,
+    ValidatorId, ValidatorIndex, ValidatorPair,
 };
 
 /// The session index every benchmark block belongs to (as upstream).
@@ -25,23 +25,13 @@ pub const INITIAL_SLOT: Slot = 1_000;
 /// The node under test.
 pub const NODE_UNDER_TEST: ValidatorIndex = ValidatorIndex(0);
 
-/// One relay block of the run.
-#[derive(Debug, Clone)]
-pub struct BlockSpec {
-    pub hash: Hash,
-    pub parent: Hash,
-    pub number: BlockNumber,
-    pub slot: Slot,
-    pub story: RelayVrfStory,
-    /// Included candidates in candidate-index (= core) order.
-    pub candidates: Vec<LeavingCore>,
-}
-
 /// Keys, session and blocks of a run.
 pub struct World {
     pub pairs: Vec<ValidatorPair>,
     pub session: SessionInfo,
-    pub blocks: Vec<BlockSpec>,
+    /// The relay blocks, all in `BENCH_SESSION`; each one's candidates are
+    /// in candidate-index (= core) order.
+    pub blocks: Vec<Block>,
 }
 
 fn hash_of(parts: &[&[u8]]) -> Hash {
@@ -114,8 +104,8 @@ impl World {
             }
             let candidates = cores
                 .iter()
-                .map(|&c| LeavingCore {
-                    candidate_hash: CandidateHash(hash_of(&[
+                .map(|&c| Candidate {
+                    hash: CandidateHash(hash_of(&[
                         b"tranche-candidate",
                         &hash.0,
                         &c.to_le_bytes(),
@@ -124,12 +114,13 @@ impl World {
                     group: GroupIndex(c),
                 })
                 .collect();
-            blocks.push(BlockSpec {
+            blocks.push(Block {
                 hash,
-                parent,
                 number: b,
+                parent,
                 slot: INITIAL_SLOT + Slot::from(b - 1),
-                story,
+                session: BENCH_SESSION,
+                relay_vrf_story: story,
                 candidates,
             });
             parent = hash;
