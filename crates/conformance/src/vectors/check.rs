@@ -117,19 +117,19 @@ fn check_entry(
     });
 }
 
-/// Compare `ours` with `reference`.
+/// Compare `ours` with `reference`, section by section: validators, blocks
+/// (assignments), approvals, wire messages.
 pub fn compare(reference: &ConformanceFile, ours: &ConformanceFile) -> Result<Report> {
     let inputs = Inputs::parse(reference)?;
     let mut r = Report::default();
-
     compare_validators(&mut r, reference, ours);
-    compare_assignments(&mut r, &inputs, reference, ours);
+    compare_blocks(&mut r, &inputs, reference, ours);
     compare_approvals(&mut r, &inputs, reference, ours)?;
     compare_wire(&mut r, &inputs, reference, ours)?;
     Ok(r)
 }
 
-/// Public keys, and the validator and block counts.
+/// Public keys, derived from the seeds, byte for byte.
 fn compare_validators(r: &mut Report, reference: &ConformanceFile, ours: &ConformanceFile) {
     for (a, b) in reference.validators.iter().zip(&ours.validators) {
         r.item(
@@ -140,19 +140,18 @@ fn compare_validators(r: &mut Report, reference: &ConformanceFile, ours: &Confor
     r.item(reference.validators.len() == ours.validators.len(), || {
         "validator count differs".into()
     });
-    r.item(reference.blocks.len() == ours.blocks.len(), || {
-        "block count differs".into()
-    });
 }
 
-/// Per block and validator: the assignments, their intermediates and
-/// certificates, and that every certificate checks.
-fn compare_assignments(
+/// Each block's assignments, validator by validator.
+fn compare_blocks(
     r: &mut Report,
     inputs: &Inputs,
     reference: &ConformanceFile,
     ours: &ConformanceFile,
 ) {
+    r.item(reference.blocks.len() == ours.blocks.len(), || {
+        "block count differs".into()
+    });
     for ((rb, ob), bi) in reference
         .blocks
         .iter()
@@ -169,60 +168,78 @@ fn compare_assignments(
             format!("block {:?}: validator count differs", bi.hash)
         });
         for (rv, ov) in ra.iter().zip(oa) {
-            let v = rv.validator_index;
-            let pairs = |x: &ValidatorAssignmentsJson| -> Vec<(u32, u32)> {
-                x.assignments
-                    .iter()
-                    .map(|e| (e.core_index, e.tranche))
-                    .collect()
-            };
-            r.item(ov.validator_index == v && pairs(rv) == pairs(ov), || {
-                format!(
-                    "block {:?} validator {v}: (core, tranche) set {:?}, expected {:?}",
-                    bi.hash,
-                    pairs(ov),
-                    pairs(rv)
-                )
-            });
-            if let (Some(rm), Some(om)) = (&rv.modulo, &ov.modulo) {
-                r.item(rm == om, || {
-                    format!(
-                        "block {:?} validator {v}: modulo intermediates differ",
-                        bi.hash
-                    )
-                });
-            }
-            if let (Some(rd), Some(od)) = (&rv.delay, &ov.delay) {
-                r.item(rd == od, || {
-                    format!(
-                        "block {:?} validator {v}: delay intermediates differ",
-                        bi.hash
-                    )
-                });
-            }
-            for (re, oe) in rv.assignments.iter().zip(&ov.assignments) {
-                r.item(
-                    re.cert_kind == oe.cert_kind
-                        && re.claimed_cores == oe.claimed_cores
-                        && re.vrf_pre_output == oe.vrf_pre_output
-                        && re.cert.0.len() == oe.cert.0.len()
-                        && re.cert.0[..re.cert.0.len().saturating_sub(64)]
-                            == oe.cert.0[..oe.cert.0.len().saturating_sub(64)],
-                    || {
-                        format!(
-                            "block {:?} validator {v} core {}: cert differs from reference",
-                            bi.hash, re.core_index
-                        )
-                    },
-                );
-                check_entry(r, inputs, bi, v, re, "reference");
-                check_entry(r, inputs, bi, v, oe, "ours");
-            }
+            compare_validator_assignments(r, inputs, bi, rv, ov);
         }
     }
 }
 
-/// Approval payloads and signatures, single and multiple.
+/// One validator's assignments under a block: the (core, tranche) set and
+/// the VRF intermediates exactly, each certificate up to its randomised
+/// proof, and every entry checked on its own on both sides.
+fn compare_validator_assignments(
+    r: &mut Report,
+    inputs: &Inputs,
+    bi: &BlockInputs,
+    rv: &ValidatorAssignmentsJson,
+    ov: &ValidatorAssignmentsJson,
+) {
+    let v = rv.validator_index;
+    let pairs = |x: &ValidatorAssignmentsJson| -> Vec<(u32, u32)> {
+        x.assignments
+            .iter()
+            .map(|e| (e.core_index, e.tranche))
+            .collect()
+    };
+    r.item(ov.validator_index == v && pairs(rv) == pairs(ov), || {
+        format!(
+            "block {:?} validator {v}: (core, tranche) set {:?}, expected {:?}",
+            bi.hash,
+            pairs(ov),
+            pairs(rv)
+        )
+    });
+    if let (Some(rm), Some(om)) = (&rv.modulo, &ov.modulo) {
+        r.item(rm == om, || {
+            format!(
+                "block {:?} validator {v}: modulo intermediates differ",
+                bi.hash
+            )
+        });
+    }
+    if let (Some(rd), Some(od)) = (&rv.delay, &ov.delay) {
+        r.item(rd == od, || {
+            format!(
+                "block {:?} validator {v}: delay intermediates differ",
+                bi.hash
+            )
+        });
+    }
+    for (re, oe) in rv.assignments.iter().zip(&ov.assignments) {
+        r.item(same_but_proof(re, oe), || {
+            format!(
+                "block {:?} validator {v} core {}: cert differs from reference",
+                bi.hash, re.core_index
+            )
+        });
+        check_entry(r, inputs, bi, v, re, "reference");
+        check_entry(r, inputs, bi, v, oe, "ours");
+    }
+}
+
+/// Two assignment entries agree in kind, claim, pre-output and
+/// certificate bytes, all but the certificate's last 64 bytes (its
+/// randomised VRF proof).
+fn same_but_proof(re: &AssignmentJson, oe: &AssignmentJson) -> bool {
+    re.cert_kind == oe.cert_kind
+        && re.claimed_cores == oe.claimed_cores
+        && re.vrf_pre_output == oe.vrf_pre_output
+        && re.cert.0.len() == oe.cert.0.len()
+        && re.cert.0[..re.cert.0.len().saturating_sub(64)]
+            == oe.cert.0[..oe.cert.0.len().saturating_sub(64)]
+}
+
+/// Each approval entry: payloads byte for byte, signatures by
+/// verification, corrupted signatures by failing to verify.
 fn compare_approvals(
     r: &mut Report,
     inputs: &Inputs,
@@ -233,75 +250,142 @@ fn compare_approvals(
         "approval count differs".into()
     });
     for (k, (ra, oa)) in reference.approvals.iter().zip(&ours.approvals).enumerate() {
-        let Some(key) = inputs
-            .session
-            .validator_key(ValidatorIndex(ra.validator_index))
-            .flatten()
-        else {
-            r.item(false, || format!("approvals[{k}]: unknown validator"));
-            continue;
-        };
-        let sig = |h: &Hex| h.array::<64>("signature").map(ValidatorSignature).ok();
-        let verifies = |payload: &Hex, s: &Hex| {
-            sig(s).is_some_and(|s| verify_payload(key, &payload.0, &s).is_ok())
-        };
-        let mut votes: Vec<(String, &Hex, &Hex, &Hex, &Hex, &Hex)> = Vec::new();
-        if let (Some(rs), Some(os)) = (&ra.single, &oa.single) {
-            r.item(rs.len() == os.len(), || {
-                format!("approvals[{k}]: single count differs")
-            });
-            for (j, (x, y)) in rs.iter().zip(os).enumerate() {
-                votes.push((
-                    format!("approvals[{k}].single[{j}]"),
-                    &x.payload,
-                    &y.payload,
-                    &x.signature,
-                    &y.signature,
-                    &x.corrupted_signature,
-                ));
-                r.item(!verifies(&y.payload, &y.corrupted_signature), || {
-                    format!("approvals[{k}].single[{j}]: our corrupted signature verifies")
-                });
-            }
-        } else {
-            r.item(false, || format!("approvals[{k}]: single missing"));
-        }
-        if let (Some(x), Some(y)) = (&ra.multiple, &oa.multiple) {
-            votes.push((
-                format!("approvals[{k}].multiple"),
-                &x.payload,
-                &y.payload,
-                &x.signature,
-                &y.signature,
-                &x.corrupted_signature,
-            ));
-            r.item(!verifies(&y.payload, &y.corrupted_signature), || {
-                format!("approvals[{k}].multiple: our corrupted signature verifies")
-            });
-        } else {
-            r.item(false, || format!("approvals[{k}]: multiple missing"));
-        }
-        for (name, rp, op, rs, os, rc) in votes {
-            r.item(rp == op, || format!("{name}: payload differs"));
-            r.item(verifies(rp, rs), || {
-                format!("{name}: reference signature does not verify")
-            });
-            r.item(verifies(op, os), || {
-                format!("{name}: our signature does not verify")
-            });
-            r.item(!verifies(rp, rc), || {
-                format!("{name}: reference corrupted signature verifies")
-            });
-        }
-        let hashes = hashes_of(&ra.candidate_hashes)?;
-        r.item(!hashes.is_empty(), || {
-            format!("approvals[{k}]: no candidates")
-        });
+        compare_approval(r, inputs, k, ra, oa)?;
     }
     Ok(())
 }
 
-/// Wire encodings, and that they decode back to their messages.
+/// The signed fields of one vote, single or multiple.
+#[derive(Clone, Copy)]
+struct SignedVote<'a> {
+    payload: &'a Hex,
+    signature: &'a Hex,
+    corrupted_signature: &'a Hex,
+}
+
+impl<'a> From<&'a SingleVoteJson> for SignedVote<'a> {
+    fn from(v: &'a SingleVoteJson) -> Self {
+        SignedVote {
+            payload: &v.payload,
+            signature: &v.signature,
+            corrupted_signature: &v.corrupted_signature,
+        }
+    }
+}
+
+impl<'a> From<&'a MultipleVoteJson> for SignedVote<'a> {
+    fn from(v: &'a MultipleVoteJson) -> Self {
+        SignedVote {
+            payload: &v.payload,
+            signature: &v.signature,
+            corrupted_signature: &v.corrupted_signature,
+        }
+    }
+}
+
+/// A vote of the reference file and ours, named as in failures
+/// (`approvals[k].single[j]`, `approvals[k].multiple`).
+struct VotePair<'a> {
+    name: String,
+    reference: SignedVote<'a>,
+    ours: SignedVote<'a>,
+}
+
+/// Whether a signature verifies over a payload with the voter's key.
+type Verifies<'k> = dyn Fn(&Hex, &Hex) -> bool + 'k;
+
+impl<'a> VotePair<'a> {
+    fn new(
+        name: String,
+        reference: impl Into<SignedVote<'a>>,
+        ours: impl Into<SignedVote<'a>>,
+    ) -> Self {
+        VotePair {
+            name,
+            reference: reference.into(),
+            ours: ours.into(),
+        }
+    }
+
+    /// Our corrupted signature must not verify.
+    fn check_our_corruption(&self, r: &mut Report, verifies: &Verifies<'_>) {
+        let (name, y) = (&self.name, &self.ours);
+        r.item(!verifies(y.payload, y.corrupted_signature), || {
+            format!("{name}: our corrupted signature verifies")
+        });
+    }
+
+    /// Same payload; both signatures verify; the reference's corrupted one
+    /// does not.
+    fn compare(&self, r: &mut Report, verifies: &Verifies<'_>) {
+        let (name, x, y) = (&self.name, &self.reference, &self.ours);
+        r.item(x.payload == y.payload, || {
+            format!("{name}: payload differs")
+        });
+        r.item(verifies(x.payload, x.signature), || {
+            format!("{name}: reference signature does not verify")
+        });
+        r.item(verifies(y.payload, y.signature), || {
+            format!("{name}: our signature does not verify")
+        });
+        r.item(!verifies(x.payload, x.corrupted_signature), || {
+            format!("{name}: reference corrupted signature verifies")
+        });
+    }
+}
+
+/// Approval entry `k`: its single votes and its multiple vote.
+fn compare_approval(
+    r: &mut Report,
+    inputs: &Inputs,
+    k: usize,
+    ra: &ApprovalJson,
+    oa: &ApprovalJson,
+) -> Result<()> {
+    let Some(key) = inputs
+        .session
+        .validator_key(ValidatorIndex(ra.validator_index))
+        .flatten()
+    else {
+        r.item(false, || format!("approvals[{k}]: unknown validator"));
+        return Ok(());
+    };
+    let sig = |h: &Hex| h.array::<64>("signature").map(ValidatorSignature).ok();
+    let verifies = |payload: &Hex, s: &Hex| {
+        sig(s).is_some_and(|s| verify_payload(key, &payload.0, &s).is_ok())
+    };
+    let mut votes = Vec::new();
+    if let (Some(rs), Some(os)) = (&ra.single, &oa.single) {
+        r.item(rs.len() == os.len(), || {
+            format!("approvals[{k}]: single count differs")
+        });
+        for (j, (x, y)) in rs.iter().zip(os).enumerate() {
+            let vote = VotePair::new(format!("approvals[{k}].single[{j}]"), x, y);
+            vote.check_our_corruption(r, &verifies);
+            votes.push(vote);
+        }
+    } else {
+        r.item(false, || format!("approvals[{k}]: single missing"));
+    }
+    if let (Some(x), Some(y)) = (&ra.multiple, &oa.multiple) {
+        let vote = VotePair::new(format!("approvals[{k}].multiple"), x, y);
+        vote.check_our_corruption(r, &verifies);
+        votes.push(vote);
+    } else {
+        r.item(false, || format!("approvals[{k}]: multiple missing"));
+    }
+    for vote in &votes {
+        vote.compare(r, &verifies);
+    }
+    let hashes = hashes_of(&ra.candidate_hashes)?;
+    r.item(!hashes.is_empty(), || {
+        format!("approvals[{k}]: no candidates")
+    });
+    Ok(())
+}
+
+/// Each wire message: both encodings byte for byte, both decode back to
+/// the message, and the message is valid in the file's context.
 fn compare_wire(
     r: &mut Report,
     inputs: &Inputs,
@@ -312,31 +396,37 @@ fn compare_wire(
         "wire count differs".into()
     });
     for (rw, ow) in reference.wire.iter().zip(&ours.wire) {
-        let id = &rw.id;
-        r.item(rw.encoded.is_some() && rw.encoded == ow.encoded, || {
-            format!("wire {id}: encoded differs")
-        });
-        r.item(
-            rw.validation_protocol_encoded.is_some()
-                && rw.validation_protocol_encoded == ow.validation_protocol_encoded,
-            || format!("wire {id}: validation_protocol_encoded differs"),
-        );
-        let expected = message_from_json(&rw.message)?;
-        if let Some(enc) = &rw.encoded {
-            let back = ApprovalDistributionMessage::decode_wire(&enc.0);
-            r.item(back.as_ref() == Ok(&expected), || {
-                format!("wire {id}: encoded does not decode back to message: {back:?}")
-            });
-        }
-        if let Some(enc) = &rw.validation_protocol_encoded {
-            let back = ValidationProtocol::decode_wire(&enc.0);
-            r.item(
-                back == Ok(ValidationProtocol::ApprovalDistribution(expected.clone())),
-                || format!("wire {id}: validation_protocol_encoded does not decode back"),
-            );
-        }
-        check_wire_content(r, inputs, id, &expected);
+        compare_wire_entry(r, inputs, rw, ow)?;
     }
+    Ok(())
+}
+
+/// One wire message of the reference file and ours.
+fn compare_wire_entry(r: &mut Report, inputs: &Inputs, rw: &WireJson, ow: &WireJson) -> Result<()> {
+    let id = &rw.id;
+    r.item(rw.encoded.is_some() && rw.encoded == ow.encoded, || {
+        format!("wire {id}: encoded differs")
+    });
+    r.item(
+        rw.validation_protocol_encoded.is_some()
+            && rw.validation_protocol_encoded == ow.validation_protocol_encoded,
+        || format!("wire {id}: validation_protocol_encoded differs"),
+    );
+    let expected = message_from_json(&rw.message)?;
+    if let Some(enc) = &rw.encoded {
+        let back = ApprovalDistributionMessage::decode_wire(&enc.0);
+        r.item(back.as_ref() == Ok(&expected), || {
+            format!("wire {id}: encoded does not decode back to message: {back:?}")
+        });
+    }
+    if let Some(enc) = &rw.validation_protocol_encoded {
+        let back = ValidationProtocol::decode_wire(&enc.0);
+        r.item(
+            back == Ok(ValidationProtocol::ApprovalDistribution(expected.clone())),
+            || format!("wire {id}: validation_protocol_encoded does not decode back"),
+        );
+    }
+    check_wire_content(r, inputs, id, &expected);
     Ok(())
 }
 

@@ -1,0 +1,268 @@
+//! The generic field reader of the loader: one YAML mapping (a step, its
+//! `objective` options, or a nested value such as `latency`) with the
+//! dotted path of its keys, its key check with "did you mean" hints, its
+//! typed getters, and the record of keys that took their default.
+
+use yaml_serde::{Mapping, Value};
+
+use crate::config::error::ConfigErrorKind as Kind;
+
+/// Why a key without an upstream default is required.
+pub(super) const NO_DEFAULT: &str = "required: upstream has no default for it";
+
+/// A key's text, or a constructor of the error for a non-string key.
+pub(super) fn key_name(key: &Value) -> Result<&str, impl Fn(&str) -> Kind + '_> {
+    match key {
+        Value::String(s) => Ok(s.as_str()),
+        other => Err(move |place: &str| {
+            Kind::Structure(format!(
+                "keys must be strings, found {} in {place}",
+                describe(other)
+            ))
+        }),
+    }
+}
+
+/// A short description of a value for type errors.
+pub(super) fn describe(v: &Value) -> String {
+    match v {
+        Value::Null => "null".into(),
+        Value::Bool(b) => format!("boolean {b}"),
+        Value::Number(n) if n.is_f64() => format!("float {n}"),
+        Value::Number(n) => format!("integer {n}"),
+        Value::String(s) => format!("string {s:?}"),
+        Value::Sequence(_) => "a list".into(),
+        Value::Mapping(_) => "a mapping".into(),
+        Value::Tagged(t) => format!("tagged value {}", t.tag),
+    }
+}
+
+/// Levenshtein distance, for "did you mean" hints.
+fn distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            let cost = usize::from(ca != *cb);
+            cur[j + 1] = (prev[j] + cost).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The closest allowed key, if close enough to be a typo.
+fn suggestion(key: &str, allowed: &[&str]) -> Option<String> {
+    allowed
+        .iter()
+        .map(|k| (distance(key, k), *k))
+        .filter(|(d, k)| *d <= 3 && *d < k.len() / 2 + 1)
+        .min()
+        .map(|(_, k)| k.to_owned())
+}
+
+/// A mapping of one step or sub-object, with the dotted path of its keys.
+pub(super) struct Fields<'a> {
+    map: &'a Mapping,
+    prefix: String,
+}
+
+impl<'a> Fields<'a> {
+    /// The mapping `map`, whose keys are named `{prefix}{key}` in errors.
+    pub(super) fn new(map: &'a Mapping, prefix: impl Into<String>) -> Self {
+        Fields {
+            map,
+            prefix: prefix.into(),
+        }
+    }
+
+    fn path(&self, key: &str) -> String {
+        format!("{}{key}", self.prefix)
+    }
+
+    /// Rejects any key outside `allowed`; `elsewhere` names keys that
+    /// belong to the other schema, for a better hint.
+    pub(super) fn check_keys(
+        &self,
+        allowed: &[&str],
+        place: &str,
+        elsewhere: Option<(&[&str], &str)>,
+    ) -> Result<(), Kind> {
+        for key in self.map.keys() {
+            let name = key_name(key).map_err(|k| k(place))?;
+            if allowed.contains(&name) {
+                continue;
+            }
+            let hint = match elsewhere {
+                Some((keys, owner)) if keys.contains(&name) => {
+                    format!(": it belongs to {owner}")
+                }
+                _ => suggestion(name, allowed)
+                    .map(|s| format!(": did you mean `{}`?", self.path(&s)))
+                    .unwrap_or_default(),
+            };
+            return Err(Kind::UnknownKey {
+                key: self.path(name),
+                place: place.to_owned(),
+                hint,
+            });
+        }
+        Ok(())
+    }
+
+    pub(super) fn get(&self, key: &str) -> Option<&'a Value> {
+        self.map.get(key)
+    }
+
+    fn wrong(&self, key: &str, expected: &'static str, v: &Value) -> Kind {
+        Kind::WrongType {
+            key: self.path(key),
+            expected,
+            found: describe(v),
+        }
+    }
+
+    /// The error for a value of the right type that no run can have.
+    pub(super) fn impossible(
+        &self,
+        key: &str,
+        value: impl ToString,
+        reason: impl Into<String>,
+    ) -> Kind {
+        Kind::Impossible {
+            key: self.path(key),
+            value: value.to_string(),
+            reason: reason.into(),
+        }
+    }
+
+    pub(super) fn u64(&self, key: &str) -> Result<Option<u64>, Kind> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        match v {
+            Value::Number(n) if !n.is_f64() => match n.as_u64() {
+                Some(x) => Ok(Some(x)),
+                None => Err(self.impossible(key, n, "must not be negative")),
+            },
+            other => Err(self.wrong(key, "an unsigned integer", other)),
+        }
+    }
+
+    pub(super) fn u32(&self, key: &str) -> Result<Option<u32>, Kind> {
+        match self.u64(key)? {
+            None => Ok(None),
+            Some(x) => u32::try_from(x)
+                .map(Some)
+                .map_err(|_| self.impossible(key, x, format!("at most {}", u32::MAX))),
+        }
+    }
+
+    pub(super) fn percent(&self, key: &str) -> Result<Option<u8>, Kind> {
+        match self.u64(key)? {
+            None => Ok(None),
+            Some(x) if x <= 100 => Ok(Some(x as u8)),
+            Some(x) => Err(self.impossible(key, x, "a percentage is at most 100")),
+        }
+    }
+
+    fn f64(&self, key: &str) -> Result<Option<f64>, Kind> {
+        let Some(v) = self.get(key) else {
+            return Ok(None);
+        };
+        match v {
+            Value::Number(n) => match n.as_f64() {
+                Some(x) if x.is_finite() => Ok(Some(x)),
+                _ => Err(self.impossible(key, n, "must be a finite number")),
+            },
+            other => Err(self.wrong(key, "a number", other)),
+        }
+    }
+
+    pub(super) fn non_negative_f64(&self, key: &str) -> Result<Option<f64>, Kind> {
+        match self.f64(key)? {
+            Some(x) if x < 0.0 => Err(self.impossible(key, x, "must not be negative")),
+            other => Ok(other),
+        }
+    }
+
+    pub(super) fn f32(&self, key: &str) -> Result<Option<f32>, Kind> {
+        match self.f64(key)? {
+            None => Ok(None),
+            Some(x) if (x as f32).is_finite() => Ok(Some(x as f32)),
+            Some(x) => Err(self.impossible(key, x, "out of the range of a 32-bit float")),
+        }
+    }
+
+    pub(super) fn bool(&self, key: &str) -> Result<Option<bool>, Kind> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::Bool(b)) => Ok(Some(*b)),
+            Some(other) => Err(self.wrong(key, "true or false", other)),
+        }
+    }
+
+    pub(super) fn string(&self, key: &str) -> Result<Option<String>, Kind> {
+        match self.get(key) {
+            None => Ok(None),
+            Some(Value::String(s)) => Ok(Some(s.clone())),
+            Some(other) => Err(self.wrong(key, "a string", other)),
+        }
+    }
+
+    pub(super) fn required<T>(&self, key: &str, value: Option<T>, why: &str) -> Result<T, Kind> {
+        value.ok_or_else(|| Kind::MissingKey {
+            key: self.path(key),
+            why: why.to_owned(),
+        })
+    }
+
+    /// A nested mapping at `key` (`None` if absent or null).
+    pub(super) fn mapping(
+        &self,
+        key: &str,
+        expected: &'static str,
+    ) -> Result<Option<Fields<'a>>, Kind> {
+        match self.get(key) {
+            None | Some(Value::Null) => Ok(None),
+            Some(Value::Mapping(map)) => Ok(Some(Fields::new(map, format!("{}.", self.path(key))))),
+            Some(other) => Err(self.wrong(key, expected, other)),
+        }
+    }
+}
+
+/// Records which keys took their default.
+#[derive(Default)]
+pub(super) struct Tracker {
+    pub(super) defaulted: Vec<&'static str>,
+}
+
+impl Tracker {
+    /// `value`, or `default` (recording `key` as defaulted).
+    pub(super) fn or<T>(&mut self, key: &'static str, value: Option<T>, default: T) -> T {
+        match value {
+            Some(v) => v,
+            None => {
+                self.defaulted.push(key);
+                default
+            }
+        }
+    }
+
+    /// `value`, or the schema's `default` where it has one; a missing key
+    /// where it has none.
+    pub(super) fn or_schema_default<T>(
+        &mut self,
+        fields: &Fields<'_>,
+        key: &'static str,
+        value: Option<T>,
+        default: Option<T>,
+    ) -> Result<T, Kind> {
+        match (value, default) {
+            (Some(v), _) => Ok(v),
+            (None, Some(def)) => Ok(self.or(key, None, def)),
+            (None, None) => fields.required(key, None, NO_DEFAULT),
+        }
+    }
+}

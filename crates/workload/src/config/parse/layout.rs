@@ -1,0 +1,204 @@
+//! The size of a run, from its `TestConfiguration` keys: validators,
+//! availability cores and the backing groups that fill them, candidates
+//! included per block, blocks, the session's approval parameters, and PoV
+//! sizes (upstream `polkadot/node/subsystem-bench/src/lib/configuration.rs`).
+
+use super::fields::{Fields, Tracker, NO_DEFAULT};
+use super::objective::Defaults;
+use crate::config::error::ConfigErrorKind as Kind;
+use crate::config::{Schema, MAX_BLOCKS};
+
+const NEEDED_APPROVALS: u32 = 30;
+const ZEROTH_DELAY_TRANCHE_WIDTH: u32 = 0;
+const RELAY_VRF_MODULO_SAMPLES: u32 = 6;
+const N_DELAY_TRANCHES: u32 = 89;
+const NO_SHOW_SLOTS: u32 = 3;
+const MAX_VALIDATORS_PER_CORE: u32 = 5;
+const POV_SIZE_KIB: u64 = 5120;
+
+/// `n_validators`: the node under test and at least one other.
+pub(super) fn read_validators(f: &Fields<'_>, d: &Defaults, t: &mut Tracker) -> Result<u32, Kind> {
+    let n_validators =
+        t.or_schema_default(f, "n_validators", f.u32("n_validators")?, d.n_validators)?;
+    if n_validators < 2 {
+        return Err(f.impossible(
+            "n_validators",
+            n_validators,
+            "a run needs the node under test and at least one other validator",
+        ));
+    }
+    Ok(n_validators)
+}
+
+/// `n_cores` and `max_validators_per_core` (the backing-group size): as
+/// many cores as backing groups at most.
+pub(super) fn read_cores(
+    f: &Fields<'_>,
+    d: &Defaults,
+    t: &mut Tracker,
+    schema: Schema,
+    n_validators: u32,
+) -> Result<(u32, u32), Kind> {
+    let n_cores = t.or_schema_default(f, "n_cores", f.u32("n_cores")?, d.n_cores)?;
+    let max_validators_per_core = read_group_size(f, t)?;
+    check_cores(f, schema, n_validators, n_cores, max_validators_per_core)?;
+    Ok((n_cores, max_validators_per_core))
+}
+
+/// `max_validators_per_core`: the backing-group size, at least 1.
+fn read_group_size(f: &Fields<'_>, t: &mut Tracker) -> Result<u32, Kind> {
+    let max_validators_per_core = t.or(
+        "max_validators_per_core",
+        f.u32("max_validators_per_core")?,
+        MAX_VALIDATORS_PER_CORE,
+    );
+    if max_validators_per_core == 0 {
+        return Err(f.impossible(
+            "max_validators_per_core",
+            0,
+            "backing groups need at least one validator",
+        ));
+    }
+    Ok(max_validators_per_core)
+}
+
+/// Every core needs a candidate, and every candidate a backing group of
+/// its own (G1: single validators; G2/G3: groups of
+/// `max_validators_per_core`).
+fn check_cores(
+    f: &Fields<'_>,
+    schema: Schema,
+    n_validators: u32,
+    n_cores: u32,
+    max_validators_per_core: u32,
+) -> Result<(), Kind> {
+    if n_cores == 0 {
+        return Err(f.impossible("n_cores", 0, "a block needs at least one candidate"));
+    }
+    let g1 = schema == Schema::G1;
+    let groups = if g1 {
+        n_validators
+    } else {
+        n_validators.div_ceil(max_validators_per_core)
+    };
+    if n_cores > groups {
+        let how = if g1 {
+            format!("{n_validators} validators form {groups} single-validator backing groups")
+        } else {
+            format!(
+                "{n_validators} validators in groups of {max_validators_per_core} form \
+                 {groups} backing groups"
+            )
+        };
+        return Err(f.impossible(
+            "n_cores",
+            n_cores,
+            format!("{how}, one per core: at most {groups} cores"),
+        ));
+    }
+    Ok(())
+}
+
+/// G1 `n_included_candidates` (required, `1..=n_cores`); every core in
+/// G2/G3.
+pub(super) fn read_included_candidates(
+    f: &Fields<'_>,
+    schema: Schema,
+    n_cores: u32,
+) -> Result<u32, Kind> {
+    if schema != Schema::G1 {
+        return Ok(n_cores);
+    }
+    let v = f.required(
+        "n_included_candidates",
+        f.u32("n_included_candidates")?,
+        NO_DEFAULT,
+    )?;
+    if v == 0 || v > n_cores {
+        return Err(f.impossible(
+            "n_included_candidates",
+            v,
+            format!("must be between 1 and n_cores ({n_cores})"),
+        ));
+    }
+    Ok(v)
+}
+
+/// `num_blocks`: required, `1..=MAX_BLOCKS`.
+pub(super) fn read_num_blocks(f: &Fields<'_>) -> Result<u32, Kind> {
+    let num_blocks = f.required("num_blocks", f.u32("num_blocks")?, NO_DEFAULT)?;
+    if num_blocks == 0 || num_blocks > MAX_BLOCKS {
+        return Err(f.impossible(
+            "num_blocks",
+            num_blocks,
+            format!(
+                "must be between 1 and {MAX_BLOCKS} (block hashes repeat the block number; \
+                 block {} would be the parent of block 1)",
+                MAX_BLOCKS + 1
+            ),
+        ));
+    }
+    Ok(num_blocks)
+}
+
+/// The session's approval parameters of a step: keys in G2/G3, constants
+/// in G1.
+pub(super) struct SessionParams {
+    pub(super) needed_approvals: u32,
+    pub(super) zeroth_delay_tranche_width: u32,
+    pub(super) relay_vrf_modulo_samples: u32,
+    pub(super) n_delay_tranches: u32,
+    pub(super) no_show_slots: u32,
+}
+
+/// Reads the session's approval parameters, then checks the G3 keys that
+/// only other objectives use.
+pub(super) fn read_session(
+    f: &Fields<'_>,
+    t: &mut Tracker,
+    schema: Schema,
+) -> Result<SessionParams, Kind> {
+    let g1 = schema == Schema::G1;
+    let mut param = |key: &'static str, default: u32| -> Result<u32, Kind> {
+        if g1 {
+            Ok(default)
+        } else {
+            Ok(t.or(key, f.u32(key)?, default))
+        }
+    };
+    let session = SessionParams {
+        needed_approvals: param("needed_approvals", NEEDED_APPROVALS)?,
+        zeroth_delay_tranche_width: param(
+            "zeroth_delay_tranche_width",
+            ZEROTH_DELAY_TRANCHE_WIDTH,
+        )?,
+        relay_vrf_modulo_samples: param("relay_vrf_modulo_samples", RELAY_VRF_MODULO_SAMPLES)?,
+        n_delay_tranches: param("n_delay_tranches", N_DELAY_TRANCHES)?,
+        no_show_slots: param("no_show_slots", NO_SHOW_SLOTS)?,
+    };
+    if !g1 {
+        // Read by G3 mocks of other objectives; checked, then ignored.
+        for key in [
+            "max_candidate_depth",
+            "allowed_ancestry_len",
+            "minimum_backing_votes",
+        ] {
+            f.u32(key)?;
+        }
+    }
+    Ok(session)
+}
+
+/// Reads `min_pov_size` and `max_pov_size`, KiB (min at most max).
+pub(super) fn read_pov_sizes(f: &Fields<'_>, t: &mut Tracker) -> Result<(u64, u64), Kind> {
+    let min_kib = t.or("min_pov_size", f.u64("min_pov_size")?, POV_SIZE_KIB);
+    let max_kib = t.or("max_pov_size", f.u64("max_pov_size")?, POV_SIZE_KIB);
+    if min_kib > max_kib {
+        return Err(f.impossible(
+            "min_pov_size",
+            min_kib,
+            format!("above max_pov_size ({max_kib})"),
+        ));
+    }
+    Ok((min_kib, max_kib))
+}
