@@ -116,6 +116,8 @@ pub struct ProtocolCounters {
     candidates_approved: AtomicU64,
     blocks_approved: AtomicU64,
     wakeups: AtomicU64,
+    db_commits: AtomicU64,
+    db_fsyncs: AtomicU64,
     /// Ticks since the block's slot start when a candidate was approved.
     pub candidate_approval_ticks: AtomicHistogram,
     /// Ticks since the block's slot start when a block was approved.
@@ -134,6 +136,8 @@ impl Default for ProtocolCounters {
             candidates_approved: AtomicU64::new(0),
             blocks_approved: AtomicU64::new(0),
             wakeups: AtomicU64::new(0),
+            db_commits: AtomicU64::new(0),
+            db_fsyncs: AtomicU64::new(0),
             candidate_approval_ticks: AtomicHistogram::new(&APPROVAL_TIME_BUCKETS),
             block_approval_ticks: AtomicHistogram::new(&APPROVAL_TIME_BUCKETS),
         }
@@ -230,6 +234,23 @@ impl ProtocolCounters {
     /// `polkadot_parachain_approvals_wakeups_total`.
     pub fn wakeups(&self) -> u64 {
         get(&self.wakeups)
+    }
+
+    /// The database's commits and fsyncs so far (the voting worker keeps
+    /// them current).
+    pub fn set_database(&self, commits: u64, fsyncs: u64) {
+        self.db_commits.store(commits, Ordering::Relaxed);
+        self.db_fsyncs.store(fsyncs, Ordering::Relaxed);
+    }
+
+    /// Database transactions committed (each survives a process crash).
+    pub fn db_commits(&self) -> u64 {
+        get(&self.db_commits)
+    }
+
+    /// Of those, the ones fsynced (each survives a power loss).
+    pub fn db_fsyncs(&self) -> u64 {
+        get(&self.db_fsyncs)
     }
 }
 

@@ -47,6 +47,22 @@ impl VotingWorker {
                 .write(out.writes)
                 .map_err(|e| format!("database write failed: {e}"))?;
         }
+        // What we tell others — our own assignment or approval, a block
+        // approved — is fsynced before it leaves (docs/durability.md).
+        let announces = out.actions.iter().any(|a| {
+            matches!(
+                a,
+                Action::DistributeAssignment { .. }
+                    | Action::DistributeApproval(_)
+                    | Action::BlockApproved { .. }
+            )
+        });
+        if announces {
+            self.store
+                .flush()
+                .map_err(|e| format!("database flush failed: {e}"))?;
+            self.note_durability();
+        }
         for action in out.actions {
             match action {
                 Action::NewBlock(m) => {
@@ -108,6 +124,11 @@ impl VotingWorker {
             }
         }
         Ok(())
+    }
+
+    fn note_durability(&self) {
+        let c = self.store.durability_counts();
+        self.counters.set_database(c.commits, c.fsyncs);
     }
 
     fn ticks_since_slot(&self, block: &Hash, tick: Tick) -> u64 {
@@ -207,10 +228,22 @@ impl Worker for VotingWorker {
         self.handle_at(now, msg, stats)
     }
 
+    /// Group commit: every import of the batch just drained survives a
+    /// crash of the process once the worker waits again.
+    fn idle(&mut self) -> Result<(), String> {
+        self.store
+            .commit()
+            .map_err(|e| format!("database commit failed: {e}"))?;
+        self.note_durability();
+        Ok(())
+    }
+
     /// The store is flushed before the worker stops.
     fn finish(mut self) -> Result<(), String> {
         self.store
             .flush()
-            .map_err(|e| format!("database flush failed: {e}"))
+            .map_err(|e| format!("database flush failed: {e}"))?;
+        self.note_durability();
+        Ok(())
     }
 }

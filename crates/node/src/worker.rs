@@ -128,6 +128,12 @@ pub(crate) trait Worker {
     /// Handle one message; `Ok(true)` means stop.
     fn handle(&mut self, msg: Self::Msg, stats: &WorkerStats) -> Result<bool, String>;
 
+    /// Both inputs are drained: the worker is about to wait. The voting
+    /// worker commits its store here (a group commit per drained batch).
+    fn idle(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
     /// The worker stops normally (told to, or both inputs closed).
     fn finish(self) -> Result<(), String>
     where
@@ -165,6 +171,7 @@ pub(crate) fn run_worker<W: Worker>(
         let msg = match prio.try_recv().or_else(|| normal.try_recv()) {
             Some(m) => m,
             None => {
+                worker.idle()?;
                 stats.record_cpu();
                 since_sample = 0;
                 match recv_prioritised(&prio, &normal, deadline) {

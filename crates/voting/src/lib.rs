@@ -36,6 +36,6 @@ pub use machine::{
     NewBlock, Output,
 };
 pub use store::{
-    AssignmentRecord, MemoryStore, RedbStore, Snapshot, Store, StoreError, Table, WriteBatch,
-    WriteOp, TABLES,
+    AssignmentRecord, DurabilityCounts, MemoryStore, RedbStore, Snapshot, Store, StoreError, Table,
+    WriteBatch, WriteOp, TABLES,
 };

@@ -31,6 +31,15 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         ..
     } = d;
     let metrics = node.shutdown()?;
+    log::info!(
+        "{} {}: database {} commits, {} fsyncs ({:.1} and {:.1} per block)",
+        step.name,
+        options.architecture.name(),
+        metrics.protocol.db_commits(),
+        metrics.protocol.db_fsyncs(),
+        metrics.protocol.db_commits() as f64 / f64::from(step.num_blocks.max(1)),
+        metrics.protocol.db_fsyncs() as f64 / f64::from(step.num_blocks.max(1)),
+    );
     let process_cpu = process_cpu_time().saturating_sub(process_cpu_start);
 
     let floor = floor::measure(world, &session, producer.sent.iter().copied());

@@ -132,13 +132,34 @@ pub enum StoreError {
     Backend { what: &'static str, reason: String },
 }
 
+/// How often a store has committed and fsynced.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct DurabilityCounts {
+    /// Transactions committed (each survives a process crash).
+    pub commits: u64,
+    /// Of those, the ones fsynced (each survives a power loss).
+    pub fsyncs: u64,
+}
+
 /// Where approval voting keeps its state.
 pub trait Store {
     /// Apply one input's writes. A store may buffer them (write-behind) but
     /// must apply batches in order and each one whole.
     fn write(&mut self, batch: WriteBatch) -> Result<(), StoreError>;
-    /// Make every batch written so far durable.
+    /// Commit every batch written so far so that it survives a crash of
+    /// this process (not necessarily a power loss): the group commit of a
+    /// drained batch of inputs. A store may also fsync here, at an interval
+    /// it states (see docs/durability.md).
+    fn commit(&mut self) -> Result<(), StoreError> {
+        self.flush()
+    }
+    /// Make every batch written so far durable, also against power loss
+    /// (fsync).
     fn flush(&mut self) -> Result<(), StoreError>;
+    /// Commits and fsyncs done so far, for reports.
+    fn durability_counts(&self) -> DurabilityCounts {
+        DurabilityCounts::default()
+    }
     /// Load everything (after `flush`).
     fn load(&mut self) -> Result<Snapshot, StoreError>;
 }

@@ -1,8 +1,12 @@
 //! `RedbStore`: the store in a `redb` database file. Batches are kept in
-//! memory and committed as one write transaction once enough have gathered
-//! (write-behind), on `flush`, and when the store is dropped; each batch is
-//! always committed whole, so a crash loses a suffix of batches, never part
-//! of one.
+//! memory and committed as one write transaction on `commit` (the group
+//! commit of a drained batch of inputs; redb `Durability::Eventual`, which
+//! survives a crash of the process), on `flush` (`Durability::Immediate`:
+//! fsynced, survives a power loss), once `WRITE_BEHIND_OPS` operations are
+//! waiting, and when the store is dropped. A `commit` is fsynced too when
+//! the last fsync is older than `FSYNC_INTERVAL`. Each batch is committed
+//! whole, so a crash loses a suffix of batches, never part of one. The
+//! promise this keeps is written in docs/durability.md.
 
 use super::codec::{chunk_assignments, decode_row, to_kv, KvOp, Table, TABLES};
 use super::{Snapshot, Store, StoreError, WriteBatch};
@@ -10,7 +14,11 @@ use redb::{Database, Durability, ReadableTable, TableDefinition};
 use std::path::{Path, PathBuf};
 
 /// Committed once this many table operations are waiting.
-pub const WRITE_BEHIND_OPS: usize = 16 * 1024;
+pub const WRITE_BEHIND_OPS: usize = 1024;
+
+/// A commit is fsynced when the last fsync is older than this: the bound
+/// on what a power loss can take of the imports.
+pub const FSYNC_INTERVAL: std::time::Duration = std::time::Duration::from_secs(1);
 
 const META: TableDefinition<&[u8], &[u8]> = TableDefinition::new("meta");
 const SESSIONS: TableDefinition<&[u8], &[u8]> = TableDefinition::new("sessions");
@@ -51,6 +59,11 @@ pub struct RedbStore {
     pending: Vec<KvOp>,
     /// Commit after this many waiting table operations.
     pub write_behind_ops: usize,
+    last_fsync: std::time::Instant,
+    counts: super::DurabilityCounts,
+    /// Abandoned (a simulated crash): nothing more is committed, not even
+    /// on drop.
+    abandoned: bool,
 }
 
 impl RedbStore {
@@ -72,6 +85,9 @@ impl RedbStore {
             path,
             pending: Vec::new(),
             write_behind_ops: WRITE_BEHIND_OPS,
+            last_fsync: std::time::Instant::now(),
+            counts: super::DurabilityCounts::default(),
+            abandoned: false,
         };
         Ok(store)
     }
@@ -80,9 +96,21 @@ impl RedbStore {
         &self.path
     }
 
-    fn commit(&mut self, durability: Durability) -> Result<(), StoreError> {
-        if self.pending.is_empty() {
+    /// Give the store up as a crash would: what is not committed is lost,
+    /// and dropping it commits nothing.
+    pub fn abandon(mut self) {
+        self.abandoned = true;
+        self.pending.clear();
+    }
+
+    fn commit_with(&mut self, durability: Durability) -> Result<(), StoreError> {
+        if self.pending.is_empty() || self.abandoned {
             return Ok(());
+        }
+        self.counts.commits += 1;
+        if matches!(durability, Durability::Immediate) {
+            self.counts.fsyncs += 1;
+            self.last_fsync = std::time::Instant::now();
         }
         let mut txn = self
             .db
@@ -143,13 +171,25 @@ impl Store for RedbStore {
             to_kv(op, &mut self.pending);
         }
         if self.pending.len() >= self.write_behind_ops {
-            self.commit(Durability::Eventual)?;
+            self.commit()?;
         }
         Ok(())
     }
 
+    fn commit(&mut self) -> Result<(), StoreError> {
+        if self.last_fsync.elapsed() >= FSYNC_INTERVAL {
+            self.commit_with(Durability::Immediate)
+        } else {
+            self.commit_with(Durability::Eventual)
+        }
+    }
+
     fn flush(&mut self) -> Result<(), StoreError> {
-        self.commit(Durability::Immediate)
+        self.commit_with(Durability::Immediate)
+    }
+
+    fn durability_counts(&self) -> super::DurabilityCounts {
+        self.counts
     }
 
     fn load(&mut self) -> Result<Snapshot, StoreError> {
@@ -180,6 +220,6 @@ impl Store for RedbStore {
 
 impl Drop for RedbStore {
     fn drop(&mut self) {
-        let _ = self.commit(Durability::Immediate);
+        let _ = self.commit_with(Durability::Immediate);
     }
 }
