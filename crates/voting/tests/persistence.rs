@@ -48,10 +48,7 @@ fn config() -> Config {
 }
 
 fn keys() -> Option<LocalKeys> {
-    Some(LocalKeys {
-        pair: pair(9),
-        index: ValidatorIndex(9),
-    })
+    Some(local_keys(9))
 }
 
 fn session_spec() -> SessionSpec {

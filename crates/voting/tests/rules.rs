@@ -7,8 +7,8 @@
 mod common;
 
 use common::*;
-use tranche_primitives::{Tick, ValidatorIndex};
-use tranche_voting::{Action, ApprovalVoting, Config, LocalKeys, MemoryStore};
+use tranche_primitives::Tick;
+use tranche_voting::{Action, ApprovalVoting, Config, MemoryStore};
 
 fn driver() -> Driver<MemoryStore> {
     Driver::new(
@@ -32,10 +32,7 @@ fn own_assignments_trigger_check_and_coalesce_until_the_deadline() {
         ..Default::default()
     };
     let s = session(spec);
-    let keys = LocalKeys {
-        pair: pair(9),
-        index: ValidatorIndex(9),
-    };
+    let keys = local_keys(9);
     let config = Config {
         check_delay_ticks: 2,
         ..Config::default()
@@ -54,6 +51,27 @@ fn own_assignments_trigger_check_and_coalesce_until_the_deadline() {
         .filter(|(_, a)| matches!(a, Action::DistributeAssignment { .. }))
         .count();
     assert!(assignments >= 1);
+    // Our certificates verify against our assignment key, as peers check
+    // them (the validator key is another).
+    for (_, a) in &d.log {
+        if let Action::DistributeAssignment { cert, claimed } = a {
+            let cores: Vec<u32> = claimed.iter_ones().collect();
+            let claimed_cores = tranche_primitives::CoreBitfield::from_indices(&cores).unwrap();
+            let story = tranche_primitives::RelayVrfStory(hash("A").0);
+            let checked = tranche_primitives::criteria::check_assignment_cert(
+                &claimed_cores,
+                cert.validator,
+                &s,
+                &story,
+                &cert.cert,
+                &cores
+                    .iter()
+                    .map(|c| tranche_primitives::GroupIndex(*c))
+                    .collect::<Vec<_>>(),
+            );
+            assert!(checked.is_ok(), "{checked:?}");
+        }
+    }
     // Checks finish at 122; 2 < 3 pending, so signing waits for the deadline
     // min(122 + 12, 120 + 0 + 24 / 2) = 132.
     d.advance_to(131);
@@ -93,10 +111,7 @@ fn coalescing_signs_at_once_when_the_count_is_reached() {
         ..Default::default()
     };
     let s = session(spec);
-    let keys = LocalKeys {
-        pair: pair(9),
-        index: ValidatorIndex(9),
-    };
+    let keys = local_keys(9);
     let mut d = Driver::new(
         ApprovalVoting::new(Config::default(), Some(keys)),
         MemoryStore::new(),

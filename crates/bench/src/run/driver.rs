@@ -412,7 +412,8 @@ impl<'a> Driver<'a> {
             architecture: options.architecture,
             clock: clock.clone(),
             local: Some(LocalKeys {
-                pair: world.pairs[NODE_UNDER_TEST.0 as usize].clone(),
+                assignment: world.assignment_pairs[NODE_UNDER_TEST.0 as usize].clone(),
+                approval: world.pairs[NODE_UNDER_TEST.0 as usize].clone(),
                 index: NODE_UNDER_TEST,
             }),
             sessions: vec![session.clone()],

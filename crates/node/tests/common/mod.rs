@@ -23,7 +23,11 @@ use tranche_voting::{LocalKeys, NewBlock};
 
 pub struct Net {
     pub n: u32,
+    /// Validator keys (votes).
     pub pairs: Vec<ValidatorPair>,
+    /// Assignment keys (certificates), different from the validator keys
+    /// as on a real network.
+    pub assignment_pairs: Vec<ValidatorPair>,
     pub session: Arc<Session>,
     pub blocks: Vec<NewBlock>,
     /// (tick, sender, encoded notification)
@@ -35,6 +39,10 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
         .map(|i| ValidatorPair::from_label(&format!("validator-{i}")))
         .collect();
     let keys: Vec<_> = pairs.iter().map(|p| p.id()).collect();
+    let assignment_pairs: Vec<ValidatorPair> = (0..n)
+        .map(|i| ValidatorPair::from_label(&format!("assignment-{i}")))
+        .collect();
+    let assignment_keys: Vec<_> = assignment_pairs.iter().map(|p| p.id()).collect();
     let per_group = (n / n_cores).max(1);
     let info = SessionInfo {
         session_index: 1,
@@ -51,7 +59,7 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
                     .collect()
             })
             .collect(),
-        assignment_keys: keys.clone(),
+        assignment_keys,
         validators: keys,
         assignments_v2: true,
         max_approval_coalesce_count: 1,
@@ -77,7 +85,7 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
         let block_tick = slot * DEFAULT_TICKS_PER_SLOT;
         for v in 1..n {
             let ours = compute_assignments(
-                &pairs[v as usize],
+                &assignment_pairs[v as usize],
                 ValidatorIndex(v),
                 &story,
                 &session.info,
@@ -149,6 +157,7 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
     Net {
         n,
         pairs,
+        assignment_pairs,
         session,
         blocks,
         schedule,
@@ -160,7 +169,8 @@ pub fn config(net: &Net, architecture: Architecture, clock: Clock) -> NodeConfig
         architecture,
         clock,
         local: Some(LocalKeys {
-            pair: net.pairs[0].clone(),
+            assignment: net.assignment_pairs[0].clone(),
+            approval: net.pairs[0].clone(),
             index: ValidatorIndex(0),
         }),
         sessions: vec![net.session.clone()],

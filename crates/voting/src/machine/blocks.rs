@@ -123,8 +123,11 @@ impl ApprovalVoting {
     }
 
     /// Our assignments in a block, per core: none unless our keys are the
-    /// session's validator at our index (upstream `compute_assignments` in
-    /// `polkadot/node/core/approval-voting/src/criteria.rs`).
+    /// session's at our index — the assignment key among `assignment_keys`
+    /// (which our certificates are checked against) and the validator key
+    /// among `validators` (which our votes are) — as upstream's
+    /// `compute_assignments` (`polkadot/node/core/approval-voting/src/criteria.rs`)
+    /// finds our assignment key in the keystore.
     fn our_assignments(
         &self,
         info: &SessionInfo,
@@ -133,12 +136,16 @@ impl ApprovalVoting {
         match &self.keys {
             Some(k)
                 if info
-                    .validators
+                    .assignment_keys
                     .get(k.index.0 as usize)
-                    .is_some_and(|id| *id == k.pair.id()) =>
+                    .is_some_and(|id| *id == k.assignment.id())
+                    && info
+                        .validators
+                        .get(k.index.0 as usize)
+                        .is_some_and(|id| *id == k.approval.id()) =>
             {
                 criteria::compute_assignments(
-                    &k.pair,
+                    &k.assignment,
                     k.index,
                     &nb.relay_vrf_story,
                     info,

@@ -38,8 +38,24 @@ impl Default for Config {
 /// our index in the sessions we validate in.
 #[derive(Clone, Debug)]
 pub struct LocalKeys {
-    pub pair: ValidatorPair,
+    /// Our assignment key (the session's `assignment_keys[index]`): our
+    /// VRF certificates.
+    pub assignment: ValidatorPair,
+    /// Our validator key (the session's `validators[index]`): our approval
+    /// signatures.
+    pub approval: ValidatorPair,
     pub index: ValidatorIndex,
+}
+
+impl LocalKeys {
+    /// One pair for both roles (tests, single-key setups).
+    pub fn single(pair: ValidatorPair, index: ValidatorIndex) -> Self {
+        LocalKeys {
+            assignment: pair.clone(),
+            approval: pair,
+            index,
+        }
+    }
 }
 
 /// A relay block to import, with its session and that session's

@@ -271,7 +271,7 @@ impl ApprovalVoting {
         let indices: Vec<CandidateIndex> = block.pending_signature.keys().copied().collect();
         let hashes: Vec<CandidateHash> =
             block.pending_signature.values().map(|(h, _)| *h).collect();
-        let signature = sign_approval(&keys.pair, &hashes, block.record.session);
+        let signature = sign_approval(&keys.approval, &hashes, block.record.session);
         block.pending_signature.clear();
         out.writes
             .push(WriteOp::PutBlockState(block_hash, block.state_record()));

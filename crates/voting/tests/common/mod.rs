@@ -41,17 +41,35 @@ pub fn pair(i: u32) -> ValidatorPair {
     ValidatorPair::from_label(&format!("validator-{i}"))
 }
 
+/// Validator `i`'s assignment key, different from its validator key.
+pub fn assignment_pair(i: u32) -> ValidatorPair {
+    ValidatorPair::from_label(&format!("assignment-{i}"))
+}
+
+/// Validator `i`'s two keys, as the node holds them.
+pub fn local_keys(i: u32) -> tranche_voting::LocalKeys {
+    tranche_voting::LocalKeys {
+        assignment: assignment_pair(i),
+        approval: pair(i),
+        index: ValidatorIndex(i),
+    }
+}
+
 /// Contiguous groups of two validators per core, the rest in no group.
 pub fn session(spec: SessionSpec) -> Arc<Session> {
-    let keys: Vec<ValidatorId> = (0..spec.n_validators)
-        .map(|i| {
-            if spec.real_keys {
-                pair(i).id()
-            } else {
-                ValidatorId([0; 32])
-            }
-        })
-        .collect();
+    let keys_of = |f: fn(u32) -> ValidatorPair| -> Vec<ValidatorId> {
+        (0..spec.n_validators)
+            .map(|i| {
+                if spec.real_keys {
+                    f(i).id()
+                } else {
+                    ValidatorId([0; 32])
+                }
+            })
+            .collect()
+    };
+    let keys = keys_of(pair);
+    let assignment_keys = keys_of(assignment_pair);
     let groups = (0..spec.n_cores)
         .map(|c| {
             (2 * c..2 * c + 2)
@@ -69,7 +87,7 @@ pub fn session(spec: SessionSpec) -> Arc<Session> {
         zeroth_delay_tranche_width: 0,
         no_show_slots: spec.no_show_slots,
         validator_groups: groups,
-        assignment_keys: keys.clone(),
+        assignment_keys,
         validators: keys,
         assignments_v2: true,
         max_approval_coalesce_count: spec.coalesce,

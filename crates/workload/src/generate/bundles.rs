@@ -113,9 +113,8 @@ pub fn validator_block_bundles(
     grid_senders: &[u32],
     random_senders: &[ValidatorIndex],
 ) -> Vec<Bundle> {
-    let pair = &world.pairs[v.0 as usize];
     let ours = compute_assignments(
-        pair,
+        &world.assignment_pairs[v.0 as usize],
         v,
         &block.relay_vrf_story,
         &world.session,

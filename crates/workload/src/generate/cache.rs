@@ -12,7 +12,7 @@ use tranche_primitives::Hash;
 
 /// Bump whenever generation or the payload layout changes: old files then
 /// stop matching and are regenerated.
-pub const FORMAT_VERSION: u32 = 1;
+pub const FORMAT_VERSION: u32 = 2;
 const MAGIC: &[u8; 16] = b"TRANCHE-MSGCACHE";
 const HEADER_LEN: usize = 16 + 4 + 32 + 8 + 32;
 

@@ -27,7 +27,11 @@ pub const NODE_UNDER_TEST: ValidatorIndex = ValidatorIndex(0);
 
 /// Keys, session and blocks of a run.
 pub struct World {
+    /// Validator keys (the session's `validators`): approval signatures.
     pub pairs: Vec<ValidatorPair>,
+    /// Assignment keys (the session's `assignment_keys`), different from
+    /// the validator keys as on a real network: VRF certificates.
+    pub assignment_pairs: Vec<ValidatorPair>,
     pub session: SessionInfo,
     /// The relay blocks, all in `BENCH_SESSION`; each one's candidates are
     /// in candidate-index (= core) order.
@@ -67,6 +71,10 @@ impl World {
             .map(|i| ValidatorPair::from_label(&format!("validator-{i}")))
             .collect();
         let keys: Vec<ValidatorId> = pairs.iter().map(|k| k.id()).collect();
+        let assignment_pairs: Vec<ValidatorPair> = (0..p.n_validators)
+            .map(|i| ValidatorPair::from_label(&format!("assignment-{i}")))
+            .collect();
+        let assignment_keys: Vec<ValidatorId> = assignment_pairs.iter().map(|k| k.id()).collect();
         let session = SessionInfo {
             session_index: BENCH_SESSION,
             n_cores: p.n_cores,
@@ -80,7 +88,7 @@ impl World {
                 p.n_cores,
                 p.max_validators_per_core,
             ),
-            assignment_keys: keys.clone(),
+            assignment_keys,
             validators: keys,
             assignments_v2: p.enable_assignments_v2,
             max_approval_coalesce_count: 1,
@@ -127,6 +135,7 @@ impl World {
         }
         World {
             pairs,
+            assignment_pairs,
             session,
             blocks,
         }
