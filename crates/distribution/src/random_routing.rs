@@ -1,9 +1,15 @@
-//! Random routing (upstream `RandomRouting` in `polkadot/node/network/protocol/src/grid_topology.rs`): besides the grid, each message goes to up
-//! to 4 random validator peers, each candidate peer passing with
-//! probability 25/n. Upstream draws from a node-local entropy RNG; we draw
-//! from a generator seeded by (node seed, block, validator, candidates,
-//! peer), so the choice never depends on which worker or thread handled the
-//! message, nor on the order messages arrived in.
+//! Random routing (upstream `RandomRouting` in
+//! `polkadot/node/network/protocol/src/grid_topology.rs`): besides the grid,
+//! each message goes to up to 4 random validator peers, each candidate peer
+//! passing with probability 25/n. Upstream walks its peers in the order of
+//! a hash map (an arbitrary order, different per node) and stops after 4;
+//! walking them in ascending id would pick nearly always among the lowest
+//! ids, so each message takes its 4 among all peers that pass, in an order
+//! of its own ([`Picks`]): the same distribution as a random walk order.
+//! Upstream draws from a node-local entropy RNG; we draw from a generator
+//! seeded by (node seed, block, validator, candidates, peer), so the choice
+//! never depends on which worker or thread handled the message, nor on the
+//! order messages arrived in.
 
 use tranche_primitives::{CandidateBitfield, Hash, ValidatorIndex};
 
@@ -50,6 +56,62 @@ impl RandomRouting {
 
     pub fn is_complete(&self) -> bool {
         self.sent >= self.target
+    }
+
+    /// How many more peers this message may go to.
+    pub fn remaining(&self) -> usize {
+        self.target.saturating_sub(self.sent)
+    }
+}
+
+/// Salt of the per-message order among the peers that pass.
+const ORDER_SALT: u64 = 0x6f72_6465_7200_0001;
+
+/// The peers a message goes to among those that passed the sampling: the
+/// `k` with the lowest per-message priority, i.e. the first `k` of a random
+/// order of all peers, whatever their ids.
+#[derive(Debug)]
+pub struct Picks {
+    k: usize,
+    /// `(priority, peer)`, at most `k`, unsorted.
+    best: Vec<(u64, usize)>,
+}
+
+impl Picks {
+    pub fn new(k: usize) -> Self {
+        Picks {
+            k,
+            best: Vec::with_capacity(k),
+        }
+    }
+
+    /// Offer a peer that passed the sampling for the message of `seed`.
+    pub fn offer(&mut self, seed: u64, peer: usize) {
+        if self.k == 0 {
+            return;
+        }
+        let priority = peer_draw(seed ^ ORDER_SALT, peer as u32);
+        if self.best.len() < self.k {
+            self.best.push((priority, peer));
+            return;
+        }
+        let (worst, at) = self
+            .best
+            .iter()
+            .enumerate()
+            .map(|(i, (p, _))| (*p, i))
+            .max()
+            .expect("k > 0 entries");
+        if priority < worst {
+            self.best[at] = (priority, peer);
+        }
+    }
+
+    /// The chosen peers, in ascending id.
+    pub fn into_peers(self) -> Vec<usize> {
+        let mut peers: Vec<usize> = self.best.into_iter().map(|(_, q)| q).collect();
+        peers.sort_unstable();
+        peers
     }
 }
 
@@ -99,6 +161,44 @@ mod tests {
         }
         assert!(r.is_complete());
         assert!(!r.sample(10, 0));
+    }
+
+    /// Over many messages every peer is picked about equally often (with
+    /// an ascending walk that stops after 4 hits, the lowest ids would take
+    /// nearly all picks).
+    #[test]
+    fn picks_are_spread_over_all_peers() {
+        let n = 1_000usize;
+        let mut count = vec![0u32; n];
+        for m in 0..20_000u32 {
+            let seed = message_seed(
+                1,
+                &Hash([(m % 251) as u8; 32]),
+                ValidatorIndex(m),
+                &CandidateBitfield::from_index(0),
+            );
+            let r = RandomRouting::default();
+            let mut picks = Picks::new(r.remaining());
+            for q in 0..n {
+                if r.sample(n, peer_draw(seed, q as u32)) {
+                    picks.offer(seed, q);
+                }
+            }
+            let chosen = picks.into_peers();
+            assert!(chosen.len() <= RANDOM_CIRCULATION);
+            for q in chosen {
+                count[q] += 1;
+            }
+        }
+        let (min, max) = (*count.iter().min().unwrap(), *count.iter().max().unwrap());
+        // 80 000 picks over 1 000 peers: about 80 each.
+        assert!(min >= 40 && max <= 130, "min {min}, max {max}");
+        let low: u32 = count[..100].iter().sum();
+        let high: u32 = count[900..].iter().sum();
+        assert!(
+            low < 2 * high && high < 2 * low,
+            "low ids {low}, high ids {high}"
+        );
     }
 
     #[test]

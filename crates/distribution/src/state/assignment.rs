@@ -7,7 +7,7 @@ use super::{rep, InFlight, Pending, State};
 use crate::action::{Action, AssignmentItem, Outgoing, PeerId};
 use crate::bitset::BitSet;
 use crate::check::{AssignmentCheck, AssignmentVerdict, CheckToken};
-use crate::random_routing::{message_seed, peer_draw, RandomRouting};
+use crate::random_routing::{message_seed, peer_draw, Picks, RandomRouting};
 use crate::reputation::*;
 use crate::topology::RequiredRouting;
 use std::sync::Arc;
@@ -280,10 +280,8 @@ impl State {
                     ae.sent.insert(q);
                 }
             }
+            let mut picks = Picks::new(ae.random.remaining());
             for q in entry.known_by.iter() {
-                if ae.random.is_complete() {
-                    break;
-                }
                 if Some(q) == src || ae.sent.contains(q) || !t.is_validator(q) {
                     continue;
                 }
@@ -291,10 +289,13 @@ impl State {
                     .random
                     .sample(n_peers_total, peer_draw(ae.seed, q as u32))
                 {
-                    ae.random.inc_sent();
-                    ae.randomly_routed.insert(q);
-                    ae.sent.insert(q);
+                    picks.offer(ae.seed, q);
                 }
+            }
+            for q in picks.into_peers() {
+                ae.random.inc_sent();
+                ae.randomly_routed.insert(q);
+                ae.sent.insert(q);
             }
         }
         for q in ae.sent.iter() {
