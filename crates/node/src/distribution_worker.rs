@@ -10,6 +10,7 @@ use crate::messages::{
     NodeEvent, VoteMsg,
 };
 use crate::metrics::ProtocolCounters;
+use crate::reputation::Reputations;
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use parity_scale_codec::Encode;
@@ -38,6 +39,8 @@ pub(crate) struct DistributionWorker {
     pub counters: Arc<ProtocolCounters>,
     /// What the state machine asked for, carried out by `settle`.
     pub actions: Vec<Action>,
+    /// Reputation changes summed per peer until the next report.
+    pub reputations: Reputations,
 }
 
 impl Worker for DistributionWorker {
@@ -50,6 +53,12 @@ impl Worker for DistributionWorker {
         let stop = self.handle_at(now, msg, &mut actions, stats);
         self.actions = actions;
         stop
+    }
+
+    /// What is still summed is reported before the worker stops.
+    fn finish(mut self) -> Result<(), String> {
+        self.reputations.flush(&self.events);
+        Ok(())
     }
 }
 
@@ -184,11 +193,13 @@ impl DistributionWorker {
                     }
                     Action::Send { peer, item } => sends.push((peer, item)),
                     Action::Reputation { peer, rep } => {
-                        let _ = self.events.send(NodeEvent::Reputation { peer, rep });
+                        self.counters.reputation_change(&rep);
+                        self.reputations.add(peer, rep, &self.events);
                     }
                 }
             }
         }
+        self.reputations.maybe_flush(now, &self.events);
         for (peer, message) in batch_notifications(sends) {
             let items = message.len();
             let bytes: Arc<[u8]> = ValidationProtocol::ApprovalDistribution(message)

@@ -22,6 +22,7 @@ mod messages;
 mod metrics;
 mod node;
 mod parallel;
+mod reputation;
 mod voting_worker;
 mod wiring;
 mod worker;

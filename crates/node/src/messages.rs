@@ -2,7 +2,6 @@
 
 use std::path::PathBuf;
 use std::sync::Arc;
-use tranche_distribution::reputation::Rep;
 use tranche_distribution::{
     ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict, PeerId,
     SessionGridTopology, View,
@@ -55,8 +54,9 @@ pub enum NodeEvent {
         bytes: Arc<[u8]>,
         items: usize,
     },
-    /// A reputation change for a peer.
-    Reputation { peer: PeerId, rep: Rep },
+    /// A peer's reputation changes since the last report, summed (see
+    /// `reputation.rs`: sent every 30 s of ticks, malicious ones at once).
+    Reputation { peer: PeerId, change: i32 },
     /// A peer sent bytes that do not decode.
     Malformed { peer: PeerId, error: String },
     /// Chain selection is told the block is approved.
@@ -199,9 +199,10 @@ pub(crate) fn decode_peer_bytes(
                 peer,
                 error: e.to_string(),
             });
+            // Undecodable bytes: reported at once, not aggregated.
             let _ = events.send(NodeEvent::Reputation {
                 peer,
-                rep: tranche_distribution::reputation::COST_INVALID_MESSAGE,
+                change: tranche_distribution::reputation::COST_INVALID_MESSAGE.value,
             });
             None
         }

@@ -118,6 +118,8 @@ pub struct ProtocolCounters {
     wakeups: AtomicU64,
     db_commits: AtomicU64,
     db_fsyncs: AtomicU64,
+    /// Reputation changes by kind, in `reputation::ALL` order.
+    reputation: [AtomicU64; 7],
     /// Ticks since the block's slot start when a candidate was approved.
     pub candidate_approval_ticks: AtomicHistogram,
     /// Ticks since the block's slot start when a block was approved.
@@ -138,6 +140,7 @@ impl Default for ProtocolCounters {
             wakeups: AtomicU64::new(0),
             db_commits: AtomicU64::new(0),
             db_fsyncs: AtomicU64::new(0),
+            reputation: Default::default(),
             candidate_approval_ticks: AtomicHistogram::new(&APPROVAL_TIME_BUCKETS),
             block_approval_ticks: AtomicHistogram::new(&APPROVAL_TIME_BUCKETS),
         }
@@ -241,6 +244,25 @@ impl ProtocolCounters {
     pub fn set_database(&self, commits: u64, fsyncs: u64) {
         self.db_commits.store(commits, Ordering::Relaxed);
         self.db_fsyncs.store(fsyncs, Ordering::Relaxed);
+    }
+
+    /// One reputation change of this kind was reported about a peer.
+    pub fn reputation_change(&self, rep: &tranche_distribution::reputation::Rep) {
+        if let Some(i) = tranche_distribution::reputation::ALL
+            .iter()
+            .position(|r| r.name == rep.name)
+        {
+            self.reputation[i].fetch_add(1, Ordering::Relaxed);
+        }
+    }
+
+    /// Reputation changes reported so far, by kind (name, count).
+    pub fn reputation_changes(&self) -> Vec<(&'static str, u64)> {
+        tranche_distribution::reputation::ALL
+            .iter()
+            .zip(&self.reputation)
+            .map(|(r, n)| (r.name, get(n)))
+            .collect()
     }
 
     /// Database transactions committed (each survives a process crash).

@@ -189,6 +189,7 @@ impl<'a> Wiring<'a> {
             events: self.events.clone(),
             counters: self.metrics.protocol.clone(),
             actions: Vec::new(),
+            reputations: Default::default(),
         }
     }
 }

@@ -40,6 +40,11 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         metrics.protocol.db_commits() as f64 / f64::from(step.num_blocks.max(1)),
         metrics.protocol.db_fsyncs() as f64 / f64::from(step.num_blocks.max(1)),
     );
+    for (kind, n) in metrics.protocol.reputation_changes() {
+        if n > 0 {
+            log::info!("reputation changes \"{kind}\": {n}");
+        }
+    }
     let process_cpu = process_cpu_time().saturating_sub(process_cpu_start);
 
     let floor = floor::measure(world, &session, producer.sent.iter().copied());
