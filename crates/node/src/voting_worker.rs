@@ -150,7 +150,14 @@ impl VotingWorker {
             VoteMsg::CheckAssignment { check, reply } => {
                 let verdict = check.check();
                 stats.add_verifications(1);
+                let block = check.assignment.0.block_hash;
                 let out = match verdict {
+                    // Classic layout before polkadot-sdk#4928: a
+                    // too-far-in-the-future assignment is not imported
+                    // (distribution then charges its sender).
+                    Ok(tranche) if self.machine.is_too_far_in_future(now, &block, tranche) => {
+                        Output::default()
+                    }
                     Ok(tranche) => self.machine.import_assignment(
                         now,
                         CheckedAssignment {

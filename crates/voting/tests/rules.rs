@@ -154,3 +154,23 @@ fn import_cost_in_writes_does_not_grow_with_held_assignments() {
     }
     assert!(sizes.iter().all(|n| *n <= 2), "{sizes:?}");
 }
+
+/// The too-far-in-the-future rule voting applies before importing in the
+/// classic layout (upstream `check_and_import_assignment` before
+/// polkadot-sdk#4928), at the same boundary as distribution's: a tranche
+/// `TICK_TOO_FAR_IN_FUTURE` (20) or more ahead of the block's current one.
+#[test]
+fn too_far_in_the_future_at_the_distribution_boundary() {
+    let s = session(SessionSpec::default());
+    let mut d = Driver::new(
+        ApprovalVoting::new(Config::default(), None),
+        MemoryStore::new(),
+    );
+    d.at(120).block(block("A", 1, "genesis", 10, &s, 1));
+    let a = hash("A");
+    assert!(!d.m.is_too_far_in_future(120, &a, 19));
+    assert!(d.m.is_too_far_in_future(120, &a, 20));
+    assert!(!d.m.is_too_far_in_future(125, &a, 24));
+    assert!(d.m.is_too_far_in_future(125, &a, 25));
+    assert!(!d.m.is_too_far_in_future(125, &hash("unknown"), 1_000));
+}

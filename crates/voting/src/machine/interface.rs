@@ -105,7 +105,9 @@ pub enum AssignmentCheckError {
 pub enum AssignmentCheckResult {
     Accepted,
     AcceptedDuplicate,
-    /// Distribution's verdict; voting never gives it.
+    /// Too far ahead of the block's current tranche: not imported (the
+    /// classic layout asks [`crate::ApprovalVoting::is_too_far_in_future`]
+    /// before importing, as upstream did before polkadot-sdk#4928).
     TooFarInFuture,
     Bad(AssignmentCheckError),
 }

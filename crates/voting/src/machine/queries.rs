@@ -9,6 +9,27 @@ use super::ApprovalVoting;
 use tranche_primitives::{BlockNumber, CandidateIndex, Hash, Tick};
 
 impl ApprovalVoting {
+    /// Whether an assignment claiming `tranche` of `block` is too far in
+    /// the future at `now` (`TICK_TOO_FAR_IN_FUTURE` ticks or more ahead of
+    /// the block's current tranche): the check upstream's approval-voting
+    /// made before importing, in `check_and_import_assignment`
+    /// (`polkadot/node/core/approval-voting/src/lib.rs`, before
+    /// polkadot-sdk#4928 moved it to approval-distribution). `false` for an
+    /// unknown block (the import itself then answers).
+    pub fn is_too_far_in_future(
+        &self,
+        now: Tick,
+        block: &Hash,
+        tranche: tranche_primitives::DelayTranche,
+    ) -> bool {
+        let Some(b) = self.blocks.get(block) else {
+            return false;
+        };
+        let tranche_now = now.saturating_sub(b.block_tick);
+        Tick::from(tranche)
+            >= tranche_now.saturating_add(tranche_primitives::time::TICK_TOO_FAR_IN_FUTURE)
+    }
+
     /// The highest block `H` on `target`'s chain such that every block from
     /// `lower_bound + 1` up to `H` is approved (upstream
     /// `handle_approved_ancestor` in
