@@ -98,7 +98,14 @@ impl DistributionWorker {
                 grid,
                 local,
             }) => self.state.new_gossip_topology(session, grid, local, out),
-            DistMsg::NewBlocks(blocks) => self.state.new_blocks(now, blocks, out),
+            DistMsg::NewBlocks { blocks, sessions } => {
+                for s in sessions {
+                    if !self.state.has_session(s.info.session_index) {
+                        self.state.add_session(s);
+                    }
+                }
+                self.state.new_blocks(now, blocks, out)
+            }
             DistMsg::OurView(heads) => self.state.our_view_change(&heads),
             DistMsg::DistributeAssignment { cert, claimed } => {
                 // Our own: counted as imported, as upstream does.

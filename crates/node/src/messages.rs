@@ -82,7 +82,13 @@ pub(crate) enum DistMsg {
     },
     /// A peer or topology event (every distribution worker gets it).
     Network(NetworkEvent),
-    NewBlocks(Vec<Block>),
+    /// New blocks, with the sessions they are in: distribution learns a
+    /// session from the first block of it (upstream fetches the session's
+    /// info on demand).
+    NewBlocks {
+        blocks: Vec<Block>,
+        sessions: Vec<Arc<tranche_primitives::Session>>,
+    },
     /// The node's own view (its leaves) changed: messages for these blocks
     /// are held until the blocks are known.
     OurView(Vec<Hash>),

@@ -72,10 +72,14 @@ impl VotingWorker {
                         m.hash,
                         tranche_primitives::time::slot_start_tick(m.slot, self.ticks_per_slot),
                     );
+                    let sessions: Vec<_> = self.machine.session(m.session).into_iter().collect();
                     let blocks = vec![m];
                     for w in &self.dist.workers {
-                        w.send(DistMsg::NewBlocks(blocks.clone()))
-                            .map_err(|e| e.to_string())?;
+                        w.send(DistMsg::NewBlocks {
+                            blocks: blocks.clone(),
+                            sessions: sessions.clone(),
+                        })
+                        .map_err(|e| e.to_string())?;
                     }
                 }
                 Action::DistributeAssignment { cert, claimed } => {

@@ -161,3 +161,31 @@ fn real_clock_small_network_approves_every_block() {
     node.shutdown().unwrap();
     assert_eq!(approved.len(), 3, "approved {approved:?}");
 }
+
+/// A session that is not in the start configuration is learned from its
+/// first block (the voting worker hands it to distribution with the block):
+/// nobody is charged for its messages, and the run decides exactly as with
+/// the session known from the start.
+#[test]
+fn a_session_is_learned_from_its_first_block() {
+    let net = net(20, 4, 3, 3);
+    let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
+    let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
+    for arch in [Architecture::Classic, Architecture::Parallel { workers: 2 }] {
+        let mut known = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
+        let with_session = run_virtual(&net, &mut known, end);
+        known.shutdown().unwrap();
+        let mut cfg = config(&net, arch, Clock::virtual_at(start));
+        cfg.sessions.clear();
+        let mut learning = Node::start(cfg).unwrap();
+        let learned = run_virtual(&net, &mut learning, end);
+        learning.shutdown().unwrap();
+        assert_eq!(
+            learned.approved.len(),
+            3,
+            "{arch:?}: {:?}",
+            learned.approved
+        );
+        assert_eq!(learned, with_session, "{arch:?}");
+    }
+}

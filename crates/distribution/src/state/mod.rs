@@ -198,6 +198,11 @@ impl State {
         self.sessions.insert(session.info.session_index, session);
     }
 
+    /// Whether the session's parameters are known.
+    pub fn has_session(&self, index: SessionIndex) -> bool {
+        self.sessions.contains_key(&index)
+    }
+
     // ---- peers ----------------------------------------------------------
 
     /// A peer connected; `authority` is its validator index, if it is one

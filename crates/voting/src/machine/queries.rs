@@ -9,6 +9,14 @@ use super::ApprovalVoting;
 use tranche_primitives::{BlockNumber, CandidateIndex, Hash, Tick};
 
 impl ApprovalVoting {
+    /// A session the machine knows (from the blocks imported in it).
+    pub fn session(
+        &self,
+        index: tranche_primitives::SessionIndex,
+    ) -> Option<std::sync::Arc<tranche_primitives::Session>> {
+        self.sessions.get(&index).cloned()
+    }
+
     /// Whether an assignment claiming `tranche` of `block` is too far in
     /// the future at `now` (`TICK_TOO_FAR_IN_FUTURE` ticks or more ahead of
     /// the block's current tranche): the check upstream's approval-voting
