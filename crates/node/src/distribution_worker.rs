@@ -117,6 +117,13 @@ impl DistributionWorker {
                 self.state.distribute_approval(vote, out)
             }
             DistMsg::Finalized(number) => self.state.block_finalized(number, out),
+            DistMsg::Network(NetworkEvent::PeerAuthority { peer, authority }) => {
+                self.state.peer_authority_updated(peer, authority, out)
+            }
+            DistMsg::GetApprovalSignatures { indices, reply } => {
+                // The asker may have given up waiting.
+                let _ = reply.send(self.state.approval_signatures(&indices));
+            }
             DistMsg::Control(Control::Stop) => return Ok(true),
             DistMsg::Control(Control::Fault) => panic!("fault injected into a distribution worker"),
         }

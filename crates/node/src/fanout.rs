@@ -74,6 +74,12 @@ impl Fanout {
                 self.prio.voting.send(VoteMsg::Finalized { hash, number })
             }
             Input::Tick(t) => self.prio.voting.send(VoteMsg::Tick(t)),
+            Input::GetApprovalSignatures { indices, reply } => {
+                self.prio.to_workers(|| DistMsg::GetApprovalSignatures {
+                    indices: indices.clone(),
+                    reply: reply.clone(),
+                })
+            }
         }
     }
 }

@@ -30,7 +30,7 @@ mod worker;
 pub use channel::ChannelMeter;
 pub use clock::Clock;
 pub use cpu::{process_cpu_time, thread_cpu_time};
-pub use messages::{Architecture, NodeEvent, StoreConfig, DEFAULT_WORKERS};
+pub use messages::{ApprovalSignatures, Architecture, NodeEvent, StoreConfig, DEFAULT_WORKERS};
 pub use metrics::{
     AtomicHistogram, HistogramSnapshot, ProtocolCounters, APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS,
     TOF_BUCKETS_NANOS,

@@ -98,6 +98,10 @@ pub(crate) enum DistMsg {
     },
     DistributeApproval(IndirectSignedApprovalVote),
     Finalized(BlockNumber),
+    GetApprovalSignatures {
+        indices: Vec<(Hash, tranche_primitives::CandidateIndex)>,
+        reply: crossbeam_channel::Sender<ApprovalSignatures>,
+    },
     Control(Control),
 }
 
@@ -138,6 +142,13 @@ pub(crate) enum Input {
     },
     /// Virtual clock: the tick moved.
     Tick(Tick),
+    /// `GetApprovalSignatures`: every distribution worker answers on
+    /// `reply` with the signatures it holds for these (block, candidate)
+    /// pairs.
+    GetApprovalSignatures {
+        indices: Vec<(Hash, tranche_primitives::CandidateIndex)>,
+        reply: crossbeam_channel::Sender<ApprovalSignatures>,
+    },
 }
 
 /// A peer or topology event, for every distribution worker.
@@ -157,7 +168,24 @@ pub(crate) enum NetworkEvent {
         grid: SessionGridTopology,
         local: Option<ValidatorIndex>,
     },
+    /// A connected peer's validator identity became known or changed
+    /// (upstream `PeerAuthorityUpdated`); a disconnect keeps it.
+    PeerAuthority {
+        peer: PeerId,
+        authority: ValidatorIndex,
+    },
 }
+
+/// The approval signatures a distribution worker holds, by validator:
+/// `(block, candidate indices the vote covers, signature)`.
+pub type ApprovalSignatures = std::collections::BTreeMap<
+    ValidatorIndex,
+    (
+        Hash,
+        Vec<tranche_primitives::CandidateIndex>,
+        tranche_primitives::ValidatorSignature,
+    ),
+>;
 
 /// Lifecycle messages every worker understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -232,6 +232,45 @@ impl Node {
         }))
     }
 
+    /// A connected peer's validator identity became known or changed.
+    pub fn peer_authority(
+        &mut self,
+        peer: PeerId,
+        authority: ValidatorIndex,
+    ) -> Result<(), NodeError> {
+        self.send(Input::Network(NetworkEvent::PeerAuthority {
+            peer,
+            authority,
+        }))
+    }
+
+    /// `GetApprovalSignatures`: the approval signatures the node holds for
+    /// these (block, candidate) pairs, by validator, as upstream's message
+    /// returns them; the parallel layout asks every worker and merges.
+    pub fn approval_signatures(
+        &mut self,
+        indices: Vec<(Hash, tranche_primitives::CandidateIndex)>,
+        timeout: Duration,
+    ) -> Result<crate::messages::ApprovalSignatures, NodeError> {
+        let (reply, answers) = crossbeam_channel::unbounded();
+        self.send(Input::GetApprovalSignatures { indices, reply })?;
+        let workers = match self.architecture {
+            Architecture::Classic => 1,
+            Architecture::Parallel { workers } => workers,
+        };
+        let mut all = crate::messages::ApprovalSignatures::new();
+        for _ in 0..workers {
+            match answers.recv_timeout(timeout) {
+                Ok(part) => all.extend(part),
+                Err(_) => {
+                    self.check()?;
+                    return Err(NodeError::Stopped);
+                }
+            }
+        }
+        Ok(all)
+    }
+
     pub fn peer_disconnected(&mut self, peer: PeerId) -> Result<(), NodeError> {
         self.send(Input::Network(NetworkEvent::PeerDisconnected(peer)))
     }

@@ -189,3 +189,39 @@ fn a_session_is_learned_from_its_first_block() {
         assert_eq!(learned, with_session, "{arch:?}");
     }
 }
+
+/// `GetApprovalSignatures` through the node: the signatures it holds for a
+/// candidate, by validator, the same in both layouts (the parallel one asks
+/// every worker and merges), each one a valid vote.
+#[test]
+fn approval_signatures_are_answered_and_merged_across_workers() {
+    let net = net(20, 4, 3, 3);
+    let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
+    let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
+    let first = &net.blocks[0].block;
+    let mut answers = Vec::new();
+    for arch in [Architecture::Classic, Architecture::Parallel { workers: 4 }] {
+        let mut node = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
+        run_virtual(&net, &mut node, end);
+        let sigs = node
+            .approval_signatures(vec![(first.hash, 0)], std::time::Duration::from_secs(60))
+            .unwrap();
+        node.shutdown().unwrap();
+        assert!(sigs.len() >= 3, "{arch:?}: {} signatures", sigs.len());
+        for (v, (block, candidates, signature)) in &sigs {
+            assert_eq!(*block, first.hash);
+            let hashes: Vec<_> = candidates
+                .iter()
+                .map(|c| first.candidates[*c as usize].hash)
+                .collect();
+            let key = net.pairs[v.0 as usize].public();
+            assert_eq!(
+                tranche_primitives::vote::verify_approval(key, &hashes, 1, signature),
+                Ok(()),
+                "{arch:?}: validator {v:?}"
+            );
+        }
+        answers.push(sigs.keys().copied().collect::<Vec<_>>());
+    }
+    assert_eq!(answers[0], answers[1], "both layouts know the same voters");
+}
