@@ -225,3 +225,21 @@ fn approval_signatures_are_answered_and_merged_across_workers() {
     }
     assert_eq!(answers[0], answers[1], "both layouts know the same voters");
 }
+
+/// Authority ids learned after the connection (`Node::peer_authority`)
+/// route exactly as ids known at connection.
+#[test]
+fn authority_ids_learned_after_connecting_route_the_same() {
+    let net = net(20, 4, 3, 3);
+    let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
+    let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
+    let arch = Architecture::Parallel { workers: 2 };
+    let mut a = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
+    let known = run_virtual_with(&net, &mut a, end, false);
+    a.shutdown().unwrap();
+    let mut b = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
+    let late = run_virtual_with(&net, &mut b, end, true);
+    b.shutdown().unwrap();
+    assert_eq!(late.approved.len(), 3);
+    assert_eq!(late, known);
+}

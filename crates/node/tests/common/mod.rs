@@ -259,12 +259,21 @@ const IDLE: Duration = Duration::from_secs(60);
 /// Connect every peer, set the identity grid, and run the schedule in
 /// virtual time until `end`.
 pub fn run_virtual(net: &Net, node: &mut Node, end: Tick) -> Trace {
+    run_virtual_with(net, node, end, false)
+}
+
+/// [`run_virtual`]; with `late_authority`, peers connect without a
+/// validator identity and learn it right after (`Node::peer_authority`).
+pub fn run_virtual_with(net: &Net, node: &mut Node, end: Tick, late_authority: bool) -> Trace {
     let mut trace = Trace::default();
     let first = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     node.set_tick(first).unwrap();
     for v in 1..net.n {
-        node.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
-            .unwrap();
+        let authority = (!late_authority).then_some(ValidatorIndex(v));
+        node.peer_connected(PeerId(v), authority).unwrap();
+        if late_authority {
+            node.peer_authority(PeerId(v), ValidatorIndex(v)).unwrap();
+        }
     }
     node.topology(
         1,
