@@ -130,6 +130,19 @@ impl VotingWorker {
         Ok(())
     }
 
+    /// After a restore: tell distribution every stored block and re-send
+    /// our own assignments and approvals (nothing for a fresh store).
+    pub(crate) fn activate(&mut self) -> Result<(), String> {
+        let actions = self.machine.activation();
+        if actions.is_empty() {
+            return Ok(());
+        }
+        self.apply(Output {
+            actions,
+            ..Output::default()
+        })
+    }
+
     fn note_durability(&self) {
         let c = self.store.durability_counts();
         self.counters.set_database(c.commits, c.fsyncs);

@@ -139,7 +139,10 @@ impl<'a> Wiring<'a> {
 
         let stats = WorkerStats::new(workers.voting.clone());
         self.metrics.workers.push(stats.clone());
-        let worker = self.voting_worker(voting, prio_txs.clone());
+        let mut worker = self.voting_worker(voting, prio_txs.clone());
+        // A node restarted from its store re-announces what it holds before
+        // it takes any input (upstream's activation).
+        worker.activate().map_err(NodeError::Store)?;
         self.spawn(stats, worker, voting_prio_rx, voting_rx)?;
 
         let rxs = dist_rxs.into_iter().zip(prio_rxs);

@@ -326,3 +326,70 @@ pub fn outgoing_kind(o: &Outgoing) -> &'static str {
         Outgoing::Approval(_) => "approval",
     }
 }
+
+/// Run the schedule's ticks `from..=to` only, as a node restarted at `from`
+/// would see them: peers connect and (with `restarted`) show their view of
+/// the blocks imported before `from`, which are not imported again; the
+/// schedule's messages of earlier ticks are not sent again.
+pub fn run_virtual_span(
+    net: &Net,
+    node: &mut Node,
+    from: Tick,
+    to: Tick,
+    restarted: bool,
+) -> Trace {
+    let mut trace = Trace::default();
+    node.set_tick(from).unwrap();
+    for v in 1..net.n {
+        node.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
+            .unwrap();
+    }
+    node.topology(
+        1,
+        SessionGridTopology::identity(net.n as usize),
+        Some(ValidatorIndex(0)),
+    )
+    .unwrap();
+    if restarted {
+        let heads: Vec<Hash> = net
+            .blocks
+            .iter()
+            .filter(|b| b.block.slot * DEFAULT_TICKS_PER_SLOT < from)
+            .map(|b| b.block.hash)
+            .collect();
+        for v in 1..net.n {
+            let view = View {
+                heads: heads.clone(),
+                finalized_number: 0,
+            };
+            node.peer_view(PeerId(v), view).unwrap();
+        }
+    }
+    node.wait_idle(IDLE).unwrap();
+    for tick in from..=to {
+        node.set_tick(tick).unwrap();
+        node.wait_idle(IDLE).unwrap();
+        for b in net
+            .blocks
+            .iter()
+            .filter(|b| b.block.slot * DEFAULT_TICKS_PER_SLOT == tick)
+        {
+            node.import_block(b.clone()).unwrap();
+            node.wait_idle(IDLE).unwrap();
+            for v in 1..net.n {
+                let view = View {
+                    heads: vec![b.block.hash],
+                    finalized_number: 0,
+                };
+                node.peer_view(PeerId(v), view).unwrap();
+            }
+            node.wait_idle(IDLE).unwrap();
+        }
+        for (_, v, bytes) in net.schedule.iter().filter(|(t, _, _)| *t == tick) {
+            node.peer_message(PeerId(*v), bytes.clone()).unwrap();
+        }
+        node.wait_idle(IDLE).unwrap();
+        drain(node, tick, &mut trace);
+    }
+    trace
+}

@@ -5,6 +5,7 @@
 //! submodules: `blocks`, `votes`, `timers`, `queries`, `restore`; the types
 //! that cross its boundary in `interface`, its entries in `entries`.
 
+mod activation;
 mod blocks;
 mod entries;
 mod interface;

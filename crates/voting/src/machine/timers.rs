@@ -104,26 +104,7 @@ impl ApprovalVoting {
             ));
             out.writes
                 .push(WriteOp::PutApprovalEntry(block_hash, idx, ae.record()));
-            let this_core = block.record.candidates[idx as usize].core;
-            let cores: Vec<CoreIndex> = match &cert.kind {
-                AssignmentCertKind::RelayVRFModuloCompact { core_bitfield } => {
-                    core_bitfield.iter_ones().map(CoreIndex).collect()
-                }
-                AssignmentCertKind::RelayVRFDelay { core_index } => vec![*core_index],
-                AssignmentCertKind::RelayVRFModulo { .. } => vec![this_core],
-            };
-            let mut indices: Vec<u32> = Vec::new();
-            for c in cores {
-                if let Some(p) = block
-                    .record
-                    .candidates
-                    .iter()
-                    .position(|cand| cand.core == c)
-                {
-                    indices.push(p as u32);
-                }
-            }
-            if let Ok(claimed) = CandidateBitfield::from_indices(&indices) {
+            if let Some(claimed) = claimed_candidates(&block.record, idx, &cert) {
                 let distribute = if claimed.count_ones() > 1 {
                     let mut changed = false;
                     for i in claimed.iter_ones() {
@@ -336,4 +317,28 @@ fn should_trigger(
         }
         RequiredTranches::Exact { .. } => false,
     }
+}
+
+/// The candidates of `block` our certificate for candidate `idx` claims
+/// (upstream `get_assignment_core_indices` and `cores_to_candidate_indices`
+/// in `polkadot/node/core/approval-voting/src/lib.rs`).
+pub(super) fn claimed_candidates(
+    block: &tranche_primitives::Block,
+    idx: CandidateIndex,
+    cert: &tranche_primitives::AssignmentCert,
+) -> Option<CandidateBitfield> {
+    let this_core = block.candidates.get(idx as usize)?.core;
+    let cores: Vec<CoreIndex> = match &cert.kind {
+        AssignmentCertKind::RelayVRFModuloCompact { core_bitfield } => {
+            core_bitfield.iter_ones().map(CoreIndex).collect()
+        }
+        AssignmentCertKind::RelayVRFDelay { core_index } => vec![*core_index],
+        AssignmentCertKind::RelayVRFModulo { .. } => vec![this_core],
+    };
+    let indices: Vec<u32> = cores
+        .into_iter()
+        .filter_map(|c| block.candidates.iter().position(|cand| cand.core == c))
+        .map(|p| p as u32)
+        .collect();
+    CandidateBitfield::from_indices(&indices).ok()
 }
