@@ -176,6 +176,33 @@ fn aggression_l1_sends_our_messages_to_everyone_and_resends() {
     assert!(sent_to(&out).is_empty());
 }
 
+/// Upstream `route_to_peer`: `RequiredRouting::All => true`. At L1 our own
+/// messages go to every peer that knows the block, a peer that is not a
+/// validator of the session too.
+#[test]
+fn aggression_l1_reaches_peers_that_are_not_validators() {
+    let metas = chain(18);
+    let mut s = node_on_grid(N, LOCAL, &metas[0], Config::default());
+    let outsider = PeerId(N + 7);
+    s.peer_connected(outsider, None).unwrap();
+    let mut out = Vec::new();
+    s.peer_view_change(0, outsider, view(&[metas[0].hash], 0), &mut out);
+    let (cert, claimed) = delay_item(metas[0].hash, LOCAL, 1);
+    let mut out = Vec::new();
+    s.distribute_assignment(cert, claimed, &mut out);
+    assert!(
+        !sent_to(&out).contains(&outsider.0),
+        "the grid route skips it"
+    );
+    grow(&mut s, &metas[1..16]);
+    for m in &metas[1..16] {
+        let mut o = Vec::new();
+        s.peer_view_change(0, outsider, view(&[m.hash], 0), &mut o);
+    }
+    let out = grow(&mut s, &metas[16..17]);
+    assert!(sent_to(&out).contains(&outsider.0), "{:?}", sent_to(&out));
+}
+
 #[test]
 fn duplicates_are_not_punished_during_aggression() {
     let metas = chain(17);
