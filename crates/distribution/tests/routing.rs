@@ -294,12 +294,24 @@ fn sends(out: &[Action]) -> Vec<(u32, Vec<u8>)> {
 #[test]
 fn learning_a_peers_identity_sends_what_the_grid_meant_for_it() {
     let m = meta(1, 4);
-    let mut s = node_on_grid(N, LOCAL, &m, Config::default());
-    // Peer 10 (our column) reconnects without a known identity.
-    s.peer_disconnected(PeerId(10));
-    s.peer_connected(PeerId(10), None).unwrap();
+    // Peer 10 (our column) connects without a known identity.
+    let mut s = State::new(Config::default());
+    s.add_session(session(N, 4));
     let mut out = Vec::new();
-    s.peer_view_change(0, PeerId(10), view(&[m.hash], 0), &mut out);
+    s.new_gossip_topology(
+        1,
+        SessionGridTopology::identity(N as usize),
+        Some(ValidatorIndex(LOCAL)),
+        &mut out,
+    );
+    for v in (0..N).filter(|v| *v != LOCAL) {
+        let authority = (v != 10).then_some(ValidatorIndex(v));
+        s.peer_connected(PeerId(v), authority).unwrap();
+    }
+    s.new_blocks(0, vec![m.clone()], &mut out);
+    for v in (0..N).filter(|v| *v != LOCAL) {
+        s.peer_view_change(0, PeerId(v), view(&[m.hash], 0), &mut out);
+    }
     let got = receive_ok(
         &mut s,
         0,
@@ -310,4 +322,60 @@ fn learning_a_peers_identity_sends_what_the_grid_meant_for_it() {
     let mut out = Vec::new();
     s.peer_authority_updated(PeerId(10), ValidatorIndex(10), &mut out);
     assert_eq!(sent_to(&out), BTreeSet::from([10]));
+}
+
+/// A disconnect keeps the peer's validator identity (upstream's topology
+/// keeps its peers' authority ids): reconnecting without one, it is routed
+/// to as before.
+#[test]
+fn a_disconnect_keeps_the_peers_identity() {
+    let m = meta(1, 4);
+    let mut s = node_on_grid(N, LOCAL, &m, Config::default());
+    s.peer_disconnected(PeerId(10));
+    s.peer_connected(PeerId(10), None).unwrap();
+    let mut out = Vec::new();
+    s.peer_view_change(0, PeerId(10), view(&[m.hash], 0), &mut out);
+    let got = receive_ok(
+        &mut s,
+        0,
+        22,
+        assignments_msg(vec![delay_item(m.hash, 22, 0)]),
+    );
+    assert!(sent_to(&got).contains(&10), "{:?}", sent_to(&got));
+}
+
+/// A node whose index lies outside the grid keeps the session's topology
+/// with no neighbours (upstream `GridNeighbors::empty`): no grid routes,
+/// but random routing still reaches peers.
+#[test]
+fn a_node_outside_the_grid_keeps_the_topology_for_random_routing() {
+    let m = meta(1, 4);
+    let mut s = State::new(Config::default());
+    s.add_session(session(N, 4));
+    let mut out = Vec::new();
+    s.new_gossip_topology(
+        1,
+        SessionGridTopology::identity(N as usize),
+        Some(ValidatorIndex(N + 5)),
+        &mut out,
+    );
+    for v in 0..N {
+        s.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
+            .unwrap();
+    }
+    s.new_blocks(0, vec![m.clone()], &mut out);
+    for v in 0..N {
+        s.peer_view_change(0, PeerId(v), view(&[m.hash], 0), &mut out);
+    }
+    let got = receive_ok(
+        &mut s,
+        0,
+        22,
+        assignments_msg(vec![delay_item(m.hash, 22, 0)]),
+    );
+    let sent = sent_to(&got);
+    assert!(
+        !sent.is_empty() && sent.len() <= 4,
+        "random routing only: {sent:?}"
+    );
 }

@@ -160,6 +160,9 @@ pub struct State {
     blocks: HashMap<Hash, BlockEntry, BuildBlockHasher>,
     blocks_by_number: BTreeMap<BlockNumber, Vec<Hash>>,
     pending_known: BTreeMap<Hash, pending::Held>,
+    /// Validator identities of peers, kept across disconnects (upstream's
+    /// topology keeps its peer ids' authorities whatever the connection).
+    authorities: BTreeMap<PeerId, ValidatorIndex>,
     peers: BTreeMap<PeerId, PeerEntry>,
     topologies: BTreeMap<SessionIndex, TopologyEntry>,
     session_refs: BTreeMap<SessionIndex, usize>,
@@ -180,6 +183,7 @@ impl State {
             blocks: HashMap::default(),
             blocks_by_number: BTreeMap::new(),
             pending_known: BTreeMap::new(),
+            authorities: BTreeMap::new(),
             peers: BTreeMap::new(),
             topologies: BTreeMap::new(),
             session_refs: BTreeMap::new(),
@@ -216,12 +220,16 @@ impl State {
         if peer.0 > MAX_PEER_ID {
             return Err(PeerIdTooLarge(peer.0));
         }
+        let known = self.authorities.get(&peer).copied();
         let entry = self.peers.entry(peer).or_insert(PeerEntry {
             view: View::default(),
-            authority: None,
+            authority: known,
         });
         if authority.is_some() {
             entry.authority = authority;
+        }
+        if let Some(a) = entry.authority {
+            self.authorities.insert(peer, a);
         }
         if let Some(a) = entry.authority {
             for t in self.topologies.values_mut() {
@@ -248,6 +256,7 @@ impl State {
         }
         let p = peer.0 as usize;
         e.authority = Some(authority);
+        self.authorities.insert(peer, authority);
         let finalized = e.view.finalized_number;
         for t in self.topologies.values_mut() {
             t.remove_peer(p);
@@ -268,14 +277,15 @@ impl State {
     }
 
     /// A peer disconnected: forget its view and everything it knew.
+    /// A peer disconnected: its view and what it knew are forgotten; its
+    /// validator identity is kept (a reconnect without one reuses it), and
+    /// so are the grid's routes to it, which only matter once it knows a
+    /// block again.
     pub fn peer_disconnected(&mut self, peer: PeerId) {
         if self.peers.remove(&peer).is_none() {
             return;
         }
         let p = peer.0 as usize;
-        for t in self.topologies.values_mut() {
-            t.remove_peer(p);
-        }
         for b in self.blocks.values_mut() {
             b.forget_peer(p);
         }
@@ -346,19 +356,24 @@ impl State {
         local_index: Option<ValidatorIndex>,
         out: &mut Vec<Action>,
     ) {
+        // Upstream `handle_new_session_topology`: only validators care.
         let Some(local) = local_index else { return };
-        if self.topologies.contains_key(&session) {
-            return;
-        }
-        let Some(neighbours) = grid.grid_neighbours(local) else {
-            return;
-        };
-        let mut entry = TopologyEntry::new(grid, neighbours);
-        for (peer, e) in &self.peers {
-            if let Some(a) = e.authority {
-                entry.add_peer(peer.0 as usize, a);
+        // The first topology of a session is kept (upstream
+        // `SessionGridTopologies::insert_topology`); a later one still
+        // re-evaluates and propagates, as upstream's does.
+        if !self.topologies.contains_key(&session) {
+            // A local index outside the grid keeps the topology with no
+            // neighbours (upstream `GridNeighbors::empty`).
+            let neighbours = grid
+                .grid_neighbours(local)
+                .unwrap_or_else(|| crate::GridNeighbours::new(Vec::new(), Vec::new()));
+            let mut entry = TopologyEntry::new(grid, neighbours);
+            for (peer, a) in &self.authorities {
+                entry.add_peer(peer.0 as usize, *a);
             }
+            self.topologies.insert(session, entry);
         }
+        let entry = &self.topologies[&session];
         let hashes: Vec<Hash> = self
             .ordered_blocks()
             .filter(|h| self.blocks[h].block.session == session)
@@ -373,7 +388,6 @@ impl State {
                 }
             }
         }
-        self.topologies.insert(session, entry);
         self.propagate(&hashes, out);
     }
 
