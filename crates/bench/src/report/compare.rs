@@ -438,65 +438,7 @@ mod tests {
     use super::*;
     use crate::report::*;
 
-    fn run() -> RunReport {
-        RunReport {
-            name: "ci".into(),
-            architecture: "parallel".into(),
-            workers: 4,
-            clock: "virtual".into(),
-            seed: 0,
-            n_validators: 60,
-            n_cores: 12,
-            num_blocks: 2,
-            blocks: vec![
-                BlockReport {
-                    number: 1,
-                    approved_tick: Some(12010),
-                    approved_after_ms: Some(5000),
-                },
-                BlockReport {
-                    number: 2,
-                    approved_tick: Some(12020),
-                    approved_after_ms: Some(4000),
-                },
-            ],
-            network: NetworkReport {
-                received_bytes: 1000,
-                sent_bytes: 2000,
-                received_kib_per_block: 0.5,
-                sent_kib_per_block: 1.0,
-            },
-            cpu: vec![
-                CpuRow {
-                    name: "approval-voting-parallel-db".into(),
-                    total_s: 1.0,
-                    per_block_s: 0.5,
-                    node: true,
-                },
-                CpuRow {
-                    name: "other".into(),
-                    total_s: 0.001,
-                    per_block_s: 0.0005,
-                    node: true,
-                },
-            ],
-            node_cpu_s: 2.0,
-            counts: Counts {
-                unique_messages: 10,
-                deliveries: 30,
-                lost: 1,
-                messages_from_node: 40,
-                withheld_approvals: 0,
-                verifications: 10,
-            },
-            generation: GenerationReport::default(),
-            crypto_floor: FloorReport::default(),
-            wall_time_s: 1.0,
-            peak_memory_bytes: 1 << 20,
-            protocol: ProtocolReport::default(),
-            samples: vec![],
-        }
-    }
+    use crate::report::fixture::run;
 
     fn file(r: RunReport) -> ReportFile {
         ReportFile::new(vec![r])

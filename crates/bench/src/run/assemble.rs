@@ -20,6 +20,7 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
     let wall = d.wall_start.elapsed();
     let driver_cpu = thread_cpu_time().saturating_sub(d.driver_cpu_start);
     let process_cpu_start = d.process_cpu_start;
+    let d_peak = d.peak_rss;
     let Driver {
         node,
         net,
@@ -31,6 +32,8 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         ..
     } = d;
     let metrics = node.shutdown()?;
+    // Before the floor: the run's peak, not the floor's.
+    let peak_memory = peak_memory_bytes(d_peak);
     let process_cpu = process_cpu_time().saturating_sub(process_cpu_start);
 
     let floor = floor::measure(world, &session, producer.sent.iter().copied());
@@ -130,9 +133,12 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
             } else {
                 0.0
             },
+            mode: "full".into(),
+            interval_s: (floor_s, floor_s),
+            ..Default::default()
         },
         wall_time_s: wall.as_secs_f64(),
-        peak_memory_bytes: peak_memory_bytes(),
+        peak_memory_bytes: peak_memory,
         protocol,
         samples,
     })

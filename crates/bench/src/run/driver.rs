@@ -53,6 +53,8 @@ pub(super) struct Driver<'a> {
     pub(super) process_cpu_start: Duration,
     pub(super) wall_start: Instant,
     live: Option<Arc<LiveRun>>,
+    /// How the run's peak memory is measured (reset at its start).
+    pub(super) peak_rss: super::PeakMemory,
 }
 
 impl<'a> Driver<'a> {
@@ -202,6 +204,9 @@ impl<'a> Driver<'a> {
     fn sample(&mut self, tick: Tick) {
         let imported = self.imported;
         self.last_sample = Instant::now();
+        if let super::PeakMemory::Sampled(max) = &mut self.peak_rss {
+            *max = (*max).max(super::rss_bytes());
+        }
         let t_s = if self.clock.is_virtual() {
             tick.saturating_sub(self.first_tick) as f64 * 0.5
         } else {
@@ -462,6 +467,7 @@ impl<'a> Driver<'a> {
             process_cpu_start,
             wall_start,
             live,
+            peak_rss: super::reset_peak_memory(),
         };
 
         // Connect the peers and set the gossip topology (identity grid, as
