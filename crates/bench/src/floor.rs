@@ -3,6 +3,7 @@
 //! with nothing else around them. The node's total CPU is reported as a
 //! ratio to it.
 
+use crate::run::Phase;
 use std::time::Duration;
 use tranche_node::thread_cpu_time;
 use tranche_primitives::criteria::check_assignment_cert;
@@ -27,10 +28,12 @@ pub fn measure<'a>(
     world: &World,
     session: &Session,
     messages: impl IntoIterator<Item = (u32, &'a TestMessage)>,
+    phase: &Phase,
 ) -> CryptoFloor {
     let mut floor = CryptoFloor::default();
     let start = thread_cpu_time();
-    for (block, m) in messages {
+    for (i, (block, m)) in messages.into_iter().enumerate() {
+        phase.set(i as u64);
         let Some(block) = world.blocks.get(block as usize) else {
             continue;
         };

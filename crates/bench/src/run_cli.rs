@@ -128,7 +128,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
         Some(path) => config::load(path)?,
         None => config::embedded_default()?,
     };
-    for s in &config.skipped {
+    for s in config.skipped.iter().filter(|_| !args.quiet) {
         eprintln!(
             "note: step {} ({}) is not an approval benchmark; skipped",
             s.step, s.objective
@@ -164,7 +164,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
                 DbArg::Redb => DbKind::Redb,
                 DbArg::Memory => DbKind::Memory,
             },
-            progress: !args.quiet,
+            progress: crate::run::Progress::detect(args.quiet),
         };
         let layouts = architectures(&args, step.approval_voting_parallel_enabled);
         // The messages of a step are the same for every layout: prepared
@@ -192,9 +192,11 @@ pub fn execute(args: RunArgs) -> Result<()> {
     }
     if let (Some(p), Some(path)) = (profiler, &args.profile) {
         p.finish(path)?;
-        eprintln!("profile: wrote {}", path.display());
+        if !args.quiet {
+            eprintln!("profile: wrote {}", path.display());
+        }
     }
-    if let Some(path) = &args.html {
+    if let Some(path) = args.html.as_ref().filter(|_| !args.quiet) {
         eprintln!("html: wrote {}", path.display());
     }
     if exporter.is_some() && args.prometheus_hold > 0 {

@@ -36,7 +36,14 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
     let peak_memory = peak_memory_bytes(d_peak);
     let process_cpu = process_cpu_time().saturating_sub(process_cpu_start);
 
-    let floor = floor::measure(world, &session, producer.sent.iter().copied());
+    let phase = options
+        .progress
+        .phase("crypto floor", "messages", producer.sent.len() as u64);
+    let floor = floor::measure(world, &session, producer.sent.iter().copied(), &phase);
+    phase.finish(&format!(
+        "{} assignments and {} approvals verified",
+        floor.assignments, floor.approvals
+    ));
     if floor.failures > 0 {
         bail!(
             "{} generated messages failed their own crypto check",

@@ -9,6 +9,9 @@
 
 mod assemble;
 mod driver;
+mod progress;
+
+pub use progress::{Phase, Progress};
 
 use crate::report::prometheus::Exporter;
 use crate::report::{GenerationReport, RunReport};
@@ -59,7 +62,8 @@ pub struct RunOptions {
     pub seed: u64,
     pub cache_dir: PathBuf,
     pub db: DbKind,
-    pub progress: bool,
+    /// What the run tells on stderr as it goes.
+    pub progress: Progress,
 }
 
 /// How long the node may take to drain one virtual tick.
@@ -87,8 +91,12 @@ pub struct Prepared {
 pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
     let params = step.generation_params(options.seed);
     let start = Instant::now();
-    let (world, messages, outcome) =
-        load_or_generate(&params, &options.cache_dir, options.progress)?;
+    let phase = options.progress.phase_without_bar("generation");
+    let (world, messages, outcome) = load_or_generate(
+        &params,
+        &options.cache_dir,
+        options.progress == Progress::Bars,
+    )?;
     let generation = match outcome {
         CacheOutcome::Hit { path, .. } => GenerationReport {
             cache_file: path.display().to_string(),
@@ -117,6 +125,15 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
             }
         }
     };
+    phase.finish(&format!(
+        "{} ({})",
+        generation.cache_file,
+        if generation.cache_hit {
+            "cache hit"
+        } else {
+            "generated"
+        }
+    ));
     let encoded = messages
         .bundles
         .iter()
@@ -210,26 +227,22 @@ pub fn run_step_observed(
     };
     let result = (|| {
         let mut d = Driver::start(step, prepared, options, exporter, store)?;
-        let bar = progress_bar(step, options, d.slots());
-        d.run_ticks(&bar)?;
-        bar.finish_and_clear();
-        d.finish()?;
+        let name = format!("run {}", layout_name(options.architecture));
+        let phase = options.progress.phase(&name, "blocks", d.blocks());
+        d.run_ticks(&phase)?;
+        d.finish(&phase)?;
+        let approved = d.approved.iter().filter(|a| a.is_some()).count();
+        phase.finish(&format!("{approved} of {} blocks approved", d.blocks()));
         assemble::report(d, options)
     })();
     let _ = std::fs::remove_dir_all(&db_dir);
     result
 }
 
-/// The run's progress bar (hidden without `--progress`), in slots.
-fn progress_bar(step: &BenchStep, options: &RunOptions, slots: u64) -> indicatif::ProgressBar {
-    if !options.progress {
-        return indicatif::ProgressBar::hidden();
+/// `parallel/N` or `classic`, as reports name a layout.
+pub fn layout_name(architecture: Architecture) -> String {
+    match architecture {
+        Architecture::Classic => "classic".to_owned(),
+        Architecture::Parallel { workers } => format!("parallel/{workers}"),
     }
-    let bar = indicatif::ProgressBar::new(slots);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("running {msg} {bar:30} slot {pos}/{len}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_message(format!("{} {}", options.architecture.name(), step.name));
-    bar
 }
