@@ -2,7 +2,7 @@
 //! architecture, which clock — and what it prints and writes.
 
 use crate::report::prometheus::Exporter;
-use crate::report::{render, ReportFile};
+use crate::report::{render, Meta, ReportFile};
 use crate::run::{prepare, run_step_observed, ClockKind, DbKind, RunOptions};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
@@ -146,6 +146,8 @@ pub fn execute(args: RunArgs) -> Result<()> {
         Some(_) => Some(crate::profile::Profiler::start()?),
         None => None,
     };
+    let meta = invocation_meta(&args, &config);
+    print!("{}", meta.header());
     let mut runs = Vec::new();
     for step in &config.steps {
         let cache_dir = args
@@ -188,7 +190,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
         println!("{}", render(&step_runs));
         // Each step's results are written as soon as it ends: a later
         // failing step cannot lose them.
-        write_results(&args, &runs)?;
+        write_results(&args, &runs, &meta)?;
     }
     if let (Some(p), Some(path)) = (profiler, &args.profile) {
         p.finish(path)?;
@@ -222,9 +224,10 @@ pub fn execute(args: RunArgs) -> Result<()> {
 }
 
 /// The JSON and HTML files of the runs so far, each written atomically.
-fn write_results(args: &RunArgs, runs: &[crate::report::RunReport]) -> Result<()> {
+fn write_results(args: &RunArgs, runs: &[crate::report::RunReport], meta: &Meta) -> Result<()> {
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&ReportFile::new(runs.to_vec()))?;
+        let file = ReportFile::with_meta(runs.to_vec(), meta.clone());
+        let text = serde_json::to_string_pretty(&file)?;
         crate::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
@@ -232,4 +235,13 @@ fn write_results(args: &RunArgs, runs: &[crate::report::RunReport]) -> Result<()
         crate::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())
+}
+
+/// The metadata of this invocation (`report::meta`).
+fn invocation_meta(args: &RunArgs, config: &BenchConfig) -> Meta {
+    let database = match args.db {
+        DbArg::Redb => "redb",
+        DbArg::Memory => "memory",
+    };
+    Meta::collect(database, args.seed, &config.steps)
 }

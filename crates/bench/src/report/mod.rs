@@ -5,9 +5,11 @@
 
 pub mod compare;
 pub mod html;
+pub mod meta;
 pub mod prometheus;
 mod table;
 
+pub use meta::Meta;
 pub use table::render;
 
 use serde::{Deserialize, Serialize};
@@ -205,6 +207,10 @@ pub fn thread_group(name: &str) -> String {
 pub struct ReportFile {
     pub tool: String,
     pub version: String,
+    /// Who made the report, how, when and where (absent in files of
+    /// result format 0.1.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
     pub runs: Vec<RunReport>,
 }
 
@@ -214,14 +220,23 @@ pub const TOOL: &str = "tranche";
 /// The version of the `--json` result format (not of the program): bumped
 /// when the layout of a report changes, so that `compare` refuses to judge
 /// files it would misread.
-pub const FORMAT_VERSION: &str = "0.1.0";
+pub const FORMAT_VERSION: &str = "0.2.0";
 
 impl ReportFile {
     pub fn new(runs: Vec<RunReport>) -> Self {
         ReportFile {
             tool: TOOL.into(),
             version: FORMAT_VERSION.into(),
+            meta: None,
             runs,
+        }
+    }
+
+    /// The runs of one invocation with its metadata.
+    pub fn with_meta(runs: Vec<RunReport>, meta: Meta) -> Self {
+        ReportFile {
+            meta: Some(meta),
+            ..ReportFile::new(runs)
         }
     }
 }
