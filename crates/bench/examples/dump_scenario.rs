@@ -19,6 +19,7 @@ fn main() {
         cache_dir: "/tmp/tc".into(),
         db: DbKind::Memory,
         progress: tranche_bench::run::Progress::Quiet,
+        floor: tranche_bench::floor::FloorMode::Sample,
     };
     let p = prepare(step, &options).unwrap();
     let ticks: Vec<u64> = p

@@ -36,6 +36,17 @@ pub enum DbArg {
     Memory,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FloorArg {
+    /// Verify a seeded sample of the unique messages (a few per cent of
+    /// each kind); report the estimate with its 95 % interval.
+    Sample,
+    /// Verify every unique message.
+    Full,
+    /// Do not measure the crypto floor.
+    Off,
+}
+
 /// Run the approval benchmark on a test sequence.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -66,9 +77,12 @@ pub struct RunArgs {
     /// Where the node under test keeps its approval database.
     #[arg(long, value_enum, default_value_t = DbArg::Redb)]
     pub db: DbArg,
-    /// No progress bars.
+    /// Nothing on stderr but warnings and errors: no progress bars or lines.
     #[arg(long)]
     pub quiet: bool,
+    /// How the crypto floor is measured (see docs/observability.md).
+    #[arg(long, value_enum, default_value_t = FloorArg::Sample)]
+    pub floor: FloorArg,
     /// Serve Prometheus metrics at http://ADDR/metrics for the whole
     /// invocation (e.g. 127.0.0.1:9999; port 0 picks a free port). The
     /// address bound is printed on stderr.
@@ -167,6 +181,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
                 DbArg::Memory => DbKind::Memory,
             },
             progress: crate::run::Progress::detect(args.quiet),
+            floor: floor_mode(args.floor),
         };
         let layouts = architectures(&args, step.approval_voting_parallel_enabled);
         // The messages of a step are the same for every layout: prepared
@@ -244,4 +259,12 @@ fn invocation_meta(args: &RunArgs, config: &BenchConfig) -> Meta {
         DbArg::Memory => "memory",
     };
     Meta::collect(database, args.seed, &config.steps)
+}
+
+fn floor_mode(arg: FloorArg) -> crate::floor::FloorMode {
+    match arg {
+        FloorArg::Sample => crate::floor::FloorMode::Sample,
+        FloorArg::Full => crate::floor::FloorMode::Full,
+        FloorArg::Off => crate::floor::FloorMode::Off,
+    }
 }

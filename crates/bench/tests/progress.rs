@@ -45,14 +45,18 @@ fn without_a_terminal_phases_and_blocks_are_plain_lines() {
         "generation",
         "run classic",
         "run parallel/4",
-        "crypto floor",
+        "crypto floor (sample)",
     ] {
         let started = lines
             .iter()
             .filter(|l| l.starts_with(&format!("{phase}: started")));
         assert_eq!(
             started.count(),
-            if phase == "crypto floor" { 2 } else { 1 },
+            if phase == "crypto floor (sample)" {
+                2
+            } else {
+                1
+            },
             "{phase}\n{err}"
         );
         assert!(

@@ -318,6 +318,12 @@ fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
         "crypto floor approvals",
         r.crypto_floor.approvals.to_string(),
     );
+    let f = &r.crypto_floor;
+    put("crypto floor mode", f.mode.clone());
+    put(
+        "crypto floor messages verified",
+        format!("{} of {}", f.sampled_messages(), f.population_messages()),
+    );
     let p = &r.protocol;
     put("imported candidates", p.imported_candidates.to_string());
     for (kind, n) in &p.assignments_imported {

@@ -231,15 +231,14 @@ impl Table<'_> {
         let floor = &self.runs[0].crypto_floor;
         let how = match floor.mode.as_str() {
             "sample" => format!(
-                "estimated from a seeded sample of {} of the {} unique messages, \
-                 95 % interval {:.4}..{:.4} s",
+                "estimated from a seeded\n  sample of {} of the {} unique messages (95 % interval {:.4}..{:.4} s)",
                 floor.sampled_messages(),
                 floor.population_messages(),
                 floor.interval_s.0,
                 floor.interval_s.1
             ),
             "off" => "not measured (--floor off)".into(),
-            _ => "every unique message verified".into(),
+            _ => "measured on every unique message".into(),
         };
         let _ = write!(
             self.out,
@@ -248,7 +247,7 @@ impl Table<'_> {
              test-environment: the driver thread (emulated peers and network); not in the\n  \
              node total.\n\
              crypto floor: the CPU one thread needs to verify the run's unique assignments\n  \
-             and approvals once, measured after the run; {how}.\n\
+             and approvals once, after the run; {how}.\n\
              peak resident memory: the process's peak RSS from the run's start (VmHWM reset\n  \
              per run), so it includes what the process held before the run.\n"
         );

@@ -36,13 +36,19 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
     let peak_memory = peak_memory_bytes(d_peak);
     let process_cpu = process_cpu_time().saturating_sub(process_cpu_start);
 
-    let phase = options
-        .progress
-        .phase("crypto floor", "messages", producer.sent.len() as u64);
-    let floor = floor::measure(world, &session, producer.sent.iter().copied(), &phase);
+    let plan = floor::Plan::new(
+        world,
+        producer.sent.iter().copied(),
+        options.floor,
+        options.seed,
+    );
+    let name = format!("crypto floor ({})", options.floor.name());
+    let phase = options.progress.phase(&name, "messages", plan.len() as u64);
+    let floor = plan.measure(&session, &phase);
     phase.finish(&format!(
-        "{} assignments and {} approvals verified",
-        floor.assignments, floor.approvals
+        "{} of {} unique messages verified",
+        floor.sampled_assignment_messages + floor.sampled_approval_messages,
+        floor.assignment_messages + floor.approval_messages
     ));
     if floor.failures > 0 {
         bail!(
@@ -140,9 +146,12 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
             } else {
                 0.0
             },
-            mode: "full".into(),
-            interval_s: (floor_s, floor_s),
-            ..Default::default()
+            mode: options.floor.name().into(),
+            assignment_messages: floor.assignment_messages,
+            approval_messages: floor.approval_messages,
+            sampled_assignment_messages: floor.sampled_assignment_messages,
+            sampled_approval_messages: floor.sampled_approval_messages,
+            interval_s: floor.interval_s,
         },
         wall_time_s: wall.as_secs_f64(),
         peak_memory_bytes: peak_memory,

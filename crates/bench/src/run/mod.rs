@@ -64,6 +64,8 @@ pub struct RunOptions {
     pub db: DbKind,
     /// What the run tells on stderr as it goes.
     pub progress: Progress,
+    /// How the crypto floor is measured (`floor.rs`).
+    pub floor: crate::floor::FloorMode,
 }
 
 /// How long the node may take to drain one virtual tick.
