@@ -242,7 +242,7 @@ impl<'a> Driver<'a> {
             let blocks = (0..self.approved.len())
                 .map(|b| (self.prepared.world.blocks[b].number, self.approval_ms(b)));
             live.publish(
-                tick,
+                t_s,
                 imported as u64,
                 env,
                 node.bytes_received,
