@@ -227,16 +227,30 @@ pub fn run_step_observed(
             StoreConfig::Redb(path)
         }
     };
-    let result = (|| {
+    let layout = layout_name(options.architecture);
+    let run = || {
         let mut d = Driver::start(step, prepared, options, exporter, store)?;
-        let name = format!("run {}", layout_name(options.architecture));
-        let phase = options.progress.phase(&name, "blocks", d.blocks());
+        let phase = options
+            .progress
+            .phase(&format!("run {layout}"), "blocks", d.blocks());
+        let start = std::time::SystemTime::now();
         d.run_ticks(&phase)?;
         d.finish(&phase)?;
+        crate::profile::label_window(&layout, start, std::time::SystemTime::now());
         let approved = d.approved.iter().filter(|a| a.is_some()).count();
         phase.finish(&format!("{approved} of {} blocks approved", d.blocks()));
         assemble::report(d, options)
-    })();
+    };
+    // The driver runs on a thread of its own named for the layout, so that
+    // profiles tell the runs of one invocation apart (`profile.rs`).
+    let result = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name(format!("env {layout}"))
+            .spawn_scoped(scope, run)
+            .context("cannot start the driver thread")?
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the driver thread panicked")))
+    });
     let _ = std::fs::remove_dir_all(&db_dir);
     result
 }
