@@ -17,13 +17,7 @@ fn run(name: &str, extra: &[&str]) -> (String, String) {
     let out = Command::new(BIN)
         .arg("run")
         .arg(guard_yaml())
-        .args([
-            "--clock",
-            "virtual",
-            "--architecture",
-            "both",
-            "--cache-dir",
-        ])
+        .args("--clock virtual --architecture both --cache-dir".split(' '))
         .arg(&dir)
         .args(extra)
         .output()
