@@ -18,7 +18,8 @@ fn main() {
         seed: 0,
         cache_dir: "/tmp/tc".into(),
         db: DbKind::Memory,
-        progress: false,
+        progress: tranche_bench::run::Progress::Quiet,
+        floor: tranche_bench::floor::FloorMode::Sample,
     };
     let p = prepare(step, &options).unwrap();
     let ticks: Vec<u64> = p

@@ -143,6 +143,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     return Ok(ExitCode::from(2));
                 }
             };
+            if let Some(why) = tranche_bench::report::compare::not_comparable(&base, &cur) {
+                eprintln!("not comparable: {why}");
+                return Ok(ExitCode::from(2));
+            }
             let policy = tranche_bench::report::compare::CpuPolicy {
                 tolerance: cpu_tolerance,
                 floor_s: cpu_floor,

@@ -2,7 +2,7 @@
 //! architecture, which clock — and what it prints and writes.
 
 use crate::report::prometheus::Exporter;
-use crate::report::{render, ReportFile};
+use crate::report::{render, Meta, ReportFile};
 use crate::run::{prepare, run_step_observed, ClockKind, DbKind, RunOptions};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
@@ -36,6 +36,17 @@ pub enum DbArg {
     Memory,
 }
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FloorArg {
+    /// Verify a seeded sample of the unique messages (a few per cent of
+    /// each kind); report the estimate with its 95 % interval.
+    Sample,
+    /// Verify every unique message.
+    Full,
+    /// Do not measure the crypto floor.
+    Off,
+}
+
 /// Run the approval benchmark on a test sequence.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -66,9 +77,12 @@ pub struct RunArgs {
     /// Where the node under test keeps its approval database.
     #[arg(long, value_enum, default_value_t = DbArg::Redb)]
     pub db: DbArg,
-    /// No progress bars.
+    /// Nothing on stderr but warnings and errors: no progress bars or lines.
     #[arg(long)]
     pub quiet: bool,
+    /// How the crypto floor is measured (see docs/observability.md).
+    #[arg(long, value_enum, default_value_t = FloorArg::Sample)]
+    pub floor: FloorArg,
     /// Serve Prometheus metrics at http://ADDR/metrics for the whole
     /// invocation (e.g. 127.0.0.1:9999; port 0 picks a free port). The
     /// address bound is printed on stderr.
@@ -128,7 +142,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
         Some(path) => config::load(path)?,
         None => config::embedded_default()?,
     };
-    for s in &config.skipped {
+    for s in config.skipped.iter().filter(|_| !args.quiet) {
         eprintln!(
             "note: step {} ({}) is not an approval benchmark; skipped",
             s.step, s.objective
@@ -146,6 +160,8 @@ pub fn execute(args: RunArgs) -> Result<()> {
         Some(_) => Some(crate::profile::Profiler::start()?),
         None => None,
     };
+    let meta = invocation_meta(&args, &config);
+    print!("{}", meta.header());
     let mut runs = Vec::new();
     for step in &config.steps {
         let cache_dir = args
@@ -164,7 +180,8 @@ pub fn execute(args: RunArgs) -> Result<()> {
                 DbArg::Redb => DbKind::Redb,
                 DbArg::Memory => DbKind::Memory,
             },
-            progress: !args.quiet,
+            progress: crate::run::Progress::detect(args.quiet),
+            floor: floor_mode(args.floor),
         };
         let layouts = architectures(&args, step.approval_voting_parallel_enabled);
         // The messages of a step are the same for every layout: prepared
@@ -188,13 +205,15 @@ pub fn execute(args: RunArgs) -> Result<()> {
         println!("{}", render(&step_runs));
         // Each step's results are written as soon as it ends: a later
         // failing step cannot lose them.
-        write_results(&args, &runs)?;
+        write_results(&args, &runs, &meta)?;
     }
     if let (Some(p), Some(path)) = (profiler, &args.profile) {
         p.finish(path)?;
-        eprintln!("profile: wrote {}", path.display());
+        if !args.quiet {
+            eprintln!("profile: wrote {}", path.display());
+        }
     }
-    if let Some(path) = &args.html {
+    if let Some(path) = args.html.as_ref().filter(|_| !args.quiet) {
         eprintln!("html: wrote {}", path.display());
     }
     if exporter.is_some() && args.prometheus_hold > 0 {
@@ -220,9 +239,10 @@ pub fn execute(args: RunArgs) -> Result<()> {
 }
 
 /// The JSON and HTML files of the runs so far, each written atomically.
-fn write_results(args: &RunArgs, runs: &[crate::report::RunReport]) -> Result<()> {
+fn write_results(args: &RunArgs, runs: &[crate::report::RunReport], meta: &Meta) -> Result<()> {
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&ReportFile::new(runs.to_vec()))?;
+        let file = ReportFile::with_meta(runs.to_vec(), meta.clone());
+        let text = serde_json::to_string_pretty(&file)?;
         crate::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
@@ -230,4 +250,21 @@ fn write_results(args: &RunArgs, runs: &[crate::report::RunReport]) -> Result<()
         crate::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())
+}
+
+/// The metadata of this invocation (`report::meta`).
+fn invocation_meta(args: &RunArgs, config: &BenchConfig) -> Meta {
+    let database = match args.db {
+        DbArg::Redb => "redb",
+        DbArg::Memory => "memory",
+    };
+    Meta::collect(database, args.seed, &config.steps)
+}
+
+fn floor_mode(arg: FloorArg) -> crate::floor::FloorMode {
+    match arg {
+        FloorArg::Sample => crate::floor::FloorMode::Sample,
+        FloorArg::Full => crate::floor::FloorMode::Full,
+        FloorArg::Off => crate::floor::FloorMode::Off,
+    }
 }

@@ -44,11 +44,8 @@ fn metric(body: &str, name: &str, labels: &str) -> Option<f64> {
     body.lines().find_map(|l| {
         let rest = l.strip_prefix(name)?;
         let (series, value) = rest.rsplit_once(' ')?;
-        let ok = if labels.is_empty() {
-            series.is_empty()
-        } else {
-            series.starts_with('{') && series.contains(labels)
-        };
+        // Every series carries `step` and `architecture`; "" matches any.
+        let ok = labels.is_empty() || (series.starts_with('{') && series.contains(labels));
         if ok {
             value.parse().ok()
         } else {
@@ -147,6 +144,16 @@ fn prometheus_endpoint_serves_live_figures_during_the_run() {
     // (a fresh cache directory), long before the run ends.
     assert!(scrapes_while_running >= 1);
     assert!(body.trim_end().ends_with("# EOF"));
+    // Every series names its step and layout; time is seconds since the
+    // run's start, not the absolute tick.
+    for l in body.lines().filter(|l| !l.starts_with('#')) {
+        assert!(
+            l.contains("architecture=\"parallel/4\"") && l.contains("step=\""),
+            "{l}"
+        );
+    }
+    let t = metric(&body, "tranche_run_seconds", "").expect("tranche_run_seconds");
+    assert!((0.0..1000.0).contains(&t), "{t}");
     let report = load(&json);
     let run = &report.runs[0];
 

@@ -37,7 +37,8 @@ fn run(arch: Architecture, db: DbKind, cache: &Path) -> RunReport {
         seed: 3,
         cache_dir: cache.to_path_buf(),
         db,
-        progress: false,
+        progress: tranche_bench::run::Progress::Quiet,
+        floor: tranche_bench::floor::FloorMode::Sample,
     };
     let prepared = prepare(step, &options).unwrap();
     run_step(step, &prepared, &options).unwrap()

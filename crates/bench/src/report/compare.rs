@@ -2,7 +2,7 @@
 //!
 //! Runs of the two `--json` files are matched by step name, architecture
 //! and worker count. Under the virtual clock with the same seed the
-//! protocol figures — approval ticks, bytes, message counts, signature
+//! protocol figures — approval times (ms after slot start), bytes, message counts, signature
 //! checks, protocol counters — are exactly reproducible (message contents
 //! are random but their sizes are fixed, and the driver drains the node to
 //! idle every step), so they must match exactly: any difference fails.
@@ -75,10 +75,11 @@ fn check_comparable(file: &ReportFile) -> Result<(), String> {
     if file.tool != TOOL {
         return Err(format!("it was written by `{}`, not by {TOOL}", file.tool));
     }
-    if file.version != FORMAT_VERSION {
+    if !READABLE_VERSIONS.contains(&file.version.as_str()) {
         return Err(format!(
-            "its result format is version {}, this build reads version {FORMAT_VERSION}",
-            file.version
+            "its result format is version {}, this build reads versions {}",
+            file.version,
+            READABLE_VERSIONS.join(", ")
         ));
     }
     let mut seen = std::collections::HashSet::new();
@@ -92,6 +93,50 @@ fn check_comparable(file: &ReportFile) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Result formats this build reads: its own, and 0.1.0 (before `meta`
+/// and the sampled floor). Two files of different versions are still not
+/// comparable ([`not_comparable`]).
+pub const READABLE_VERSIONS: [&str; 2] = [FORMAT_VERSION, "0.1.0"];
+
+/// Why two reports cannot be judged one against the other, if they
+/// cannot: another result format, seed, configuration, clock or database.
+/// Runs of another commit (or machine) are what `compare` is for.
+pub fn not_comparable(baseline: &ReportFile, current: &ReportFile) -> Option<String> {
+    let differ = |what: &str, b: &dyn std::fmt::Display, c: &dyn std::fmt::Display| {
+        Some(format!("the {what} differs: baseline {b}, current {c}"))
+    };
+    if baseline.version != current.version {
+        return differ("result format version", &baseline.version, &current.version);
+    }
+    if let (Some(b), Some(c)) = (&baseline.meta, &current.meta) {
+        if b.seed != c.seed {
+            return differ("seed", &b.seed, &c.seed);
+        }
+        if b.config_hash != c.config_hash {
+            return differ(
+                "configuration (config_hash)",
+                &b.config_hash,
+                &c.config_hash,
+            );
+        }
+        if b.database != c.database {
+            return differ("database", &b.database, &c.database);
+        }
+    }
+    for b in &baseline.runs {
+        let Some(c) = current.runs.iter().find(|c| key(c) == key(b)) else {
+            continue;
+        };
+        if b.seed != c.seed {
+            return differ(&format!("seed of {}", label(b)), &b.seed, &c.seed);
+        }
+        if b.clock != c.clock {
+            return differ(&format!("clock of {}", label(b)), &b.clock, &c.clock);
+        }
+    }
+    None
 }
 
 /// The verdict on one row.
@@ -245,8 +290,8 @@ fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
     put("blocks", r.num_blocks.to_string());
     for b in &r.blocks {
         put(
-            &format!("block {} approved at tick", b.number),
-            b.approved_tick
+            &format!("block {} approved, ms after slot start", b.number),
+            b.approved_after_ms
                 .map_or_else(|| "never".to_owned(), |t| t.to_string()),
         );
     }
@@ -273,6 +318,12 @@ fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
         "crypto floor approvals",
         r.crypto_floor.approvals.to_string(),
     );
+    let f = &r.crypto_floor;
+    put("crypto floor mode", f.mode.clone());
+    put(
+        "crypto floor messages verified",
+        format!("{} of {}", f.sampled_messages(), f.population_messages()),
+    );
     let p = &r.protocol;
     put("imported candidates", p.imported_candidates.to_string());
     for (kind, n) in &p.assignments_imported {
@@ -293,23 +344,34 @@ fn signed_diff(a: &str, b: &str) -> String {
     }
 }
 
-/// CPU figures of a run: `(name, total seconds, part of the node)`; the
-/// node total first. The test environment's CPU is shown, not judged.
-fn cpu_figures(r: &RunReport) -> Vec<(String, f64, bool)> {
-    let mut v = vec![("node CPU total, s".to_owned(), r.node_cpu_s, true)];
+/// CPU figures of a run in the report's unit, CPU seconds per block:
+/// `(name, per block, run total, part of the node)`; the node total first.
+/// The test environment's CPU is shown, not judged.
+fn cpu_figures(r: &RunReport) -> Vec<(String, f64, f64, bool)> {
+    let blocks = f64::from(r.num_blocks.max(1));
+    let mut v = vec![(
+        "node total, CPU s per block".to_owned(),
+        r.node_cpu_s / blocks,
+        r.node_cpu_s,
+        true,
+    )];
     for c in &r.cpu {
-        v.push((format!("CPU {}, s", c.name), c.total_s, c.node));
+        let name = format!("{}, CPU s per block", c.name);
+        v.push((name, c.total_s / blocks, c.total_s, c.node));
     }
     v
 }
 
-fn judge_cpu(base: f64, cur: f64, policy: &CpuPolicy) -> (String, Verdict) {
+/// Judge a CPU figure by its ratio; `totals` (baseline, current run
+/// totals) decide whether it is above the noise floor.
+fn judge_cpu(base: f64, cur: f64, totals: (f64, f64), policy: &CpuPolicy) -> (String, Verdict) {
     if base <= 0.0 {
         return (String::new(), Verdict::Info);
     }
     let ratio = cur / base;
     let diff = format!("x{ratio:.2}");
-    let verdict = if policy.ignore || (base < policy.floor_s && cur < policy.floor_s) {
+    let quiet = totals.0 < policy.floor_s && totals.1 < policy.floor_s;
+    let verdict = if policy.ignore || quiet {
         Verdict::Info
     } else if ratio > 1.0 + policy.tolerance {
         Verdict::Regression
@@ -377,8 +439,12 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
         }
         // Figures only the current run has (a newer tool) are not judged.
         let cur_cpu = cpu_figures(c);
-        for (name, bv, node) in cpu_figures(b) {
-            let Some(cv) = cur_cpu.iter().find(|(n, _, _)| *n == name).map(|x| x.1) else {
+        for (name, bv, b_total, node) in cpu_figures(b) {
+            let Some((cv, c_total)) = cur_cpu
+                .iter()
+                .find(|(n, ..)| *n == name)
+                .map(|x| (x.1, x.2))
+            else {
                 rows.push(Row {
                     run: run.clone(),
                     figure: name,
@@ -389,7 +455,7 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
                 });
                 continue;
             };
-            let (difference, mut verdict) = judge_cpu(bv, cv, policy);
+            let (difference, mut verdict) = judge_cpu(bv, cv, (b_total, c_total), policy);
             if !node {
                 verdict = Verdict::Info;
             }
@@ -438,63 +504,43 @@ mod tests {
     use super::*;
     use crate::report::*;
 
-    fn run() -> RunReport {
-        RunReport {
-            name: "ci".into(),
-            architecture: "parallel".into(),
-            workers: 4,
-            clock: "virtual".into(),
-            seed: 0,
-            n_validators: 60,
-            n_cores: 12,
-            num_blocks: 2,
-            blocks: vec![
-                BlockReport {
-                    number: 1,
-                    approved_tick: Some(12010),
-                    approved_after_ms: Some(5000),
-                },
-                BlockReport {
-                    number: 2,
-                    approved_tick: Some(12020),
-                    approved_after_ms: Some(4000),
-                },
-            ],
-            network: NetworkReport {
-                received_bytes: 1000,
-                sent_bytes: 2000,
-                received_kib_per_block: 0.5,
-                sent_kib_per_block: 1.0,
-            },
-            cpu: vec![
-                CpuRow {
-                    name: "approval-voting-parallel-db".into(),
-                    total_s: 1.0,
-                    per_block_s: 0.5,
-                    node: true,
-                },
-                CpuRow {
-                    name: "other".into(),
-                    total_s: 0.001,
-                    per_block_s: 0.0005,
-                    node: true,
-                },
-            ],
-            node_cpu_s: 2.0,
-            counts: Counts {
-                unique_messages: 10,
-                deliveries: 30,
-                lost: 1,
-                messages_from_node: 40,
-                withheld_approvals: 0,
-                verifications: 10,
-            },
-            generation: GenerationReport::default(),
-            crypto_floor: FloorReport::default(),
-            wall_time_s: 1.0,
-            peak_memory_bytes: 1 << 20,
-            protocol: ProtocolReport::default(),
-            samples: vec![],
+    use crate::report::fixture::run;
+
+    fn with_meta(r: RunReport) -> ReportFile {
+        let cfg = tranche_workload::config::embedded_default().unwrap();
+        ReportFile::with_meta(vec![r], Meta::collect("redb", 0, &cfg.steps))
+    }
+
+    #[test]
+    fn another_seed_config_clock_database_or_format_is_not_comparable() {
+        let base = with_meta(run());
+        assert_eq!(not_comparable(&base, &with_meta(run())), None);
+        let mut commit = with_meta(run());
+        commit.meta.as_mut().unwrap().commit = "0123456789ab".into();
+        assert_eq!(not_comparable(&base, &commit), None, "commits may differ");
+        type Change = fn(&mut ReportFile);
+        let cases: [(&str, Change); 6] = [
+            ("seed", |f| f.meta.as_mut().unwrap().seed = 1),
+            ("configuration (config_hash)", |f| {
+                f.meta.as_mut().unwrap().config_hash = "ffff".into()
+            }),
+            ("database", |f| {
+                f.meta.as_mut().unwrap().database = "memory".into()
+            }),
+            ("result format version", |f| f.version = "0.1.0".into()),
+            ("seed of ci [parallel/4]", |f| {
+                f.meta = None;
+                f.runs[0].seed = 1
+            }),
+            ("clock of ci [parallel/4]", |f| {
+                f.runs[0].clock = "real".into()
+            }),
+        ];
+        for (what, change) in cases {
+            let mut cur = with_meta(run());
+            change(&mut cur);
+            let why = not_comparable(&base, &cur).unwrap_or_else(|| panic!("{what}"));
+            assert!(why.starts_with(&format!("the {what} differs")), "{why}");
         }
     }
 
@@ -523,6 +569,21 @@ mod tests {
         assert_eq!(row.figure, "bytes sent");
         assert_eq!(row.difference, "+1");
         assert!(c.render(false).contains("REGRESSION"));
+    }
+
+    #[test]
+    fn figures_are_in_the_reports_units() {
+        let c = compare(&file(run()), &file(run()), &CpuPolicy::default());
+        let figures: Vec<&str> = c.rows.iter().map(|r| r.figure.as_str()).collect();
+        assert!(figures.contains(&"block 1 approved, ms after slot start"));
+        assert!(figures.contains(&"node total, CPU s per block"));
+        let node = c
+            .rows
+            .iter()
+            .find(|r| r.figure.starts_with("node total"))
+            .unwrap();
+        assert_eq!(node.baseline, "1.0000", "2 s over 2 blocks");
+        assert!(!figures.iter().any(|f| f.contains("tick")), "{figures:?}");
     }
 
     #[test]
@@ -559,7 +620,7 @@ mod tests {
     #[test]
     fn approval_ticks_and_missing_runs_fail_new_runs_are_noted() {
         let mut cur = run();
-        cur.blocks[1].approved_tick = Some(12021);
+        cur.blocks[1].approved_after_ms = Some(4500);
         assert!(!compare(&file(run()), &file(cur), &CpuPolicy::default()).passed());
         let mut other = run();
         other.workers = 2;
@@ -582,7 +643,7 @@ mod tests {
         let mut a = run();
         a.clock = "real".into();
         let mut b = a.clone();
-        b.blocks[0].approved_tick = Some(12011);
+        b.blocks[0].approved_after_ms = Some(5500);
         b.network.received_bytes += 10;
         assert!(compare(&file(a.clone()), &file(b.clone()), &CpuPolicy::default()).passed());
         b.seed = 1;
@@ -626,6 +687,9 @@ mod tests {
         newer["version"] = "9.9.9".into();
         let e = load(&write("newer.json", &newer)).unwrap_err().to_string();
         assert!(e.contains("result format is version 9.9.9"), "{e}");
+        let mut older = good.clone();
+        older["version"] = "0.1.0".into();
+        assert!(load(&write("older.json", &older)).is_ok(), "0.1.0 is read");
         let mut twice = good.clone();
         let r = twice["runs"][0].clone();
         twice["runs"].as_array_mut().unwrap().push(r);

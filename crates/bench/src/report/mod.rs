@@ -5,9 +5,11 @@
 
 pub mod compare;
 pub mod html;
+pub mod meta;
 pub mod prometheus;
 mod table;
 
+pub use meta::Meta;
 pub use table::render;
 
 use serde::{Deserialize, Serialize};
@@ -70,15 +72,42 @@ pub struct GenerationReport {
     pub cache_bytes: u64,
 }
 
-/// The crypto floor and the node's CPU relative to it.
+/// The crypto floor and the node's CPU relative to it (`floor.rs`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct FloorReport {
+    /// Assignment certificates in the run's unique messages.
     pub assignments: u64,
+    /// Approval signatures in the run's unique messages.
     pub approvals: u64,
+    /// The floor's CPU seconds: measured (`full`) or estimated from the
+    /// sample (`sample`); 0 with `off`.
     pub cpu_s: f64,
     pub per_block_s: f64,
     /// Node CPU / floor CPU.
     pub node_ratio: f64,
+    /// `sample`, `full` or `off` (empty in older files: `full`).
+    pub mode: String,
+    /// Unique messages of each kind the peers sent.
+    pub assignment_messages: u64,
+    pub approval_messages: u64,
+    /// Of those, the messages verified.
+    pub sampled_assignment_messages: u64,
+    pub sampled_approval_messages: u64,
+    /// The 95 % interval of `cpu_s`, seconds (a point with `full`).
+    pub interval_s: (f64, f64),
+}
+
+impl FloorReport {
+    /// Messages verified.
+    pub fn sampled_messages(&self) -> u64 {
+        self.sampled_assignment_messages + self.sampled_approval_messages
+    }
+
+    /// Unique messages of the run.
+    pub fn population_messages(&self) -> u64 {
+        self.assignment_messages + self.approval_messages
+    }
 }
 
 /// What the node's state machines counted (the twins of upstream's
@@ -178,6 +207,10 @@ pub fn thread_group(name: &str) -> String {
 pub struct ReportFile {
     pub tool: String,
     pub version: String,
+    /// Who made the report, how, when and where (absent in files of
+    /// result format 0.1.0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
     pub runs: Vec<RunReport>,
 }
 
@@ -187,14 +220,96 @@ pub const TOOL: &str = "tranche";
 /// The version of the `--json` result format (not of the program): bumped
 /// when the layout of a report changes, so that `compare` refuses to judge
 /// files it would misread.
-pub const FORMAT_VERSION: &str = "0.1.0";
+pub const FORMAT_VERSION: &str = "0.2.0";
 
 impl ReportFile {
     pub fn new(runs: Vec<RunReport>) -> Self {
         ReportFile {
             tool: TOOL.into(),
             version: FORMAT_VERSION.into(),
+            meta: None,
             runs,
+        }
+    }
+
+    /// The runs of one invocation with its metadata.
+    pub fn with_meta(runs: Vec<RunReport>, meta: Meta) -> Self {
+        ReportFile {
+            meta: Some(meta),
+            ..ReportFile::new(runs)
+        }
+    }
+}
+
+/// A run report for tests: a parallel/4 run of two blocks.
+#[cfg(test)]
+pub(crate) mod fixture {
+    use super::*;
+
+    pub(crate) fn run() -> RunReport {
+        RunReport {
+            name: "ci".into(),
+            architecture: "parallel".into(),
+            workers: 4,
+            clock: "virtual".into(),
+            seed: 0,
+            n_validators: 60,
+            n_cores: 12,
+            num_blocks: 2,
+            blocks: vec![
+                BlockReport {
+                    number: 1,
+                    approved_tick: Some(12010),
+                    approved_after_ms: Some(5000),
+                },
+                BlockReport {
+                    number: 2,
+                    approved_tick: Some(12020),
+                    approved_after_ms: Some(4000),
+                },
+            ],
+            network: NetworkReport {
+                received_bytes: 1000,
+                sent_bytes: 2000,
+                received_kib_per_block: 0.5,
+                sent_kib_per_block: 1.0,
+            },
+            cpu: vec![
+                CpuRow {
+                    name: "approval-voting-parallel-db".into(),
+                    total_s: 1.0,
+                    per_block_s: 0.5,
+                    node: true,
+                },
+                CpuRow {
+                    name: "other".into(),
+                    total_s: 0.001,
+                    per_block_s: 0.0005,
+                    node: true,
+                },
+            ],
+            node_cpu_s: 2.0,
+            counts: Counts {
+                unique_messages: 10,
+                deliveries: 30,
+                lost: 1,
+                messages_from_node: 40,
+                withheld_approvals: 0,
+                verifications: 10,
+            },
+            generation: GenerationReport::default(),
+            crypto_floor: FloorReport {
+                mode: "sample".into(),
+                assignment_messages: 6,
+                approval_messages: 4,
+                sampled_assignment_messages: 2,
+                sampled_approval_messages: 2,
+                ..Default::default()
+            },
+            wall_time_s: 1.0,
+            peak_memory_bytes: 1 << 20,
+            protocol: ProtocolReport::default(),
+            samples: vec![],
         }
     }
 }

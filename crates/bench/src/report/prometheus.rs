@@ -22,6 +22,7 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
+use std::borrow::Cow;
 use std::fmt;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -40,7 +41,8 @@ pub struct LiveRun {
     pub n_cores: u32,
     pub node: NodeMetrics,
     current_block: AtomicU64,
-    current_tick: AtomicU64,
+    /// Seconds since the run's start (`f64` bits), as the samples' `t_s`.
+    run_seconds: AtomicU64,
     env_cpu_nanos: AtomicU64,
     node_received: AtomicU64,
     node_sent: AtomicU64,
@@ -81,7 +83,7 @@ impl LiveRun {
             n_cores,
             node,
             current_block: AtomicU64::new(0),
-            current_tick: AtomicU64::new(0),
+            run_seconds: AtomicU64::new(0),
             env_cpu_nanos: AtomicU64::new(0),
             node_received: AtomicU64::new(0),
             node_sent: AtomicU64::new(0),
@@ -90,11 +92,12 @@ impl LiveRun {
         })
     }
 
-    /// The driver's figures at one sample.
+    /// The driver's figures at one sample, `t_s` seconds after the run's
+    /// start.
     #[allow(clippy::too_many_arguments)]
     pub fn publish(
         &self,
-        tick: u64,
+        t_s: f64,
         current_block: u64,
         env_cpu: Duration,
         node_received: u64,
@@ -102,7 +105,7 @@ impl LiveRun {
         peers: impl Iterator<Item = (u64, u64)>,
         blocks: impl Iterator<Item = (u32, Option<u64>)>,
     ) {
-        self.current_tick.store(tick, Ordering::Relaxed);
+        self.run_seconds.store(t_s.to_bits(), Ordering::Relaxed);
         self.current_block.store(current_block, Ordering::Relaxed);
         self.env_cpu_nanos
             .store(env_cpu.as_nanos() as u64, Ordering::Relaxed);
@@ -176,8 +179,23 @@ impl Exporter {
     }
 }
 
+/// Every series carries the run's `step` and `architecture` (the layout,
+/// `classic` or `parallel/N`), so that the runs of one invocation
+/// (`--architecture both`) stay apart in Prometheus.
 fn render(shared: &Arc<Shared>) -> String {
-    let mut registry = Registry::default();
+    let labels = lock(&shared.current).as_ref().map(|run| {
+        [
+            (Cow::Borrowed("step"), Cow::Owned(run.step.clone())),
+            (
+                Cow::Borrowed("architecture"),
+                Cow::Owned(run.architecture.clone()),
+            ),
+        ]
+    });
+    let mut registry = match labels {
+        Some(labels) => Registry::with_labels(labels.into_iter()),
+        None => Registry::default(),
+    };
     registry.register_collector(Box::new(Collector(shared.clone())));
     let mut out = String::new();
     // Writing into a String cannot fail.
@@ -504,14 +522,8 @@ fn encode_parallel_channels(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::
 
 /// Ours: the run, the clock, and CPU and work per node thread.
 fn encode_threads(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
-    let info = vec![(
-        vec![
-            ("step", run.step.clone()),
-            ("architecture", run.architecture.clone()),
-            ("clock", run.clock.clone()),
-        ],
-        1i64,
-    )];
+    // `step` and `architecture` are on every series (`render`).
+    let info = vec![(vec![("clock", run.clock.clone())], 1i64)];
     labelled(
         enc,
         "tranche_run_info",
@@ -522,9 +534,9 @@ fn encode_threads(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
     )?;
     gauge(
         enc,
-        "tranche_current_tick",
-        "The node's clock, in 500 ms ticks",
-        run.current_tick.load(Ordering::Relaxed) as f64,
+        "tranche_run_seconds",
+        "Seconds since the run's first slot started (virtual time under the virtual clock)",
+        f64::from_bits(run.run_seconds.load(Ordering::Relaxed)),
     )?;
     let workers: Vec<_> = run
         .node

@@ -1,97 +1,165 @@
-//! The terminal table of one step's runs: with `--architecture both` the
-//! two layouts side by side with ratios. One section per concern:
-//! approval times, network, CPU, messages, the run itself.
+//! The terminal table of one step's runs, laid out as upstream's
+//! (`polkadot/node/subsystem-bench/src/lib/display.rs`, `.../usage.rs`):
+//! every figure as the run's total and per block, side by side for each
+//! layout, and with two runs a ratio column (second ÷ first, e.g.
+//! "parallel ÷ classic") on every row the two runs share. Each row's label
+//! carries its unit; the column says its basis (run total or per block).
+//! One section per concern: approval times, network, CPU, messages, the run
+//! itself; a legend under the table says what `other`, `test-environment`
+//! and the crypto floor are.
 
 use super::{Counts, RunReport};
 use std::fmt::Write as _;
 
-const W: usize = 44;
+/// Width of the label column.
+const LABEL: usize = 48;
+/// Width of a figure column.
+const CELL: usize = 13;
+/// Width of the ratio column.
+const RATIO: usize = 20;
 
 /// One message count of a run.
 type CountOf = fn(&Counts) -> u64;
 
-fn ms(v: Option<u64>) -> String {
-    v.map(|m| format!("{m}"))
-        .unwrap_or_else(|| "not approved".into())
+/// Which columns a row fills.
+#[derive(Clone, Copy, PartialEq)]
+enum Basis {
+    /// A run total, and the same divided by the run's blocks.
+    Both,
+    /// A figure of one block (approval times): the per-block column only.
+    PerBlock,
+    /// A figure of the whole run (wall time, memory, a ratio): the total
+    /// column only.
+    Total,
 }
 
 /// The text being built and the runs it shows.
 struct Table<'a> {
     runs: &'a [RunReport],
-    heads: Vec<String>,
     /// Two runs: a ratio column (second ÷ first).
-    ratio: bool,
+    ratio: Option<String>,
     out: String,
 }
 
+/// The ratio `b / a` as the table shows it.
+fn ratio(a: f64, b: f64) -> String {
+    if a == b {
+        "1.00".into()
+    } else if a > 0.0 {
+        format!("{:.2}", b / a)
+    } else {
+        "-".into()
+    }
+}
+
 impl Table<'_> {
-    fn row(&mut self, name: &str, vals: Vec<String>, r: Option<String>) {
-        let _ = write!(self.out, "{name:<W$}");
-        for v in vals {
-            let _ = write!(self.out, "{v:>16}");
+    fn line(&mut self, label: &str, cells: &[String], r: Option<&str>) {
+        let _ = write!(self.out, "{label:<LABEL$}");
+        for c in cells {
+            let _ = write!(self.out, "{c:>CELL$}");
         }
         if let Some(r) = r {
-            let _ = write!(self.out, "{r:>10}");
+            let _ = write!(self.out, "{r:>RATIO$}");
         }
+        let end = self.out.trim_end_matches(' ').len();
+        self.out.truncate(end);
         self.out.push('\n');
     }
 
+    /// A section's title with the columns: each run's layout above its
+    /// two columns, then the basis of each column.
     fn header(&mut self, title: &str) {
         self.out.push('\n');
-        let heads = self.heads.clone();
-        let ratio = self.ratio.then(|| "ratio".to_owned());
-        self.row(title, heads, ratio);
+        let layouts: Vec<String> = self
+            .runs
+            .iter()
+            .flat_map(|r| [r.layout(), String::new()])
+            .collect();
+        let r = self.ratio.clone();
+        self.line(title, &layouts, r.as_deref());
+        let bases: Vec<String> = self
+            .runs
+            .iter()
+            .flat_map(|_| ["total".to_owned(), "per block".to_owned()])
+            .collect();
+        self.line("", &bases, None);
     }
 
-    /// The ratio of the last run's figure to the first's, with two runs.
-    fn ratio_of(&self, values: &[f64]) -> Option<String> {
-        let (a, b) = (values[0], *values.last().expect("at least one run"));
-        self.ratio.then(|| {
-            if a > 0.0 {
-                format!("{:.2}", b / a)
-            } else {
-                "-".into()
-            }
-        })
+    /// One row: `values[i]` is run `i`'s figure (its total for
+    /// [`Basis::Both`]), `None` where the run has no such figure.
+    fn row(&mut self, label: &str, basis: Basis, values: &[Option<f64>], show: fn(f64) -> String) {
+        let mut cells = Vec::new();
+        let mut compared = Vec::new();
+        for (run, v) in self.runs.iter().zip(values) {
+            let blocks = f64::from(run.num_blocks.max(1));
+            let (total, per_block) = match (basis, v) {
+                (Basis::Both, Some(v)) => (Some(*v), Some(v / blocks)),
+                (Basis::PerBlock, v) => (None, *v),
+                (Basis::Total, v) => (*v, None),
+                (Basis::Both, None) => (None, None),
+            };
+            let blank = |x: Option<f64>, applies: bool| match x {
+                Some(x) => show(x),
+                None if applies => "-".into(),
+                None => String::new(),
+            };
+            cells.push(blank(total, basis != Basis::PerBlock));
+            cells.push(blank(per_block, basis != Basis::Total));
+            compared.push(per_block.or(total));
+        }
+        let r = self.ratio.as_ref().map(|_| match compared.as_slice() {
+            [Some(a), Some(b)] => ratio(*a, *b),
+            _ => "-".into(),
+        });
+        self.line(label, &cells, r.as_deref());
     }
 
-    /// One row of a figure per run, formatted by `show`, with its ratio.
-    fn figure(&mut self, name: &str, values: Vec<f64>, show: fn(f64) -> String, ratio: bool) {
-        let r = if ratio { self.ratio_of(&values) } else { None };
-        self.row(name, values.into_iter().map(show).collect(), r);
+    fn per_run(&self, f: impl Fn(&RunReport) -> f64) -> Vec<Option<f64>> {
+        self.runs.iter().map(|r| Some(f(r))).collect()
     }
 
     fn approval(&mut self) {
-        self.header("Approval, ms after slot start");
+        self.header("Approval");
         let first = &self.runs[0];
         for (i, b) in first.blocks.iter().enumerate() {
-            let vals = self
+            let vals: Vec<Option<f64>> = self
                 .runs
                 .iter()
-                .map(|r| ms(r.blocks.get(i).and_then(|x| x.approved_after_ms)))
+                .map(|r| {
+                    r.blocks
+                        .get(i)
+                        .and_then(|x| x.approved_after_ms)
+                        .map(|m| m as f64)
+                })
                 .collect();
-            self.row(&format!("block {}", b.number), vals, None);
+            let label = format!("block {} approved, ms after slot start", b.number);
+            // A block never approved reads so, not as a blank.
+            let mut cells = Vec::new();
+            for v in &vals {
+                cells.push(String::new());
+                cells.push(v.map_or_else(|| "never".to_owned(), |m| format!("{m:.0}")));
+            }
+            let r = self.ratio.as_ref().map(|_| match vals.as_slice() {
+                [Some(a), Some(b)] => ratio(*a, *b),
+                _ => "-".into(),
+            });
+            self.line(&label, &cells, r.as_deref());
         }
     }
 
     fn network(&mut self) {
-        self.header("Network, KiB per block");
-        let kib = |v: f64| format!("{v:.2}");
-        let rx = self.per_run(|r| r.network.received_kib_per_block);
-        self.figure("received from peers", rx, kib, true);
-        let tx = self.per_run(|r| r.network.sent_kib_per_block);
-        self.figure("sent to peers", tx, kib, true);
+        self.header("Network (SCALE-encoded messages, no framing)");
+        let kib = |v: f64| format!("{:.1}", v / 1024.0);
+        let rx = self.per_run(|r| r.network.received_bytes as f64);
+        self.row("received from peers, KiB", Basis::Both, &rx, kib);
+        let tx = self.per_run(|r| r.network.sent_bytes as f64);
+        self.row("sent to peers, KiB", Basis::Both, &tx, kib);
         let total = self.per_run(|r| (r.network.received_bytes + r.network.sent_bytes) as f64);
-        self.figure(
-            "total KiB in + out",
-            total,
-            |b| format!("{:.1}", b / 1024.0),
-            false,
-        );
+        self.row("received + sent, KiB", Basis::Both, &total, kib);
     }
 
     fn cpu(&mut self) {
-        self.header("CPU, seconds per block");
+        self.header("CPU (thread CPU time)");
         let mut names: Vec<String> = Vec::new();
         for r in self.runs {
             for c in &r.cpu {
@@ -100,40 +168,31 @@ impl Table<'_> {
                 }
             }
         }
+        let s = |v: f64| format!("{v:.4}");
         for name in &names {
-            let shown = self
+            let vals: Vec<Option<f64>> = self
                 .runs
                 .iter()
-                .map(|r| {
-                    r.cpu
-                        .iter()
-                        .find(|c| &c.name == name)
-                        .map(|c| format!("{:.4}", c.per_block_s))
-                        .unwrap_or_else(|| "-".into())
-                })
+                .map(|r| r.cpu.iter().find(|c| &c.name == name).map(|c| c.total_s))
                 .collect();
-            self.row(name, shown, None);
+            self.row(&format!("{name}, CPU s"), Basis::Both, &vals, s);
         }
-        let node = self.per_run(|r| r.node_cpu_s / f64::from(r.num_blocks.max(1)));
-        self.figure("node total", node, |v| format!("{v:.4}"), true);
-        let floor = self.per_run(|r| r.crypto_floor.per_block_s);
-        self.figure(
-            "crypto floor (1 thread, after the run)",
-            floor,
-            |v| format!("{v:.4}"),
-            false,
+        let node = self.per_run(|r| r.node_cpu_s);
+        self.row(
+            "node total (all but test-environment), CPU s",
+            Basis::Both,
+            &node,
+            s,
         );
+        let floor = self.per_run(|r| r.crypto_floor.cpu_s);
+        self.row("crypto floor, CPU s", Basis::Both, &floor, s);
         let ratio = self.per_run(|r| r.crypto_floor.node_ratio);
-        self.figure(
-            "node total / crypto floor",
-            ratio,
-            |v| format!("{v:.2}"),
-            false,
-        );
+        let times = |v: f64| format!("{v:.2}");
+        self.row("node total ÷ crypto floor", Basis::Total, &ratio, times);
     }
 
     fn messages(&mut self) {
-        self.header("Messages");
+        self.header("Messages (count)");
         let rows: [(&str, CountOf); 6] = [
             ("unique messages from peers", |c| c.unique_messages),
             ("deliveries to the node", |c| c.deliveries),
@@ -142,27 +201,60 @@ impl Table<'_> {
             ("notifications sent by the node", |c| c.messages_from_node),
             ("signature and certificate checks", |c| c.verifications),
         ];
+        let count = |v: f64| {
+            if v.fract() == 0.0 {
+                format!("{v:.0}")
+            } else {
+                format!("{v:.1}")
+            }
+        };
         for (name, f) in rows {
-            let vals = self.runs.iter().map(|r| f(&r.counts).to_string()).collect();
-            self.row(name, vals, None);
+            let vals = self.per_run(|r| f(&r.counts) as f64);
+            self.row(name, Basis::Both, &vals, count);
         }
     }
 
     fn run(&mut self) {
         self.header("Run");
         let wall = self.per_run(|r| r.wall_time_s);
-        self.figure("wall time, s", wall, |v| format!("{v:.2}"), false);
+        self.row("wall time, s", Basis::Total, &wall, |v| format!("{v:.2}"));
         let peak = self.per_run(|r| r.peak_memory_bytes as f64);
-        self.figure(
-            "peak memory, MiB",
-            peak,
+        self.row(
+            "peak resident memory during the run, MiB",
+            Basis::Total,
+            &peak,
             |b| format!("{:.1}", b / 1048576.0),
-            false,
+        );
+    }
+
+    fn legend(&mut self) {
+        let floor = &self.runs[0].crypto_floor;
+        let how = match floor.mode.as_str() {
+            "sample" => format!(
+                "estimated from a seeded\n  sample of {} of the {} unique messages (95 % interval {:.4}..{:.4} s)",
+                floor.sampled_messages(),
+                floor.population_messages(),
+                floor.interval_s.0,
+                floor.interval_s.1
+            ),
+            "off" => "not measured (--floor off)".into(),
+            _ => "measured on every unique message".into(),
+        };
+        let _ = write!(
+            self.out,
+            "\nother: the process's CPU outside the node's named threads and the driver\n  \
+             (allocator, runtimes, short-lived threads); counted in the node total.\n\
+             test-environment: the driver thread (emulated peers and network); not in the\n  \
+             node total.\n\
+             crypto floor: the CPU one thread needs to verify the run's unique assignments\n  \
+             and approvals once, after the run; {how}.\n\
+             peak resident memory: the process's peak RSS from the run's start (VmHWM reset\n  \
+             per run), so it includes what the process held before the run.\n"
         );
         let g = &self.runs[0].generation;
         let _ = writeln!(
             self.out,
-            "\nmessages: {} ({}, {:.2} s, {:.1} MiB)",
+            "messages: {} ({}, {:.2} s, {:.1} MiB)",
             g.cache_file,
             if g.cache_hit {
                 "cache hit"
@@ -173,10 +265,6 @@ impl Table<'_> {
             g.cache_bytes as f64 / 1048576.0
         );
     }
-
-    fn per_run(&self, f: impl Fn(&RunReport) -> f64) -> Vec<f64> {
-        self.runs.iter().map(f).collect()
-    }
 }
 
 /// Render one or more runs as text; with two runs, a ratio column.
@@ -184,10 +272,13 @@ pub fn render(runs: &[RunReport]) -> String {
     let Some(first) = runs.first() else {
         return String::new();
     };
+    let ratio = match runs {
+        [a, b] => Some(format!("{} ÷ {}", b.architecture, a.architecture)),
+        _ => None,
+    };
     let mut t = Table {
         runs,
-        heads: runs.iter().map(RunReport::layout).collect(),
-        ratio: runs.len() == 2,
+        ratio,
         out: String::new(),
     };
     let _ = writeln!(
@@ -200,5 +291,82 @@ pub fn render(runs: &[RunReport]) -> String {
     t.cpu();
     t.messages();
     t.run();
+    t.legend();
     t.out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::fixture;
+
+    fn both() -> Vec<RunReport> {
+        let mut classic = fixture::run();
+        classic.architecture = "classic".into();
+        classic.workers = 1;
+        let parallel = fixture::run();
+        vec![classic, parallel]
+    }
+
+    fn line<'a>(text: &'a str, label: &str) -> &'a str {
+        text.lines()
+            .find(|l| l.starts_with(label))
+            .unwrap_or_else(|| panic!("no row {label:?} in\n{text}"))
+    }
+
+    #[test]
+    fn totals_and_per_block_side_by_side_with_units_in_labels() {
+        let text = render(&both());
+        let heads = text.lines().find(|l| l.contains("per block")).unwrap();
+        assert_eq!(heads.matches("total").count(), 2, "{text}");
+        assert_eq!(heads.matches("per block").count(), 2, "{text}");
+        // 1000 + 2000 bytes over 2 blocks.
+        let net = line(&text, "received + sent, KiB");
+        let cells: Vec<&str> = net.split_whitespace().rev().take(5).collect();
+        assert_eq!(cells, ["1.00", "1.5", "2.9", "1.5", "2.9"], "{net}");
+        // Counts are run totals with their per-block share.
+        let unique = line(&text, "unique messages from peers");
+        assert!(unique.contains("10") && unique.contains('5'), "{unique}");
+        assert!(line(&text, "approval-voting-parallel-db, CPU s").contains("0.5000"));
+        assert!(text.contains("block 1 approved, ms after slot start"));
+        assert!(text.contains("peak resident memory during the run, MiB"));
+    }
+
+    #[test]
+    fn two_runs_have_a_labelled_ratio_on_every_comparable_row() {
+        let mut runs = both();
+        runs[1].blocks[0].approved_after_ms = Some(2500);
+        runs[1].node_cpu_s = 1.0;
+        let text = render(&runs);
+        assert!(
+            line(&text, "Approval").ends_with("parallel ÷ classic"),
+            "{text}"
+        );
+        assert!(line(&text, "block 1 approved").ends_with("0.50"), "{text}");
+        assert!(line(&text, "node total").ends_with("0.50"), "{text}");
+        assert!(
+            line(&text, "lost by the network").ends_with("1.00"),
+            "{text}"
+        );
+        assert!(line(&text, "wall time, s").ends_with("1.00"), "{text}");
+        // One run: no ratio column.
+        let one = render(&runs[..1]);
+        assert!(!line(&one, "Approval").contains('÷'), "{one}");
+    }
+
+    #[test]
+    fn a_legend_explains_other_test_environment_and_the_floor() {
+        let text = render(&both());
+        let missing: Vec<&str> = [
+            "other",
+            "test-environment",
+            "crypto floor",
+            "peak resident memory",
+        ]
+        .into_iter()
+        .filter(|t| !text.contains(&format!("\n{t}:")))
+        .collect();
+        assert!(missing.is_empty(), "{missing:?} missing in\n{text}");
+        assert!(text.contains("sample of"), "{text}");
+    }
 }

@@ -5,18 +5,18 @@
 //! the node sends goes back through the network to the peers, which only
 //! consume it.
 
+use super::Phase;
 use super::{ClockKind, Prepared, RunOptions, GRACE_TICKS, IDLE_TIMEOUT, REAL_SAMPLE_EVERY};
 use crate::report::prometheus::{Exporter, LiveRun};
 use crate::report::{thread_group, Counts, Sample};
 use anyhow::{Context, Result};
-use indicatif::ProgressBar;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_netsim::{Endpoint, Fate, Network, SendError};
 use tranche_node::{process_cpu_time, thread_cpu_time};
-use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
+use tranche_node::{Clock, Node, NodeConfig, NodeEvent, StoreConfig};
 use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT, TICK_DURATION_MILLIS};
 use tranche_primitives::{Session, Tick};
 use tranche_voting::{LocalKeys, NewBlock};
@@ -41,6 +41,8 @@ pub(super) struct Driver<'a> {
     block_ticks: Vec<Tick>,
     pub(super) approved: Vec<Option<Tick>>,
     approved_at: Vec<Option<Instant>>,
+    /// Blocks approved and not yet reported to the progress phase.
+    newly_approved: Vec<usize>,
     pub(super) counts: Counts,
     first_tick: Tick,
     end_tick: Tick,
@@ -53,6 +55,8 @@ pub(super) struct Driver<'a> {
     pub(super) process_cpu_start: Duration,
     pub(super) wall_start: Instant,
     live: Option<Arc<LiveRun>>,
+    /// How the run's peak memory is measured (reset at its start).
+    pub(super) peak_rss: super::PeakMemory,
 }
 
 impl<'a> Driver<'a> {
@@ -167,6 +171,7 @@ impl<'a> Driver<'a> {
                     if self.approved[b].is_none() {
                         self.approved[b] = Some(tick);
                         self.approved_at[b] = Some(Instant::now());
+                        self.newly_approved.push(b);
                         self.producer.block_approved(b as u32);
                     }
                 }
@@ -202,6 +207,9 @@ impl<'a> Driver<'a> {
     fn sample(&mut self, tick: Tick) {
         let imported = self.imported;
         self.last_sample = Instant::now();
+        if let super::PeakMemory::Sampled(max) = &mut self.peak_rss {
+            *max = (*max).max(super::rss_bytes());
+        }
         let t_s = if self.clock.is_virtual() {
             tick.saturating_sub(self.first_tick) as f64 * 0.5
         } else {
@@ -234,7 +242,7 @@ impl<'a> Driver<'a> {
             let blocks = (0..self.approved.len())
                 .map(|b| (self.prepared.world.blocks[b].number, self.approval_ms(b)));
             live.publish(
-                tick,
+                t_s,
                 imported as u64,
                 env,
                 node.bytes_received,
@@ -252,12 +260,20 @@ impl<'a> Driver<'a> {
     /// arrivals (deterministic protocol timing); under the real clock the
     /// tick is read from the wall clock and the driver waits for the next
     /// network event or node event.
-    /// Slots the run may take at most (for the progress bar).
-    pub(super) fn slots(&self) -> u64 {
-        (self.end_tick - self.first_tick) / DEFAULT_TICKS_PER_SLOT
+    /// Blocks of the run (the run phase's total).
+    pub(super) fn blocks(&self) -> u64 {
+        self.approved.len() as u64
     }
 
-    pub(super) fn run_ticks(&mut self, bar: &ProgressBar) -> Result<()> {
+    /// Tell the phase of the blocks approved since the last call.
+    fn report_approvals(&mut self, phase: &Phase) {
+        for b in std::mem::take(&mut self.newly_approved) {
+            phase.block_approved(self.prepared.world.blocks[b].number, self.approval_ms(b));
+        }
+        phase.set(self.approved.iter().filter(|a| a.is_some()).count() as u64);
+    }
+
+    pub(super) fn run_ticks(&mut self, phase: &Phase) -> Result<()> {
         let virtual_clock = self.clock.is_virtual();
         let mut next_tick = self.first_tick;
         if virtual_clock {
@@ -283,7 +299,6 @@ impl<'a> Driver<'a> {
             } else if self.last_sample.elapsed() >= REAL_SAMPLE_EVERY {
                 self.sample(tick);
             }
-            bar.set_position(tick.saturating_sub(self.first_tick) / DEFAULT_TICKS_PER_SLOT);
             self.import_due_blocks(tick)?;
             let now = self.sim_time(tick);
             deliveries.clear();
@@ -297,6 +312,7 @@ impl<'a> Driver<'a> {
                 self.drain_events(now);
                 self.node.check()?;
             }
+            self.report_approvals(phase);
             if self.all_approved() && self.producer.is_done() {
                 break;
             }
@@ -342,13 +358,14 @@ impl<'a> Driver<'a> {
     /// After the loop: under the real clock, let the node work off what is
     /// still queued (as upstream's benchmark waits until every message it
     /// sent was consumed) and take a last sample.
-    pub(super) fn finish(&mut self) -> Result<()> {
+    pub(super) fn finish(&mut self, phase: &Phase) -> Result<()> {
         if !self.clock.is_virtual() {
             self.node.wait_idle(IDLE_TIMEOUT)?;
             let now = self.sim_time(self.clock.now());
             self.drain_events(now);
             self.sample(self.clock.now());
         }
+        self.report_approvals(phase);
         Ok(())
     }
 }
@@ -429,10 +446,7 @@ impl<'a> Driver<'a> {
         let live = exporter.map(|ex| {
             let live = LiveRun::new(
                 &step.name,
-                &match options.architecture {
-                    Architecture::Classic => "classic".to_owned(),
-                    Architecture::Parallel { workers } => format!("parallel/{workers}"),
-                },
+                &super::layout_name(options.architecture),
                 clock_name,
                 step.n_validators,
                 step.n_cores,
@@ -451,6 +465,7 @@ impl<'a> Driver<'a> {
             block_ticks,
             approved: vec![None; n_blocks],
             approved_at: vec![None; n_blocks],
+            newly_approved: Vec::new(),
             counts: Counts::default(),
             first_tick,
             end_tick,
@@ -463,6 +478,7 @@ impl<'a> Driver<'a> {
             process_cpu_start,
             wall_start,
             live,
+            peak_rss: super::reset_peak_memory(),
         };
 
         // Connect the peers and set the gossip topology (identity grid, as

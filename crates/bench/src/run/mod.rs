@@ -9,6 +9,9 @@
 
 mod assemble;
 mod driver;
+mod progress;
+
+pub use progress::{Phase, Progress};
 
 use crate::report::prometheus::Exporter;
 use crate::report::{GenerationReport, RunReport};
@@ -59,7 +62,10 @@ pub struct RunOptions {
     pub seed: u64,
     pub cache_dir: PathBuf,
     pub db: DbKind,
-    pub progress: bool,
+    /// What the run tells on stderr as it goes.
+    pub progress: Progress,
+    /// How the crypto floor is measured (`floor.rs`).
+    pub floor: crate::floor::FloorMode,
 }
 
 /// How long the node may take to drain one virtual tick.
@@ -87,8 +93,12 @@ pub struct Prepared {
 pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
     let params = step.generation_params(options.seed);
     let start = Instant::now();
-    let (world, messages, outcome) =
-        load_or_generate(&params, &options.cache_dir, options.progress)?;
+    let phase = options.progress.phase_without_bar("generation");
+    let (world, messages, outcome) = load_or_generate(
+        &params,
+        &options.cache_dir,
+        options.progress == Progress::Bars,
+    )?;
     let generation = match outcome {
         CacheOutcome::Hit { path, .. } => GenerationReport {
             cache_file: path.display().to_string(),
@@ -117,6 +127,15 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
             }
         }
     };
+    phase.finish(&format!(
+        "{} ({})",
+        generation.cache_file,
+        if generation.cache_hit {
+            "cache hit"
+        } else {
+            "generated"
+        }
+    ));
     let encoded = messages
         .bundles
         .iter()
@@ -141,19 +160,44 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
     })
 }
 
-/// The peak resident set size of this process so far (Linux `VmHWM`).
-pub fn peak_memory_bytes() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| {
-                l.split_whitespace()
-                    .nth(1)
-                    .and_then(|kb| kb.parse::<u64>().ok())
-            })
-        })
-        .map(|kb| kb * 1024)
-        .unwrap_or(0)
+/// A figure of `/proc/self/status` in bytes (`VmHWM`, `VmRSS`).
+fn status_bytes(key: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with(key))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024)
+}
+
+/// The process's resident set size now (Linux `VmRSS`).
+pub(super) fn rss_bytes() -> u64 {
+    status_bytes("VmRSS:").unwrap_or(0)
+}
+
+/// Where a run's peak memory is read from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PeakMemory {
+    /// `VmHWM` was reset at the run's start (`/proc/self/clear_refs`).
+    HighWaterMark,
+    /// The reset was refused: the largest `VmRSS` sampled during the run.
+    Sampled(u64),
+}
+
+/// Reset the process's peak RSS (`echo 5 > /proc/self/clear_refs`, Linux
+/// 4.0 and later), so that `VmHWM` is the peak of the run that starts now
+/// and not of the runs before it.
+pub(super) fn reset_peak_memory() -> PeakMemory {
+    match std::fs::write("/proc/self/clear_refs", "5") {
+        Ok(()) => PeakMemory::HighWaterMark,
+        Err(_) => PeakMemory::Sampled(rss_bytes()),
+    }
+}
+
+/// The peak resident set size since [`reset_peak_memory`].
+pub(super) fn peak_memory_bytes(peak: PeakMemory) -> u64 {
+    match peak {
+        PeakMemory::HighWaterMark => status_bytes("VmHWM:").unwrap_or(0),
+        PeakMemory::Sampled(max) => max.max(rss_bytes()),
+    }
 }
 
 /// Run one step of a test sequence with one architecture.
@@ -183,28 +227,38 @@ pub fn run_step_observed(
             StoreConfig::Redb(path)
         }
     };
-    let result = (|| {
+    let layout = layout_name(options.architecture);
+    let run = || {
         let mut d = Driver::start(step, prepared, options, exporter, store)?;
-        let bar = progress_bar(step, options, d.slots());
-        d.run_ticks(&bar)?;
-        bar.finish_and_clear();
-        d.finish()?;
+        let phase = options
+            .progress
+            .phase(&format!("run {layout}"), "blocks", d.blocks());
+        let start = std::time::SystemTime::now();
+        d.run_ticks(&phase)?;
+        d.finish(&phase)?;
+        crate::profile::label_window(&layout, start, std::time::SystemTime::now());
+        let approved = d.approved.iter().filter(|a| a.is_some()).count();
+        phase.finish(&format!("{approved} of {} blocks approved", d.blocks()));
         assemble::report(d, options)
-    })();
+    };
+    // The driver runs on a thread of its own named for the layout, so that
+    // profiles tell the runs of one invocation apart (`profile.rs`).
+    let result = std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name(format!("env {layout}"))
+            .spawn_scoped(scope, run)
+            .context("cannot start the driver thread")?
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the driver thread panicked")))
+    });
     let _ = std::fs::remove_dir_all(&db_dir);
     result
 }
 
-/// The run's progress bar (hidden without `--progress`), in slots.
-fn progress_bar(step: &BenchStep, options: &RunOptions, slots: u64) -> indicatif::ProgressBar {
-    if !options.progress {
-        return indicatif::ProgressBar::hidden();
+/// `parallel/N` or `classic`, as reports name a layout.
+pub fn layout_name(architecture: Architecture) -> String {
+    match architecture {
+        Architecture::Classic => "classic".to_owned(),
+        Architecture::Parallel { workers } => format!("parallel/{workers}"),
     }
-    let bar = indicatif::ProgressBar::new(slots);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("running {msg} {bar:30} slot {pos}/{len}")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-    );
-    bar.set_message(format!("{} {}", options.architecture.name(), step.name));
-    bar
 }

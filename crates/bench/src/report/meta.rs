@@ -1,0 +1,202 @@
+//! The metadata of a `--json` report (its `meta` object) and of the
+//! terminal report's header: which program, which commit, which command,
+//! when, on what machine, and what decides whether two results can be
+//! compared at all — the result format's version, the database, the seed
+//! and the configuration's hash (`compare`, docs/observability.md).
+
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::time::{SystemTime, UNIX_EPOCH};
+use tranche_workload::config::BenchStep;
+
+/// The machine a report was made on.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Machine {
+    /// CPUs this process may use.
+    pub nproc: usize,
+    /// `/proc/cpuinfo`'s first `model name` (empty where unknown).
+    pub cpu_model: String,
+    /// `/proc/meminfo`'s `MemTotal`.
+    pub memory_bytes: u64,
+}
+
+/// Who made a report, how, when and where.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Meta {
+    /// Always [`super::TOOL`].
+    pub tool: String,
+    /// The result format's version, [`super::FORMAT_VERSION`].
+    pub version: String,
+    /// The commit the binary was built from (`crates/bench/build.rs`).
+    pub commit: String,
+    /// The command line, as typed (arguments quoted where needed).
+    pub command: String,
+    /// When the invocation started, RFC 3339, UTC.
+    pub date: String,
+    pub machine: Machine,
+    /// `redb` or `memory`.
+    pub database: String,
+    /// The build profile: `release` or `debug`.
+    pub profile: String,
+    pub seed: u64,
+    /// A hash of the normalised configuration of every step (names
+    /// excluded): two runs of one configuration have the same.
+    pub config_hash: String,
+}
+
+impl Meta {
+    /// The metadata of this invocation.
+    pub fn collect(database: &str, seed: u64, steps: &[BenchStep]) -> Meta {
+        Meta {
+            tool: super::TOOL.into(),
+            version: super::FORMAT_VERSION.into(),
+            commit: env!("TRANCHE_COMMIT").into(),
+            command: command_line(std::env::args()),
+            date: rfc3339(SystemTime::now()),
+            machine: machine(),
+            database: database.into(),
+            profile: if cfg!(debug_assertions) {
+                "debug"
+            } else {
+                "release"
+            }
+            .into(),
+            seed,
+            config_hash: config_hash(steps),
+        }
+    }
+
+    /// The lines heading the terminal report.
+    pub fn header(&self) -> String {
+        let mut s = String::new();
+        let m = &self.machine;
+        let _ = writeln!(
+            s,
+            "{} (result format {}) at commit {}, {} build, {}",
+            self.tool, self.version, self.commit, self.profile, self.date
+        );
+        let _ = writeln!(
+            s,
+            "machine: {} CPUs, {}, {:.1} GiB; database {}; seed {}; config {}",
+            m.nproc,
+            if m.cpu_model.is_empty() {
+                "unknown CPU"
+            } else {
+                &m.cpu_model
+            },
+            m.memory_bytes as f64 / (1u64 << 30) as f64,
+            self.database,
+            self.seed,
+            self.config_hash
+        );
+        let _ = writeln!(s, "command: {}", self.command);
+        s
+    }
+}
+
+/// The arguments joined by spaces, each quoted where a shell would split it.
+fn command_line(args: impl Iterator<Item = String>) -> String {
+    args.map(|a| {
+        if !a.is_empty()
+            && a.chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_./=:,+@%".contains(c))
+        {
+            a
+        } else {
+            format!("'{}'", a.replace('\'', r"'\''"))
+        }
+    })
+    .collect::<Vec<_>>()
+    .join(" ")
+}
+
+/// 16 hex digits of BLAKE2b over the steps' normalised configuration,
+/// their names (which hold the file's path) left out.
+pub fn config_hash(steps: &[BenchStep]) -> String {
+    let mut st = blake2b_simd::Params::new().hash_length(8).to_state();
+    for step in steps {
+        let mut s = step.clone();
+        s.name.clear();
+        st.update(format!("{s:?}").as_bytes());
+    }
+    hex::encode(st.finalize().as_bytes())
+}
+
+fn machine() -> Machine {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    Machine {
+        nproc: std::thread::available_parallelism().map_or(1, |n| n.get()),
+        cpu_model: cpuinfo
+            .lines()
+            .find(|l| l.starts_with("model name"))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_owned())
+            .unwrap_or_default(),
+        memory_bytes: meminfo
+            .lines()
+            .find(|l| l.starts_with("MemTotal:"))
+            .and_then(|l| l.split_whitespace().nth(1))
+            .and_then(|kb| kb.parse::<u64>().ok())
+            .map_or(0, |kb| kb * 1024),
+    }
+}
+
+/// `t` as RFC 3339 in UTC, to the second (`2026-12-01T09:59:19Z`).
+pub fn rfc3339(t: SystemTime) -> String {
+    let secs = t.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
+    let (days, rem) = (secs / 86_400, secs % 86_400);
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    #[test]
+    fn dates_are_rfc3339_utc() {
+        assert_eq!(rfc3339(UNIX_EPOCH), "1970-01-01T00:00:00Z");
+        let t = UNIX_EPOCH + Duration::from_secs(1_796_119_159);
+        assert_eq!(rfc3339(t), "2026-12-01T09:59:19Z");
+        let leap = UNIX_EPOCH + Duration::from_secs(951_782_400);
+        assert_eq!(rfc3339(leap), "2000-02-29T00:00:00Z");
+    }
+
+    #[test]
+    fn command_lines_quote_what_a_shell_would_split() {
+        let args = ["tranche", "run", "a b.yaml", "--seed", "1", "it's"].map(String::from);
+        assert_eq!(
+            command_line(args.into_iter()),
+            r"tranche run 'a b.yaml' --seed 1 'it'\''s'"
+        );
+    }
+
+    #[test]
+    fn the_config_hash_ignores_names_and_sees_values() {
+        let cfg = tranche_workload::config::embedded_default().unwrap();
+        let mut other = cfg.steps.clone();
+        other[0].name = "elsewhere.yaml #1 ApprovalVoting".into();
+        assert_eq!(config_hash(&cfg.steps), config_hash(&other));
+        other[0].num_blocks += 1;
+        assert_ne!(config_hash(&cfg.steps), config_hash(&other));
+        assert_eq!(config_hash(&cfg.steps).len(), 16);
+    }
+}

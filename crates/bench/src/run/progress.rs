@@ -1,0 +1,119 @@
+//! What a run tells on stderr while it goes: in a terminal one bar per
+//! phase (generation, run, floor) with done/total, elapsed and ETA;
+//! otherwise (a log, CI) plain lines — one when a phase starts and ends,
+//! and one per block, `block N approved after M ms`, as upstream's
+//! benchmark logs "Chain selection approved after N ms"
+//! (`polkadot/node/subsystem-bench/src/lib/approval/mod.rs`). `--quiet`
+//! keeps stderr for warnings and errors.
+
+use indicatif::{ProgressBar, ProgressStyle};
+use std::io::IsTerminal;
+use std::time::Instant;
+
+/// How progress is shown.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Nothing (`--quiet`).
+    Quiet,
+    /// Bars (stderr is a terminal).
+    Bars,
+    /// Plain lines (stderr is not a terminal).
+    Lines,
+}
+
+impl Progress {
+    /// Bars in a terminal, lines elsewhere, nothing with `quiet`.
+    pub fn detect(quiet: bool) -> Progress {
+        if quiet {
+            Progress::Quiet
+        } else if std::io::stderr().is_terminal() {
+            Progress::Bars
+        } else {
+            Progress::Lines
+        }
+    }
+
+    /// Start a phase whose bar is drawn elsewhere (message generation draws
+    /// its own, `tranche_workload::generate`): the lines only.
+    pub fn phase_without_bar(self, name: &str) -> Phase {
+        if self == Progress::Lines {
+            eprintln!("{name}: started");
+        }
+        Phase {
+            mode: self,
+            name: name.to_owned(),
+            bar: ProgressBar::hidden(),
+            start: Instant::now(),
+        }
+    }
+
+    /// Start a phase of `total` `unit`s.
+    pub fn phase(self, name: &str, unit: &str, total: u64) -> Phase {
+        let bar = match self {
+            Progress::Bars => {
+                let bar = ProgressBar::new(total);
+                let template = format!(
+                    "{{msg}} {{bar:30}} {{pos}}/{{len}} {unit}, {{elapsed}} elapsed, ETA {{eta}}"
+                );
+                bar.set_style(
+                    ProgressStyle::with_template(&template)
+                        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+                );
+                bar.set_message(name.to_owned());
+                bar
+            }
+            Progress::Lines => {
+                eprintln!("{name}: started ({total} {unit})");
+                ProgressBar::hidden()
+            }
+            Progress::Quiet => ProgressBar::hidden(),
+        };
+        Phase {
+            mode: self,
+            name: name.to_owned(),
+            bar,
+            start: Instant::now(),
+        }
+    }
+}
+
+/// One phase in progress.
+pub struct Phase {
+    mode: Progress,
+    name: String,
+    bar: ProgressBar,
+    start: Instant,
+}
+
+impl Phase {
+    /// `done` units of the phase are done.
+    pub fn set(&self, done: u64) {
+        self.bar.set_position(done);
+    }
+
+    /// Block `number` was approved `ms` after its slot started.
+    pub fn block_approved(&self, number: u32, ms: Option<u64>) {
+        let line = match ms {
+            Some(ms) => format!("block {number} approved after {ms} ms"),
+            None => format!("block {number} approved"),
+        };
+        match self.mode {
+            Progress::Lines => eprintln!("{line}"),
+            Progress::Bars => self.bar.println(line),
+            Progress::Quiet => {}
+        }
+    }
+
+    /// The phase ended; `what` says how (e.g. `3 of 3 blocks approved`).
+    pub fn finish(self, what: &str) {
+        let s = self.start.elapsed().as_secs_f64();
+        match self.mode {
+            Progress::Lines => eprintln!("{}: done in {s:.2} s, {what}", self.name),
+            Progress::Bars => {
+                self.bar.finish_and_clear();
+                eprintln!("{}: done in {s:.2} s, {what}", self.name);
+            }
+            Progress::Quiet => {}
+        }
+    }
+}

@@ -1,0 +1,104 @@
+//! The `meta` object of `tranche run --json` and the report's header, and
+//! `tranche compare` refusing results it cannot judge (exit 2 with the
+//! reason): another seed, configuration, clock or database.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+const BIN: &str = env!("CARGO_BIN_EXE_tranche");
+
+fn tmp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("tranche-meta-{}-{name}", std::process::id()))
+}
+
+/// `tranche run` with the embedded default configuration, `extra` added.
+fn run(json: &Path, extra: &[&str]) -> Output {
+    let out = Command::new(BIN)
+        .args(["run", "--clock", "virtual", "--quiet", "--cache-dir"])
+        .arg(tmp("cache"))
+        .arg("--json")
+        .arg(json)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    out
+}
+
+fn compare(a: &Path, b: &Path) -> Output {
+    Command::new(BIN)
+        .arg("compare")
+        .args([a, b])
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn metadata_in_the_json_and_the_header_and_not_comparable_runs() {
+    let (a, b, c) = (tmp("a.json"), tmp("b.json"), tmp("c.json"));
+    let out = run(&a, &[]);
+    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&a).unwrap()).unwrap();
+    let meta = &v["meta"];
+    for key in [
+        "tool",
+        "version",
+        "commit",
+        "command",
+        "date",
+        "machine",
+        "database",
+        "profile",
+        "seed",
+        "config_hash",
+    ] {
+        assert!(!meta[key].is_null(), "meta.{key} missing: {meta}");
+    }
+    for key in ["nproc", "cpu_model", "memory_bytes"] {
+        assert!(
+            !meta["machine"][key].is_null(),
+            "meta.machine.{key}: {meta}"
+        );
+    }
+    assert_eq!(meta["tool"], "tranche");
+    assert_eq!(meta["version"], tranche_bench::report::FORMAT_VERSION);
+    assert_eq!(meta["database"], "redb");
+    assert_eq!(meta["seed"], 0);
+    let date = meta["date"].as_str().unwrap();
+    assert!(
+        date.len() == 20 && date.ends_with('Z') && &date[10..11] == "T",
+        "{date}"
+    );
+    assert!(meta["command"]
+        .as_str()
+        .unwrap()
+        .contains("--clock virtual"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let commit = meta["commit"].as_str().unwrap();
+    assert!(stdout.starts_with("tranche (result format "), "{stdout}");
+    assert!(stdout.lines().next().unwrap().contains(commit), "{stdout}");
+    assert!(
+        stdout.contains(meta["config_hash"].as_str().unwrap()),
+        "{stdout}"
+    );
+
+    // The same run again is comparable; another seed is not.
+    run(&c, &[]);
+    let same = compare(&a, &c);
+    assert_eq!(same.status.code(), Some(0), "{same:?}");
+    run(&b, &["--seed", "1"]);
+    let other = compare(&a, &b);
+    assert_eq!(other.status.code(), Some(2), "{other:?}");
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(err.contains("not comparable: the seed differs"), "{err}");
+    // Another database is not comparable either.
+    run(&b, &["--db", "memory"]);
+    let err = String::from_utf8_lossy(&compare(&a, &b).stderr).into_owned();
+    assert!(
+        err.contains("not comparable: the database differs"),
+        "{err}"
+    );
+    for p in [a, b, c, tmp("cache")] {
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+    }
+}
