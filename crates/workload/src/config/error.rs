@@ -24,9 +24,35 @@ fn step_prefix(step: Option<usize>) -> String {
 /// step, dotted (`objective.coalesce_mean`, `latency.min_latency.secs`).
 #[derive(Debug, Error)]
 pub enum ConfigErrorKind {
-    /// The file cannot be read (missing, unreadable, not UTF-8).
+    /// The file cannot be opened or read (missing, unreadable).
     #[error("cannot read the file: {0}")]
     Read(std::io::Error),
+    /// The path is a folder, a device, a FIFO or a socket: not read, not
+    /// waited on.
+    #[error("cannot read the file: it is {0}, not a regular file")]
+    NotRegular(&'static str),
+    /// The file is larger than
+    /// [`MAX_INPUT_FILE_BYTES`](tranche_primitives::limits::MAX_INPUT_FILE_BYTES).
+    #[error("cannot read the file: larger than {max} bytes, the limit for an input file")]
+    TooLarge {
+        /// The limit, bytes.
+        max: u64,
+    },
+    /// The file is not UTF-8 text.
+    #[error("cannot read the file: not UTF-8 text")]
+    NotText,
+    /// The text nests deeper than [`MAX_DEPTH`](crate::config::MAX_DEPTH)
+    /// levels (refused before YAML parsing; see `config/depth.rs`).
+    #[error(
+        "nesting deeper than {max} levels at line {line} (brackets, indentation and dashes \
+         counted; no test sequence needs more)"
+    )]
+    TooDeep {
+        /// 1-based line where the bound is first exceeded.
+        line: usize,
+        /// The bound.
+        max: usize,
+    },
     /// The text is not valid YAML.
     #[error("invalid YAML: {0}")]
     Yaml(String),

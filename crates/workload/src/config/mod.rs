@@ -80,14 +80,17 @@
 //! | `approval_voting_parallel_enabled` | absent (`None`) | — |
 //! | `approval_distribution_expected_tof`, `approval_distribution_cpu_ms`, `approval_voting_cpu_ms` | — | 6.0 each |
 
+mod depth;
 mod error;
 mod parse;
 
 use std::path::Path;
 
 use crate::generate::params::GenerationParams;
+pub use depth::MAX_DEPTH;
 pub use error::{ConfigError, ConfigErrorKind};
 use tranche_netsim::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
+use tranche_primitives::limits::{self, InputError, MAX_INPUT_FILE_BYTES};
 
 /// The embedded default test sequence (`tranche run` without a file):
 /// 100 validators, 20 cores, 3 blocks, best case.
@@ -281,17 +284,37 @@ pub struct BenchConfig {
     pub skipped: Vec<SkippedStep>,
 }
 
-/// Reads and checks a test-sequence file.
+/// Reads and checks a test-sequence file: a regular file only (a FIFO is
+/// not waited on, a device not drained) of at most
+/// [`MAX_INPUT_FILE_BYTES`], through [`limits::read_text`].
 pub fn load(path: &Path) -> Result<BenchConfig, ConfigError> {
     let source = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError::new(&source, None, ConfigErrorKind::Read(e)))?;
+    let text = limits::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| {
+        let kind = match e {
+            InputError::Io { source, .. } => ConfigErrorKind::Read(source),
+            InputError::NotRegular { kind, .. } => ConfigErrorKind::NotRegular(kind),
+            InputError::TooLarge { max, .. } => ConfigErrorKind::TooLarge { max },
+            InputError::NotText { .. } => ConfigErrorKind::NotText,
+        };
+        ConfigError::new(&source, None, kind)
+    })?;
     parse(&text, &source)
 }
 
 /// Parses and checks test-sequence YAML; `source` names it in errors and
-/// benchmark names.
+/// benchmark names. Text nested deeper than [`MAX_DEPTH`] is refused
+/// before the YAML parser sees it (`config/depth.rs` says what is counted).
 pub fn parse(yaml: &str, source: &str) -> Result<BenchConfig, ConfigError> {
+    depth::check_depth(yaml).map_err(|d| {
+        ConfigError::new(
+            source,
+            None,
+            ConfigErrorKind::TooDeep {
+                line: d.line,
+                max: MAX_DEPTH,
+            },
+        )
+    })?;
     parse::parse_sequence(yaml, source)
 }
 
