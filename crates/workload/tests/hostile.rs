@@ -121,3 +121,126 @@ fn alias_bombs_and_long_flat_files_end_quickly() {
     let many = format!("TestConfiguration:\n{steps}  n_cores: 0\n");
     refused(&["n_cores"], || parse(&many));
 }
+
+/// Every size and tick key past its bound, and `u32::MAX`: refused at
+/// parse time with the key, the value and the bound.
+#[test]
+fn every_size_and_tick_key_is_bounded() {
+    let l = |k: &str, v: &str| format!("  {k}: {v}\n");
+    let o = |k: &str, v: &str| format!("    {k}: {v}\n");
+    let max = u32::MAX.to_string();
+    let cases: Vec<(String, &str, &str)> = vec![
+        (l("n_validators", "20001"), "n_validators", "20000"),
+        (l("n_validators", &max), "n_validators", "20000"),
+        (l("n_cores", "2001"), "n_cores", "2000"),
+        (l("num_blocks", "10001"), "num_blocks", "10000"),
+        (l("num_blocks", &max), "num_blocks", "10000"),
+        (l("needed_approvals", "20001"), "needed_approvals", "20000"),
+        (l("n_delay_tranches", &max), "n_delay_tranches", "10000"),
+        (l("n_delay_tranches", "10001"), "n_delay_tranches", "10000"),
+        (
+            l("zeroth_delay_tranche_width", &max),
+            "zeroth_delay_tranche_width",
+            "10000",
+        ),
+        (
+            l("relay_vrf_modulo_samples", &max),
+            "relay_vrf_modulo_samples",
+            "2000",
+        ),
+        (l("no_show_slots", &max), "no_show_slots", "1000"),
+        (l("no_show_slots", "1001"), "no_show_slots", "1000"),
+        (
+            l("max_validators_per_core", &max),
+            "max_validators_per_core",
+            "20000",
+        ),
+        (
+            o("coalesce_tranche_diff", &max),
+            "objective.coalesce_tranche_diff",
+            "10000",
+        ),
+        (
+            o("last_considered_tranche", &max),
+            "objective.last_considered_tranche",
+            "10000",
+        ),
+        (
+            o("num_no_shows_per_candidate", &max),
+            "objective.num_no_shows_per_candidate",
+            "20000",
+        ),
+        (
+            o("coalesce_mean", "1e30"),
+            "objective.coalesce_mean",
+            "2000",
+        ),
+        (
+            o("coalesce_std_dev", "1e9"),
+            "objective.coalesce_std_dev",
+            "2000",
+        ),
+    ];
+    for (line, key, bound) in cases {
+        // Put the line first in its mapping; drop the base's own setting.
+        let obj = "- objective: !ApprovalVoting\n";
+        let first = "  n_validators: 60\n";
+        let yaml = if line.starts_with("    ") {
+            with(obj, &format!("{obj}{line}"))
+        } else {
+            with(first, &format!("{line}{first}"))
+        };
+        let name = line.trim_start().split(':').next().unwrap();
+        let yaml = dedupe_key(&yaml, name);
+        let value = line.split(": ").nth(1).unwrap().trim().to_owned();
+        refused(&[&format!("`{key}: "), bound], || parse(&yaml));
+        let e = parse(&yaml).unwrap_err().to_string();
+        assert!(
+            e.contains(&value) || key.contains("coalesce_"),
+            "value {value} missing: {e}"
+        );
+    }
+}
+
+#[test]
+fn g1_coalescing_and_send_till_are_bounded() {
+    let g1 = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/g1_example.yaml"),
+    )
+    .unwrap();
+    assert!(parse(&g1).is_ok());
+    for (key, bound) in [("max_coalesce", "2000"), ("send_till_tranche", "10000")] {
+        let opts = "- objective: !ApprovalsTest\n";
+        assert!(g1.contains(opts));
+        let yaml = g1.replacen(opts, &format!("{opts}    {key}: 4294967295\n"), 1);
+        let yaml = dedupe_key(&yaml, key);
+        refused(&[key, "4294967295", bound], || parse(&yaml));
+    }
+}
+
+/// Drops every later line setting `key`, keeping the first.
+fn dedupe_key(yaml: &str, key: &str) -> String {
+    let mut seen = false;
+    yaml.lines()
+        .filter(|l| {
+            let hit = l.trim_start().starts_with(&format!("{key}:"));
+            let keep = !(hit && seen);
+            seen |= hit;
+            keep
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn the_largest_bounded_step_has_a_finite_end_tick() {
+    let yaml = with("  num_blocks: 3\n", "  num_blocks: 10000\n").replacen(
+        "    num_no_shows_per_candidate: 0\n",
+        "    num_no_shows_per_candidate: 20000\n",
+        1,
+    ) + "  n_delay_tranches: 10000\n  no_show_slots: 1000\n";
+    let cfg = parse(&yaml).expect("within every bound");
+    let s = &cfg.steps[0];
+    let end = s.last_block_tick().unwrap() + s.drain_ticks().unwrap();
+    assert!(end < 1 << 32, "{end}");
+}

@@ -87,10 +87,12 @@ mod parse;
 use std::path::Path;
 
 use crate::generate::params::GenerationParams;
+use crate::generate::world::INITIAL_SLOT;
 pub use depth::MAX_DEPTH;
 pub use error::{ConfigError, ConfigErrorKind};
 use tranche_netsim::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
 use tranche_primitives::limits::{self, InputError, MAX_INPUT_FILE_BYTES};
+use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 
 /// The embedded default test sequence (`tranche run` without a file):
 /// 100 validators, 20 cores, 3 blocks, best case.
@@ -99,10 +101,12 @@ pub const DEFAULT_YAML: &str = include_str!("default.yaml");
 /// The name errors and reports use for [`DEFAULT_YAML`].
 pub const DEFAULT_SOURCE: &str = "<embedded default>";
 
-/// The most blocks a run can have: upstream's block hashes are the block
-/// number repeated in all 32 bytes and the parent of block 1 is `0xde…`, so
-/// block 222 would collide with it (spec quirk Q1).
-pub const MAX_BLOCKS: u32 = 221;
+/// The most blocks a run can have ([`limits::MAX_BLOCKS`]). Upstream's
+/// block hashes repeat the block number in all 32 bytes, so its block 222
+/// would collide with the parent of block 1; our generator hashes each
+/// block (`crates/workload/src/generate/world.rs`), so only the general
+/// bound applies.
+pub use tranche_primitives::limits::MAX_BLOCKS;
 
 /// Which upstream schema a step follows, chosen by its objective tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -353,6 +357,30 @@ impl BenchStep {
             Schema::G1 => Some(self.last_considered_tranche),
             Schema::G2G3 => None,
         }
+    }
+
+    /// How long after its last block's slot a run of this step may go on,
+    /// in ticks, before the grace period. The driver
+    /// (`crates/bench/src/run/driver.rs`) ends at `last_tick +
+    /// n_delay_tranches + (2 + num_no_shows_per_candidate) × (no_show_window +
+    /// n_delay_tranches) + GRACE_TICKS`, with `no_show_window = no_show_slots ×
+    /// DEFAULT_TICKS_PER_SLOT`; this is that sum without `last_tick` and
+    /// `GRACE_TICKS`. `None` on overflow, which the parse-time bounds
+    /// exclude (checked when a step is read).
+    pub fn drain_ticks(&self) -> Option<u64> {
+        let tranches = u64::from(self.n_delay_tranches);
+        let window = u64::from(self.no_show_slots).checked_mul(DEFAULT_TICKS_PER_SLOT)?;
+        (2 + u64::from(self.num_no_shows_per_candidate))
+            .checked_mul(window.checked_add(tranches)?)?
+            .checked_add(tranches)
+    }
+
+    /// The tick of the last block's slot (`crates/workload/src/generate/world.rs`
+    /// numbers slots from `INITIAL_SLOT`); `None` on overflow.
+    pub fn last_block_tick(&self) -> Option<u64> {
+        INITIAL_SLOT
+            .checked_add(u64::from(self.num_blocks).checked_sub(1)?)?
+            .checked_mul(DEFAULT_TICKS_PER_SLOT)
     }
 
     /// Peers connected to the node: `floor((n_validators − 1) ×
