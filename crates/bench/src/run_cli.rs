@@ -89,6 +89,11 @@ pub struct RunArgs {
     /// Write a self-contained HTML report with plots of every run.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Run steps in which every candidate is approved at import
+    /// (`needed_approvals` 0, or above the validators outside a backing
+    /// group), which measure nothing and are refused otherwise.
+    #[arg(long)]
+    pub allow_vacuous: bool,
 }
 
 fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture> {
@@ -128,6 +133,9 @@ pub fn execute(args: RunArgs) -> Result<()> {
         Some(path) => config::load(path)?,
         None => config::embedded_default()?,
     };
+    if !args.allow_vacuous {
+        config::check_not_vacuous(&config)?;
+    }
     for s in &config.skipped {
         eprintln!(
             "note: step {} ({}) is not an approval benchmark; skipped",

@@ -244,3 +244,50 @@ fn the_largest_bounded_step_has_a_finite_end_tick() {
     let end = s.last_block_tick().unwrap() + s.drain_ticks().unwrap();
     assert!(end < 1 << 32, "{end}");
 }
+
+#[test]
+fn vacuous_steps_are_refused_with_the_reason() {
+    let vacuous = "every candidate is approved at import: nothing would be measured";
+    for (yaml, why) in [
+        (
+            with("  needed_approvals: 10\n", "  needed_approvals: 0\n"),
+            "needed_approvals is 0",
+        ),
+        (
+            with("  needed_approvals: 10\n", "  needed_approvals: 56\n"),
+            "needed_approvals 56 exceeds the 55 validators outside a backing group of 5",
+        ),
+    ] {
+        let cfg = parse(&yaml).expect("parses: only the run refuses it");
+        let e = config::check_not_vacuous(&cfg).unwrap_err();
+        assert!(matches!(e.kind, ConfigErrorKind::Vacuous { .. }), "{e}");
+        let text = e.to_string();
+        assert!(!text.contains('\n'), "{text}");
+        for n in [vacuous, why, "hostile.yaml: step 1", "--allow-vacuous"] {
+            assert!(text.contains(n), "`{n}` missing: {text}");
+        }
+    }
+    // 55 outside the group, 55 needed: measured.
+    let edge = parse(&with(
+        "  needed_approvals: 10\n",
+        "  needed_approvals: 55\n",
+    ))
+    .unwrap();
+    assert!(config::check_not_vacuous(&edge).is_ok());
+}
+
+#[test]
+fn the_guard_the_examples_and_the_default_are_not_vacuous() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = vec![root.join("ci/guard.yaml")];
+    for e in std::fs::read_dir(root.join("examples")).unwrap() {
+        files.push(e.unwrap().path());
+    }
+    files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/g1_example.yaml"));
+    assert!(files.len() >= 7, "{files:?}");
+    for f in files {
+        let cfg = config::load(&f).unwrap_or_else(|e| panic!("{e}"));
+        config::check_not_vacuous(&cfg).unwrap_or_else(|e| panic!("{e}"));
+    }
+    config::check_not_vacuous(&config::embedded_default().unwrap()).unwrap();
+}

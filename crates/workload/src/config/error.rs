@@ -94,6 +94,17 @@ pub enum ConfigErrorKind {
         /// Why it is impossible.
         reason: String,
     },
+    /// Every candidate would be approved as soon as its block is imported
+    /// (`crates/voting/src/machine/blocks.rs` `approved_at_import`), so the
+    /// run would measure nothing; `tranche run --allow-vacuous` runs it.
+    #[error(
+        "every candidate is approved at import: nothing would be measured ({reason}; \
+         `tranche run --allow-vacuous` runs it anyway)"
+    )]
+    Vacuous {
+        /// Which keys make it so.
+        reason: String,
+    },
     /// An objective tag that subsystem-bench never had.
     #[error("unknown objective `{0}` (approval steps use `!ApprovalVoting` or `!ApprovalsTest`)")]
     UnknownObjective(String),

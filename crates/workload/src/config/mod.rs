@@ -322,6 +322,22 @@ pub fn parse(yaml: &str, source: &str) -> Result<BenchConfig, ConfigError> {
     parse::parse_sequence(yaml, source)
 }
 
+/// Refuses a configuration with a step in which every candidate is
+/// approved at import (see [`BenchStep::vacuous_reason`]): such a run
+/// measures nothing. The error names the first such step.
+pub fn check_not_vacuous(config: &BenchConfig) -> Result<(), ConfigError> {
+    for step in &config.steps {
+        if let Some(reason) = step.vacuous_reason() {
+            return Err(ConfigError::new(
+                &config.source,
+                Some(step.step),
+                ConfigErrorKind::Vacuous { reason },
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// The embedded default sequence ([`DEFAULT_YAML`]).
 pub fn embedded_default() -> Result<BenchConfig, ConfigError> {
     parse(DEFAULT_YAML, DEFAULT_SOURCE)
@@ -340,6 +356,34 @@ impl BenchStep {
             Schema::G1 => self.n_validators,
             Schema::G2G3 => self.n_validators.div_ceil(self.max_validators_per_core),
         }
+    }
+
+    /// Why every candidate of this step is approved as soon as its block is
+    /// imported, if it is: voting approves a candidate at import when no
+    /// approvals are needed, or when fewer validators than
+    /// `needed_approvals` are outside its backing group
+    /// (`crates/voting/src/machine/blocks.rs` `approved_at_import`, after
+    /// upstream `polkadot/node/core/approval-voting/src/import.rs`). The
+    /// smallest group (the last core's, `crates/workload/src/generate/world.rs`
+    /// `validator_groups`) leaves the most validators outside it.
+    pub fn vacuous_reason(&self) -> Option<String> {
+        if self.needed_approvals == 0 {
+            return Some("needed_approvals is 0".into());
+        }
+        let per_core = match self.schema {
+            Schema::G1 => 1,
+            Schema::G2G3 => self.max_validators_per_core,
+        };
+        let last_start = u64::from(self.n_cores - 1) * u64::from(per_core);
+        let smallest = u64::from(per_core).min(u64::from(self.n_validators) - last_start);
+        let outside = u64::from(self.n_validators) - smallest;
+        (outside < u64::from(self.needed_approvals)).then(|| {
+            format!(
+                "needed_approvals {} exceeds the {outside} validators outside a backing group \
+                 of {smallest} among {} validators",
+                self.needed_approvals, self.n_validators
+            )
+        })
     }
 
     /// When `stop_when_approved` is false, bundles whose lowest tranche is
