@@ -136,6 +136,15 @@ pub fn execute(args: RunArgs) -> Result<()> {
     if !args.allow_vacuous {
         config::check_not_vacuous(&config)?;
     }
+    // Cost before work: refuse what cannot fit, announce what takes long.
+    for (step, cost) in config.steps.iter().zip(config::cost::check_fits(
+        &config,
+        config::cost::mem_available(),
+    )?) {
+        if cost.seconds >= 10.0 {
+            eprintln!("note: {}: {}", step.name, cost.describe());
+        }
+    }
     for s in &config.skipped {
         eprintln!(
             "note: step {} ({}) is not an approval benchmark; skipped",

@@ -105,6 +105,20 @@ pub enum ConfigErrorKind {
         /// Which keys make it so.
         reason: String,
     },
+    /// The step's estimated peak memory exceeds what this machine has
+    /// available (`crates/workload/src/config/cost.rs`).
+    #[error(
+        "too large for this machine: {sizes} is {estimate}, and only {available_mib} MiB \
+         are available (MemAvailable)"
+    )]
+    TooCostly {
+        /// The keys that size the run, with their values.
+        sizes: String,
+        /// The estimate, from [`Cost::describe`](crate::config::cost::Cost::describe).
+        estimate: String,
+        /// `MemAvailable`, MiB.
+        available_mib: u64,
+    },
     /// An objective tag that subsystem-bench never had.
     #[error("unknown objective `{0}` (approval steps use `!ApprovalVoting` or `!ApprovalsTest`)")]
     UnknownObjective(String),

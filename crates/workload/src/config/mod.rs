@@ -80,6 +80,7 @@
 //! | `approval_voting_parallel_enabled` | absent (`None`) | — |
 //! | `approval_distribution_expected_tof`, `approval_distribution_cpu_ms`, `approval_voting_cpu_ms` | — | 6.0 each |
 
+pub mod cost;
 mod depth;
 mod error;
 mod parse;
