@@ -10,15 +10,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
-/// Far above what any case needs; a hang or a quadratic parse exceeds it.
-const DEADLINE: Duration = Duration::from_secs(10);
-
-/// A small step the cases break.
+/// A small step the cases break (approval options in flow style).
 const BASE: &str = "\
 TestConfiguration:
-- objective: !ApprovalVoting
-    coalesce_tranche_diff: 12
-    num_no_shows_per_candidate: 0
+- objective: !ApprovalVoting {coalesce_tranche_diff: 12, num_no_shows_per_candidate: 0}
   n_validators: 20
   n_cores: 4
   needed_approvals: 5
@@ -44,6 +39,9 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, (u64, SystemTime)> {
     }
     out
 }
+
+/// The most a refusal may take, start of the process included.
+const DEADLINE: Duration = Duration::from_secs(10);
 
 /// Runs `tranche run FILE` (plus `extra`) in a fresh folder holding the
 /// input files; expects a refusal whose one line contains `needles`.

@@ -42,7 +42,17 @@
 //!   silently became a default).
 //! * Values no run can have are errors (see [`BenchStep`] for each bound),
 //!   as are wrong types, a missing file and a malformed file; every error is
-//!   one line (upstream panics).
+//!   one line (upstream panics). Sizes and tick counts are bounded by
+//!   `crates/primitives/src/limits.rs`: validators, `needed_approvals`,
+//!   `max_validators_per_core` and `num_no_shows_per_candidate` by
+//!   `MAX_VALIDATORS`; cores, `relay_vrf_modulo_samples` and coalescing by
+//!   `MAX_CORES`; blocks by `MAX_BLOCKS`; `n_delay_tranches`,
+//!   `zeroth_delay_tranche_width`, `coalesce_tranche_diff`,
+//!   `last_considered_tranche` and `send_till_tranche` by
+//!   `MAX_DELAY_TRANCHES`; `no_show_slots` by `MAX_NO_SHOW_SLOTS`.
+//! * Files are read through `limits::read_text` (regular files of at most
+//!   `MAX_INPUT_FILE_BYTES`) and refused when nested deeper than
+//!   [`MAX_DEPTH`] before the YAML parser sees them (`config/depth.rs`).
 //! * `ApprovalsOptions` fields fall back to upstream's CLI (clap) defaults
 //!   when absent; upstream's serde required every one of them. Fields with
 //!   no upstream default anywhere (`num_blocks`; `coalesce_tranche_diff`;
