@@ -261,3 +261,21 @@ fn the_guard_the_examples_and_the_default_are_not_vacuous() {
     }
     config::check_not_vacuous(&config::embedded_default().unwrap()).unwrap();
 }
+
+/// Found by the config_parser fuzz target: a complex key (`?`) spanning
+/// carriage returns, and quoted keys and tags holding line breaks or escape
+/// sequences, were printed raw; errors escape them and stay one line.
+#[test]
+fn keys_and_values_with_control_characters_stay_one_line() {
+    for text in [
+        "?\r>#\r A G1 (hZrt    min_coales?%: 1\n",
+        "\"Test\\nConfiguration\": []\n",
+        "TestConfiguration:\n- objective: !ApprovalVoting\n    \"a\\r\\nb\": 1\n",
+        "TestConfiguration:\n- objective: \"Approval\\nVoting\\u001b[2J\"\n",
+        "TestConfiguration:\n- objective: !Appro%0Aval 1\n",
+    ] {
+        let e = parse(text).unwrap_err().to_string();
+        assert!(!e.contains('\n') && !e.contains('\r') && !e.contains('\u{1b}'), "{e:?}");
+        assert!(e.starts_with("hostile.yaml: "), "{e}");
+    }
+}

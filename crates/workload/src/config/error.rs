@@ -4,9 +4,11 @@
 use thiserror::Error;
 
 /// A test-sequence file that cannot be used. Its `Display` is one line:
-/// `FILE: step N: problem`.
+/// `FILE: step N: problem`, with any control character of a name or value
+/// from the file (a quoted key may hold a line break) escaped as `\n`,
+/// `\u{1b}`, ….
 #[derive(Debug, Error)]
-#[error("{source_name}: {}{kind}", step_prefix(*.step))]
+#[error("{}", escape_controls(&format!("{}: {}{}", .source_name, step_prefix(*.step), .kind)))]
 pub struct ConfigError {
     /// The file path as given (or `<embedded default>`).
     pub source_name: String,
@@ -14,6 +16,20 @@ pub struct ConfigError {
     pub step: Option<usize>,
     /// What is wrong.
     pub kind: ConfigErrorKind,
+}
+
+/// `text` with every control character escaped, so that it stays one line
+/// and cannot drive a terminal.
+fn escape_controls(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 fn step_prefix(step: Option<usize>) -> String {
