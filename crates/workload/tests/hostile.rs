@@ -275,7 +275,10 @@ fn keys_and_values_with_control_characters_stay_one_line() {
         "TestConfiguration:\n- objective: !Appro%0Aval 1\n",
     ] {
         let e = parse(text).unwrap_err().to_string();
-        assert!(!e.contains('\n') && !e.contains('\r') && !e.contains('\u{1b}'), "{e:?}");
+        assert!(
+            !e.contains('\n') && !e.contains('\r') && !e.contains('\u{1b}'),
+            "{e:?}"
+        );
         assert!(e.starts_with("hostile.yaml: "), "{e}");
     }
 }
