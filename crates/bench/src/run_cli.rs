@@ -103,6 +103,11 @@ pub struct RunArgs {
     /// Write a self-contained HTML report with plots of every run.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Run steps in which every candidate is approved at import
+    /// (`needed_approvals` 0, or above the validators outside a backing
+    /// group), which measure nothing and are refused otherwise.
+    #[arg(long)]
+    pub allow_vacuous: bool,
 }
 
 fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture> {
@@ -142,6 +147,18 @@ pub fn execute(args: RunArgs) -> Result<()> {
         Some(path) => config::load(path)?,
         None => config::embedded_default()?,
     };
+    if !args.allow_vacuous {
+        config::check_not_vacuous(&config)?;
+    }
+    // Cost before work: refuse what cannot fit, announce what takes long.
+    for (step, cost) in config.steps.iter().zip(config::cost::check_fits(
+        &config,
+        config::cost::mem_available(),
+    )?) {
+        if cost.seconds >= 10.0 {
+            eprintln!("note: {}: {}", step.name, cost.describe());
+        }
+    }
     for s in config.skipped.iter().filter(|_| !args.quiet) {
         eprintln!(
             "note: step {} ({}) is not an approval benchmark; skipped",

@@ -460,7 +460,7 @@ fn impossible_values_are_rejected() {
             "connectivity",
         ),
         ("  num_blocks: 10\n", "  num_blocks: 0\n", "num_blocks"),
-        ("  num_blocks: 10\n", "  num_blocks: 222\n", "num_blocks"),
+        ("  num_blocks: 10\n", "  num_blocks: 10001\n", "num_blocks"),
         (
             "  bandwidth: 524288000000\n",
             "  bandwidth: 5\n",

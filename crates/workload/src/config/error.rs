@@ -4,9 +4,11 @@
 use thiserror::Error;
 
 /// A test-sequence file that cannot be used. Its `Display` is one line:
-/// `FILE: step N: problem`.
+/// `FILE: step N: problem`, with any control character of a name or value
+/// from the file (a quoted key may hold a line break) escaped as `\n`,
+/// `\u{1b}`, ….
 #[derive(Debug, Error)]
-#[error("{source_name}: {}{kind}", step_prefix(*.step))]
+#[error("{}", escape_controls(&format!("{}: {}{}", .source_name, step_prefix(*.step), .kind)))]
 pub struct ConfigError {
     /// The file path as given (or `<embedded default>`).
     pub source_name: String,
@@ -14,6 +16,20 @@ pub struct ConfigError {
     pub step: Option<usize>,
     /// What is wrong.
     pub kind: ConfigErrorKind,
+}
+
+/// `text` with every control character escaped, so that it stays one line
+/// and cannot drive a terminal.
+fn escape_controls(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 fn step_prefix(step: Option<usize>) -> String {
@@ -24,9 +40,35 @@ fn step_prefix(step: Option<usize>) -> String {
 /// step, dotted (`objective.coalesce_mean`, `latency.min_latency.secs`).
 #[derive(Debug, Error)]
 pub enum ConfigErrorKind {
-    /// The file cannot be read (missing, unreadable, not UTF-8).
+    /// The file cannot be opened or read (missing, unreadable).
     #[error("cannot read the file: {0}")]
     Read(std::io::Error),
+    /// The path is a folder, a device, a FIFO or a socket: not read, not
+    /// waited on.
+    #[error("cannot read the file: it is {0}, not a regular file")]
+    NotRegular(&'static str),
+    /// The file is larger than
+    /// [`MAX_INPUT_FILE_BYTES`](tranche_primitives::limits::MAX_INPUT_FILE_BYTES).
+    #[error("cannot read the file: larger than {max} bytes, the limit for an input file")]
+    TooLarge {
+        /// The limit, bytes.
+        max: u64,
+    },
+    /// The file is not UTF-8 text.
+    #[error("cannot read the file: not UTF-8 text")]
+    NotText,
+    /// The text nests deeper than [`MAX_DEPTH`](crate::config::MAX_DEPTH)
+    /// levels (refused before YAML parsing; see `config/depth.rs`).
+    #[error(
+        "nesting deeper than {max} levels at line {line} (brackets, indentation and dashes \
+         counted; no test sequence needs more)"
+    )]
+    TooDeep {
+        /// 1-based line where the bound is first exceeded.
+        line: usize,
+        /// The bound.
+        max: usize,
+    },
     /// The text is not valid YAML.
     #[error("invalid YAML: {0}")]
     Yaml(String),
@@ -67,6 +109,31 @@ pub enum ConfigErrorKind {
         value: String,
         /// Why it is impossible.
         reason: String,
+    },
+    /// Every candidate would be approved as soon as its block is imported
+    /// (`crates/voting/src/machine/blocks.rs` `approved_at_import`), so the
+    /// run would measure nothing; `tranche run --allow-vacuous` runs it.
+    #[error(
+        "every candidate is approved at import: nothing would be measured ({reason}; \
+         `tranche run --allow-vacuous` runs it anyway)"
+    )]
+    Vacuous {
+        /// Which keys make it so.
+        reason: String,
+    },
+    /// The step's estimated peak memory exceeds what this machine has
+    /// available (`crates/workload/src/config/cost.rs`).
+    #[error(
+        "too large for this machine: {sizes} is {estimate}, and only {available_mib} MiB \
+         are available (MemAvailable)"
+    )]
+    TooCostly {
+        /// The keys that size the run, with their values.
+        sizes: String,
+        /// The estimate, from [`Cost::describe`](crate::config::cost::Cost::describe).
+        estimate: String,
+        /// `MemAvailable`, MiB.
+        available_mib: u64,
     },
     /// An objective tag that subsystem-bench never had.
     #[error("unknown objective `{0}` (approval steps use `!ApprovalVoting` or `!ApprovalsTest`)")]

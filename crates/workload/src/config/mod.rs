@@ -42,7 +42,17 @@
 //!   silently became a default).
 //! * Values no run can have are errors (see [`BenchStep`] for each bound),
 //!   as are wrong types, a missing file and a malformed file; every error is
-//!   one line (upstream panics).
+//!   one line (upstream panics). Sizes and tick counts are bounded by
+//!   `crates/primitives/src/limits.rs`: validators, `needed_approvals`,
+//!   `max_validators_per_core` and `num_no_shows_per_candidate` by
+//!   `MAX_VALIDATORS`; cores, `relay_vrf_modulo_samples` and coalescing by
+//!   `MAX_CORES`; blocks by `MAX_BLOCKS`; `n_delay_tranches`,
+//!   `zeroth_delay_tranche_width`, `coalesce_tranche_diff`,
+//!   `last_considered_tranche` and `send_till_tranche` by
+//!   `MAX_DELAY_TRANCHES`; `no_show_slots` by `MAX_NO_SHOW_SLOTS`.
+//! * Files are read through `limits::read_text` (regular files of at most
+//!   `MAX_INPUT_FILE_BYTES`) and refused when nested deeper than
+//!   [`MAX_DEPTH`] before the YAML parser sees them (`config/depth.rs`).
 //! * `ApprovalsOptions` fields fall back to upstream's CLI (clap) defaults
 //!   when absent; upstream's serde required every one of them. Fields with
 //!   no upstream default anywhere (`num_blocks`; `coalesce_tranche_diff`;
@@ -80,14 +90,20 @@
 //! | `approval_voting_parallel_enabled` | absent (`None`) | — |
 //! | `approval_distribution_expected_tof`, `approval_distribution_cpu_ms`, `approval_voting_cpu_ms` | — | 6.0 each |
 
+pub mod cost;
+mod depth;
 mod error;
 mod parse;
 
 use std::path::Path;
 
 use crate::generate::params::GenerationParams;
+use crate::generate::world::INITIAL_SLOT;
+pub use depth::MAX_DEPTH;
 pub use error::{ConfigError, ConfigErrorKind};
 use tranche_netsim::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
+use tranche_primitives::limits::{self, InputError, MAX_INPUT_FILE_BYTES};
+use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 
 /// The embedded default test sequence (`tranche run` without a file):
 /// 100 validators, 20 cores, 3 blocks, best case.
@@ -96,10 +112,12 @@ pub const DEFAULT_YAML: &str = include_str!("default.yaml");
 /// The name errors and reports use for [`DEFAULT_YAML`].
 pub const DEFAULT_SOURCE: &str = "<embedded default>";
 
-/// The most blocks a run can have: upstream's block hashes are the block
-/// number repeated in all 32 bytes and the parent of block 1 is `0xde…`, so
-/// block 222 would collide with it (spec quirk Q1).
-pub const MAX_BLOCKS: u32 = 221;
+/// The most blocks a run can have ([`limits::MAX_BLOCKS`]). Upstream's
+/// block hashes repeat the block number in all 32 bytes, so its block 222
+/// would collide with the parent of block 1; our generator hashes each
+/// block (`crates/workload/src/generate/world.rs`), so only the general
+/// bound applies.
+pub use tranche_primitives::limits::MAX_BLOCKS;
 
 /// Which upstream schema a step follows, chosen by its objective tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -281,18 +299,54 @@ pub struct BenchConfig {
     pub skipped: Vec<SkippedStep>,
 }
 
-/// Reads and checks a test-sequence file.
+/// Reads and checks a test-sequence file: a regular file only (a FIFO is
+/// not waited on, a device not drained) of at most
+/// [`MAX_INPUT_FILE_BYTES`], through [`limits::read_text`].
 pub fn load(path: &Path) -> Result<BenchConfig, ConfigError> {
     let source = path.display().to_string();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| ConfigError::new(&source, None, ConfigErrorKind::Read(e)))?;
+    let text = limits::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| {
+        let kind = match e {
+            InputError::Io { source, .. } => ConfigErrorKind::Read(source),
+            InputError::NotRegular { kind, .. } => ConfigErrorKind::NotRegular(kind),
+            InputError::TooLarge { max, .. } => ConfigErrorKind::TooLarge { max },
+            InputError::NotText { .. } => ConfigErrorKind::NotText,
+        };
+        ConfigError::new(&source, None, kind)
+    })?;
     parse(&text, &source)
 }
 
 /// Parses and checks test-sequence YAML; `source` names it in errors and
-/// benchmark names.
+/// benchmark names. Text nested deeper than [`MAX_DEPTH`] is refused
+/// before the YAML parser sees it (`config/depth.rs` says what is counted).
 pub fn parse(yaml: &str, source: &str) -> Result<BenchConfig, ConfigError> {
+    depth::check_depth(yaml).map_err(|d| {
+        ConfigError::new(
+            source,
+            None,
+            ConfigErrorKind::TooDeep {
+                line: d.line,
+                max: MAX_DEPTH,
+            },
+        )
+    })?;
     parse::parse_sequence(yaml, source)
+}
+
+/// Refuses a configuration with a step in which every candidate is
+/// approved at import (see [`BenchStep::vacuous_reason`]): such a run
+/// measures nothing. The error names the first such step.
+pub fn check_not_vacuous(config: &BenchConfig) -> Result<(), ConfigError> {
+    for step in &config.steps {
+        if let Some(reason) = step.vacuous_reason() {
+            return Err(ConfigError::new(
+                &config.source,
+                Some(step.step),
+                ConfigErrorKind::Vacuous { reason },
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// The embedded default sequence ([`DEFAULT_YAML`]).
@@ -315,6 +369,34 @@ impl BenchStep {
         }
     }
 
+    /// Why every candidate of this step is approved as soon as its block is
+    /// imported, if it is: voting approves a candidate at import when no
+    /// approvals are needed, or when fewer validators than
+    /// `needed_approvals` are outside its backing group
+    /// (`crates/voting/src/machine/blocks.rs` `approved_at_import`, after
+    /// upstream `polkadot/node/core/approval-voting/src/import.rs`). The
+    /// smallest group (the last core's, `crates/workload/src/generate/world.rs`
+    /// `validator_groups`) leaves the most validators outside it.
+    pub fn vacuous_reason(&self) -> Option<String> {
+        if self.needed_approvals == 0 {
+            return Some("needed_approvals is 0".into());
+        }
+        let per_core = match self.schema {
+            Schema::G1 => 1,
+            Schema::G2G3 => self.max_validators_per_core,
+        };
+        let last_start = u64::from(self.n_cores - 1) * u64::from(per_core);
+        let smallest = u64::from(per_core).min(u64::from(self.n_validators) - last_start);
+        let outside = u64::from(self.n_validators) - smallest;
+        (outside < u64::from(self.needed_approvals)).then(|| {
+            format!(
+                "needed_approvals {} exceeds the {outside} validators outside a backing group \
+                 of {smallest} among {} validators",
+                self.needed_approvals, self.n_validators
+            )
+        })
+    }
+
     /// When `stop_when_approved` is false, bundles whose lowest tranche is
     /// at most this are sent: `send_till_tranche` (G1) or
     /// `last_considered_tranche` (G2/G3).
@@ -330,6 +412,30 @@ impl BenchStep {
             Schema::G1 => Some(self.last_considered_tranche),
             Schema::G2G3 => None,
         }
+    }
+
+    /// How long after its last block's slot a run of this step may go on,
+    /// in ticks, before the grace period. The driver
+    /// (`crates/bench/src/run/driver.rs`) ends at `last_tick +
+    /// n_delay_tranches + (2 + num_no_shows_per_candidate) × (no_show_window +
+    /// n_delay_tranches) + GRACE_TICKS`, with `no_show_window = no_show_slots ×
+    /// DEFAULT_TICKS_PER_SLOT`; this is that sum without `last_tick` and
+    /// `GRACE_TICKS`. `None` on overflow, which the parse-time bounds
+    /// exclude (checked when a step is read).
+    pub fn drain_ticks(&self) -> Option<u64> {
+        let tranches = u64::from(self.n_delay_tranches);
+        let window = u64::from(self.no_show_slots).checked_mul(DEFAULT_TICKS_PER_SLOT)?;
+        (2 + u64::from(self.num_no_shows_per_candidate))
+            .checked_mul(window.checked_add(tranches)?)?
+            .checked_add(tranches)
+    }
+
+    /// The tick of the last block's slot (`crates/workload/src/generate/world.rs`
+    /// numbers slots from `INITIAL_SLOT`); `None` on overflow.
+    pub fn last_block_tick(&self) -> Option<u64> {
+        INITIAL_SLOT
+            .checked_add(u64::from(self.num_blocks).checked_sub(1)?)?
+            .checked_mul(DEFAULT_TICKS_PER_SLOT)
     }
 
     /// Peers connected to the node: `floor((n_validators − 1) ×

@@ -163,7 +163,7 @@ fn build(
     let connectivity = read_connectivity(f, &mut t, d.connectivity, n_validators)?;
     let error_percent = read_error_percent(f, &mut t, schema)?;
     let options = read_options(o, d, &mut t, schema)?;
-    Ok(BenchStep {
+    let step = BenchStep {
         name: format!("{source} #{step} {}", schema.objective_name()),
         step,
         schema,
@@ -195,5 +195,30 @@ fn build(
         approval_voting_parallel_enabled: options.approval_voting_parallel_enabled,
         g1_thresholds: options.g1_thresholds,
         defaulted: t.defaulted,
-    })
+    };
+    check_end_tick(&step)?;
+    Ok(step)
+}
+
+/// The run's end tick (see [`BenchStep::drain_ticks`]) must fit in a tick
+/// with room for the driver's grace period. The bounds on blocks, tranches,
+/// no-show slots and no-shows keep it below 10^9; this is the checked proof.
+fn check_end_tick(step: &BenchStep) -> Result<(), Kind> {
+    let end = step
+        .last_block_tick()
+        .zip(step.drain_ticks())
+        .and_then(|(last, drain)| last.checked_add(drain));
+    match end {
+        Some(end) if end <= u64::from(u32::MAX) => Ok(()),
+        _ => Err(Kind::Structure(format!(
+            "the run would end after tick {} (num_blocks {}, n_delay_tranches {}, no_show_slots \
+             {}, num_no_shows_per_candidate {}): more than {} ticks",
+            end.map_or("2^64".into(), |e| e.to_string()),
+            step.num_blocks,
+            step.n_delay_tranches,
+            step.no_show_slots,
+            step.num_no_shows_per_candidate,
+            u32::MAX
+        ))),
+    }
 }

@@ -204,21 +204,42 @@ pub fn load(path: &Path, key: &Hash) -> Result<Option<GeneratedMessages>, CacheE
     let Some((mut file, size)) = open_regular(path)? else {
         return Ok(None);
     };
-    let p = || path.to_path_buf();
     let io = |source| CacheError::Io {
         path: path.into(),
         source,
     };
     let mut header = [0u8; HEADER_LEN];
     let got = read_up_to(&mut file, &mut header).map_err(io)?;
-    if got < 16 || &header[..16] != MAGIC {
+    let len = check_header(&header[..got], size, key, path)?;
+    let mut payload = Vec::with_capacity(len as usize);
+    (&mut file)
+        .take(len)
+        .read_to_end(&mut payload)
+        .map_err(io)?;
+    decode_payload(&header, &payload, len, path).map(Some)
+}
+
+/// The messages of a whole cache file held in memory: the checks of
+/// [`load`] without the file (the fuzz target `fuzz/fuzz_targets/message_cache.rs`
+/// drives this). `path` names the file in errors.
+pub fn decode(bytes: &[u8], key: &Hash, path: &Path) -> Result<GeneratedMessages, CacheError> {
+    let header = &bytes[..bytes.len().min(HEADER_LEN)];
+    let len = check_header(header, bytes.len() as u64, key, path)?;
+    decode_payload(header, &bytes[HEADER_LEN..], len, path)
+}
+
+/// Checks the header (`header`: up to [`HEADER_LEN`] bytes, as many as the
+/// file has) of a file of `size` bytes; returns the payload length.
+fn check_header(header: &[u8], size: u64, key: &Hash, path: &Path) -> Result<u64, CacheError> {
+    let p = || path.to_path_buf();
+    if header.len() < 16 || &header[..16] != MAGIC {
         return Err(CacheError::BadMagic { path: p() });
     }
-    if got < HEADER_LEN {
+    if header.len() < HEADER_LEN {
         return Err(CacheError::Truncated {
             path: p(),
             expected: HEADER_LEN as u64,
-            found: got as u64,
+            found: header.len() as u64,
         });
     }
     let version = u32::from_le_bytes(header[16..20].try_into().expect("4 bytes"));
@@ -254,11 +275,18 @@ pub fn load(path: &Path, key: &Hash) -> Result<Option<GeneratedMessages>, CacheE
             extra: found - len,
         });
     }
-    let mut payload = Vec::with_capacity(len as usize);
-    (&mut file)
-        .take(len)
-        .read_to_end(&mut payload)
-        .map_err(io)?;
+    Ok(len)
+}
+
+/// Checks the payload read after a valid `header` against the length and
+/// checksum it states, then decodes it.
+fn decode_payload(
+    header: &[u8],
+    payload: &[u8],
+    len: u64,
+    path: &Path,
+) -> Result<GeneratedMessages, CacheError> {
+    let p = || path.to_path_buf();
     if payload.len() as u64 != len {
         return Err(CacheError::Truncated {
             path: p(),
@@ -266,15 +294,32 @@ pub fn load(path: &Path, key: &Hash) -> Result<Option<GeneratedMessages>, CacheE
             found: payload.len() as u64,
         });
     }
-    if Hash::blake2_256(&payload).0 != header[60..92] {
+    if Hash::blake2_256(payload).0 != header[60..92] {
         return Err(CacheError::Checksum { path: p() });
     }
-    GeneratedMessages::decode_all(&mut &payload[..])
-        .map(Some)
-        .map_err(|e| CacheError::Decode {
-            path: p(),
-            reason: e.to_string(),
-        })
+    // parity-scale-codec's errors span lines (one per nested field): joined,
+    // so that the error stays one line.
+    GeneratedMessages::decode_all(&mut &payload[..]).map_err(|e| CacheError::Decode {
+        path: p(),
+        reason: e
+            .to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    })
+}
+
+/// The bytes of a cache file holding `payload` under `key`: the header
+/// [`store`] writes, then the payload (for tests and the fuzz target).
+pub fn frame(key: &Hash, payload: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(HEADER_LEN + payload.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&FORMAT_VERSION.to_le_bytes());
+    out.extend_from_slice(&key.0);
+    out.extend_from_slice(&(payload.len() as u64).to_le_bytes());
+    out.extend_from_slice(&Hash::blake2_256(payload).0);
+    out.extend_from_slice(payload);
+    out
 }
 
 /// Fill `buf` as far as the file allows.
@@ -330,6 +375,19 @@ mod tests {
         ));
 
         let good = std::fs::read(&path).unwrap();
+        // The in-memory decoder agrees with the file reader, and `frame`
+        // writes what `store` writes; every prefix is an error, not a panic.
+        assert_eq!(frame(&key, &sample().encode()), good);
+        let here = Path::new("mem");
+        assert_eq!(decode(&good, &key, here).unwrap(), sample());
+        for n in 0..good.len() {
+            assert!(decode(&good[..n], &key, here).is_err(), "{n}");
+        }
+        // Found by the message_cache fuzz target: a SCALE error of a nested
+        // field is several lines; the cache error must stay one.
+        let bad = frame(&key, &[0xe8, 3, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff]);
+        let e = decode(&bad, &key, here).unwrap_err().to_string();
+        assert!(e.contains("does not decode") && !e.contains('\n'), "{e}");
         std::fs::write(&path, &good[..good.len() - 1]).unwrap();
         assert!(matches!(
             load(&path, &key),

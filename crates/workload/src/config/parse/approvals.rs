@@ -4,9 +4,11 @@
 //! `polkadot/node/subsystem-bench/src/lib/approval/mod.rs` `ApprovalsOptions`).
 
 use super::fields::{Fields, Tracker};
+use super::layout::{CORES_BOUND, TRANCHES_BOUND, VALIDATORS_BOUND};
 use super::objective::Defaults;
 use crate::config::error::ConfigErrorKind as Kind;
 use crate::config::{Coalescing, G1Thresholds, Schema};
+use tranche_primitives::limits::{MAX_CORES, MAX_DELAY_TRANCHES, MAX_VALIDATORS};
 
 const LAST_CONSIDERED_TRANCHE: u32 = 89;
 const SEND_TILL_TRANCHE: u32 = 89;
@@ -45,27 +47,29 @@ pub(super) fn read_options(
         o.bool("enable_assignments_v2")?,
         false,
     );
-    let last_considered_tranche = t.or(
-        "last_considered_tranche",
-        o.u32("last_considered_tranche")?,
-        LAST_CONSIDERED_TRANCHE,
-    );
+    let mut tranche = |key: &'static str, default: u32| {
+        let v = t.or(key, o.u32(key)?, default);
+        o.in_range(key, v, 0, MAX_DELAY_TRANCHES, TRANCHES_BOUND)
+    };
+    let last_considered_tranche = tranche("last_considered_tranche", LAST_CONSIDERED_TRANCHE)?;
     let send_till_tranche = if g1 {
-        Some(t.or(
-            "send_till_tranche",
-            o.u32("send_till_tranche")?,
-            SEND_TILL_TRANCHE,
-        ))
+        Some(tranche("send_till_tranche", SEND_TILL_TRANCHE)?)
     } else {
         None
     };
     let stop_when_approved = t.or("stop_when_approved", o.bool("stop_when_approved")?, true);
     let workdir_prefix = read_workdir_prefix(o, d, t)?;
-    let num_no_shows_per_candidate = t.or(
+    let num_no_shows_per_candidate = o.in_range(
         "num_no_shows_per_candidate",
-        o.u32("num_no_shows_per_candidate")?,
+        t.or(
+            "num_no_shows_per_candidate",
+            o.u32("num_no_shows_per_candidate")?,
+            0,
+        ),
         0,
-    );
+        MAX_VALIDATORS,
+        VALIDATORS_BOUND,
+    )?;
     let approval_voting_parallel_enabled = if g1 {
         None
     } else {
@@ -104,6 +108,8 @@ fn read_uniform_coalescing(o: &Fields<'_>, t: &mut Tracker) -> Result<Coalescing
     if min > max {
         return Err(o.impossible("min_coalesce", min, format!("above max_coalesce ({max})")));
     }
+    // An approval covers candidates of different cores.
+    o.in_range("max_coalesce", max, 1, MAX_CORES, CORES_BOUND)?;
     Ok(Coalescing::Uniform { min, max })
 }
 
@@ -117,6 +123,16 @@ fn read_normal_coalescing(o: &Fields<'_>, t: &mut Tracker) -> Result<Coalescing,
             std_dev,
             "a standard deviation is not negative",
         ));
+    }
+    // An approval covers candidates of different cores.
+    for (key, v) in [("coalesce_mean", mean), ("coalesce_std_dev", std_dev)] {
+        if v.abs() > MAX_CORES as f32 {
+            return Err(o.impossible(
+                key,
+                v,
+                format!("its magnitude must be at most {MAX_CORES} ({CORES_BOUND})"),
+            ));
+        }
     }
     Ok(Coalescing::Normal { mean, std_dev })
 }
@@ -135,7 +151,13 @@ fn read_coalesce_tranche_diff(o: &Fields<'_>) -> Result<u32, Kind> {
             "must be at least 1: with 0 every assignment flushes an empty approval queue",
         ));
     }
-    Ok(coalesce_tranche_diff)
+    o.in_range(
+        "coalesce_tranche_diff",
+        coalesce_tranche_diff,
+        1,
+        MAX_DELAY_TRANCHES,
+        TRANCHES_BOUND,
+    )
 }
 
 /// `workdir_prefix`: the message cache's directory, not empty.

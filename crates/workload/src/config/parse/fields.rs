@@ -137,6 +137,27 @@ impl<'a> Fields<'a> {
         }
     }
 
+    /// `value` of `key` if within `lo..=hi`; else an error naming the key,
+    /// the value and the bound (`bound` says where it comes from).
+    pub(super) fn in_range(
+        &self,
+        key: &str,
+        value: u32,
+        lo: u32,
+        hi: u32,
+        bound: &str,
+    ) -> Result<u32, Kind> {
+        if (lo..=hi).contains(&value) {
+            Ok(value)
+        } else {
+            Err(self.impossible(
+                key,
+                value,
+                format!("must be between {lo} and {hi} ({bound})"),
+            ))
+        }
+    }
+
     pub(super) fn u64(&self, key: &str) -> Result<Option<u64>, Kind> {
         let Some(v) = self.get(key) else {
             return Ok(None);

@@ -6,7 +6,16 @@
 use super::fields::{Fields, Tracker, NO_DEFAULT};
 use super::objective::Defaults;
 use crate::config::error::ConfigErrorKind as Kind;
-use crate::config::{Schema, MAX_BLOCKS};
+use crate::config::Schema;
+use tranche_primitives::limits::{
+    MAX_BLOCKS, MAX_CORES, MAX_DELAY_TRANCHES, MAX_NO_SHOW_SLOTS, MAX_VALIDATORS,
+};
+
+/// The bounds, as errors name them.
+pub(super) const VALIDATORS_BOUND: &str =
+    "the most validators of a session, limits::MAX_VALIDATORS";
+pub(super) const CORES_BOUND: &str = "the most cores of a session, limits::MAX_CORES";
+pub(super) const TRANCHES_BOUND: &str = "the most delay tranches, limits::MAX_DELAY_TRANCHES";
 
 const NEEDED_APPROVALS: u32 = 30;
 const ZEROTH_DELAY_TRANCHE_WIDTH: u32 = 0;
@@ -27,7 +36,13 @@ pub(super) fn read_validators(f: &Fields<'_>, d: &Defaults, t: &mut Tracker) -> 
             "a run needs the node under test and at least one other validator",
         ));
     }
-    Ok(n_validators)
+    f.in_range(
+        "n_validators",
+        n_validators,
+        2,
+        MAX_VALIDATORS,
+        VALIDATORS_BOUND,
+    )
 }
 
 /// `n_cores` and `max_validators_per_core` (the backing-group size): as
@@ -59,7 +74,13 @@ fn read_group_size(f: &Fields<'_>, t: &mut Tracker) -> Result<u32, Kind> {
             "backing groups need at least one validator",
         ));
     }
-    Ok(max_validators_per_core)
+    f.in_range(
+        "max_validators_per_core",
+        max_validators_per_core,
+        1,
+        MAX_VALIDATORS,
+        VALIDATORS_BOUND,
+    )
 }
 
 /// Every core needs a candidate, and every candidate a backing group of
@@ -75,6 +96,7 @@ fn check_cores(
     if n_cores == 0 {
         return Err(f.impossible("n_cores", 0, "a block needs at least one candidate"));
     }
+    f.in_range("n_cores", n_cores, 1, MAX_CORES, CORES_BOUND)?;
     let g1 = schema == Schema::G1;
     let groups = if g1 {
         n_validators
@@ -127,18 +149,13 @@ pub(super) fn read_included_candidates(
 /// `num_blocks`: required, `1..=MAX_BLOCKS`.
 pub(super) fn read_num_blocks(f: &Fields<'_>) -> Result<u32, Kind> {
     let num_blocks = f.required("num_blocks", f.u32("num_blocks")?, NO_DEFAULT)?;
-    if num_blocks == 0 || num_blocks > MAX_BLOCKS {
-        return Err(f.impossible(
-            "num_blocks",
-            num_blocks,
-            format!(
-                "must be between 1 and {MAX_BLOCKS} (block hashes repeat the block number; \
-                 block {} would be the parent of block 1)",
-                MAX_BLOCKS + 1
-            ),
-        ));
-    }
-    Ok(num_blocks)
+    f.in_range(
+        "num_blocks",
+        num_blocks,
+        1,
+        MAX_BLOCKS,
+        "the most relay blocks of a run, limits::MAX_BLOCKS",
+    )
 }
 
 /// The session's approval parameters of a step: keys in G2/G3, constants
@@ -159,22 +176,44 @@ pub(super) fn read_session(
     schema: Schema,
 ) -> Result<SessionParams, Kind> {
     let g1 = schema == Schema::G1;
-    let mut param = |key: &'static str, default: u32| -> Result<u32, Kind> {
+    let mut param = |key: &'static str, default: u32, max: u32, bound: &str| {
         if g1 {
             Ok(default)
         } else {
-            Ok(t.or(key, f.u32(key)?, default))
+            f.in_range(key, t.or(key, f.u32(key)?, default), 0, max, bound)
         }
     };
     let session = SessionParams {
-        needed_approvals: param("needed_approvals", NEEDED_APPROVALS)?,
+        needed_approvals: param(
+            "needed_approvals",
+            NEEDED_APPROVALS,
+            MAX_VALIDATORS,
+            VALIDATORS_BOUND,
+        )?,
         zeroth_delay_tranche_width: param(
             "zeroth_delay_tranche_width",
             ZEROTH_DELAY_TRANCHE_WIDTH,
+            MAX_DELAY_TRANCHES,
+            TRANCHES_BOUND,
         )?,
-        relay_vrf_modulo_samples: param("relay_vrf_modulo_samples", RELAY_VRF_MODULO_SAMPLES)?,
-        n_delay_tranches: param("n_delay_tranches", N_DELAY_TRANCHES)?,
-        no_show_slots: param("no_show_slots", NO_SHOW_SLOTS)?,
+        relay_vrf_modulo_samples: param(
+            "relay_vrf_modulo_samples",
+            RELAY_VRF_MODULO_SAMPLES,
+            MAX_CORES,
+            "a sample draws a core: limits::MAX_CORES",
+        )?,
+        n_delay_tranches: param(
+            "n_delay_tranches",
+            N_DELAY_TRANCHES,
+            MAX_DELAY_TRANCHES,
+            TRANCHES_BOUND,
+        )?,
+        no_show_slots: param(
+            "no_show_slots",
+            NO_SHOW_SLOTS,
+            MAX_NO_SHOW_SLOTS,
+            "the most no-show slots, limits::MAX_NO_SHOW_SLOTS",
+        )?,
     };
     if !g1 {
         // Read by G3 mocks of other objectives; checked, then ignored.

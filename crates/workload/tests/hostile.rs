@@ -1,0 +1,284 @@
+//! Hostile test-sequence files: what is not a regular file, what is too
+//! large, too deep, too big to run or vacuous. Each case must end within a
+//! generous deadline in a one-line error naming the problem (the key, the
+//! value, the bound), never a panic or a hang.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use tranche_primitives::limits;
+use tranche_workload::config::{self, ConfigError, ConfigErrorKind, MAX_DEPTH};
+
+/// Far above what any case needs; a hang or a quadratic parse exceeds it.
+const DEADLINE: Duration = Duration::from_secs(10);
+
+/// A small, valid G2/G3 step; cases replace one line to break it.
+const BASE: &str = "\
+TestConfiguration:
+- objective: !ApprovalVoting
+    coalesce_tranche_diff: 12
+    num_no_shows_per_candidate: 0
+  n_validators: 60
+  n_cores: 12
+  needed_approvals: 10
+  num_blocks: 3
+";
+
+fn with(from: &str, to: &str) -> String {
+    assert!(BASE.contains(from), "{from}");
+    BASE.replacen(from, to, 1)
+}
+
+/// Runs `f` under the deadline and checks its error is one line that
+/// contains every one of `needles`.
+fn refused(needles: &[&str], f: impl FnOnce() -> Result<config::BenchConfig, ConfigError>) {
+    let start = Instant::now();
+    let e = f().expect_err("must be refused");
+    let took = start.elapsed();
+    assert!(took < DEADLINE, "took {took:?}");
+    let text = e.to_string();
+    assert!(!text.contains('\n'), "not one line: {text}");
+    for n in needles {
+        assert!(text.contains(n), "`{n}` missing from: {text}");
+    }
+}
+
+fn parse(yaml: &str) -> Result<config::BenchConfig, ConfigError> {
+    config::parse(yaml, "hostile.yaml")
+}
+
+fn temp_dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("tranche-hostile-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn the_base_case_is_accepted() {
+    assert!(parse(BASE).is_ok());
+}
+
+#[test]
+fn devices_fifos_and_folders_are_not_read() {
+    refused(&["/dev/zero", "not a regular file"], || {
+        config::load(Path::new("/dev/zero"))
+    });
+    let d = temp_dir("fifo");
+    refused(&["a folder"], || config::load(&d));
+    let fifo = d.join("pipe.yaml");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    refused(&["pipe.yaml", "not a regular file"], || config::load(&fifo));
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn a_huge_or_binary_file_is_refused_without_reading_it_all() {
+    let d = temp_dir("huge");
+    let big = d.join("big.yaml");
+    let f = std::fs::File::create(&big).unwrap();
+    // Sparse: no disk used, but larger than the limit.
+    f.set_len(limits::MAX_INPUT_FILE_BYTES + 1).unwrap();
+    let max = limits::MAX_INPUT_FILE_BYTES.to_string();
+    refused(&["big.yaml", "larger than", &max], || config::load(&big));
+    let bin = d.join("bin.yaml");
+    std::fs::write(&bin, [0xff, 0xfe, 0x00]).unwrap();
+    refused(&["not UTF-8"], || config::load(&bin));
+    std::fs::remove_dir_all(&d).ok();
+}
+
+#[test]
+fn deep_nesting_is_refused_before_parsing() {
+    let max = MAX_DEPTH.to_string();
+    for text in [
+        "[".repeat(200_000),
+        "{".repeat(200_000),
+        format!("TestConfiguration:\n- {}", "[".repeat(200_000)),
+        "- ".repeat(100_000),
+        (0..200).map(|i| format!("{}k:\n", " ".repeat(i))).collect(),
+    ] {
+        refused(&["nesting deeper than", &max, "line"], || parse(&text));
+    }
+    let e = parse(&"[".repeat(1000)).unwrap_err();
+    assert!(matches!(e.kind, ConfigErrorKind::TooDeep { .. }), "{e}");
+}
+
+#[test]
+fn alias_bombs_and_long_flat_files_end_quickly() {
+    let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..10 {
+        let p = i - 1;
+        bomb.push_str(&format!(
+            "a{i}: &a{i} [*a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}, *a{p}]\n"
+        ));
+    }
+    bomb.push_str("TestConfiguration: *a9\n");
+    refused(&["hostile.yaml"], || parse(&bomb));
+    // Many shallow steps: linear, and each is checked.
+    let steps = BASE.replacen("TestConfiguration:\n", "", 1).repeat(5_000);
+    let many = format!("TestConfiguration:\n{steps}  n_cores: 0\n");
+    refused(&["n_cores"], || parse(&many));
+}
+
+/// Keys past their bound (`objective.` keys are approval options): key,
+/// value, the bound the error must name.
+const OUT_OF_BOUNDS: &str = "
+n_validators 20001 20000
+n_validators 4294967295 20000
+n_cores 2001 2000
+num_blocks 10001 10000
+num_blocks 4294967295 10000
+needed_approvals 20001 20000
+n_delay_tranches 4294967295 10000
+n_delay_tranches 10001 10000
+zeroth_delay_tranche_width 4294967295 10000
+relay_vrf_modulo_samples 4294967295 2000
+no_show_slots 4294967295 1000
+no_show_slots 1001 1000
+max_validators_per_core 4294967295 20000
+objective.coalesce_tranche_diff 4294967295 10000
+objective.last_considered_tranche 4294967295 10000
+objective.num_no_shows_per_candidate 4294967295 20000
+objective.coalesce_mean 1e30 2000
+objective.coalesce_std_dev 1e9 2000
+";
+
+/// Every size and tick key past its bound, and `u32::MAX`: refused at
+/// parse time with the key, the value and the bound.
+#[test]
+fn every_size_and_tick_key_is_bounded() {
+    for case in OUT_OF_BOUNDS.lines().filter(|l| !l.is_empty()) {
+        let [key, value, bound]: [&str; 3] =
+            case.split(' ').collect::<Vec<_>>().try_into().unwrap();
+        // Put the line first in its mapping; drop the base's own setting.
+        let (at, line) = match key.strip_prefix("objective.") {
+            Some(option) => (
+                "- objective: !ApprovalVoting\n",
+                format!("- objective: !ApprovalVoting\n    {option}: {value}\n"),
+            ),
+            None => (
+                "  n_validators: 60\n",
+                format!("  {key}: {value}\n  n_validators: 60\n"),
+            ),
+        };
+        let name = key.trim_start_matches("objective.");
+        let yaml = dedupe_key(&with(at, &line), name);
+        refused(&[&format!("`{key}: "), bound], || parse(&yaml));
+        if !key.contains("coalesce_") {
+            refused(&[&format!("`{key}: {value}`")], || parse(&yaml));
+        }
+    }
+}
+
+#[test]
+fn g1_coalescing_and_send_till_are_bounded() {
+    let g1 = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/g1_example.yaml"),
+    )
+    .unwrap();
+    assert!(parse(&g1).is_ok());
+    for (key, bound) in [("max_coalesce", "2000"), ("send_till_tranche", "10000")] {
+        let opts = "- objective: !ApprovalsTest\n";
+        assert!(g1.contains(opts));
+        let yaml = g1.replacen(opts, &format!("{opts}    {key}: 4294967295\n"), 1);
+        let yaml = dedupe_key(&yaml, key);
+        refused(&[key, "4294967295", bound], || parse(&yaml));
+    }
+}
+
+/// Drops every later line setting `key`, keeping the first.
+fn dedupe_key(yaml: &str, key: &str) -> String {
+    let mut seen = false;
+    yaml.lines()
+        .filter(|l| {
+            let hit = l.trim_start().starts_with(&format!("{key}:"));
+            let keep = !(hit && seen);
+            seen |= hit;
+            keep
+        })
+        .map(|l| format!("{l}\n"))
+        .collect()
+}
+
+#[test]
+fn the_largest_bounded_step_has_a_finite_end_tick() {
+    let yaml = with("  num_blocks: 3\n", "  num_blocks: 10000\n").replacen(
+        "    num_no_shows_per_candidate: 0\n",
+        "    num_no_shows_per_candidate: 20000\n",
+        1,
+    ) + "  n_delay_tranches: 10000\n  no_show_slots: 1000\n";
+    let cfg = parse(&yaml).expect("within every bound");
+    let s = &cfg.steps[0];
+    let end = s.last_block_tick().unwrap() + s.drain_ticks().unwrap();
+    assert!(end < 1 << 32, "{end}");
+}
+
+#[test]
+fn vacuous_steps_are_refused_with_the_reason() {
+    let vacuous = "every candidate is approved at import: nothing would be measured";
+    for (yaml, why) in [
+        (
+            with("  needed_approvals: 10\n", "  needed_approvals: 0\n"),
+            "needed_approvals is 0",
+        ),
+        (
+            with("  needed_approvals: 10\n", "  needed_approvals: 56\n"),
+            "needed_approvals 56 exceeds the 55 validators outside a backing group of 5",
+        ),
+    ] {
+        let cfg = parse(&yaml).expect("parses: only the run refuses it");
+        let e = config::check_not_vacuous(&cfg).unwrap_err();
+        assert!(matches!(e.kind, ConfigErrorKind::Vacuous { .. }), "{e}");
+        let text = e.to_string();
+        assert!(!text.contains('\n'), "{text}");
+        for n in [vacuous, why, "hostile.yaml: step 1", "--allow-vacuous"] {
+            assert!(text.contains(n), "`{n}` missing: {text}");
+        }
+    }
+    // 55 outside the group, 55 needed: measured.
+    let edge = parse(&with(
+        "  needed_approvals: 10\n",
+        "  needed_approvals: 55\n",
+    ))
+    .unwrap();
+    assert!(config::check_not_vacuous(&edge).is_ok());
+}
+
+#[test]
+fn the_guard_the_examples_and_the_default_are_not_vacuous() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files = vec![root.join("ci/guard.yaml")];
+    for e in std::fs::read_dir(root.join("examples")).unwrap() {
+        files.push(e.unwrap().path());
+    }
+    files.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/g1_example.yaml"));
+    assert!(files.len() >= 7, "{files:?}");
+    for f in files {
+        let cfg = config::load(&f).unwrap_or_else(|e| panic!("{e}"));
+        config::check_not_vacuous(&cfg).unwrap_or_else(|e| panic!("{e}"));
+    }
+    config::check_not_vacuous(&config::embedded_default().unwrap()).unwrap();
+}
+
+/// Found by the config_parser fuzz target: a complex key (`?`) spanning
+/// carriage returns, and quoted keys and tags holding line breaks or escape
+/// sequences, were printed raw; errors escape them and stay one line.
+#[test]
+fn keys_and_values_with_control_characters_stay_one_line() {
+    for text in [
+        "?\r>#\r A G1 (hZrt    min_coales?%: 1\n",
+        "\"Test\\nConfiguration\": []\n",
+        "TestConfiguration:\n- objective: !ApprovalVoting\n    \"a\\r\\nb\": 1\n",
+        "TestConfiguration:\n- objective: \"Approval\\nVoting\\u001b[2J\"\n",
+        "TestConfiguration:\n- objective: !Appro%0Aval 1\n",
+    ] {
+        let e = parse(text).unwrap_err().to_string();
+        assert!(
+            !e.contains('\n') && !e.contains('\r') && !e.contains('\u{1b}'),
+            "{e:?}"
+        );
+        assert!(e.starts_with("hostile.yaml: "), "{e}");
+    }
+}
