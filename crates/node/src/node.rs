@@ -106,6 +106,7 @@ pub struct Node {
     threads: Vec<JoinHandle<()>>,
     metrics: NodeMetrics,
     stopping: Arc<AtomicBool>,
+    crashing: Arc<AtomicBool>,
 }
 
 fn open_store(
@@ -148,6 +149,7 @@ impl Node {
         let Wiring {
             in_flight,
             stopping,
+            crashing,
             metrics,
             threads,
             ..
@@ -163,6 +165,7 @@ impl Node {
             threads,
             metrics,
             stopping,
+            crashing,
         })
     }
 
@@ -332,6 +335,20 @@ impl Node {
     fn stop_all(&self) {
         self.stopping.store(true, Ordering::Release);
         self.layout.stop();
+    }
+
+    /// Stop abruptly, as a crash would: the workers stop where they are,
+    /// the store is abandoned without a final commit (what the voting
+    /// worker committed so far stays, by the promise of docs/durability.md),
+    /// the threads are joined and the database file is released. Returns
+    /// the metrics so far.
+    pub fn crash(mut self) -> NodeMetrics {
+        self.crashing.store(true, Ordering::Release);
+        self.stop_all();
+        for t in std::mem::take(&mut self.threads) {
+            let _ = t.join();
+        }
+        self.metrics.clone()
     }
 
     /// Stop every worker (the database is flushed) and join the threads.

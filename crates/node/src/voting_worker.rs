@@ -38,6 +38,8 @@ pub(crate) struct VotingWorker {
     pub ticks_per_slot: Tick,
     /// Slot-start tick of each live block, for the approval-time metrics.
     pub slot_starts: HashMap<Hash, Tick>,
+    /// Set before a simulated crash (`Node::crash`).
+    pub crashing: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl VotingWorker {
@@ -262,8 +264,14 @@ impl Worker for VotingWorker {
         Ok(())
     }
 
-    /// The store is flushed before the worker stops.
+    /// The store is flushed before the worker stops — unless the node is
+    /// crashing on purpose: then it is abandoned as a killed process leaves
+    /// it.
     fn finish(mut self) -> Result<(), String> {
+        if self.crashing.load(std::sync::atomic::Ordering::Acquire) {
+            self.store.abandon();
+            return Ok(());
+        }
         self.store
             .flush()
             .map_err(|e| format!("database flush failed: {e}"))?;

@@ -45,6 +45,8 @@ pub(crate) struct Wiring<'a> {
     pub events: Sender<NodeEvent>,
     failures: Sender<WorkerFailure>,
     pub stopping: Arc<AtomicBool>,
+    /// Set before a simulated crash: the voting worker abandons its store.
+    pub crashing: Arc<AtomicBool>,
     pub metrics: NodeMetrics,
     pub threads: Vec<JoinHandle<()>>,
 }
@@ -61,6 +63,7 @@ impl<'a> Wiring<'a> {
             events,
             failures,
             stopping: Arc::new(AtomicBool::new(false)),
+            crashing: Arc::new(AtomicBool::new(false)),
             metrics: NodeMetrics::default(),
             threads: Vec::new(),
         }
@@ -176,6 +179,7 @@ impl<'a> Wiring<'a> {
             )
             .max(1),
             slot_starts: Default::default(),
+            crashing: self.crashing.clone(),
         }
     }
 

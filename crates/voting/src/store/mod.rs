@@ -156,6 +156,10 @@ pub trait Store {
     /// Make every batch written so far durable, also against power loss
     /// (fsync).
     fn flush(&mut self) -> Result<(), StoreError>;
+    /// Give the store up as a crash would: nothing more is committed, not
+    /// even what is waiting, not even on drop (a simulated crash; see
+    /// `tranche run --restart-at-block`).
+    fn abandon(&mut self) {}
     /// Commits and fsyncs done so far, for reports.
     fn durability_counts(&self) -> DurabilityCounts {
         DurabilityCounts::default()

@@ -96,13 +96,6 @@ impl RedbStore {
         &self.path
     }
 
-    /// Give the store up as a crash would: what is not committed is lost,
-    /// and dropping it commits nothing.
-    pub fn abandon(mut self) {
-        self.abandoned = true;
-        self.pending.clear();
-    }
-
     fn commit_with(&mut self, durability: Durability) -> Result<(), StoreError> {
         if self.pending.is_empty() || self.abandoned {
             return Ok(());
@@ -190,6 +183,11 @@ impl Store for RedbStore {
 
     fn durability_counts(&self) -> super::DurabilityCounts {
         self.counts
+    }
+
+    fn abandon(&mut self) {
+        self.abandoned = true;
+        self.pending.clear();
     }
 
     fn load(&mut self) -> Result<Snapshot, StoreError> {
