@@ -246,7 +246,7 @@ fn write_results(args: &RunArgs, runs: &[crate::report::RunReport], meta: &Meta)
         crate::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
-        let page = crate::report::html::render_html(runs)?;
+        let page = crate::report::html::render_html(runs, Some(meta))?;
         crate::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())

@@ -307,11 +307,13 @@ fn html_flamegraph_and_compare_from_one_invocation() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    // HTML: one page, four inline well-formed SVG plots for the step,
-    // nothing fetched from anywhere.
+    // HTML: one page, every plot an inline well-formed SVG, nothing
+    // fetched from anywhere (not even the SVG namespace is named).
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>"));
-    for forbidden in ["<script", "src=", "href=", "<link", "@import"] {
+    for forbidden in [
+        "<script", "src=", "href=", "<link", "@import", "http://", "https://",
+    ] {
         assert!(!page.contains(forbidden), "{forbidden} in the page");
     }
     let mut plots = 0;
@@ -319,16 +321,21 @@ fn html_flamegraph_and_compare_from_one_invocation() {
         let end = part.find("</svg>").expect("closed svg") + "</svg>".len();
         plots += well_formed_svgs(&format!("<svg{}", &part[..end]));
     }
-    assert_eq!(plots, 4);
+    assert_eq!(plots, page.matches("<figure id=\"plot-").count());
     for title in [
         "Approval time per block",
-        "CPU per thread group",
-        "Bytes in and out",
-        "Queue depth",
+        "CPU per block: approval-voting",
+        "CPU per block: approval-voting-parallel-workers",
+        "CPU per block: worker approval-voting-parallel-0",
+        "Bytes in (received) per block",
+        "Bytes out (sent) per block",
+        "Deepest approval-voting channel per block",
+        "<th>config hash</th>",
     ] {
         assert!(page.contains(title), "{title}");
     }
-    assert!(page.contains("parallel/4: received") && page.contains("classic: received"));
+    // Both layouts in the legends.
+    assert!(page.contains("\nparallel/4\n</text>") && page.contains("\nclassic\n</text>"));
 
     // Samples made it into the JSON, over the run's ticks.
     let report = load(&json);

@@ -5,6 +5,7 @@
 
 pub mod compare;
 pub mod html;
+mod html_chart;
 pub mod meta;
 pub mod prometheus;
 mod table;
@@ -149,6 +150,12 @@ pub struct Sample {
     /// The deepest each of the node's channels got since the previous
     /// sample, summed over its channels.
     pub queue_depth: u64,
+    /// The deepest single channel of each kind since the previous sample
+    /// (`channel_kind`): kinds with different channel counts stay apart.
+    pub queue_depth_by_kind: BTreeMap<String, u64>,
+    /// Cumulative CPU seconds of each thread that `thread_group` merges
+    /// with others (the parallel layout's distribution workers).
+    pub worker_cpu_s: BTreeMap<String, f64>,
     /// Blocks approved so far.
     pub approved_blocks: u32,
 }
@@ -199,6 +206,16 @@ pub fn thread_group(name: &str) -> String {
             "approval-voting-parallel-workers".into()
         }
         _ => name.into(),
+    }
+}
+
+/// The kind of a node channel in plots: its thread group, with `-prio`
+/// for a priority channel (`wiring.rs` names channels after the worker
+/// they feed).
+pub fn channel_kind(name: &str) -> String {
+    match name.strip_suffix("-prio") {
+        Some(worker) => format!("{}-prio", thread_group(worker)),
+        None => thread_group(name),
     }
 }
 
