@@ -103,6 +103,13 @@ pub struct RunArgs {
     /// Write a self-contained HTML report with plots of every run.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Measure each layout N times on the same prepared messages; CPU is
+    /// reported as the median with its spread (min–max) over the N runs.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+    /// With --repeat: unmeasured warm-up runs of each layout before the N.
+    #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub warmup: u32,
 }
 
 fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture> {
@@ -193,7 +200,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .with_context(|| format!("preparing {}", step.name))?;
         for arch in layouts {
             let options = options_for(arch);
-            let report = run_step_observed(step, &prepared, &options, exporter.as_ref())
+            let report = run_repeated(&args, step, &prepared, &options, exporter.as_ref())
                 .with_context(|| format!("running {}", step.name))?;
             runs.push(report);
         }
@@ -203,6 +210,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .cloned()
             .collect();
         println!("{}", render(&step_runs));
+        print!("{}", crate::report::repeat::render_spread(&step_runs));
         // Each step's results are written as soon as it ends: a later
         // failing step cannot lose them.
         write_results(&args, &runs, &meta)?;
@@ -236,6 +244,28 @@ pub fn execute(args: RunArgs) -> Result<()> {
         bail!("{unapproved} block(s) were never approved (see the report above)");
     }
     Ok(())
+}
+
+/// One layout's report: `--warmup` runs discarded, then `--repeat` runs
+/// folded into one (`report::repeat`); a single run as it is.
+fn run_repeated(
+    args: &RunArgs,
+    step: &tranche_workload::config::BenchStep,
+    prepared: &crate::run::Prepared,
+    options: &RunOptions,
+    exporter: Option<&Exporter>,
+) -> Result<crate::report::RunReport> {
+    for _ in 0..args.warmup {
+        run_step_observed(step, prepared, options, None)?;
+    }
+    let mut measured = Vec::new();
+    for _ in 0..args.repeat {
+        measured.push(run_step_observed(step, prepared, options, exporter)?);
+    }
+    if args.repeat == 1 && args.warmup == 0 {
+        return Ok(measured.remove(0));
+    }
+    crate::report::repeat::combine(measured, args.warmup as usize)
 }
 
 /// The JSON and HTML files of the runs so far, each written atomically.

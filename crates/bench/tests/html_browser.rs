@@ -4,14 +4,15 @@
 //! file must be an `<svg>` element of the rendered page. Without
 //! `/usr/bin/chromium` the test says it is skipped and passes.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-const BIN: &str = env!("CARGO_BIN_EXE_tranche");
 const CHROMIUM: &str = "/usr/bin/chromium";
 
 fn tmp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("tranche-browser-{}-{name}", std::process::id()))
+    common::tmp("browser", name)
 }
 
 /// The `id`s of the page's `<figure id="plot-N">` elements, in order.
@@ -42,21 +43,7 @@ fn chromium_renders_every_plot_of_the_page() {
         return;
     }
     let html = tmp("report.html");
-    let out = Command::new(BIN)
-        .arg("run")
-        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/guard.yaml"))
-        .args(["--clock", "virtual", "--architecture", "both", "--quiet"])
-        .arg("--cache-dir")
-        .arg(tmp("cache"))
-        .arg("--html")
-        .arg(&html)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    common::guard_run(&tmp("cache"), &common::args([&"--html", &html]));
     let page = std::fs::read_to_string(&html).unwrap();
     let ids = plot_ids(&page);
     assert!(ids.len() >= 6, "{} plots in the page", ids.len());

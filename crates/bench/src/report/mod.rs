@@ -8,6 +8,7 @@ pub mod html;
 mod html_chart;
 pub mod meta;
 pub mod prometheus;
+pub mod repeat;
 mod table;
 
 pub use meta::Meta;
@@ -185,6 +186,10 @@ pub struct RunReport {
     /// The run over time (absent in older files).
     #[serde(default)]
     pub samples: Vec<Sample>,
+    /// With `--repeat N`: the CPU of the N measured runs (the figures
+    /// above are their medians); absent for a single run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<repeat::Repeats>,
 }
 
 impl RunReport {
@@ -327,6 +332,7 @@ pub(crate) mod fixture {
             peak_memory_bytes: 1 << 20,
             protocol: ProtocolReport::default(),
             samples: vec![],
+            repeats: None,
         }
     }
 }
