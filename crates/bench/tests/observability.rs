@@ -215,6 +215,16 @@ fn prometheus_endpoint_serves_live_figures_during_the_run() {
         metric(&body, "polkadot_parachain_imported_candidates_total", ""),
         Some(36.0)
     );
+    // Nothing is finalized during a run: the unapproved candidates of the
+    // unfinalized chain are the imported ones not yet approved.
+    assert_eq!(
+        metric(
+            &body,
+            "polkadot_parachain_approval_unapproved_candidates_in_unfinalized_chain",
+            ""
+        ),
+        Some((36 - run.protocol.candidates_approved) as f64)
+    );
     let approvals = metric(&body, "polkadot_parachain_approvals_imported_total", "").unwrap();
     assert!(approvals > 0.0);
     assert_eq!(approvals, run.protocol.approvals_imported as f64);

@@ -8,6 +8,7 @@ pub mod html;
 mod html_chart;
 pub mod meta;
 pub mod prometheus;
+mod prometheus_upstream;
 pub mod repeat;
 mod table;
 
