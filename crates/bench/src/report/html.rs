@@ -61,7 +61,9 @@ fn per_block_peak(run: &RunReport, f: impl Fn(&Sample) -> Option<f64>) -> Vec<Op
         .collect()
 }
 
-/// One plot's bars: a layout each, from `values` of its run.
+/// One plot's bars: a layout each, from `values` of its run; a layout
+/// with no value in the plot (a thread group it does not have) is left
+/// out, legend included.
 fn bars(
     group: &[&RunReport],
     layouts: &[String],
@@ -74,6 +76,7 @@ fn bars(
             colour: layout_colour(&r.layout(), layouts),
             values: values(r),
         })
+        .filter(|b| b.values.iter().any(Option::is_some))
         .collect()
 }
 
@@ -316,6 +319,18 @@ mod tests {
         assert!(html.contains("slot (6 s)"));
         assert!(html.contains("parallel/4") && html.contains("classic"));
         assert!(html.contains("worker approval-voting-parallel-0"));
+        // A thread group of one layout only: the other is not in its legend.
+        let mut classic = run("classic", 1);
+        for smp in &mut classic.samples {
+            smp.cpu_s.insert("approval-distribution".into(), smp.t_s);
+        }
+        let both = [&classic, &run("parallel", 4)];
+        let layouts = vec!["classic".to_owned(), "parallel/4".to_owned()];
+        let only = bars(&both, &layouts, |r| {
+            per_block_growth(r, |s| s.cpu_s.get("approval-distribution").copied())
+        });
+        assert_eq!(only.len(), 1);
+        assert_eq!(only[0].layout, "classic");
         assert!(html.contains(&format!("<td>{}</td>", meta.config_hash)));
         assert!(html.contains("<th>seed</th><td>7</td>"));
         for external in [
