@@ -108,6 +108,13 @@ pub struct RunArgs {
     /// group), which measure nothing and are refused otherwise.
     #[arg(long)]
     pub allow_vacuous: bool,
+    /// Measure each layout N times on the same prepared messages; CPU is
+    /// reported as the median with its spread (min–max) over the N runs.
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    pub repeat: u32,
+    /// With --repeat: unmeasured warm-up runs of each layout before the N.
+    #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
+    pub warmup: u32,
 }
 
 fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture> {
@@ -210,7 +217,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .with_context(|| format!("preparing {}", step.name))?;
         for arch in layouts {
             let options = options_for(arch);
-            let report = run_step_observed(step, &prepared, &options, exporter.as_ref())
+            let report = run_repeated(&args, step, &prepared, &options, exporter.as_ref())
                 .with_context(|| format!("running {}", step.name))?;
             runs.push(report);
         }
@@ -220,6 +227,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .cloned()
             .collect();
         println!("{}", render(&step_runs));
+        print!("{}", crate::report::repeat::render_spread(&step_runs));
         // Each step's results are written as soon as it ends: a later
         // failing step cannot lose them.
         write_results(&args, &runs, &meta)?;
@@ -255,6 +263,28 @@ pub fn execute(args: RunArgs) -> Result<()> {
     Ok(())
 }
 
+/// One layout's report: `--warmup` runs discarded, then `--repeat` runs
+/// folded into one (`report::repeat`); a single run as it is.
+fn run_repeated(
+    args: &RunArgs,
+    step: &tranche_workload::config::BenchStep,
+    prepared: &crate::run::Prepared,
+    options: &RunOptions,
+    exporter: Option<&Exporter>,
+) -> Result<crate::report::RunReport> {
+    for _ in 0..args.warmup {
+        run_step_observed(step, prepared, options, None)?;
+    }
+    let mut measured = Vec::new();
+    for _ in 0..args.repeat {
+        measured.push(run_step_observed(step, prepared, options, exporter)?);
+    }
+    if args.repeat == 1 && args.warmup == 0 {
+        return Ok(measured.remove(0));
+    }
+    crate::report::repeat::combine(measured, args.warmup as usize)
+}
+
 /// The JSON and HTML files of the runs so far, each written atomically.
 fn write_results(args: &RunArgs, runs: &[crate::report::RunReport], meta: &Meta) -> Result<()> {
     if let Some(path) = &args.json {
@@ -263,7 +293,7 @@ fn write_results(args: &RunArgs, runs: &[crate::report::RunReport], meta: &Meta)
         crate::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
-        let page = crate::report::html::render_html(runs)?;
+        let page = crate::report::html::render_html(runs, Some(meta))?;
         crate::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())

@@ -215,6 +215,16 @@ fn prometheus_endpoint_serves_live_figures_during_the_run() {
         metric(&body, "polkadot_parachain_imported_candidates_total", ""),
         Some(36.0)
     );
+    // Nothing is finalized during a run: the unapproved candidates of the
+    // unfinalized chain are the imported ones not yet approved.
+    assert_eq!(
+        metric(
+            &body,
+            "polkadot_parachain_approval_unapproved_candidates_in_unfinalized_chain",
+            ""
+        ),
+        Some((36 - run.protocol.candidates_approved) as f64)
+    );
     let approvals = metric(&body, "polkadot_parachain_approvals_imported_total", "").unwrap();
     assert!(approvals > 0.0);
     assert_eq!(approvals, run.protocol.approvals_imported as f64);
@@ -307,11 +317,13 @@ fn html_flamegraph_and_compare_from_one_invocation() {
         String::from_utf8_lossy(&out.stderr)
     );
 
-    // HTML: one page, four inline well-formed SVG plots for the step,
-    // nothing fetched from anywhere.
+    // HTML: one page, every plot an inline well-formed SVG, nothing
+    // fetched from anywhere (not even the SVG namespace is named).
     let page = std::fs::read_to_string(&html).unwrap();
     assert!(page.starts_with("<!DOCTYPE html>"));
-    for forbidden in ["<script", "src=", "href=", "<link", "@import"] {
+    for forbidden in [
+        "<script", "src=", "href=", "<link", "@import", "http://", "https://",
+    ] {
         assert!(!page.contains(forbidden), "{forbidden} in the page");
     }
     let mut plots = 0;
@@ -319,16 +331,21 @@ fn html_flamegraph_and_compare_from_one_invocation() {
         let end = part.find("</svg>").expect("closed svg") + "</svg>".len();
         plots += well_formed_svgs(&format!("<svg{}", &part[..end]));
     }
-    assert_eq!(plots, 4);
+    assert_eq!(plots, page.matches("<figure id=\"plot-").count());
     for title in [
         "Approval time per block",
-        "CPU per thread group",
-        "Bytes in and out",
-        "Queue depth",
+        "CPU per block: approval-voting",
+        "CPU per block: approval-voting-parallel-workers",
+        "CPU per block: worker approval-voting-parallel-0",
+        "Bytes in (received) per block",
+        "Bytes out (sent) per block",
+        "Deepest approval-voting channel per block",
+        "<th>config hash</th>",
     ] {
         assert!(page.contains(title), "{title}");
     }
-    assert!(page.contains("parallel/4: received") && page.contains("classic: received"));
+    // Both layouts in the legends.
+    assert!(page.contains("\nparallel/4\n</text>") && page.contains("\nclassic\n</text>"));
 
     // Samples made it into the JSON, over the run's ticks.
     let report = load(&json);

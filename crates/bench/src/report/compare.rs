@@ -12,6 +12,7 @@
 //! noise floor are shown but not judged. Wall time and memory are shown
 //! only.
 
+use crate::report::repeat::Spread;
 use crate::report::{ReportFile, RunReport, FORMAT_VERSION, TOOL};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -281,7 +282,7 @@ fn label(r: &RunReport) -> String {
 const CONFIG_FIGURES: [&str; 4] = ["seed", "validators", "cores", "blocks"];
 
 /// Every deterministic figure of a run, by name.
-fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
+pub(crate) fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = Vec::new();
     let mut put = |name: &str, value: String| v.push((name.to_owned(), value));
     put("seed", r.seed.to_string());
@@ -344,38 +345,63 @@ fn signed_diff(a: &str, b: &str) -> String {
     }
 }
 
-/// CPU figures of a run in the report's unit, CPU seconds per block:
-/// `(name, per block, run total, part of the node)`; the node total first.
-/// The test environment's CPU is shown, not judged.
-fn cpu_figures(r: &RunReport) -> Vec<(String, f64, f64, bool)> {
+/// A CPU figure of a run in the report's unit, CPU seconds per block.
+struct CpuFigure {
+    name: String,
+    per_block: f64,
+    /// The spread of `per_block` over `--repeat` runs (absent: one run).
+    spread: Option<(f64, f64)>,
+    /// The run total, for the noise floor.
+    total: f64,
+    /// Part of the node (judged); else shown only.
+    node: bool,
+}
+
+/// The CPU figures of a run, the node total first. The test
+/// environment's CPU is shown, not judged.
+fn cpu_figures(r: &RunReport) -> Vec<CpuFigure> {
     let blocks = f64::from(r.num_blocks.max(1));
-    let mut v = vec![(
-        "node total, CPU s per block".to_owned(),
-        r.node_cpu_s / blocks,
-        r.node_cpu_s,
-        true,
-    )];
+    let spread = |s: Option<&Spread>| s.map(|s| s.per(blocks)).map(|s| (s.min, s.max));
+    let reps = r.repeats.as_ref();
+    let mut v = vec![CpuFigure {
+        name: "node total, CPU s per block".to_owned(),
+        per_block: r.node_cpu_s / blocks,
+        spread: spread(reps.map(|x| &x.node_cpu_s)),
+        total: r.node_cpu_s,
+        node: true,
+    }];
     for c in &r.cpu {
-        let name = format!("{}, CPU s per block", c.name);
-        v.push((name, c.total_s / blocks, c.total_s, c.node));
+        v.push(CpuFigure {
+            name: format!("{}, CPU s per block", c.name),
+            per_block: c.total_s / blocks,
+            spread: spread(reps.and_then(|x| x.cpu_s.get(&c.name))),
+            total: c.total_s,
+            node: c.node,
+        });
     }
     v
 }
 
-/// Judge a CPU figure by its ratio; `totals` (baseline, current run
-/// totals) decide whether it is above the noise floor.
-fn judge_cpu(base: f64, cur: f64, totals: (f64, f64), policy: &CpuPolicy) -> (String, Verdict) {
-    if base <= 0.0 {
+/// Judge a CPU figure by its ratio to the baseline; with the spreads of
+/// both (`--repeat` in both files) a slowdown counts only beyond the
+/// baseline's maximum plus the tolerance, an improvement only below its
+/// minimum less the tolerance.
+fn judge_cpu(base: &CpuFigure, cur: &CpuFigure, policy: &CpuPolicy) -> (String, Verdict) {
+    if base.per_block <= 0.0 {
         return (String::new(), Verdict::Info);
     }
-    let ratio = cur / base;
+    let ratio = cur.per_block / base.per_block;
+    let (lo, hi) = match (base.spread, cur.spread) {
+        (Some(b), Some(_)) => b,
+        _ => (base.per_block, base.per_block),
+    };
     let diff = format!("x{ratio:.2}");
-    let quiet = totals.0 < policy.floor_s && totals.1 < policy.floor_s;
-    let verdict = if policy.ignore || quiet {
+    let quiet = base.total < policy.floor_s && cur.total < policy.floor_s;
+    let verdict = if policy.ignore || quiet || !base.node {
         Verdict::Info
-    } else if ratio > 1.0 + policy.tolerance {
+    } else if cur.per_block > hi * (1.0 + policy.tolerance) {
         Verdict::Regression
-    } else if ratio < 1.0 / (1.0 + policy.tolerance) {
+    } else if cur.per_block < lo / (1.0 + policy.tolerance) {
         Verdict::Improved
     } else {
         Verdict::Within
@@ -439,31 +465,24 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
         }
         // Figures only the current run has (a newer tool) are not judged.
         let cur_cpu = cpu_figures(c);
-        for (name, bv, b_total, node) in cpu_figures(b) {
-            let Some((cv, c_total)) = cur_cpu
-                .iter()
-                .find(|(n, ..)| *n == name)
-                .map(|x| (x.1, x.2))
-            else {
+        for bf in cpu_figures(b) {
+            let Some(cf) = cur_cpu.iter().find(|f| f.name == bf.name) else {
                 rows.push(Row {
                     run: run.clone(),
-                    figure: name,
-                    baseline: format!("{bv:.4}"),
+                    figure: bf.name,
+                    baseline: format!("{:.4}", bf.per_block),
                     current: "absent".into(),
                     difference: String::new(),
                     verdict: Verdict::Info,
                 });
                 continue;
             };
-            let (difference, mut verdict) = judge_cpu(bv, cv, (b_total, c_total), policy);
-            if !node {
-                verdict = Verdict::Info;
-            }
+            let (difference, verdict) = judge_cpu(&bf, cf, policy);
             rows.push(Row {
                 run: run.clone(),
-                figure: name,
-                baseline: format!("{bv:.4}"),
-                current: format!("{cv:.4}"),
+                figure: bf.name,
+                baseline: format!("{:.4}", bf.per_block),
+                current: format!("{:.4}", cf.per_block),
                 difference,
                 verdict,
             });

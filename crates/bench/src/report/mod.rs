@@ -5,8 +5,11 @@
 
 pub mod compare;
 pub mod html;
+mod html_chart;
 pub mod meta;
 pub mod prometheus;
+mod prometheus_upstream;
+pub mod repeat;
 mod table;
 
 pub use meta::Meta;
@@ -149,6 +152,12 @@ pub struct Sample {
     /// The deepest each of the node's channels got since the previous
     /// sample, summed over its channels.
     pub queue_depth: u64,
+    /// The deepest single channel of each kind since the previous sample
+    /// (`channel_kind`): kinds with different channel counts stay apart.
+    pub queue_depth_by_kind: BTreeMap<String, u64>,
+    /// Cumulative CPU seconds of each thread that `thread_group` merges
+    /// with others (the parallel layout's distribution workers).
+    pub worker_cpu_s: BTreeMap<String, f64>,
     /// Blocks approved so far.
     pub approved_blocks: u32,
 }
@@ -178,6 +187,10 @@ pub struct RunReport {
     /// The run over time (absent in older files).
     #[serde(default)]
     pub samples: Vec<Sample>,
+    /// With `--repeat N`: the CPU of the N measured runs (the figures
+    /// above are their medians); absent for a single run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub repeats: Option<repeat::Repeats>,
 }
 
 impl RunReport {
@@ -199,6 +212,16 @@ pub fn thread_group(name: &str) -> String {
             "approval-voting-parallel-workers".into()
         }
         _ => name.into(),
+    }
+}
+
+/// The kind of a node channel in plots: its thread group, with `-prio`
+/// for a priority channel (`wiring.rs` names channels after the worker
+/// they feed).
+pub fn channel_kind(name: &str) -> String {
+    match name.strip_suffix("-prio") {
+        Some(worker) => format!("{}-prio", thread_group(worker)),
+        None => thread_group(name),
     }
 }
 
@@ -310,6 +333,7 @@ pub(crate) mod fixture {
             peak_memory_bytes: 1 << 20,
             protocol: ProtocolReport::default(),
             samples: vec![],
+            repeats: None,
         }
     }
 }

@@ -15,6 +15,7 @@
 //! deadline for its headers and one for the whole exchange, so an idle or
 //! slow scraper cannot delay another.
 
+use crate::report::prometheus_upstream as upstream;
 use crate::report::thread_group;
 use anyhow::{Context, Result};
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, MetricEncoder};
@@ -28,8 +29,8 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use tranche_node::HistogramSnapshot;
 use tranche_node::NodeMetrics;
-use tranche_node::{HistogramSnapshot, ASSIGNMENT_KINDS};
 
 /// The figures of the run in progress that the driver publishes (the node's
 /// own counters are read directly from its atomics).
@@ -40,7 +41,7 @@ pub struct LiveRun {
     pub n_validators: u32,
     pub n_cores: u32,
     pub node: NodeMetrics,
-    current_block: AtomicU64,
+    pub(crate) current_block: AtomicU64,
     /// Seconds since the run's start (`f64` bits), as the samples' `t_s`.
     run_seconds: AtomicU64,
     env_cpu_nanos: AtomicU64,
@@ -48,7 +49,7 @@ pub struct LiveRun {
     node_sent: AtomicU64,
     /// Per emulated peer (validator `i + 1`): bytes it sent, bytes it
     /// received. Written once per sample by the driver.
-    peers: Mutex<Vec<(u64, u64)>>,
+    pub(crate) peers: Mutex<Vec<(u64, u64)>>,
     /// Per block: number, approval time in ms after its slot start.
     blocks: Mutex<Vec<(u32, Option<u64>)>>,
 }
@@ -62,7 +63,7 @@ impl fmt::Debug for LiveRun {
     }
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -269,7 +270,7 @@ fn answer(method: &hyper::Method, path: &str, shared: &Arc<Shared>) -> Answer {
 struct Collector(Arc<Shared>);
 
 /// One metric family: its descriptor, then each labelled series.
-fn family<'a>(
+pub(crate) fn family<'a>(
     enc: &'a mut DescriptorEncoder,
     name: &'a str,
     help: &str,
@@ -278,17 +279,17 @@ fn family<'a>(
     enc.encode_descriptor(name, help, None, kind)
 }
 
-fn gauge(enc: &mut DescriptorEncoder, name: &str, help: &str, v: f64) -> fmt::Result {
+pub(crate) fn gauge(enc: &mut DescriptorEncoder, name: &str, help: &str, v: f64) -> fmt::Result {
     let e = family(enc, name, help, MetricType::Gauge)?;
     ConstGauge::new(v).encode(e)
 }
 
-fn counter(enc: &mut DescriptorEncoder, name: &str, help: &str, v: u64) -> fmt::Result {
+pub(crate) fn counter(enc: &mut DescriptorEncoder, name: &str, help: &str, v: u64) -> fmt::Result {
     let e = family(enc, name, help, MetricType::Counter)?;
     ConstCounter::new(v).encode(e)
 }
 
-fn labelled<V>(
+pub(crate) fn labelled<V>(
     enc: &mut DescriptorEncoder,
     name: &str,
     help: &str,
@@ -320,7 +321,11 @@ fn histogram_buckets(s: &HistogramSnapshot, scale: f64) -> Vec<(f64, u64)> {
     out
 }
 
-fn encode_histogram(e: MetricEncoder<'_>, s: &HistogramSnapshot, scale: f64) -> fmt::Result {
+pub(crate) fn encode_histogram(
+    e: MetricEncoder<'_>,
+    s: &HistogramSnapshot,
+    scale: f64,
+) -> fmt::Result {
     let mut e = e;
     e.encode_histogram::<prometheus_client::encoding::NoLabelSet>(
         s.sum as f64 * scale,
@@ -335,189 +340,13 @@ impl prometheus_client::collector::Collector for Collector {
         let Some(run) = lock(&self.0.current).clone() else {
             return Ok(());
         };
-        encode_subsystem_bench(&mut enc, &run)?;
-        encode_approval_voting(&mut enc, &run)?;
-        encode_approval_distribution(&mut enc, &run)?;
-        encode_parallel_channels(&mut enc, &run)?;
+        upstream::encode_subsystem_bench(&mut enc, &run)?;
+        upstream::encode_approval_voting(&mut enc, &run)?;
+        upstream::encode_approval_distribution(&mut enc, &run)?;
+        upstream::encode_parallel_channels(&mut enc, &run)?;
         encode_threads(&mut enc, &run)?;
         encode_channels_network_blocks(&mut enc, &run)
     }
-}
-
-/// subsystem-bench's own gauges and its per-peer network counters.
-fn encode_subsystem_bench(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
-    gauge(
-        enc,
-        "subsystem_benchmark_n_validators",
-        "Validators of the benchmark",
-        f64::from(run.n_validators),
-    )?;
-    gauge(
-        enc,
-        "subsystem_benchmark_n_cores",
-        "Cores of the benchmark",
-        f64::from(run.n_cores),
-    )?;
-    gauge(
-        enc,
-        "subsystem_benchmark_current_block",
-        "The block being imported (1-based)",
-        run.current_block.load(Ordering::Relaxed) as f64,
-    )?;
-    let peers = lock(&run.peers).clone();
-    let peer_series = |pick: fn(&(u64, u64)) -> u64| -> Vec<(Vec<(&str, String)>, u64)> {
-        peers
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (vec![("peer", format!("validator-{}", i + 1))], pick(v)))
-            .collect()
-    };
-    // Upstream's counters without a `_total` suffix: typed `unknown`
-    // so that the names stay as upstream's dashboards know them.
-    labelled(
-        enc,
-        "subsystem_benchmark_network_peer_total_bytes_sent",
-        "Bytes each emulated peer sent",
-        MetricType::Unknown,
-        &peer_series(|v| v.0),
-        |e, v| ConstGauge::new(*v).encode(e),
-    )?;
-    labelled(
-        enc,
-        "subsystem_benchmark_network_peer_total_bytes_received",
-        "Bytes each emulated peer received",
-        MetricType::Unknown,
-        &peer_series(|v| v.1),
-        |e, v| ConstGauge::new(*v).encode(e),
-    )?;
-    Ok(())
-}
-
-/// approval-voting's counters and approval-time histograms, under upstream's names.
-fn encode_approval_voting(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
-    let p = &run.node.protocol;
-    counter(
-        enc,
-        "polkadot_parachain_imported_candidates",
-        "Candidates imported with new blocks",
-        p.imported_candidates(),
-    )?;
-    counter(
-        enc,
-        "polkadot_parachain_approvals_no_shows",
-        "No-shows tolerated when a candidate got approved",
-        p.no_shows(),
-    )?;
-    counter(
-        enc,
-        "polkadot_parachain_approvals_observed_no_shows",
-        "No-shows observed",
-        p.observed_no_shows(),
-    )?;
-    counter(
-        enc,
-        "polkadot_parachain_approvals_wakeups",
-        "Wakeups processed",
-        p.wakeups(),
-    )?;
-    // A counter upstream, without `_total`: typed `unknown`, as above.
-    let e = family(
-        enc,
-        "polkadot_parachain_approved_by_one_third",
-        "Candidates approved through the one-third rule",
-        MetricType::Unknown,
-    )?;
-    ConstGauge::new(p.approved_by_one_third()).encode(e)?;
-    encode_histogram(
-        family(
-            enc,
-            "polkadot_parachain_approvals_candidate_approval_time_ticks",
-            "Ticks since the block's slot start when a candidate got approved",
-            MetricType::Histogram,
-        )?,
-        &p.candidate_approval_ticks.snapshot(),
-        1.0,
-    )?;
-    encode_histogram(
-        family(
-            enc,
-            "polkadot_parachain_approvals_blockapproval_time_ticks",
-            "Ticks since the block's slot start when a block got approved",
-            MetricType::Histogram,
-        )?,
-        &p.block_approval_ticks.snapshot(),
-        1.0,
-    )?;
-    Ok(())
-}
-
-/// approval-distribution's import counters, under upstream's names.
-fn encode_approval_distribution(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
-    let p = &run.node.protocol;
-    let kinds = p.assignments_imported();
-    let kind_series: Vec<(Vec<(&str, String)>, u64)> = ASSIGNMENT_KINDS
-        .iter()
-        .zip(kinds)
-        .map(|(k, v)| (vec![("kind", (*k).to_owned())], v))
-        .collect();
-    labelled(
-        enc,
-        "polkadot_parachain_assignments_imported",
-        "Assignments accepted (ours and peers')",
-        MetricType::Counter,
-        &kind_series,
-        |e, v| ConstCounter::new(*v).encode(e),
-    )?;
-    counter(
-        enc,
-        "polkadot_parachain_approvals_imported",
-        "Approval votes accepted (ours and peers')",
-        p.approvals_imported(),
-    )?;
-    Ok(())
-}
-
-/// approval-voting-parallel's per-worker channel gauges (both layouts).
-fn encode_parallel_channels(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
-    let chans = &run.node.channels;
-    let by_kind = |bounded: bool| {
-        chans
-            .iter()
-            .filter(move |c| c.capacity.is_some() == bounded)
-            .map(|c| {
-                let name = c.name.strip_suffix("-prio").unwrap_or(&c.name).to_owned();
-                (vec![("worker_name", name)], c.clone())
-            })
-            .collect::<Vec<_>>()
-    };
-    for (bounded, prefix) in [(true, "bounded"), (false, "unbounded")] {
-        let series = by_kind(bounded);
-        labelled(
-            enc,
-            &format!("polkadot_approval_voting_parallel_worker_{prefix}_sent"),
-            "Messages sent into the worker's channel",
-            MetricType::Gauge,
-            &series,
-            |e, c| ConstGauge::new(c.sent() as i64).encode(e),
-        )?;
-        labelled(
-            enc,
-            &format!("polkadot_approval_voting_parallel_worker_{prefix}_received"),
-            "Messages the worker took from its channel",
-            MetricType::Gauge,
-            &series,
-            |e, c| ConstGauge::new(c.received() as i64).encode(e),
-        )?;
-        labelled(
-            enc,
-            &format!("polkadot_approval_voting_parallel_worker_{prefix}_tof"),
-            "Seconds messages waited in the worker's channel",
-            MetricType::Histogram,
-            &series,
-            |e, c| encode_histogram(e, &c.time_of_flight(), 1e-9),
-        )?;
-    }
-    Ok(())
 }
 
 /// Ours: the run, the clock, and CPU and work per node thread.

@@ -135,6 +135,7 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         peak_memory_bytes: peak_memory,
         protocol,
         samples,
+        repeats: None,
     })
 }
 

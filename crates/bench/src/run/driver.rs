@@ -217,12 +217,26 @@ impl<'a> Driver<'a> {
         };
         let metrics = self.node.metrics();
         let mut cpu_s = BTreeMap::new();
+        let mut worker_cpu_s = BTreeMap::new();
         for w in &metrics.workers {
-            *cpu_s.entry(thread_group(&w.name)).or_insert(0.0) += w.cpu_seconds();
+            let group = thread_group(&w.name);
+            if group != w.name {
+                worker_cpu_s.insert(w.name.clone(), w.cpu_seconds());
+            }
+            *cpu_s.entry(group).or_insert(0.0) += w.cpu_seconds();
         }
         let env = thread_cpu_time().saturating_sub(self.driver_cpu_start);
         cpu_s.insert("test-environment".to_owned(), env.as_secs_f64());
-        let queue_depth = metrics.channels.iter().map(|c| c.take_window_peak()).sum();
+        let mut queue_depth = 0;
+        let mut queue_depth_by_kind = BTreeMap::new();
+        for c in &metrics.channels {
+            let peak = c.take_window_peak();
+            queue_depth += peak;
+            let deepest = queue_depth_by_kind
+                .entry(crate::report::channel_kind(&c.name))
+                .or_insert(0);
+            *deepest = peak.max(*deepest);
+        }
         let node = *self.net.node_counters();
         self.samples.push(Sample {
             t_s,
@@ -231,6 +245,8 @@ impl<'a> Driver<'a> {
             received_bytes: node.bytes_received,
             sent_bytes: node.bytes_sent,
             queue_depth,
+            queue_depth_by_kind,
+            worker_cpu_s,
             approved_blocks: self.approved.iter().filter(|a| a.is_some()).count() as u32,
         });
         if let Some(live) = &self.live {

@@ -1,0 +1,155 @@
+//! The plots of the HTML report (`html.rs`): grouped bars per block drawn
+//! as inline SVG by plotters' SVG backend, one fixed colour per layout and
+//! the legend in a strip beside the data, never over it.
+
+use anyhow::{anyhow, Result};
+use plotters::prelude::*;
+
+const WIDTH: u32 = 640;
+const HEIGHT: u32 = 340;
+/// Width of the legend strip right of the plot area.
+const LEGEND_WIDTH: u32 = 150;
+
+/// The colour of a layout in every plot: classic always blue, the parallel
+/// layouts of the page the next colours in order.
+pub(crate) fn layout_colour(layout: &str, layouts: &[String]) -> RGBColor {
+    const CLASSIC: RGBColor = RGBColor(31, 119, 180);
+    const OTHERS: [RGBColor; 5] = [
+        RGBColor(255, 127, 14),
+        RGBColor(44, 160, 44),
+        RGBColor(214, 39, 40),
+        RGBColor(148, 103, 189),
+        RGBColor(140, 86, 75),
+    ];
+    if layout == "classic" {
+        return CLASSIC;
+    }
+    let i = layouts
+        .iter()
+        .filter(|l| l.as_str() != "classic")
+        .position(|l| l == layout)
+        .unwrap_or(0);
+    OTHERS[i % OTHERS.len()]
+}
+
+/// The bars of one layout: a value per block (`None`: nothing to draw).
+pub(crate) struct Bars {
+    pub layout: String,
+    pub colour: RGBColor,
+    pub values: Vec<Option<f64>>,
+}
+
+/// A horizontal reference line (the slot length).
+pub(crate) struct Mark {
+    pub y: f64,
+    pub label: String,
+}
+
+fn y_top(bars: &[Bars], mark: Option<&Mark>) -> f64 {
+    let hi = bars
+        .iter()
+        .flat_map(|b| b.values.iter().flatten().copied())
+        .chain(mark.map(|m| m.y))
+        .filter(|v| v.is_finite())
+        .fold(0.0f64, f64::max);
+    if hi <= 0.0 {
+        1.0
+    } else {
+        hi * 1.08
+    }
+}
+
+/// Grouped bars: one group per block (x: the block numbers), one bar per
+/// layout in the group.
+pub(crate) fn bar_chart(
+    title: &str,
+    y_desc: &str,
+    blocks: &[u32],
+    bars: &[Bars],
+    mark: Option<&Mark>,
+) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let err = |e: DrawingAreaErrorKind<std::io::Error>| anyhow!("cannot draw {title}: {e}");
+        root.fill(&WHITE).map_err(err)?;
+        let (plot, legend) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
+        let n = blocks.len().max(1);
+        let mut c = ChartBuilder::on(&plot)
+            .caption(title, ("sans-serif", 17))
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0.0..y_top(bars, mark))
+            .map_err(err)?;
+        let labels: Vec<String> = blocks.iter().map(u32::to_string).collect();
+        c.configure_mesh()
+            .x_labels(n.clamp(2, 24))
+            .x_label_formatter(&|x| {
+                let i = x.round() as usize;
+                if (x - x.round()).abs() < 1e-6 && (1..=labels.len()).contains(&i) {
+                    labels[i - 1].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc("block")
+            .y_desc(y_desc)
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(err)?;
+        let width = 0.8 / bars.len().max(1) as f64;
+        for (j, b) in bars.iter().enumerate() {
+            let colour = b.colour;
+            c.draw_series(b.values.iter().enumerate().filter_map(|(i, v)| {
+                let v = (*v)?;
+                let x0 = i as f64 + 1.0 - 0.4 + j as f64 * width;
+                Some(Rectangle::new(
+                    [(x0, 0.0), (x0 + width, v)],
+                    colour.filled(),
+                ))
+            }))
+            .map_err(err)?;
+        }
+        if let Some(m) = mark {
+            c.draw_series(std::iter::once(PathElement::new(
+                vec![(0.5, m.y), (n as f64 + 0.5, m.y)],
+                BLACK.stroke_width(1),
+            )))
+            .map_err(err)?;
+        }
+        if bars.iter().all(|b| b.values.iter().all(Option::is_none)) {
+            plot.draw(&Text::new(
+                "no data in this report",
+                ((WIDTH / 2 - 140) as i32, (HEIGHT / 2) as i32),
+                ("sans-serif", 15),
+            ))
+            .map_err(err)?;
+        }
+        draw_legend(&legend, bars, mark).map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    // Inline SVG in HTML needs no namespace: the page names no URL at all.
+    Ok(svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""))
+}
+
+fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    bars: &[Bars],
+    mark: Option<&Mark>,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let mut y = 40;
+    for b in bars {
+        area.draw(&Rectangle::new([(6, y), (20, y + 12)], b.colour.filled()))?;
+        area.draw(&Text::new(b.layout.clone(), (26, y), ("sans-serif", 13)))?;
+        y += 20;
+    }
+    if let Some(m) = mark {
+        area.draw(&PathElement::new(
+            vec![(6, y + 6), (20, y + 6)],
+            BLACK.stroke_width(1),
+        ))?;
+        area.draw(&Text::new(m.label.clone(), (26, y), ("sans-serif", 13)))?;
+    }
+    Ok(())
+}

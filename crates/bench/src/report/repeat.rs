@@ -1,0 +1,235 @@
+//! `tranche run --repeat N [--warmup K]`: N measured runs of one layout
+//! (after K unmeasured warm-up runs on the same prepared messages) folded
+//! into one report. CPU becomes the median of the N runs with its spread
+//! (min–max), recorded in `RunReport::repeats`; the deterministic figures
+//! (those `compare` judges exactly, `compare::exact_figures`) must be equal
+//! in every repeat under the virtual clock, or the runs are refused.
+
+use crate::report::compare::exact_figures;
+use crate::report::RunReport;
+use anyhow::{bail, Result};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The median and range of one figure over the repeats.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+}
+
+impl Spread {
+    /// Of a non-empty list (the median of an even count: the mean of the
+    /// two middle values).
+    pub fn of(values: &[f64]) -> Spread {
+        let mut v = values.to_vec();
+        v.sort_by(f64::total_cmp);
+        let n = v.len();
+        let median = if n == 0 {
+            0.0
+        } else if n % 2 == 1 {
+            v[n / 2]
+        } else {
+            (v[n / 2 - 1] + v[n / 2]) / 2.0
+        };
+        Spread {
+            median,
+            min: v.first().copied().unwrap_or(0.0),
+            max: v.last().copied().unwrap_or(0.0),
+        }
+    }
+
+    /// Every bound divided by `d` (run totals to per-block figures).
+    pub fn per(self, d: f64) -> Spread {
+        Spread {
+            median: self.median / d,
+            min: self.min / d,
+            max: self.max / d,
+        }
+    }
+}
+
+/// How a run's CPU varied over its repeats (CPU seconds of the run).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Repeats {
+    /// Measured runs.
+    pub runs: usize,
+    /// Unmeasured runs before them.
+    pub warmup: usize,
+    pub node_cpu_s: Spread,
+    /// By thread row (`RunReport::cpu[].name`): its `total_s`.
+    pub cpu_s: BTreeMap<String, Spread>,
+    pub wall_time_s: Spread,
+}
+
+/// Fold the measured runs of one layout into one report: the first run's
+/// figures, with CPU and wall time the medians of all and their spread in
+/// `repeats`.
+pub fn combine(mut runs: Vec<RunReport>, warmup: usize) -> Result<RunReport> {
+    if runs.is_empty() {
+        bail!("no measured run to report");
+    }
+    let first = exact_figures(&runs[0]);
+    for (i, r) in runs.iter().enumerate().skip(1) {
+        if r.clock != "virtual" {
+            continue;
+        }
+        for ((name, a), (_, b)) in first.iter().zip(exact_figures(r)) {
+            if *a != b {
+                bail!(
+                    "{} ({}): repeat {} differs from repeat 1 in {name} ({b} against {a}) \
+                     under the virtual clock, which must reproduce it exactly",
+                    r.name,
+                    r.layout(),
+                    i + 1
+                );
+            }
+        }
+    }
+    let spread =
+        |f: &dyn Fn(&RunReport) -> f64| Spread::of(&runs.iter().map(f).collect::<Vec<_>>());
+    let mut cpu_s = BTreeMap::new();
+    for row in &runs[0].cpu {
+        let s = spread(&|r: &RunReport| {
+            r.cpu
+                .iter()
+                .find(|c| c.name == row.name)
+                .map_or(0.0, |c| c.total_s)
+        });
+        cpu_s.insert(row.name.clone(), s);
+    }
+    let repeats = Repeats {
+        runs: runs.len(),
+        warmup,
+        node_cpu_s: spread(&|r| r.node_cpu_s),
+        cpu_s,
+        wall_time_s: spread(&|r| r.wall_time_s),
+    };
+    let peak = runs.iter().map(|r| r.peak_memory_bytes).max().unwrap_or(0);
+    let mut out = runs.swap_remove(0);
+    let blocks = f64::from(out.num_blocks.max(1));
+    for row in &mut out.cpu {
+        row.total_s = repeats.cpu_s[&row.name].median;
+        row.per_block_s = row.total_s / blocks;
+    }
+    out.node_cpu_s = repeats.node_cpu_s.median;
+    if out.crypto_floor.cpu_s > 0.0 {
+        out.crypto_floor.node_ratio = out.node_cpu_s / out.crypto_floor.cpu_s;
+    }
+    out.wall_time_s = repeats.wall_time_s.median;
+    out.peak_memory_bytes = peak;
+    out.repeats = Some(repeats);
+    Ok(out)
+}
+
+/// The lines under the table of a step run with `--repeat`: each layout's
+/// node CPU per block as median and range over the measured runs.
+pub fn render_spread(runs: &[RunReport]) -> String {
+    let mut s = String::new();
+    for r in runs {
+        let Some(rep) = &r.repeats else { continue };
+        let n = rep.node_cpu_s.per(f64::from(r.num_blocks.max(1)));
+        s.push_str(&format!(
+            "{}: node CPU per block over {} runs (after {} warm-up): median {:.4} s, \
+             range {:.4}..{:.4} s\n",
+            r.layout(),
+            rep.runs,
+            rep.warmup,
+            n.median,
+            n.min,
+            n.max
+        ));
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::compare::{compare, CpuPolicy, Verdict};
+    use crate::report::{fixture, ReportFile};
+
+    #[test]
+    fn spread_is_median_min_and_max() {
+        let s = Spread::of(&[3.0, 1.0, 2.0]);
+        assert_eq!((s.median, s.min, s.max), (2.0, 1.0, 3.0));
+        assert_eq!(Spread::of(&[1.0, 4.0]).median, 2.5);
+    }
+
+    #[test]
+    fn cpu_is_the_median_with_its_spread() {
+        let runs: Vec<RunReport> = [2.0, 1.0, 3.0]
+            .iter()
+            .map(|cpu| {
+                let mut r = fixture::run();
+                r.node_cpu_s = *cpu;
+                r.cpu[0].total_s = cpu / 2.0;
+                r
+            })
+            .collect();
+        let r = combine(runs, 1).unwrap();
+        assert_eq!(r.node_cpu_s, 2.0);
+        assert_eq!(r.cpu[0].total_s, 1.0);
+        assert_eq!(r.cpu[0].per_block_s, 0.5);
+        let rep = r.repeats.unwrap();
+        assert_eq!((rep.runs, rep.warmup), (3, 1));
+        assert_eq!((rep.node_cpu_s.min, rep.node_cpu_s.max), (1.0, 3.0));
+        assert_eq!(rep.cpu_s["approval-voting-parallel-db"].max, 1.5);
+    }
+
+    #[test]
+    fn a_deterministic_figure_that_moves_under_the_virtual_clock_is_an_error() {
+        let mut other = fixture::run();
+        other.network.sent_bytes += 1;
+        let err = combine(vec![fixture::run(), other.clone()], 0).unwrap_err();
+        assert!(err.to_string().contains("bytes sent"), "{err}");
+        // Under the real clock those figures vary: no error.
+        let mut a = fixture::run();
+        a.clock = "real".into();
+        other.clock = "real".into();
+        assert!(combine(vec![a, other], 0).is_ok());
+    }
+
+    fn node_total_verdict(baseline: RunReport, current: RunReport) -> Verdict {
+        let c = compare(
+            &ReportFile::new(vec![baseline]),
+            &ReportFile::new(vec![current]),
+            &CpuPolicy::default(),
+        );
+        c.rows
+            .iter()
+            .find(|r| r.figure.starts_with("node total"))
+            .unwrap()
+            .verdict
+    }
+
+    fn repeated(cpus: [f64; 3]) -> RunReport {
+        let runs = cpus
+            .iter()
+            .map(|cpu| RunReport {
+                node_cpu_s: *cpu,
+                ..fixture::run()
+            })
+            .collect();
+        combine(runs, 0).unwrap()
+    }
+
+    #[test]
+    fn compare_judges_a_slowdown_beyond_the_baselines_spread_plus_the_tolerance() {
+        // Baseline median 2.0 in 1.6..2.8; tolerance 25 %: up to 3.5 passes.
+        let base = repeated([1.6, 2.0, 2.8]);
+        assert_eq!(
+            node_total_verdict(base.clone(), repeated([3.2, 3.3, 3.4])),
+            Verdict::Within
+        );
+        assert_eq!(
+            node_total_verdict(base.clone(), repeated([3.6, 3.7, 3.8])),
+            Verdict::Regression
+        );
+        // Without the current file's spread the median is judged alone.
+        let mut single = fixture::run();
+        single.node_cpu_s = 3.2;
+        assert_eq!(node_total_verdict(base, single), Verdict::Regression);
+    }
+}

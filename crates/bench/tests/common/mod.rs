@@ -1,0 +1,39 @@
+//! Helpers shared by the integration tests that run the `tranche` binary
+//! on the CI guard's configuration (`ci/guard.yaml`).
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_tranche");
+
+/// `tranche run ci/guard.yaml --clock virtual --architecture both --quiet
+/// --cache-dir CACHE` with `extra` after; fails the test unless it
+/// succeeds.
+pub fn guard_run(cache: &Path, extra: &[OsString]) -> Output {
+    let out = Command::new(BIN)
+        .arg("run")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/guard.yaml"))
+        .args(["--clock", "virtual", "--architecture", "both", "--quiet"])
+        .arg("--cache-dir")
+        .arg(cache)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The arguments as `OsString`s (paths and flags mixed).
+pub fn args<const N: usize>(a: [&dyn AsRef<std::ffi::OsStr>; N]) -> Vec<OsString> {
+    a.iter().map(|x| x.as_ref().to_owned()).collect()
+}
+
+/// A path in the temporary directory, unique to this process and `test`.
+pub fn tmp(test: &str, name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("tranche-{test}-{}-{name}", std::process::id()))
+}

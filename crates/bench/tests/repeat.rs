@@ -1,0 +1,76 @@
+//! `tranche run --repeat 3 --warmup 1` on the CI guard's configuration
+//! under the virtual clock: each layout is reported once, its CPU the
+//! median of three measured runs with the spread recorded in the JSON, the
+//! deterministic figures those of a single run, and `compare` of the file
+//! with itself passes.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use tranche_bench::report::ReportFile;
+
+fn tmp(name: &str) -> PathBuf {
+    common::tmp("repeat", name)
+}
+
+fn guard_run(json: &Path, extra: &[&str]) -> Output {
+    let mut a = common::args([&"--seed", &"0", &"--json", &json]);
+    a.extend(extra.iter().map(Into::into));
+    common::guard_run(&tmp("cache"), &a)
+}
+
+fn load(path: &Path) -> ReportFile {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn three_repeats_report_the_median_and_spread_with_the_figures_of_one_run() {
+    let (once, thrice) = (tmp("once.json"), tmp("thrice.json"));
+    guard_run(&once, &[]);
+    let out = guard_run(&thrice, &["--repeat", "3", "--warmup", "1"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("classic: node CPU per block over 3 runs (after 1 warm-up)"),
+        "{stdout}"
+    );
+    let (single, repeated) = (load(&once), load(&thrice));
+    assert_eq!(repeated.runs.len(), 2, "one report per layout");
+    for (s, r) in single.runs.iter().zip(&repeated.runs) {
+        assert!(s.repeats.is_none());
+        let rep = r.repeats.as_ref().expect("repeats recorded");
+        assert_eq!((rep.runs, rep.warmup), (3, 1));
+        let n = rep.node_cpu_s;
+        assert!(n.min <= n.median && n.median <= n.max && n.min > 0.0);
+        assert_eq!(r.node_cpu_s, n.median);
+        for row in &r.cpu {
+            assert_eq!(row.total_s, rep.cpu_s[&row.name].median, "{}", row.name);
+        }
+        // The deterministic figures are those of a single run.
+        assert_eq!(s.blocks, r.blocks);
+        assert_eq!(s.network, r.network);
+        assert_eq!(s.counts, r.counts);
+        assert_eq!(s.protocol, r.protocol);
+    }
+    let compared = Command::new(common::BIN)
+        .args(["compare"])
+        .arg(&thrice)
+        .arg(&thrice)
+        .output()
+        .unwrap();
+    assert!(compared.status.success());
+    assert!(String::from_utf8_lossy(&compared.stdout).contains("PASS"));
+    // Compared with the single run, only CPU may differ, within tolerance
+    // or not: with --ignore-cpu it passes.
+    let against_single = Command::new(common::BIN)
+        .args(["compare", "--ignore-cpu"])
+        .arg(&once)
+        .arg(&thrice)
+        .output()
+        .unwrap();
+    assert!(against_single.status.success());
+    for p in [once, thrice] {
+        let _ = std::fs::remove_file(p);
+    }
+    let _ = std::fs::remove_dir_all(tmp("cache"));
+}
