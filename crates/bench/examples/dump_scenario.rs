@@ -20,6 +20,8 @@ fn main() {
         db: DbKind::Memory,
         progress: tranche_bench::run::Progress::Quiet,
         floor: tranche_bench::floor::FloorMode::Sample,
+        db_path: None,
+        restart_at_block: None,
     };
     let p = prepare(step, &options).unwrap();
     let ticks: Vec<u64> = p

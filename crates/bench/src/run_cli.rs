@@ -112,6 +112,17 @@ pub struct RunArgs {
     /// reported as the median with its spread (min–max) over the N runs.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
+    /// Keep the node's database in this folder (one subfolder per step and
+    /// layout, emptied at the start of each run) instead of a temporary
+    /// folder removed at the end.
+    #[arg(long, value_name = "DIR")]
+    pub db_path: Option<PathBuf>,
+    /// Stop the node abruptly at the start of block N's slot (workers
+    /// stopped where they are, the database abandoned without a final
+    /// commit), start it again on the same database and carry on. Needs
+    /// --db redb.
+    #[arg(long, value_name = "N")]
+    pub restart_at_block: Option<u32>,
     /// With --repeat: unmeasured warm-up runs of each layout before the N.
     #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub warmup: u32,
@@ -144,6 +155,9 @@ pub fn execute(args: RunArgs) -> Result<()> {
     .collect();
     let inputs: Vec<&std::path::Path> = args.file.as_deref().into_iter().collect();
     crate::outputs::check(&outputs, &inputs)?;
+    if args.restart_at_block.is_some() && args.db == DbArg::Memory {
+        bail!("--restart-at-block needs the redb database (--db redb): a restart in memory would start from nothing");
+    }
     if args.architecture == Some(ArchArg::Classic) && args.workers as usize != DEFAULT_WORKERS {
         log::warn!(
             "--workers {} has no effect with --architecture classic (one distribution worker)",
@@ -206,6 +220,8 @@ pub fn execute(args: RunArgs) -> Result<()> {
             },
             progress: crate::run::Progress::detect(args.quiet),
             floor: floor_mode(args.floor),
+            db_path: args.db_path.clone(),
+            restart_at_block: args.restart_at_block,
         };
         let layouts = architectures(&args, step.approval_voting_parallel_enabled);
         // The messages of a step are the same for every layout: prepared

@@ -39,6 +39,8 @@ fn run(arch: Architecture, db: DbKind, cache: &Path) -> RunReport {
         db,
         progress: tranche_bench::run::Progress::Quiet,
         floor: tranche_bench::floor::FloorMode::Sample,
+        db_path: None,
+        restart_at_block: None,
     };
     let prepared = prepare(step, &options).unwrap();
     run_step(step, &prepared, &options).unwrap()

@@ -341,8 +341,8 @@ impl Node {
     /// the store is abandoned without a final commit (what the voting
     /// worker committed so far stays, by the promise of docs/durability.md),
     /// the threads are joined and the database file is released. Returns
-    /// the metrics so far.
-    pub fn crash(mut self) -> NodeMetrics {
+    /// the metrics so far; the node takes no more input.
+    pub fn crash(&mut self) -> NodeMetrics {
         self.crashing.store(true, Ordering::Release);
         self.stop_all();
         for t in std::mem::take(&mut self.threads) {

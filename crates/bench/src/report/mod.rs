@@ -191,6 +191,24 @@ pub struct RunReport {
     /// above are their medians); absent for a single run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub repeats: Option<repeat::Repeats>,
+    /// With `--restart-at-block N`: the crash and restart of the node.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub restart: Option<RestartReport>,
+}
+
+/// The crash and restart of `tranche run --restart-at-block N`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RestartReport {
+    /// The block at whose slot start the node was stopped.
+    pub block: u32,
+    /// The tick it happened at.
+    pub tick: u64,
+    /// Milliseconds from the stop until the restarted node was idle again
+    /// (restored, re-announced, reconnected).
+    pub recover_ms: f64,
+    /// Items (assignments and approvals) the restarted node sent while
+    /// coming back: its own messages of the stored blocks, sent again.
+    pub resent_items: u64,
 }
 
 impl RunReport {
@@ -334,6 +352,7 @@ pub(crate) mod fixture {
             protocol: ProtocolReport::default(),
             samples: vec![],
             repeats: None,
+            restart: None,
         }
     }
 }

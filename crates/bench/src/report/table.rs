@@ -225,6 +225,19 @@ impl Table<'_> {
             &peak,
             |b| format!("{:.1}", b / 1048576.0),
         );
+        for r in self.runs {
+            if let Some(x) = &r.restart {
+                let _ = writeln!(
+                    self.out,
+                    "restart ({}): crashed at block {}'s slot (tick {}), back in {:.0} ms, {} own items re-sent",
+                    r.layout(),
+                    x.block,
+                    x.tick,
+                    x.recover_ms,
+                    x.resent_items
+                );
+            }
+        }
     }
 
     fn legend(&mut self) {

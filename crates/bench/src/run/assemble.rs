@@ -29,6 +29,7 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         mut counts,
         samples,
         session,
+        restart,
         ..
     } = d;
     let metrics = node.shutdown()?;
@@ -56,7 +57,13 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
     let mut cpu = Vec::new();
     let mut node_cpu = 0.0;
     for w in &metrics.workers {
-        let s = w.cpu_seconds();
+        // After a restart the same thread names ran twice: both count.
+        let before = restart
+            .before
+            .as_ref()
+            .and_then(|m| m.workers.iter().find(|p| p.name == w.name))
+            .map_or(0.0, |p| p.cpu_seconds());
+        let s = w.cpu_seconds() + before;
         node_cpu += s;
         cpu.push(CpuRow {
             name: w.name.clone(),
@@ -136,6 +143,7 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         protocol,
         samples,
         repeats: None,
+        restart: restart.done,
     })
 }
 

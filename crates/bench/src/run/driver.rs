@@ -38,7 +38,7 @@ pub(super) struct Driver<'a> {
     pub(super) net: Network<(u32, Arc<[u8]>)>,
     pub(super) producer: Producer<'a>,
     pub(super) session: Arc<Session>,
-    block_ticks: Vec<Tick>,
+    pub(super) block_ticks: Vec<Tick>,
     pub(super) approved: Vec<Option<Tick>>,
     approved_at: Vec<Option<Instant>>,
     /// Blocks approved and not yet reported to the progress phase.
@@ -46,7 +46,7 @@ pub(super) struct Driver<'a> {
     pub(super) counts: Counts,
     first_tick: Tick,
     end_tick: Tick,
-    imported: usize,
+    pub(super) imported: usize,
     real_start: Instant,
     pub(super) clock: Clock,
     pub(super) samples: Vec<Sample>,
@@ -57,10 +57,14 @@ pub(super) struct Driver<'a> {
     live: Option<Arc<LiveRun>>,
     /// How the run's peak memory is measured (reset at its start).
     pub(super) peak_rss: super::PeakMemory,
+    /// `--restart-at-block`: the crash and restart still to come, and what
+    /// was measured of one that happened (`restart.rs`).
+    pub(super) restart: super::restart::Plan,
+    pub(super) options: RunOptions,
 }
 
 impl<'a> Driver<'a> {
-    fn sim_time(&self, tick: Tick) -> Duration {
+    pub(super) fn sim_time(&self, tick: Tick) -> Duration {
         match self.clock {
             Clock::Virtual(_) => {
                 Duration::from_millis((tick - self.first_tick) * TICK_DURATION_MILLIS)
@@ -137,7 +141,7 @@ impl<'a> Driver<'a> {
         }
     }
 
-    fn handle_event(&mut self, e: NodeEvent, now: Duration) {
+    pub(super) fn handle_event(&mut self, e: NodeEvent, now: Duration) {
         match e {
             NodeEvent::Send { peer, bytes, .. } => {
                 self.counts.messages_from_node += 1;
@@ -315,6 +319,9 @@ impl<'a> Driver<'a> {
             } else if self.last_sample.elapsed() >= REAL_SAMPLE_EVERY {
                 self.sample(tick);
             }
+            if self.restart.due(self.imported, &self.block_ticks, tick) {
+                self.restart_node(tick)?;
+            }
             self.import_due_blocks(tick)?;
             let now = self.sim_time(tick);
             deliveries.clear();
@@ -441,22 +448,13 @@ impl<'a> Driver<'a> {
         let process_cpu_start = process_cpu_time();
         let driver_cpu_start = thread_cpu_time();
         let wall_start = Instant::now();
-        let node = Node::start(NodeConfig {
-            architecture: options.architecture,
-            clock: clock.clone(),
-            local: Some(LocalKeys {
-                assignment: world.assignment_pairs[NODE_UNDER_TEST.0 as usize].clone(),
-                approval: world.pairs[NODE_UNDER_TEST.0 as usize].clone(),
-                index: NODE_UNDER_TEST,
-            }),
-            sessions: vec![session.clone()],
-            voting: tranche_voting::Config::default(),
-            distribution: tranche_distribution::Config {
-                routing_seed: options.seed,
-                ..Default::default()
-            },
-            store,
-        })?;
+        let node = Node::start(node_config(
+            prepared,
+            &session,
+            options,
+            &clock,
+            store.clone(),
+        ))?;
         let n_blocks = world.blocks.len();
         let clock_name = options.clock.name();
         let live = exporter.map(|ex| {
@@ -495,21 +493,56 @@ impl<'a> Driver<'a> {
             wall_start,
             live,
             peak_rss: super::reset_peak_memory(),
+            restart: super::restart::Plan::new(options.restart_at_block, store),
+            options: options.clone(),
         };
 
-        // Connect the peers and set the gossip topology (identity grid, as
-        // upstream's benchmark).
-        for v in 1..step.n_validators {
-            if d.net.is_connected(net_peer(v)) {
-                d.node
+        d.connect()?;
+        Ok(d)
+    }
+
+    /// Connect the peers and set the gossip topology (identity grid, as
+    /// upstream's benchmark).
+    pub(super) fn connect(&mut self) -> Result<()> {
+        for v in 1..self.step.n_validators {
+            if self.net.is_connected(net_peer(v)) {
+                self.node
                     .peer_connected(PeerId(v), Some(tranche_primitives::ValidatorIndex(v)))?;
             }
         }
-        d.node.topology(
-            world.session.session_index,
-            SessionGridTopology::identity(step.n_validators as usize),
+        self.node.topology(
+            self.prepared.world.session.session_index,
+            SessionGridTopology::identity(self.step.n_validators as usize),
             Some(NODE_UNDER_TEST),
         )?;
-        Ok(d)
+        Ok(())
+    }
+}
+
+/// The node under test's configuration: the node-under-test's two keys,
+/// the session, the layout, routing seeded by the run's seed, `store`.
+pub(super) fn node_config(
+    prepared: &Prepared,
+    session: &Arc<Session>,
+    options: &RunOptions,
+    clock: &Clock,
+    store: StoreConfig,
+) -> NodeConfig {
+    let world = &prepared.world;
+    NodeConfig {
+        architecture: options.architecture,
+        clock: clock.clone(),
+        local: Some(LocalKeys {
+            assignment: world.assignment_pairs[NODE_UNDER_TEST.0 as usize].clone(),
+            approval: world.pairs[NODE_UNDER_TEST.0 as usize].clone(),
+            index: NODE_UNDER_TEST,
+        }),
+        sessions: vec![session.clone()],
+        voting: tranche_voting::Config::default(),
+        distribution: tranche_distribution::Config {
+            routing_seed: options.seed,
+            ..Default::default()
+        },
+        store,
     }
 }

@@ -10,6 +10,7 @@
 mod assemble;
 mod driver;
 mod progress;
+mod restart;
 
 pub use progress::{Phase, Progress};
 
@@ -66,6 +67,12 @@ pub struct RunOptions {
     pub progress: Progress,
     /// How the crypto floor is measured (`floor.rs`).
     pub floor: crate::floor::FloorMode,
+    /// Keep the database in this folder (one subfolder per step and
+    /// layout) instead of a temporary one removed at the end.
+    pub db_path: Option<PathBuf>,
+    /// Crash and restart the node at the start of this block's slot
+    /// (`restart.rs`).
+    pub restart_at_block: Option<u32>,
 }
 
 /// How long the node may take to drain one virtual tick.
@@ -212,21 +219,14 @@ pub fn run_step_observed(
     options: &RunOptions,
     exporter: Option<&Exporter>,
 ) -> Result<RunReport> {
-    let db_dir = std::env::temp_dir().join(format!(
-        "tranche-db-{}-{}",
-        std::process::id(),
-        options.architecture.name()
-    ));
-    let store = match options.db {
-        DbKind::Memory => StoreConfig::Memory,
-        DbKind::Redb => {
-            std::fs::create_dir_all(&db_dir)
-                .with_context(|| format!("cannot create {}", db_dir.display()))?;
-            let path = db_dir.join("approvals.redb");
-            let _ = std::fs::remove_file(&path);
-            StoreConfig::Redb(path)
-        }
-    };
+    restart::check(
+        options.restart_at_block,
+        step.num_blocks,
+        options.db == DbKind::Redb,
+    )?;
+    // A temporary folder with a random name, removed when the guard drops
+    // (also on an error or a panic); or the user's, kept.
+    let (store, _guard) = database(step, options)?;
     let layout = layout_name(options.architecture);
     let run = || {
         let mut d = Driver::start(step, prepared, options, exporter, store)?;
@@ -251,7 +251,6 @@ pub fn run_step_observed(
             .join()
             .unwrap_or_else(|_| Err(anyhow::anyhow!("the driver thread panicked")))
     });
-    let _ = std::fs::remove_dir_all(&db_dir);
     result
 }
 
@@ -261,4 +260,45 @@ pub fn layout_name(architecture: Architecture) -> String {
         Architecture::Classic => "classic".to_owned(),
         Architecture::Parallel { workers } => format!("parallel/{workers}"),
     }
+}
+
+/// Where the run's node keeps its database, and the guard of a temporary
+/// folder. With `--db-path DIR`: `DIR/<step>/<layout>/approvals.redb`,
+/// emptied at the start, kept after the run.
+fn database(
+    step: &BenchStep,
+    options: &RunOptions,
+) -> Result<(StoreConfig, Option<tempfile::TempDir>)> {
+    if options.db == DbKind::Memory {
+        return Ok((StoreConfig::Memory, None));
+    }
+    let (dir, guard) = match &options.db_path {
+        Some(root) => {
+            let step_dir: String = step
+                .name
+                .chars()
+                .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                .collect();
+            let dir = root
+                .join(step_dir)
+                .join(layout_name(options.architecture).replace('/', "-"));
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+            (dir, None)
+        }
+        None => {
+            let tmp = tempfile::Builder::new()
+                .prefix("tranche-db-")
+                .tempdir()
+                .context("cannot create a temporary database folder")?;
+            (tmp.path().to_path_buf(), Some(tmp))
+        }
+    };
+    let path = dir.join("approvals.redb");
+    match std::fs::remove_file(&path) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e).with_context(|| format!("cannot empty {}", path.display())),
+    }
+    Ok((StoreConfig::Redb(path), guard))
 }

@@ -1,0 +1,112 @@
+//! `tranche run --restart-at-block N` and `--db-path DIR`: the node crashes
+//! at block N's slot and comes back on its database, every block is still
+//! approved in both layouts, the report shows the restart; the database is
+//! kept where asked; a restart without a database is refused up front.
+
+use std::process::Command;
+
+const BIN: &str = env!("CARGO_BIN_EXE_tranche");
+
+fn tmp(name: &str) -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("tranche-restart-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+#[test]
+fn a_run_restarted_at_block_two_approves_every_block_in_both_layouts() {
+    let dir = tmp("run");
+    let json = dir.join("r.json");
+    let db = dir.join("db");
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/default.yaml");
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            example,
+            "--clock",
+            "virtual",
+            "--architecture",
+            "both",
+            "--quiet",
+        ])
+        .arg("--restart-at-block")
+        .arg("2")
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .arg("--db-path")
+        .arg(&db)
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        stdout.contains("restart (classic): crashed at block 2"),
+        "{stdout}"
+    );
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let runs = v["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 2);
+    for r in runs {
+        assert_eq!(r["restart"]["block"], 2, "{}", r["architecture"]);
+        assert!(r["restart"]["resent_items"].as_u64().unwrap() > 0);
+        for b in r["blocks"].as_array().unwrap() {
+            assert!(b["approved_tick"].is_u64(), "{}: {b}", r["architecture"]);
+        }
+    }
+    // The databases are kept, one per step and layout.
+    let kept: Vec<_> = walk(&db)
+        .into_iter()
+        .filter(|p| p.ends_with("approvals.redb"))
+        .collect();
+    assert_eq!(kept.len(), 2, "{kept:?}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+fn walk(d: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+#[test]
+fn a_restart_without_a_database_is_refused_before_any_work() {
+    let out = Command::new(BIN)
+        .args([
+            "run",
+            "--db",
+            "memory",
+            "--restart-at-block",
+            "2",
+            "--clock",
+            "virtual",
+            "--quiet",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--restart-at-block needs the redb database"),
+        "{err}"
+    );
+    assert!(
+        out.stdout.is_empty(),
+        "nothing ran: {}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
