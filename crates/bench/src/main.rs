@@ -7,12 +7,21 @@ use std::process::ExitCode;
 use tranche_conformance::vectors as conformance;
 
 /// The version `--version` prints: the package's and the commit's.
-const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("TRANCHE_COMMIT"), ")");
+fn version() -> &'static str {
+    static VERSION: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    VERSION.get_or_init(|| {
+        format!(
+            "{} ({})",
+            env!("CARGO_PKG_VERSION"),
+            tranche_report::meta::COMMIT
+        )
+    })
+}
 
 /// tranche: Polkadot's approval-voting protocol, conformance checks and a
 /// benchmark of it.
 #[derive(Parser, Debug)]
-#[command(name = "tranche", version = VERSION, about, long_about = None)]
+#[command(name = "tranche", version = version(), about, long_about = None)]
 struct Cli {
     /// More log lines on stderr: -v info, -vv debug, -vvv trace (default:
     /// warnings). RUST_LOG, when set, wins.
@@ -135,7 +144,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         } => {
             // `-v` (global) lists the identical figures too.
             let verbose = cli.verbose > 0;
-            let load = |p: &PathBuf| tranche_bench::report::compare::load(p);
+            let load = |p: &PathBuf| tranche_report::compare::load(p);
             let (base, cur) = match (load(&baseline), load(&current)) {
                 (Ok(b), Ok(c)) => (b, c),
                 (Err(e), _) | (_, Err(e)) => {
@@ -143,16 +152,16 @@ fn run(cli: Cli) -> Result<ExitCode> {
                     return Ok(ExitCode::from(2));
                 }
             };
-            if let Some(why) = tranche_bench::report::compare::not_comparable(&base, &cur) {
+            if let Some(why) = tranche_report::compare::not_comparable(&base, &cur) {
                 eprintln!("not comparable: {why}");
                 return Ok(ExitCode::from(2));
             }
-            let policy = tranche_bench::report::compare::CpuPolicy {
+            let policy = tranche_report::compare::CpuPolicy {
                 tolerance: cpu_tolerance,
                 floor_s: cpu_floor,
                 ignore: ignore_cpu,
             };
-            let c = tranche_bench::report::compare::compare(&base, &cur, &policy);
+            let c = tranche_report::compare::compare(&base, &cur, &policy);
             print!("{}", c.render(verbose));
             Ok(if c.passed() {
                 ExitCode::SUCCESS

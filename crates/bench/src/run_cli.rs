@@ -1,13 +1,13 @@
 //! `tranche run`: the benchmark's command line — which file, which
 //! architecture, which clock — and what it prints and writes.
 
-use crate::report::prometheus::Exporter;
-use crate::report::{render, Meta, ReportFile};
 use crate::run::{prepare, run_step_observed, ClockKind, DbKind, RunOptions};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use tranche_node::{Architecture, DEFAULT_WORKERS};
+use tranche_report::prometheus::Exporter;
+use tranche_report::{render, Meta, ReportFile};
 use tranche_workload::config::{self, BenchConfig};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -243,7 +243,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .cloned()
             .collect();
         println!("{}", render(&step_runs));
-        print!("{}", crate::report::repeat::render_spread(&step_runs));
+        print!("{}", tranche_report::repeat::render_spread(&step_runs));
         // Each step's results are written as soon as it ends: a later
         // failing step cannot lose them.
         write_results(&args, &runs, &meta)?;
@@ -287,7 +287,7 @@ fn run_repeated(
     prepared: &crate::run::Prepared,
     options: &RunOptions,
     exporter: Option<&Exporter>,
-) -> Result<crate::report::RunReport> {
+) -> Result<tranche_report::RunReport> {
     for _ in 0..args.warmup {
         run_step_observed(step, prepared, options, None)?;
     }
@@ -298,18 +298,18 @@ fn run_repeated(
     if args.repeat == 1 && args.warmup == 0 {
         return Ok(measured.remove(0));
     }
-    crate::report::repeat::combine(measured, args.warmup as usize)
+    tranche_report::repeat::combine(measured, args.warmup as usize)
 }
 
 /// The JSON and HTML files of the runs so far, each written atomically.
-fn write_results(args: &RunArgs, runs: &[crate::report::RunReport], meta: &Meta) -> Result<()> {
+fn write_results(args: &RunArgs, runs: &[tranche_report::RunReport], meta: &Meta) -> Result<()> {
     if let Some(path) = &args.json {
         let file = ReportFile::with_meta(runs.to_vec(), meta.clone());
         let text = serde_json::to_string_pretty(&file)?;
         crate::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
-        let page = crate::report::html::render_html(runs, Some(meta))?;
+        let page = tranche_report::html::render_html(runs, Some(meta))?;
         crate::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())

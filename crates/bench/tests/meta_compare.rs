@@ -60,7 +60,7 @@ fn metadata_in_the_json_and_the_header_and_not_comparable_runs() {
         );
     }
     assert_eq!(meta["tool"], "tranche");
-    assert_eq!(meta["version"], tranche_bench::report::FORMAT_VERSION);
+    assert_eq!(meta["version"], tranche_report::FORMAT_VERSION);
     assert_eq!(meta["database"], "redb");
     assert_eq!(meta["seed"], 0);
     let date = meta["date"].as_str().unwrap();

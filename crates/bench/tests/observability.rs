@@ -8,7 +8,7 @@ use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tranche_bench::report::ReportFile;
+use tranche_report::ReportFile;
 
 const BIN: &str = env!("CARGO_BIN_EXE_tranche");
 

@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
-use tranche_bench::report::ReportFile;
+use tranche_report::ReportFile;
 
 fn tmp(name: &str) -> PathBuf {
     common::tmp("repeat", name)

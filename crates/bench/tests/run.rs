@@ -3,9 +3,9 @@
 //! the architecture; every block is approved.
 
 use std::path::Path;
-use tranche_bench::report::RunReport;
 use tranche_bench::run::{prepare, run_step, ClockKind, DbKind, RunOptions};
 use tranche_node::Architecture;
+use tranche_report::RunReport;
 use tranche_workload::config;
 
 const SMALL: &str = r#"

@@ -5,11 +5,11 @@
 use super::driver::Driver;
 use super::{peak_memory_bytes, RunOptions};
 use crate::floor;
-use crate::report::{BlockReport, CpuRow, FloorReport, NetworkReport, ProtocolReport, RunReport};
 use anyhow::{bail, Result};
 use tranche_node::Architecture;
 use tranche_node::ASSIGNMENT_KINDS;
 use tranche_node::{process_cpu_time, thread_cpu_time};
+use tranche_report::{BlockReport, CpuRow, FloorReport, NetworkReport, ProtocolReport, RunReport};
 
 /// Stop the node of a finished run and assemble its report.
 pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {

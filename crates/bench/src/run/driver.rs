@@ -7,8 +7,6 @@
 
 use super::Phase;
 use super::{ClockKind, Prepared, RunOptions, GRACE_TICKS, IDLE_TIMEOUT, REAL_SAMPLE_EVERY};
-use crate::report::prometheus::{Exporter, LiveRun};
-use crate::report::{thread_group, Counts, Sample};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -19,6 +17,8 @@ use tranche_node::{process_cpu_time, thread_cpu_time};
 use tranche_node::{Clock, Node, NodeConfig, NodeEvent, StoreConfig};
 use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT, TICK_DURATION_MILLIS};
 use tranche_primitives::{Session, Tick};
+use tranche_report::prometheus::{Exporter, LiveRun};
+use tranche_report::{thread_group, Counts, Sample};
 use tranche_voting::{LocalKeys, NewBlock};
 use tranche_workload::config::BenchStep;
 use tranche_workload::generate::world::NODE_UNDER_TEST;
@@ -237,7 +237,7 @@ impl<'a> Driver<'a> {
             let peak = c.take_window_peak();
             queue_depth += peak;
             let deepest = queue_depth_by_kind
-                .entry(crate::report::channel_kind(&c.name))
+                .entry(tranche_report::channel_kind(&c.name))
                 .or_insert(0);
             *deepest = peak.max(*deepest);
         }

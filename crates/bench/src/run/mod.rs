@@ -14,8 +14,6 @@ mod restart;
 
 pub use progress::{Phase, Progress};
 
-use crate::report::prometheus::Exporter;
-use crate::report::{GenerationReport, RunReport};
 use anyhow::{Context, Result};
 use driver::Driver;
 use parity_scale_codec::Encode;
@@ -25,6 +23,8 @@ use std::time::{Duration, Instant};
 use tranche_node::{Architecture, StoreConfig};
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Tick, ValidationProtocol};
+use tranche_report::prometheus::Exporter;
+use tranche_report::{GenerationReport, RunReport};
 use tranche_workload::config::BenchStep;
 use tranche_workload::generate::cache::GeneratedMessages;
 use tranche_workload::generate::params::GenerationParams;

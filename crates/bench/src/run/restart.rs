@@ -8,12 +8,12 @@
 
 use super::driver::{node_config, Driver};
 use super::IDLE_TIMEOUT;
-use crate::report::RestartReport;
 use anyhow::{bail, Context, Result};
 use std::time::Instant;
 use tranche_distribution::{PeerId, View};
 use tranche_node::{Node, NodeEvent, NodeMetrics, StoreConfig};
 use tranche_primitives::Tick;
+use tranche_report::RestartReport;
 
 /// The restart a run is asked for, and what happened.
 #[derive(Default)]

@@ -9,8 +9,8 @@
 //! run's metadata (`report::meta`) heads the page and the text report
 //! follows each step.
 
-use crate::report::html_chart::{bar_chart, layout_colour, Bars, Mark};
-use crate::report::{render, Meta, RunReport, Sample};
+use crate::html_chart::{bar_chart, layout_colour, Bars, Mark};
+use crate::{render, Meta, RunReport, Sample};
 use anyhow::Result;
 use std::fmt::Write as _;
 
@@ -253,7 +253,7 @@ pub fn render_html(runs: &[RunReport], meta: Option<&Meta>) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::*;
+    use crate::*;
 
     /// Two blocks of 6 s; CPU and bytes grow linearly, 2 workers.
     fn run(architecture: &str, workers: usize) -> RunReport {

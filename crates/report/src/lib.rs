@@ -1,4 +1,4 @@
-//! The report of a benchmark run: one layout for every run (these types,
+//! The outputs of a benchmark run. The report: one layout for every run (these types,
 //! written as JSON with `--json`), printed as a table (`table`), drawn as
 //! an HTML page (`html`), served live to Prometheus (`prometheus`) and
 //! judged against a baseline (`compare`).

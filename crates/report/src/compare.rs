@@ -12,8 +12,8 @@
 //! noise floor are shown but not judged. Wall time and memory are shown
 //! only.
 
-use crate::report::repeat::Spread;
-use crate::report::{ReportFile, RunReport, FORMAT_VERSION, TOOL};
+use crate::repeat::Spread;
+use crate::{ReportFile, RunReport, FORMAT_VERSION, TOOL};
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -521,9 +521,9 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::*;
+    use crate::*;
 
-    use crate::report::fixture::run;
+    use crate::fixture::run;
 
     fn with_meta(r: RunReport) -> ReportFile {
         let cfg = tranche_workload::config::embedded_default().unwrap();

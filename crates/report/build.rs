@@ -1,5 +1,5 @@
-//! Records the commit the binary is built from, for `tranche --version` and
-//! the reports' metadata ("unknown" outside a git checkout).
+//! Records the commit the program is built from, for the reports' metadata
+//! and `tranche --version` ("unknown" outside a git checkout).
 
 fn main() {
     let commit = std::process::Command::new("git")

@@ -9,9 +9,7 @@
 //! upstream's names and labels. What upstream has and the node cannot
 //! serve is listed in `docs/observability.md`.
 
-use crate::report::prometheus::{
-    counter, encode_histogram, family, gauge, labelled, lock, LiveRun,
-};
+use crate::prometheus::{counter, encode_histogram, family, gauge, labelled, lock, LiveRun};
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;

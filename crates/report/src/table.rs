@@ -311,7 +311,7 @@ pub fn render(runs: &[RunReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::fixture;
+    use crate::fixture;
 
     fn both() -> Vec<RunReport> {
         let mut classic = fixture::run();

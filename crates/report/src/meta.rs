@@ -9,6 +9,10 @@ use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 use tranche_workload::config::BenchStep;
 
+/// The commit the program is built from (`build.rs`; "unknown" outside
+/// a git checkout).
+pub const COMMIT: &str = env!("TRANCHE_COMMIT");
+
 /// The machine a report was made on.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -52,7 +56,7 @@ impl Meta {
         Meta {
             tool: super::TOOL.into(),
             version: super::FORMAT_VERSION.into(),
-            commit: env!("TRANCHE_COMMIT").into(),
+            commit: COMMIT.into(),
             command: command_line(std::env::args()),
             date: rfc3339(SystemTime::now()),
             machine: machine(),

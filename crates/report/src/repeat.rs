@@ -5,8 +5,8 @@
 //! (those `compare` judges exactly, `compare::exact_figures`) must be equal
 //! in every repeat under the virtual clock, or the runs are refused.
 
-use crate::report::compare::exact_figures;
-use crate::report::RunReport;
+use crate::compare::exact_figures;
+use crate::RunReport;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -147,8 +147,8 @@ pub fn render_spread(runs: &[RunReport]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::report::compare::{compare, CpuPolicy, Verdict};
-    use crate::report::{fixture, ReportFile};
+    use crate::compare::{compare, CpuPolicy, Verdict};
+    use crate::{fixture, ReportFile};
 
     #[test]
     fn spread_is_median_min_and_max() {

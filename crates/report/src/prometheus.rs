@@ -15,8 +15,8 @@
 //! deadline for its headers and one for the whole exchange, so an idle or
 //! slow scraper cannot delay another.
 
-use crate::report::prometheus_upstream as upstream;
-use crate::report::thread_group;
+use crate::prometheus_upstream as upstream;
+use crate::thread_group;
 use anyhow::{Context, Result};
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, MetricEncoder};
 use prometheus_client::metrics::counter::ConstCounter;
