@@ -295,23 +295,9 @@ fn sends(out: &[Action]) -> Vec<(u32, Vec<u8>)> {
 fn learning_a_peers_identity_sends_what_the_grid_meant_for_it() {
     let m = meta(1, 4);
     // Peer 10 (our column) connects without a known identity.
-    let mut s = State::new(Config::default());
-    s.add_session(session(N, 4));
-    let mut out = Vec::new();
-    s.new_gossip_topology(
-        1,
-        SessionGridTopology::identity(N as usize),
-        Some(ValidatorIndex(LOCAL)),
-        &mut out,
-    );
-    for v in (0..N).filter(|v| *v != LOCAL) {
-        let authority = (v != 10).then_some(ValidatorIndex(v));
-        s.peer_connected(PeerId(v), authority).unwrap();
-    }
-    s.new_blocks(0, vec![m.clone()], &mut out);
-    for v in (0..N).filter(|v| *v != LOCAL) {
-        s.peer_view_change(0, PeerId(v), view(&[m.hash], 0), &mut out);
-    }
+    let mut s = node_on_grid_with(N, LOCAL, &m, Config::default(), |v| {
+        (v != 10).then_some(ValidatorIndex(v))
+    });
     let got = receive_ok(
         &mut s,
         0,
@@ -350,23 +336,7 @@ fn a_disconnect_keeps_the_peers_identity() {
 #[test]
 fn a_node_outside_the_grid_keeps_the_topology_for_random_routing() {
     let m = meta(1, 4);
-    let mut s = State::new(Config::default());
-    s.add_session(session(N, 4));
-    let mut out = Vec::new();
-    s.new_gossip_topology(
-        1,
-        SessionGridTopology::identity(N as usize),
-        Some(ValidatorIndex(N + 5)),
-        &mut out,
-    );
-    for v in 0..N {
-        s.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
-            .unwrap();
-    }
-    s.new_blocks(0, vec![m.clone()], &mut out);
-    for v in 0..N {
-        s.peer_view_change(0, PeerId(v), view(&[m.hash], 0), &mut out);
-    }
+    let mut s = node_on_grid_with(N, N + 5, &m, Config::default(), |v| Some(ValidatorIndex(v)));
     let got = receive_ok(
         &mut s,
         0,

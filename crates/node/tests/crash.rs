@@ -12,7 +12,6 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_node::{Architecture, Clock, Node, NodeEvent, StoreConfig};
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::{Hash, ValidatorIndex};
@@ -42,80 +41,47 @@ fn child(db: &str, layout: &str) {
     let out = std::io::stdout();
     let first = n.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let end = first + 12 * 12;
-    node.set_tick(first).unwrap();
-    for v in 1..n.n {
-        node.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
-            .unwrap();
-    }
-    node.topology(
-        1,
-        SessionGridTopology::identity(n.n as usize),
-        Some(ValidatorIndex(0)),
-    )
-    .unwrap();
-    let idle = Duration::from_secs(60);
-    let mut next = 0;
-    for tick in first..=end {
-        node.set_tick(tick).unwrap();
-        node.wait_idle(idle).unwrap();
-        for b in n
-            .blocks
-            .iter()
-            .filter(|b| b.block.slot * DEFAULT_TICKS_PER_SLOT == tick)
-        {
-            node.import_block(b.clone()).unwrap();
-            node.wait_idle(idle).unwrap();
-            for v in 1..n.n {
-                let view = View {
-                    heads: vec![b.block.hash],
-                    finalized_number: 0,
-                };
-                node.peer_view(PeerId(v), view).unwrap();
-            }
-        }
-        while next < n.schedule.len() && n.schedule[next].0 <= tick {
-            let (_, v, bytes) = &n.schedule[next];
-            node.peer_message(PeerId(*v), bytes.clone()).unwrap();
-            next += 1;
-        }
-        node.wait_idle(idle).unwrap();
+    connect(&n, &mut node, first, false);
+    drive_ticks(&n, &mut node, first, end, |node, _| {
         let mut seen = BTreeSet::new();
         while let Ok(e) = node.events().try_recv() {
-            let line = match e {
+            match e {
                 NodeEvent::Send { bytes, .. } => {
-                    for k in item_keys(&bytes) {
-                        let line = match k {
-                            ItemKey::Assignment {
-                                block,
-                                validator: 0,
-                                claimed,
-                                ..
-                            } => format!("A {} {claimed:?}", hex(&block)),
-                            ItemKey::Approval {
-                                block,
-                                validator: 0,
-                                candidates,
-                            } => format!("V {} {candidates:?}", hex(&block)),
-                            _ => continue,
-                        };
-                        seen.insert(line);
-                    }
-                    continue;
+                    seen.extend(item_keys(&bytes).into_iter().filter_map(ours));
                 }
-                NodeEvent::BlockApproved { hash, .. } => format!("B {} []", hex(&hash)),
-                _ => continue,
-            };
-            seen.insert(line);
+                NodeEvent::BlockApproved { hash, .. } => {
+                    seen.insert(format!("B {} []", hex(&hash)));
+                }
+                _ => {}
+            }
         }
         let mut o = out.lock();
         for l in seen {
             writeln!(o, "{l}").unwrap();
             o.flush().unwrap();
         }
-    }
+    });
     println!("DONE");
     // Wait to be killed: the parent decides when the crash happens.
     std::thread::sleep(Duration::from_secs(600));
+}
+
+/// Our own item as an announcement line (`A block c,c` / `V block c,c`).
+fn ours(k: ItemKey) -> Option<String> {
+    match k {
+        ItemKey::Assignment {
+            block,
+            validator: 0,
+            claimed,
+            ..
+        } => Some(format!("A {} {claimed:?}", hex(&block))),
+        ItemKey::Approval {
+            block,
+            validator: 0,
+            candidates,
+        } => Some(format!("V {} {candidates:?}", hex(&block))),
+        _ => None,
+    }
 }
 
 /// Whether the database holds `line`'s announcement.

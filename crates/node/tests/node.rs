@@ -332,8 +332,7 @@ fn votes_orphaned_by_restart(net: &Net, mid: tranche_primitives::Tick) -> u64 {
         }
     }
     let mut orphans = 0;
-    for (t, _, bytes) in net.schedule.iter().filter(|(t, _, _)| *t > mid) {
-        let _ = t;
+    for (_, _, bytes) in net.schedule.iter().filter(|(t, _, _)| *t > mid) {
         for k in item_keys(bytes) {
             if let ItemKey::Approval {
                 block,

@@ -136,6 +136,18 @@ pub fn real_assignments(
 /// every other validator (peer id = validator index), with `meta` known to
 /// it and to every peer.
 pub fn node_on_grid(n: u32, local: u32, meta: &Block, cfg: Config) -> State {
+    node_on_grid_with(n, local, meta, cfg, |v| Some(ValidatorIndex(v)))
+}
+
+/// [`node_on_grid`], each peer `v` (every validator but `local`, which may
+/// lie outside the grid) connected with the identity `authority(v)`.
+pub fn node_on_grid_with(
+    n: u32,
+    local: u32,
+    meta: &Block,
+    cfg: Config,
+    authority: impl Fn(u32) -> Option<ValidatorIndex>,
+) -> State {
     let mut s = State::new(cfg);
     s.add_session(session(n, meta.candidates.len().max(1) as u32));
     let mut out = Vec::new();
@@ -146,8 +158,7 @@ pub fn node_on_grid(n: u32, local: u32, meta: &Block, cfg: Config) -> State {
         &mut out,
     );
     for v in (0..n).filter(|v| *v != local) {
-        s.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
-            .unwrap();
+        s.peer_connected(PeerId(v), authority(v)).unwrap();
     }
     s.new_blocks(0, vec![meta.clone()], &mut out);
     for v in (0..n).filter(|v| *v != local) {

@@ -267,7 +267,21 @@ pub fn run_virtual(net: &Net, node: &mut Node, end: Tick) -> Trace {
 pub fn run_virtual_with(net: &Net, node: &mut Node, end: Tick, late_authority: bool) -> Trace {
     let mut trace = Trace::default();
     let first = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
-    node.set_tick(first).unwrap();
+    assert!(net.schedule.iter().all(|(t, _, _)| *t >= first));
+    connect(net, node, first, late_authority);
+    drive_ticks(net, node, first, end, |node, tick| {
+        drain(node, tick, &mut trace)
+    });
+    for list in trace.sent.values_mut() {
+        list.sort();
+    }
+    trace
+}
+
+/// Set the tick, connect every peer (with `late_authority`: without an
+/// identity, learnt right after) and set the identity grid.
+pub fn connect(net: &Net, node: &mut Node, tick: Tick, late_authority: bool) {
+    node.set_tick(tick).unwrap();
     for v in 1..net.n {
         let authority = (!late_authority).then_some(ValidatorIndex(v));
         node.peer_connected(PeerId(v), authority).unwrap();
@@ -282,8 +296,30 @@ pub fn run_virtual_with(net: &Net, node: &mut Node, end: Tick, late_authority: b
     )
     .unwrap();
     node.wait_idle(IDLE).unwrap();
-    let mut next = 0;
-    for tick in first..=end {
+}
+
+/// Every peer shows the node a view with these heads.
+pub fn show_heads(net: &Net, node: &mut Node, heads: &[Hash]) {
+    for v in 1..net.n {
+        let view = View {
+            heads: heads.to_vec(),
+            finalized_number: 0,
+        };
+        node.peer_view(PeerId(v), view).unwrap();
+    }
+}
+
+/// Ticks `from..=to`: set the tick, import the tick's blocks (each shown to
+/// every peer), deliver the schedule's messages of the tick, let the node
+/// settle, then `after(node, tick)`.
+pub fn drive_ticks(
+    net: &Net,
+    node: &mut Node,
+    from: Tick,
+    to: Tick,
+    mut after: impl FnMut(&Node, Tick),
+) {
+    for tick in from..=to {
         node.set_tick(tick).unwrap();
         node.wait_idle(IDLE).unwrap();
         for b in net
@@ -293,31 +329,15 @@ pub fn run_virtual_with(net: &Net, node: &mut Node, end: Tick, late_authority: b
         {
             node.import_block(b.clone()).unwrap();
             node.wait_idle(IDLE).unwrap();
-            let heads: Vec<Hash> = vec![b.block.hash];
-            for v in 1..net.n {
-                node.peer_view(
-                    PeerId(v),
-                    View {
-                        heads: heads.clone(),
-                        finalized_number: 0,
-                    },
-                )
-                .unwrap();
-            }
+            show_heads(net, node, &[b.block.hash]);
             node.wait_idle(IDLE).unwrap();
         }
-        while next < net.schedule.len() && net.schedule[next].0 <= tick {
-            let (_, v, bytes) = &net.schedule[next];
+        for (_, v, bytes) in net.schedule.iter().filter(|(t, _, _)| *t == tick) {
             node.peer_message(PeerId(*v), bytes.clone()).unwrap();
-            next += 1;
         }
         node.wait_idle(IDLE).unwrap();
-        drain(node, tick, &mut trace);
+        after(node, tick);
     }
-    for list in trace.sent.values_mut() {
-        list.sort();
-    }
-    trace
 }
 
 pub fn outgoing_kind(o: &Outgoing) -> &'static str {
@@ -339,17 +359,7 @@ pub fn run_virtual_span(
     restarted: bool,
 ) -> Trace {
     let mut trace = Trace::default();
-    node.set_tick(from).unwrap();
-    for v in 1..net.n {
-        node.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
-            .unwrap();
-    }
-    node.topology(
-        1,
-        SessionGridTopology::identity(net.n as usize),
-        Some(ValidatorIndex(0)),
-    )
-    .unwrap();
+    connect(net, node, from, false);
     if restarted {
         let heads: Vec<Hash> = net
             .blocks
@@ -357,39 +367,11 @@ pub fn run_virtual_span(
             .filter(|b| b.block.slot * DEFAULT_TICKS_PER_SLOT < from)
             .map(|b| b.block.hash)
             .collect();
-        for v in 1..net.n {
-            let view = View {
-                heads: heads.clone(),
-                finalized_number: 0,
-            };
-            node.peer_view(PeerId(v), view).unwrap();
-        }
-    }
-    node.wait_idle(IDLE).unwrap();
-    for tick in from..=to {
-        node.set_tick(tick).unwrap();
+        show_heads(net, node, &heads);
         node.wait_idle(IDLE).unwrap();
-        for b in net
-            .blocks
-            .iter()
-            .filter(|b| b.block.slot * DEFAULT_TICKS_PER_SLOT == tick)
-        {
-            node.import_block(b.clone()).unwrap();
-            node.wait_idle(IDLE).unwrap();
-            for v in 1..net.n {
-                let view = View {
-                    heads: vec![b.block.hash],
-                    finalized_number: 0,
-                };
-                node.peer_view(PeerId(v), view).unwrap();
-            }
-            node.wait_idle(IDLE).unwrap();
-        }
-        for (_, v, bytes) in net.schedule.iter().filter(|(t, _, _)| *t == tick) {
-            node.peer_message(PeerId(*v), bytes.clone()).unwrap();
-        }
-        node.wait_idle(IDLE).unwrap();
-        drain(node, tick, &mut trace);
     }
+    drive_ticks(net, node, from, to, |node, tick| {
+        drain(node, tick, &mut trace)
+    });
     trace
 }
