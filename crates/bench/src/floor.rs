@@ -150,7 +150,9 @@ fn verify(block: &Block, session: &Session, m: &TestMessage) -> (u64, u64) {
                     .iter_ones()
                     .filter_map(|i| block.candidates.get(i as usize).map(|c| c.hash))
                     .collect();
-                let index = session.info.session_index;
+                // The block's own session: every session of a run has the
+                // same validators and keys, but its own index in the payload.
+                let index = block.session;
                 let ok = session
                     .validator_key(v.validator)
                     .flatten()

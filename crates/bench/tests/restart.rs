@@ -110,3 +110,65 @@ fn a_restart_without_a_database_is_refused_before_any_work() {
         String::from_utf8_lossy(&out.stdout)
     );
 }
+
+/// `blocks_per_session: 2` (a new session every two blocks, learnt by the
+/// node from its first block) and a restart at block 2: every block is
+/// approved, the two layouts agree tick for tick, and no honest peer is
+/// charged anything.
+#[test]
+fn two_sessions_and_a_restart_approve_every_block_and_the_layouts_agree() {
+    let dir = tmp("sessions");
+    let example = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../examples/default.yaml"
+    ))
+    .unwrap();
+    let yaml = example.replace(
+        "- objective: !ApprovalVoting\n",
+        "- objective: !ApprovalVoting\n    blocks_per_session: 2\n",
+    );
+    assert_ne!(yaml, example, "the key went in");
+    let file = dir.join("two-sessions.yaml");
+    std::fs::write(&file, yaml).unwrap();
+    let json = dir.join("r.json");
+    let out = Command::new(BIN)
+        .arg("-v")
+        .arg("run")
+        .arg(&file)
+        .args(["--clock", "virtual", "--architecture", "both", "--quiet"])
+        .args(["--restart-at-block", "2"])
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    for cost in [
+        "out-of-view",
+        "The vote was bad",
+        "identical messages",
+        "too far",
+    ] {
+        assert!(!err.contains(cost), "a peer was charged ({cost}):\n{err}");
+    }
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let ticks: Vec<Vec<u64>> = v["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            r["blocks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|b| b["approved_tick"].as_u64().expect("approved"))
+                .collect()
+        })
+        .collect();
+    assert_eq!(ticks.len(), 2);
+    assert_eq!(ticks[0], ticks[1], "classic and parallel agree");
+    std::fs::remove_dir_all(&dir).ok();
+}

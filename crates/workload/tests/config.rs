@@ -663,3 +663,38 @@ fn several_steps_keep_their_order_and_names() {
     assert_eq!(e.step, Some(2));
     assert!(e.to_string().starts_with("test.yaml: step 2: "), "{e}");
 }
+
+/// `blocks_per_session` (tranche's extension of `!ApprovalVoting`): a new
+/// session every N blocks, bounded, absent by default, not a G1 key.
+#[test]
+fn blocks_per_session_is_read_and_bounded() {
+    let yaml = |extra: &str| {
+        format!(
+            "TestConfiguration:
+- objective: !ApprovalVoting
+    coalesce_mean: 1.0
+    coalesce_std_dev: 0.0
+    coalesce_tranche_diff: 12
+{extra}  n_validators: 20
+  n_cores: 4
+  num_blocks: 4
+"
+        )
+    };
+    let plain = parse(&yaml("")).unwrap();
+    assert_eq!(plain.steps[0].blocks_per_session, None);
+    let two = parse(&yaml("    blocks_per_session: 2\n")).unwrap();
+    assert_eq!(two.steps[0].blocks_per_session, Some(2));
+    assert_eq!(
+        two.steps[0].generation_params(0).blocks_per_session,
+        Some(2)
+    );
+    assert_ne!(
+        plain.steps[0].generation_params(0).fingerprint(),
+        two.steps[0].generation_params(0).fingerprint()
+    );
+    let e = parse(&yaml("    blocks_per_session: 0\n"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("blocks_per_session") && !e.contains('\n'), "{e}");
+}

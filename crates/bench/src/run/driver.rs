@@ -37,7 +37,10 @@ pub(super) struct Driver<'a> {
     pub(super) node: Node,
     pub(super) net: Network<(u32, Arc<[u8]>)>,
     pub(super) producer: Producer<'a>,
+    /// The first session (the node starts knowing it).
     pub(super) session: Arc<Session>,
+    /// Every session of the run, by index from the first on.
+    sessions: Vec<Arc<Session>>,
     pub(super) block_ticks: Vec<Tick>,
     pub(super) approved: Vec<Option<Tick>>,
     approved_at: Vec<Option<Instant>>,
@@ -76,10 +79,9 @@ impl<'a> Driver<'a> {
     fn import_due_blocks(&mut self, tick: Tick) -> Result<()> {
         while self.imported < self.block_ticks.len() && self.block_ticks[self.imported] <= tick {
             let b = self.imported;
-            self.node.import_block(NewBlock {
-                block: self.prepared.world.blocks[b].clone(),
-                session: self.session.clone(),
-            })?;
+            let block = self.prepared.world.blocks[b].clone();
+            let session = self.session_of(block.session);
+            self.node.import_block(NewBlock { block, session })?;
             if self.clock.is_virtual() {
                 self.node.wait_idle(IDLE_TIMEOUT)?;
             }
@@ -406,6 +408,11 @@ impl<'a> Driver<'a> {
     ) -> Result<Self> {
         let world = &prepared.world;
         let session = Arc::new(Session::new(world.session.clone()));
+        let sessions: Vec<Arc<Session>> = world
+            .sessions
+            .iter()
+            .map(|s| Arc::new(Session::new(s.clone())))
+            .collect();
         let block_ticks: Vec<Tick> = world
             .blocks
             .iter()
@@ -476,6 +483,7 @@ impl<'a> Driver<'a> {
             net,
             producer,
             session,
+            sessions,
             block_ticks,
             approved: vec![None; n_blocks],
             approved_at: vec![None; n_blocks],
@@ -510,12 +518,26 @@ impl<'a> Driver<'a> {
                     .peer_connected(PeerId(v), Some(tranche_primitives::ValidatorIndex(v)))?;
             }
         }
-        self.node.topology(
-            self.prepared.world.session.session_index,
-            SessionGridTopology::identity(self.step.n_validators as usize),
-            Some(NODE_UNDER_TEST),
-        )?;
+        // Every session's topology (upstream's gossip-support announces
+        // each at its session change; the grid is the same identity grid).
+        for s in &self.prepared.world.sessions {
+            self.node.topology(
+                s.session_index,
+                SessionGridTopology::identity(self.step.n_validators as usize),
+                Some(NODE_UNDER_TEST),
+            )?;
+        }
         Ok(())
+    }
+
+    /// The session of a block: the node learns all but the first from
+    /// the blocks themselves.
+    fn session_of(&self, index: u32) -> Arc<Session> {
+        self.sessions
+            .iter()
+            .find(|s| s.info.session_index == index)
+            .cloned()
+            .unwrap_or_else(|| self.session.clone())
     }
 }
 

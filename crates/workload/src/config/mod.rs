@@ -88,6 +88,7 @@
 //! | `workdir_prefix` | `/tmp` | required |
 //! | `num_no_shows_per_candidate` | 0 | 0 |
 //! | `approval_voting_parallel_enabled` | absent (`None`) | — |
+//! | `blocks_per_session` (tranche's extension) | absent: one session | — |
 //! | `approval_distribution_expected_tof`, `approval_distribution_cpu_ms`, `approval_voting_cpu_ms` | — | 6.0 each |
 
 pub mod cost;
@@ -269,6 +270,11 @@ pub struct BenchStep {
     /// `num_no_shows_per_candidate`: approvals withheld per candidate
     /// (default 0).
     pub num_no_shows_per_candidate: u32,
+    /// `blocks_per_session` (tranche's extension of `!ApprovalVoting`, not
+    /// upstream's): a new session — index, session info and gossip
+    /// topology, generated like the first — every N blocks; `None`: one
+    /// session for the whole run.
+    pub blocks_per_session: Option<u32>,
     /// G3 `approval_voting_parallel_enabled`: `None` when absent (the CLI
     /// then decides); always `None` for G1.
     pub approval_voting_parallel_enabled: Option<bool>,
@@ -465,6 +471,7 @@ impl BenchStep {
             coalesce_tranche_diff: self.coalesce_tranche_diff,
             enable_assignments_v2: self.enable_assignments_v2,
             generation_tranche_limit: self.generation_tranche_limit(),
+            blocks_per_session: self.blocks_per_session,
             seed,
         }
     }

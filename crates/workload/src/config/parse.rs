@@ -193,6 +193,7 @@ fn build(
         workdir_prefix: options.workdir_prefix,
         num_no_shows_per_candidate: options.num_no_shows_per_candidate,
         approval_voting_parallel_enabled: options.approval_voting_parallel_enabled,
+        blocks_per_session: options.blocks_per_session,
         g1_thresholds: options.g1_thresholds,
         defaulted: t.defaulted,
     };

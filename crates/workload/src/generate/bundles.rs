@@ -5,7 +5,7 @@
 //! latest assignment.
 
 use super::params::GenerationParams;
-use super::world::{World, BENCH_SESSION, NODE_UNDER_TEST};
+use super::world::{World, NODE_UNDER_TEST};
 use crate::config::Coalescing;
 use parity_scale_codec::{Decode, Encode};
 use rand::seq::SliceRandom;
@@ -244,7 +244,7 @@ fn sign_bundle(
             .iter()
             .map(|i| block.candidates[*i as usize].hash)
             .collect();
-        let signature = sign_approval(pair, &hashes, BENCH_SESSION);
+        let signature = sign_approval(pair, &hashes, block.session);
         let sent_by: BTreeSet<u32> = chunk
             .iter()
             .flat_map(|q| assignments[q.assignment].sent_by.iter().copied())

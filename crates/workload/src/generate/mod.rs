@@ -217,6 +217,7 @@ pub(crate) mod tests {
             coalesce_tranche_diff: 12,
             enable_assignments_v2: true,
             generation_tranche_limit: None,
+            blocks_per_session: None,
             seed,
         }
     }

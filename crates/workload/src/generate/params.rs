@@ -26,6 +26,8 @@ pub struct GenerationParams {
     pub enable_assignments_v2: bool,
     /// G1 only: assignments above this tranche are not generated.
     pub generation_tranche_limit: Option<u32>,
+    /// A new session every this many blocks (`None`: one session).
+    pub blocks_per_session: Option<u32>,
     /// Seeds every random choice of generation.
     pub seed: u64,
 }
@@ -60,6 +62,10 @@ impl GenerationParams {
             self.seed,
         )
             .encode_to(&mut out);
+        // Only when set, so that one-session runs keep their cache keys.
+        if let Some(n) = self.blocks_per_session {
+            (2u8, n).encode_to(&mut out);
+        }
         out
     }
 }

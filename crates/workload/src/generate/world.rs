@@ -32,8 +32,14 @@ pub struct World {
     /// Assignment keys (the session's `assignment_keys`), different from
     /// the validator keys as on a real network: VRF certificates.
     pub assignment_pairs: Vec<ValidatorPair>,
+    /// The first session (`BENCH_SESSION`).
     pub session: SessionInfo,
-    /// The relay blocks, all in `BENCH_SESSION`; each one's candidates are
+    /// Every session of the run, by index from `BENCH_SESSION` on: with
+    /// `blocks_per_session` N, a new one every N blocks, generated like the
+    /// first (same validators and keys, groups and parameters; its own
+    /// index, so its own votes' payloads).
+    pub sessions: Vec<SessionInfo>,
+    /// The relay blocks, from `BENCH_SESSION` on; each one's candidates are
     /// in candidate-index (= core) order.
     pub blocks: Vec<Block>,
 }
@@ -65,7 +71,21 @@ pub fn validator_groups(
         .collect()
 }
 
+/// The session of block `b` (1-based).
+fn session_of(p: &GenerationParams, b: u32) -> u32 {
+    match p.blocks_per_session {
+        Some(n) if n > 0 => BENCH_SESSION + (b - 1) / n,
+        _ => BENCH_SESSION,
+    }
+}
+
 impl World {
+    /// The session info of `index`.
+    pub fn session_info(&self, index: u32) -> Option<&SessionInfo> {
+        self.sessions
+            .get(index.checked_sub(BENCH_SESSION)? as usize)
+    }
+
     pub fn build(p: &GenerationParams) -> World {
         let pairs: Vec<ValidatorPair> = (0..p.n_validators)
             .map(|i| ValidatorPair::from_label(&format!("validator-{i}")))
@@ -127,16 +147,24 @@ impl World {
                 number: b,
                 parent,
                 slot: INITIAL_SLOT + Slot::from(b - 1),
-                session: BENCH_SESSION,
+                session: session_of(p, b),
                 relay_vrf_story: story,
                 candidates,
             });
             parent = hash;
         }
+        let n_sessions = session_of(p, p.num_blocks.max(1)) - BENCH_SESSION + 1;
+        let sessions = (0..n_sessions)
+            .map(|k| SessionInfo {
+                session_index: BENCH_SESSION + k,
+                ..session.clone()
+            })
+            .collect();
         World {
             pairs,
             assignment_pairs,
             session,
+            sessions,
             blocks,
         }
     }

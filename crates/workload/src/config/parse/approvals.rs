@@ -25,6 +25,7 @@ pub(super) struct ApprovalOptions {
     pub(super) workdir_prefix: String,
     pub(super) num_no_shows_per_candidate: u32,
     pub(super) approval_voting_parallel_enabled: Option<bool>,
+    pub(super) blocks_per_session: Option<u32>,
     pub(super) g1_thresholds: Option<G1Thresholds>,
 }
 
@@ -75,6 +76,22 @@ pub(super) fn read_options(
     } else {
         o.bool("approval_voting_parallel_enabled")?
     };
+    // tranche's extension: a new session every N blocks.
+    let blocks_per_session = if g1 {
+        None
+    } else {
+        o.u32("blocks_per_session")?
+            .map(|n| {
+                o.in_range(
+                    "blocks_per_session",
+                    n,
+                    1,
+                    tranche_primitives::limits::MAX_BLOCKS,
+                    "from 1 to the most blocks of a run, limits::MAX_BLOCKS",
+                )
+            })
+            .transpose()?
+    };
     let g1_thresholds = if g1 {
         Some(read_g1_thresholds(o, t)?)
     } else {
@@ -90,6 +107,7 @@ pub(super) fn read_options(
         workdir_prefix,
         num_no_shows_per_candidate,
         approval_voting_parallel_enabled,
+        blocks_per_session,
         g1_thresholds,
     })
 }

@@ -86,6 +86,7 @@ const G2G3_KEYS: OwnKeys = OwnKeys {
         "coalesce_mean",
         "coalesce_std_dev",
         "approval_voting_parallel_enabled",
+        "blocks_per_session",
     ],
     owner: "the G2/G3 schema (`!ApprovalVoting`)",
 };
