@@ -239,9 +239,14 @@ impl Worker for VotingWorker {
         }
         let now = self.clock.now();
         if self.wakeup_due(now) {
+            // One due timer per turn of the worker loop, so that messages
+            // waiting meanwhile are taken between them.
             self.counters.wakeup();
-            let out = self.machine.tick(now);
+            let (out, more) = self.machine.tick_one(now);
             self.apply(out)?;
+            if more {
+                return Ok(Some(Instant::now()));
+            }
         }
         Ok(self
             .machine

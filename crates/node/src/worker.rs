@@ -171,7 +171,11 @@ pub(crate) fn run_worker<W: Worker>(
         let msg = match prio.try_recv().or_else(|| normal.try_recv()) {
             Some(m) => m,
             None => {
-                worker.idle()?;
+                // About to wait (not just to look again at once): the
+                // batch of inputs is drained.
+                if deadline.is_none_or(|d| d > Instant::now()) {
+                    worker.idle()?;
+                }
                 stats.record_cpu();
                 since_sample = 0;
                 match recv_prioritised(&prio, &normal, deadline) {

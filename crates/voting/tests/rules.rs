@@ -174,3 +174,26 @@ fn too_far_in_the_future_at_the_distribution_boundary() {
     assert!(d.m.is_too_far_in_future(125, &a, 25));
     assert!(!d.m.is_too_far_in_future(125, &hash("unknown"), 1_000));
 }
+
+/// `tick_one` runs one due timer at a time and says whether another is
+/// due, so a real-clock runtime can take messages between wakeups (as
+/// upstream's main loop takes one wakeup per iteration); together they do
+/// what one `tick` does.
+#[test]
+fn tick_one_runs_due_timers_one_at_a_time() {
+    let s = session(SessionSpec::default());
+    let mut a = Driver::new(
+        ApprovalVoting::new(Config::default(), None),
+        MemoryStore::new(),
+    );
+    a.at(BT).block(block("A", 1, "genesis", 10, &s, 2));
+    for c in [0, 1] {
+        a.assign(assignment("A", 5, &[c], 0));
+    }
+    let due = a.m.next_wakeup().expect("no-show wakeups are due later");
+    let (_, more) = a.m.tick_one(due);
+    assert!(more, "the other candidate's wakeup is due too");
+    let (_, more) = a.m.tick_one(due);
+    assert!(!more);
+    assert!(a.m.next_wakeup().is_none_or(|t| t > due));
+}

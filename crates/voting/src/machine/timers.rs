@@ -41,6 +41,23 @@ impl ApprovalVoting {
         self.finish(out)
     }
 
+    /// Run at most one timer due at or before `now` (the first in
+    /// processing order) and say whether another one is due: a runtime on
+    /// a real clock interleaves due timers with incoming messages this way,
+    /// as upstream's main loop takes one wakeup per iteration
+    /// (`polkadot/node/core/approval-voting/src/lib.rs`, `run_loop`).
+    pub fn tick_one(&mut self, now: Tick) -> (Output, bool) {
+        let mut out = Out::default();
+        for kind in TimerKind::PROCESSING_ORDER {
+            if let Some(timer) = self.timers.pop_due(kind, now) {
+                self.fire(&mut out, now, timer);
+                break;
+            }
+        }
+        let more = self.next_wakeup().is_some_and(|t| t <= now);
+        (self.finish(out), more)
+    }
+
     /// Run one due timer.
     fn fire(&mut self, out: &mut Out, now: Tick, timer: Timer) {
         match timer {
