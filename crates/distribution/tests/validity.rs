@@ -27,33 +27,8 @@ fn phase1(s: &mut State, peer: u32, msg: ApprovalDistributionMessage) -> Vec<Act
 /// until no check is left; every other action is returned.
 fn checked(s: &mut State, peer: u32, msg: ApprovalDistributionMessage) -> Vec<Action> {
     let mut work = Vec::new();
-    let mut out = Vec::new();
     s.handle_peer_message(0, PeerId(peer), msg, &mut work);
-    loop {
-        let mut checks = Vec::new();
-        for a in work.drain(..) {
-            match a {
-                Action::CheckAssignment(_) | Action::CheckApproval(_) => checks.push(a),
-                other => out.push(other),
-            }
-        }
-        if checks.is_empty() {
-            return out;
-        }
-        for c in checks {
-            match c {
-                Action::CheckAssignment(c) => {
-                    let verdict = c.check();
-                    s.assignment_checked(0, c.token, verdict, &mut work);
-                }
-                Action::CheckApproval(c) => {
-                    let verdict = c.check();
-                    s.approval_checked(0, c.token, verdict, &mut work);
-                }
-                _ => unreachable!("only checks were collected"),
-            }
-        }
-    }
+    run_checks(s, 0, work, |c| c.check(), |c| c.check())
 }
 
 fn assert_rejected(out: &[Action], peer: u32, cost: Rep) {

@@ -234,12 +234,31 @@ pub fn receive_ok(
     answer_all(s, now, out, Ok(0))
 }
 
-/// Feed verdicts back until no check remains.
+/// Feed verdicts back until no check remains: every assignment check is
+/// answered with `tranche`, every approval check with `Ok` when `tranche`
+/// is `Ok` and with an invalid key otherwise.
 pub fn answer_all(
     s: &mut State,
     now: Tick,
-    mut work: Vec<Action>,
+    work: Vec<Action>,
     tranche: Result<DelayTranche, criteria::InvalidAssignmentReason>,
+) -> Vec<Action> {
+    let vote = if tranche.is_ok() {
+        Ok(())
+    } else {
+        Err(InvalidVote::InvalidKey)
+    };
+    run_checks(s, now, work, |_| tranche, |_| vote)
+}
+
+/// Feed the verdicts of `assign` and `approve` back until no check
+/// remains; every other action is returned in the order it came.
+pub fn run_checks(
+    s: &mut State,
+    now: Tick,
+    mut work: Vec<Action>,
+    mut assign: impl FnMut(&AssignmentCheck) -> Result<DelayTranche, criteria::InvalidAssignmentReason>,
+    mut approve: impl FnMut(&ApprovalCheck) -> Result<(), InvalidVote>,
 ) -> Vec<Action> {
     let mut done = Vec::new();
     loop {
@@ -256,17 +275,14 @@ pub fn answer_all(
         for c in checks {
             match c {
                 Action::CheckAssignment(c) => {
-                    s.assignment_checked(now, c.token, tranche, &mut work)
+                    let verdict = assign(&c);
+                    s.assignment_checked(now, c.token, verdict, &mut work)
                 }
                 Action::CheckApproval(c) => {
-                    let v = if tranche.is_ok() {
-                        Ok(())
-                    } else {
-                        Err(InvalidVote::InvalidKey)
-                    };
-                    s.approval_checked(now, c.token, v, &mut work)
+                    let verdict = approve(&c);
+                    s.approval_checked(now, c.token, verdict, &mut work)
                 }
-                _ => unreachable!(),
+                _ => unreachable!("only checks were collected"),
             }
         }
     }
