@@ -198,6 +198,20 @@ fn prometheus_endpoint_serves_live_figures_during_the_run() {
     assert_eq!(rx_bytes, run.network.received_bytes as f64);
     assert_eq!(tx_bytes, run.network.sent_bytes as f64);
     assert!(rx_bytes > 0.0 && tx_bytes > 0.0);
+
+    // Reputation changes by kind: the endpoint's counters equal the
+    // report's, and honest peers earned benefits.
+    let reputation = &run.protocol.reputation_changes;
+    assert_eq!(reputation.len(), 7, "every kind is listed: {reputation:?}");
+    for (kind, n) in reputation {
+        let served = metric(
+            &body,
+            "tranche_reputation_changes_total",
+            &format!("kind=\"{kind}\""),
+        );
+        assert_eq!(served, Some(*n as f64), "{kind}");
+    }
+    assert!(reputation["Valid message with new information"] > 0);
     let peers_sent: f64 = body
         .lines()
         .filter(|l| l.starts_with("subsystem_benchmark_network_peer_total_bytes_sent{"))

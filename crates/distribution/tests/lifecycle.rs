@@ -136,6 +136,71 @@ fn late_topology_routes_what_was_pending() {
     assert_eq!(sent_to(&out), BTreeSet::from([3, 10, 17, 31, 38, 45]));
 }
 
+/// A session's topology heard again (upstream `handle_new_session_topology`
+/// runs `adjust_required_routing_and_propagate` every time): one that came
+/// while we were no validator of it is ignored, the next one routes what
+/// was pending; after that the first grid is kept (upstream
+/// `SessionGridTopologies::insert_topology`), so a different later grid
+/// changes no routing, and a message sent once is not sent again.
+#[test]
+fn a_later_topology_for_a_session_still_propagates_and_keeps_the_first_grid() {
+    let m = meta(1, 4);
+    // A node that knows the block and every peer, but no topology yet.
+    let fresh = || {
+        let mut s = State::new(Config::default());
+        s.add_session(session(N, 4));
+        let mut out = Vec::new();
+        for v in (0..N).filter(|v| *v != LOCAL) {
+            s.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
+                .unwrap();
+        }
+        s.new_blocks(0, vec![m.clone()], &mut out);
+        for v in (0..N).filter(|v| *v != LOCAL) {
+            s.peer_view_change(0, PeerId(v), view(&[m.hash], 0), &mut out);
+        }
+        s
+    };
+    let identity = || SessionGridTopology::identity(N as usize);
+    let mut s = fresh();
+    let got = receive_ok(
+        &mut s,
+        0,
+        22,
+        assignments_msg(vec![delay_item(m.hash, 22, 0)]),
+    );
+    assert!(sent_to(&got).is_empty(), "no topology, no routing");
+    let mut out = Vec::new();
+    s.new_gossip_topology(1, identity(), None, &mut out);
+    assert!(out.is_empty(), "not a validator of the session: ignored");
+    s.new_gossip_topology(1, identity(), Some(ValidatorIndex(LOCAL)), &mut out);
+    let column = BTreeSet::from([3, 10, 17, 31, 38, 45]);
+    assert_eq!(sent_to(&out), column, "the later topology routes it");
+    // A different grid for the same session: the first one stays.
+    let reversed: Vec<ValidatorIndex> = (0..N).rev().map(ValidatorIndex).collect();
+    let mut out = Vec::new();
+    s.new_gossip_topology(
+        1,
+        SessionGridTopology::from_shuffle(reversed).unwrap(),
+        Some(ValidatorIndex(LOCAL)),
+        &mut out,
+    );
+    assert!(out.is_empty(), "nothing re-sent: {:?}", sent_to(&out));
+    // The next message is routed exactly as by a node that only ever
+    // heard the identity grid.
+    let next = || assignments_msg(vec![delay_item(m.hash, 22, 1)]);
+    let got = receive_ok(&mut s, 0, 22, next());
+    let mut only_identity = fresh();
+    let mut out = Vec::new();
+    only_identity.new_gossip_topology(1, identity(), Some(ValidatorIndex(LOCAL)), &mut out);
+    let expected = receive_ok(&mut only_identity, 0, 22, next());
+    assert!(sent_to(&got).is_superset(&column));
+    assert_eq!(
+        sent_to(&got),
+        sent_to(&expected),
+        "routed by the first grid"
+    );
+}
+
 /// A chain 1..=n; block 1 has 4 candidates, the rest none.
 fn chain(n: u32) -> Vec<Block> {
     (1..=n)

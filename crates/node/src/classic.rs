@@ -30,6 +30,7 @@ impl Classic {
             distribution: vec!["approval-distribution".to_owned()],
             capacity: INBOX_CAPACITY,
             mode: CheckMode::ViaVoting,
+            router: None,
         };
         let (fanout, mut dist) = wiring.start_workers(voting, workers)?;
         Ok(Classic {

@@ -6,14 +6,17 @@
 //! in-flight count, the metrics and the threads.
 //!
 //! Channels (named constants below). Bounded: the node's inbox, router →
-//! distribution workers, distribution → voting. Unbounded: every worker's
-//! high-priority input (control events, and everything voting sends to
-//! distribution) and the event channel. No cycle of bounded channels can
-//! deadlock: the only path back from voting to distribution is unbounded,
-//! the router never waits on anything but distribution workers, and
-//! distribution workers wait only on voting, which never waits on them (in
-//! the classic layout distribution waits for voting's verdict, and voting
-//! answers without sending anything bounded).
+//! distribution workers (peer messages and, as upstream's main loop sends
+//! them, new blocks and our own assignments and approvals), distribution →
+//! voting. Unbounded: every worker's high-priority input (control events;
+//! what voting sends for distribution: to the distribution worker itself
+//! in the classic layout, as upstream's approval-voting sends it, to the
+//! router in the parallel one) and the event channel. No cycle of bounded
+//! channels can deadlock: voting never sends anything bounded, so it
+//! always makes progress; distribution workers wait only on voting; the
+//! router waits only on distribution workers (in the classic layout
+//! distribution waits for voting's verdict, and voting answers without
+//! sending anything bounded).
 
 use crate::channel::{ChannelMeter, Closed, InFlight};
 use crate::classic::Classic;

@@ -22,8 +22,15 @@ use tranche_primitives::ApprovalDistributionMessage;
 
 /// Input of the router.
 pub(crate) enum RouterMsg {
-    PeerBytes { peer: PeerId, bytes: Arc<[u8]> },
+    PeerBytes {
+        peer: PeerId,
+        bytes: Arc<[u8]>,
+    },
     Input(Input),
+    /// From the voting worker: new blocks (for every worker) and our own
+    /// assignments and approvals (for the worker of their validator),
+    /// forwarded on the workers' bounded inputs.
+    FromVoting(DistMsg),
     Control(Control),
 }
 
@@ -44,6 +51,10 @@ impl Parallel {
         voting: Voting,
         workers: usize,
     ) -> Result<Parallel, NodeError> {
+        let (router_tx, router_rx) =
+            wiring.channel::<RouterMsg>("approval-voting-parallel", Some(INBOX_CAPACITY));
+        let (router_prio_tx, router_prio_rx) =
+            wiring.channel::<RouterMsg>("approval-voting-parallel-prio", None);
         let plan = Workers {
             voting: "approval-voting-parallel-db".to_owned(),
             distribution: (0..workers.max(1))
@@ -51,12 +62,9 @@ impl Parallel {
                 .collect(),
             capacity: WORKER_CHANNEL_CAPACITY,
             mode: CheckMode::Inline,
+            router: Some(router_prio_tx.clone()),
         };
         let (fanout, dist) = wiring.start_workers(voting, plan)?;
-        let (router_tx, router_rx) =
-            wiring.channel::<RouterMsg>("approval-voting-parallel", Some(INBOX_CAPACITY));
-        let (router_prio_tx, router_prio_rx) =
-            wiring.channel::<RouterMsg>("approval-voting-parallel-prio", None);
         let metrics = &mut wiring.metrics;
         metrics.channels.push(router_tx.meter().clone());
         metrics.channels.push(router_prio_tx.meter().clone());
@@ -172,6 +180,37 @@ impl Router {
     }
 }
 
+impl Router {
+    /// Upstream's main loop sends these with `send_message`: bounded, so a
+    /// full worker holds the router up (never the voting worker, which
+    /// reached the router unbounded).
+    fn forward_from_voting(&self, msg: DistMsg) -> Result<(), String> {
+        match msg {
+            DistMsg::NewBlocks { blocks, sessions } => {
+                for w in &self.workers {
+                    w.send(DistMsg::NewBlocks {
+                        blocks: blocks.clone(),
+                        sessions: sessions.clone(),
+                    })
+                    .map_err(err)?;
+                }
+                Ok(())
+            }
+            DistMsg::DistributeAssignment { cert, claimed } => self.workers
+                [self.worker_of(cert.validator.0)]
+            .send(DistMsg::DistributeAssignment { cert, claimed })
+            .map_err(err),
+            DistMsg::DistributeApproval(vote) => self.workers[self.worker_of(vote.validator.0)]
+                .send(DistMsg::DistributeApproval(vote))
+                .map_err(err),
+            _ => Err(
+                "the voting worker sent the router a message that is not for distribution"
+                    .to_owned(),
+            ),
+        }
+    }
+}
+
 impl Worker for Router {
     type Msg = RouterMsg;
 
@@ -183,6 +222,7 @@ impl Worker for Router {
                 }
             }
             RouterMsg::Input(input) => self.fanout.send(input).map_err(err)?,
+            RouterMsg::FromVoting(msg) => self.forward_from_voting(msg)?,
             RouterMsg::Control(Control::Stop) => return Ok(true),
             RouterMsg::Control(Control::Fault) => panic!("fault injected into the router"),
         }

@@ -4,10 +4,11 @@
 //! reports approved blocks. In the classic layout it also checks every
 //! certificate and signature before importing it.
 
-use crate::channel::Tx;
+use crate::channel::{Closed, Tx};
 use crate::clock::Clock;
 use crate::messages::{Control, DistMsg, NodeEvent, VoteMsg};
 use crate::metrics::ProtocolCounters;
+use crate::parallel::RouterMsg;
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use std::collections::HashMap;
@@ -16,15 +17,37 @@ use std::time::Instant;
 use tranche_primitives::{Hash, Tick, ValidatorIndex};
 use tranche_voting::{Action, ApprovalVoting, CheckedApproval, CheckedAssignment, Output, Store};
 
-/// How the voting worker reaches distribution.
-pub(crate) struct DistLinks {
-    /// High-priority inputs of every distribution worker, by index.
-    pub workers: Vec<Tx<DistMsg>>,
+/// How the voting worker reaches distribution: always on unbounded inputs,
+/// so the voting worker never waits for room (it is the end of every chain
+/// of bounded sends, which is what keeps the node free of deadlock).
+pub(crate) enum DistLinks {
+    /// Classic: straight to the distribution worker's unbounded input, as
+    /// upstream's approval-voting sends `NewBlocks`, `DistributeAssignment`
+    /// and `DistributeApproval` to approval-distribution unbounded
+    /// (`polkadot/node/core/approval-voting/src/lib.rs`).
+    Direct(Vec<Tx<DistMsg>>),
+    /// Parallel: to the router's unbounded input; the router forwards them
+    /// on the workers' bounded inputs, behind the peer messages queued
+    /// there, as upstream's main loop does
+    /// (`polkadot/node/core/approval-voting-parallel/src/lib.rs`).
+    ViaRouter(Tx<RouterMsg>),
 }
 
 impl DistLinks {
-    fn for_validator(&self, v: ValidatorIndex) -> &Tx<DistMsg> {
-        &self.workers[v.0 as usize % self.workers.len()]
+    /// New blocks (and the sessions they start) for every worker.
+    fn new_blocks(&self, make: impl Fn() -> DistMsg) -> Result<(), Closed> {
+        match self {
+            DistLinks::Direct(workers) => workers.iter().try_for_each(|w| w.send(make())),
+            DistLinks::ViaRouter(router) => router.send(RouterMsg::FromVoting(make())),
+        }
+    }
+
+    /// Our own assignment or approval, for the worker owning `v`.
+    fn ours(&self, v: ValidatorIndex, msg: DistMsg) -> Result<(), Closed> {
+        match self {
+            DistLinks::Direct(workers) => workers[v.0 as usize % workers.len()].send(msg),
+            DistLinks::ViaRouter(router) => router.send(RouterMsg::FromVoting(msg)),
+        }
     }
 }
 
@@ -76,24 +99,24 @@ impl VotingWorker {
                     );
                     let sessions: Vec<_> = self.machine.session(m.session).into_iter().collect();
                     let blocks = vec![m];
-                    for w in &self.dist.workers {
-                        w.send(DistMsg::NewBlocks {
+                    self.dist
+                        .new_blocks(|| DistMsg::NewBlocks {
                             blocks: blocks.clone(),
                             sessions: sessions.clone(),
                         })
                         .map_err(|e| e.to_string())?;
-                    }
                 }
                 Action::DistributeAssignment { cert, claimed } => {
                     self.dist
-                        .for_validator(cert.validator)
-                        .send(DistMsg::DistributeAssignment { cert, claimed })
+                        .ours(
+                            cert.validator,
+                            DistMsg::DistributeAssignment { cert, claimed },
+                        )
                         .map_err(|e| e.to_string())?;
                 }
                 Action::DistributeApproval(vote) => {
                     self.dist
-                        .for_validator(vote.validator)
-                        .send(DistMsg::DistributeApproval(vote))
+                        .ours(vote.validator, DistMsg::DistributeApproval(vote))
                         .map_err(|e| e.to_string())?;
                 }
                 Action::BlockApproved {

@@ -9,6 +9,7 @@ use crate::fanout::{Fanout, PrioLinks};
 use crate::leaves::Leaves;
 use crate::messages::{DistMsg, NodeEvent, VoteMsg};
 use crate::node::{NodeConfig, NodeError, NodeMetrics, VOTING_CHANNEL_CAPACITY};
+use crate::parallel::RouterMsg;
 use crate::voting_worker::{DistLinks, VotingWorker};
 use crate::worker::{
     run_worker, spawn_worker, Inbox, Worker, WorkerBody, WorkerFailure, WorkerStats,
@@ -36,6 +37,10 @@ pub(crate) struct Workers {
     /// Capacity of each distribution worker's bounded input.
     pub capacity: usize,
     pub mode: CheckMode,
+    /// The router's unbounded input, where the voting worker sends what is
+    /// for distribution (parallel); `None`: straight to the distribution
+    /// workers' unbounded inputs (classic).
+    pub router: Option<Tx<RouterMsg>>,
 }
 
 /// A node being started.
@@ -142,7 +147,11 @@ impl<'a> Wiring<'a> {
 
         let stats = WorkerStats::new(workers.voting.clone());
         self.metrics.workers.push(stats.clone());
-        let mut worker = self.voting_worker(voting, prio_txs.clone());
+        let links = match workers.router {
+            Some(router) => DistLinks::ViaRouter(router),
+            None => DistLinks::Direct(prio_txs.clone()),
+        };
+        let mut worker = self.voting_worker(voting, links);
         // A node restarted from its store re-announces what it holds before
         // it takes any input (upstream's activation).
         worker.activate().map_err(NodeError::Store)?;
@@ -166,12 +175,12 @@ impl<'a> Wiring<'a> {
         Ok((fanout, dist_txs))
     }
 
-    fn voting_worker(&self, voting: Voting, dist_prio: Vec<Tx<DistMsg>>) -> VotingWorker {
+    fn voting_worker(&self, voting: Voting, dist: DistLinks) -> VotingWorker {
         VotingWorker {
             machine: voting.machine,
             store: voting.store,
             clock: self.config.clock.clone(),
-            dist: DistLinks { workers: dist_prio },
+            dist,
             events: self.events.clone(),
             counters: self.metrics.protocol.clone(),
             ticks_per_slot: tranche_primitives::time::ticks_per_slot(

@@ -351,3 +351,145 @@ fn votes_orphaned_by_restart(net: &Net, mid: tranche_primitives::Tick) -> u64 {
     }
     orphans
 }
+
+/// The existing equality, now over a session change and a crash-restart:
+/// four blocks in two sessions (the second learned from its first block,
+/// its topology arriving with it), the node crashed after block 3 and
+/// started again from its redb store; every layout approves every block at
+/// the same tick and sends the same (peer, item) pairs at the same ticks.
+#[test]
+fn classic_and_parallel_agree_across_two_sessions_and_a_restart() {
+    let net = net_with_sessions(20, 4, 4, 3, 2);
+    assert_eq!(net.sessions.len(), 2);
+    let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
+    let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
+    let mid = net.blocks[2].block.slot * DEFAULT_TICKS_PER_SLOT + 3;
+    let dir = std::env::temp_dir().join(format!("tranche-sessions-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut reference: Option<(Architecture, Trace)> = None;
+    for (i, arch) in [
+        Architecture::Classic,
+        Architecture::Parallel { workers: 1 },
+        Architecture::Parallel { workers: 2 },
+        Architecture::Parallel { workers: 4 },
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let db = dir.join(format!("{i}.redb"));
+        let _ = std::fs::remove_file(&db);
+        let with_db = |clock| {
+            let mut cfg = config(&net, arch, clock);
+            cfg.store = tranche_node::StoreConfig::Redb(db.clone());
+            cfg
+        };
+        let mut first = Node::start(with_db(Clock::virtual_at(start))).unwrap();
+        let before = run_virtual_span(&net, &mut first, start, mid, false);
+        first.crash();
+        drop(first);
+        let mut second = Node::start(with_db(Clock::virtual_at(mid + 1))).unwrap();
+        let after = run_virtual_span(&net, &mut second, mid + 1, end, true);
+        let charged = charged_peers(&second);
+        second.shutdown().unwrap();
+        let mut trace = before;
+        trace.approved.extend(after.approved);
+        trace.sent.extend(after.sent);
+        trace.notifications += after.notifications;
+        for list in trace.sent.values_mut() {
+            list.sort();
+        }
+        assert_eq!(trace.approved.len(), 4, "{arch:?}: {:?}", trace.approved);
+        // Only what the restart orphaned is charged (see the restart test);
+        // nothing for the second session.
+        assert_eq!(
+            charged,
+            votes_orphaned_by_restart(&net, mid),
+            "{arch:?}: peers charged"
+        );
+        match &reference {
+            None => reference = Some((arch, trace)),
+            Some((ra, rt)) => {
+                assert_eq!(rt.approved, trace.approved, "{ra:?} vs {arch:?}");
+                assert_eq!(rt.sent, trace.sent, "{ra:?} vs {arch:?}: sends");
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `approval-distribution-prio` or `approval-voting-parallel-{i}-prio`.
+fn is_distribution_worker_prio(name: &str) -> bool {
+    let Some(base) = name.strip_suffix("-prio") else {
+        return false;
+    };
+    base == "approval-distribution"
+        || base
+            .strip_prefix("approval-voting-parallel-")
+            .is_some_and(|i| i.parse::<usize>().is_ok())
+}
+
+/// Costs charged to peers, summed over kinds.
+fn charged_peers(node: &Node) -> u64 {
+    let counts = node.metrics().protocol.reputation_changes();
+    tranche_distribution::reputation::ALL
+        .iter()
+        .zip(counts)
+        .filter(|(rep, _)| rep.is_cost())
+        .map(|(_, (_, n))| n)
+        .sum()
+}
+
+/// The parallel layout as upstream's: new blocks and our own assignments
+/// and approvals go from the voting worker to the router, which forwards
+/// them on the workers' bounded inputs; the workers' unbounded inputs carry
+/// only the router's control traffic (our view, network events, stop). The
+/// classic layout's distribution worker takes them unbounded, as upstream's
+/// approval-voting sends them.
+#[test]
+fn parallel_workers_take_blocks_and_our_own_messages_on_their_bounded_input() {
+    let net = net(20, 4, 3, 3);
+    let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
+    let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
+    let blocks = net.blocks.len() as u64;
+    let peers = u64::from(net.n - 1);
+    // Per worker: a connection per peer and the topology, then per block
+    // our view and every peer's view, and the stop at shutdown.
+    let control = peers + 1 + blocks * (1 + peers) + 1;
+    for arch in [Architecture::Classic, Architecture::Parallel { workers: 2 }] {
+        let mut node = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
+        let trace = run_virtual(&net, &mut node, end);
+        let ours = trace
+            .sent
+            .values()
+            .flatten()
+            .filter(|(_, k)| {
+                matches!(
+                    k,
+                    ItemKey::Assignment { validator: 0, .. }
+                        | ItemKey::Approval { validator: 0, .. }
+                )
+            })
+            .count();
+        assert!(ours > 0, "{arch:?}: the node sent nothing of its own");
+        let metrics = node.shutdown().unwrap();
+        let prio: Vec<(String, u64)> = metrics
+            .channels
+            .iter()
+            .filter(|c| is_distribution_worker_prio(&c.name))
+            .map(|c| (c.name.clone(), c.received()))
+            .collect();
+        assert!(!prio.is_empty(), "{arch:?}: no worker channels");
+        for (name, received) in prio {
+            match arch {
+                Architecture::Parallel { .. } => {
+                    assert_eq!(received, control, "{arch:?}: {name}")
+                }
+                // New blocks and our own messages on top.
+                Architecture::Classic => assert!(
+                    received > control + blocks,
+                    "{arch:?}: {name} took {received}"
+                ),
+            }
+        }
+    }
+}

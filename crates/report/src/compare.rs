@@ -335,6 +335,9 @@ pub(crate) fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
     put("approved by one third", p.approved_by_one_third.to_string());
     put("no-shows tolerated", p.no_shows.to_string());
     put("no-shows observed", p.observed_no_shows.to_string());
+    for (kind, n) in &p.reputation_changes {
+        put(&format!("reputation changes ({kind})"), n.to_string());
+    }
     v
 }
 

@@ -131,6 +131,10 @@ pub struct ProtocolReport {
     pub no_shows: u64,
     /// No-shows observed at any evaluation.
     pub observed_no_shows: u64,
+    /// Reputation changes distribution gave peers, by kind (upstream's
+    /// names, e.g. `Peer sent identical messages`), each counted once
+    /// however they were aggregated before being reported.
+    pub reputation_changes: BTreeMap<String, u64>,
 }
 
 /// The run's state at one moment, for plots over time. Sampled by the

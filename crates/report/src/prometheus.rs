@@ -459,6 +459,19 @@ fn encode_channels_network_blocks(enc: &mut DescriptorEncoder, run: &LiveRun) ->
         &bytes,
         |e, v| ConstCounter::new(*v).encode(e),
     )?;
+    let reputation: Vec<_> = p
+        .reputation_changes()
+        .into_iter()
+        .map(|(kind, n)| (vec![("kind", kind.to_owned())], n))
+        .collect();
+    labelled(
+        enc,
+        "tranche_reputation_changes",
+        "Reputation changes distribution gave peers, by kind (upstream's names)",
+        MetricType::Counter,
+        &reputation,
+        |e, v| ConstCounter::new(*v).encode(e),
+    )?;
     counter(
         enc,
         "tranche_blocks_approved",

@@ -212,6 +212,26 @@ impl Table<'_> {
             let vals = self.per_run(|r| f(&r.counts) as f64);
             self.row(name, Basis::Both, &vals, count);
         }
+        // Reputation changes by kind, those that happened in any run.
+        let mut kinds: Vec<&String> = Vec::new();
+        for r in self.runs {
+            for (k, n) in &r.protocol.reputation_changes {
+                if *n > 0 && !kinds.contains(&k) {
+                    kinds.push(k);
+                }
+            }
+        }
+        kinds.sort();
+        for kind in kinds {
+            let vals = self.per_run(|r| {
+                r.protocol
+                    .reputation_changes
+                    .get(kind)
+                    .copied()
+                    .unwrap_or(0) as f64
+            });
+            self.row(&format!("reputation: {kind}"), Basis::Both, &vals, count);
+        }
     }
 
     fn run(&mut self) {
@@ -343,6 +363,28 @@ mod tests {
         assert!(line(&text, "approval-voting-parallel-db, CPU s").contains("0.5000"));
         assert!(text.contains("block 1 approved, ms after slot start"));
         assert!(text.contains("peak resident memory during the run, MiB"));
+    }
+
+    #[test]
+    fn reputation_changes_that_happened_get_a_row_per_kind() {
+        let mut runs = both();
+        let rep = |n| {
+            [
+                ("Peer sent identical messages".to_owned(), n),
+                ("The vote was bad".to_owned(), 0),
+            ]
+            .into_iter()
+            .collect()
+        };
+        runs[0].protocol.reputation_changes = rep(4);
+        runs[1].protocol.reputation_changes = rep(2);
+        let text = render(&runs);
+        let row = line(&text, "reputation: Peer sent identical messages");
+        assert!(row.contains('4') && row.ends_with("0.50"), "{row}");
+        assert!(
+            !text.contains("The vote was bad"),
+            "kinds that never happened: no row\n{text}"
+        );
     }
 
     #[test]

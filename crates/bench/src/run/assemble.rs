@@ -11,6 +11,21 @@ use tranche_node::ASSIGNMENT_KINDS;
 use tranche_node::{process_cpu_time, thread_cpu_time};
 use tranche_report::{BlockReport, CpuRow, FloorReport, NetworkReport, ProtocolReport, RunReport};
 
+/// Reputation changes by kind, those of the node before a restart
+/// included.
+fn reputation_by_kind(
+    metrics: &tranche_node::NodeMetrics,
+    before: Option<&tranche_node::NodeMetrics>,
+) -> std::collections::BTreeMap<String, u64> {
+    let mut by_kind = std::collections::BTreeMap::new();
+    for m in std::iter::once(metrics).chain(before) {
+        for (kind, n) in m.protocol.reputation_changes() {
+            *by_kind.entry(kind.to_owned()).or_insert(0) += n;
+        }
+    }
+    by_kind
+}
+
 /// Stop the node of a finished run and assemble its report.
 pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
     let (step, prepared) = (d.step, d.prepared);
@@ -104,6 +119,7 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         approved_by_one_third: p.approved_by_one_third(),
         no_shows: p.no_shows(),
         observed_no_shows: p.observed_no_shows(),
+        reputation_changes: reputation_by_kind(&metrics, restart.before.as_ref()),
     };
     Ok(RunReport {
         name: step.name.clone(),

@@ -28,13 +28,28 @@ pub struct Net {
     /// Assignment keys (certificates), different from the validator keys
     /// as on a real network.
     pub assignment_pairs: Vec<ValidatorPair>,
+    /// The first session (the one the node is started with).
     pub session: Arc<Session>,
+    /// Every session the blocks are in, by index from 1.
+    pub sessions: Vec<Arc<Session>>,
     pub blocks: Vec<NewBlock>,
     /// (tick, sender, encoded notification)
     pub schedule: Vec<(Tick, u32, Arc<[u8]>)>,
 }
 
 pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
+    net_with_sessions(n, n_cores, n_blocks, needed, n_blocks.max(1))
+}
+
+/// [`net`] with a new session (index 1, 2, ...: same validators and keys)
+/// every `blocks_per_session` blocks.
+pub fn net_with_sessions(
+    n: u32,
+    n_cores: u32,
+    n_blocks: u32,
+    needed: u32,
+    blocks_per_session: u32,
+) -> Net {
     let pairs: Vec<ValidatorPair> = (0..n)
         .map(|i| ValidatorPair::from_label(&format!("validator-{i}")))
         .collect();
@@ -64,7 +79,15 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
         assignments_v2: true,
         max_approval_coalesce_count: 1,
     };
-    let session = Arc::new(Session::new(info));
+    let n_sessions = n_blocks.max(1).div_ceil(blocks_per_session.max(1));
+    let sessions: Vec<Arc<Session>> = (1..=n_sessions)
+        .map(|index| {
+            Arc::new(Session::new(SessionInfo {
+                session_index: index,
+                ..info.clone()
+            }))
+        })
+        .collect();
     let mut blocks = Vec::new();
     let mut schedule = Vec::new();
     let mut parent = Hash([0xde; 32]);
@@ -83,6 +106,8 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
             })
             .collect();
         let block_tick = slot * DEFAULT_TICKS_PER_SLOT;
+        let session = &sessions[((b - 1) / blocks_per_session.max(1)) as usize];
+        let session_index = session.info.session_index;
         for v in 1..n {
             let ours = compute_assignments(
                 &assignment_pairs[v as usize],
@@ -121,7 +146,11 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
                         .into(),
                 ));
                 for c in cores {
-                    let sig = sign_approval(&pairs[v as usize], &[candidates[c as usize].hash], 1);
+                    let sig = sign_approval(
+                        &pairs[v as usize],
+                        &[candidates[c as usize].hash],
+                        session_index,
+                    );
                     let vote =
                         ApprovalDistributionMessage::Approvals(vec![IndirectSignedApprovalVote {
                             block_hash: hash,
@@ -158,7 +187,8 @@ pub fn net(n: u32, n_cores: u32, n_blocks: u32, needed: u32) -> Net {
         n,
         pairs,
         assignment_pairs,
-        session,
+        session: sessions[0].clone(),
+        sessions,
         blocks,
         schedule,
     }
@@ -289,13 +319,32 @@ pub fn connect(net: &Net, node: &mut Node, tick: Tick, late_authority: bool) {
             node.peer_authority(PeerId(v), ValidatorIndex(v)).unwrap();
         }
     }
+    // The first session's topology, and that of every session begun before
+    // `tick` (a restarted node hears them again).
+    let mut begun = vec![net.session.info.session_index];
+    for b in net.blocks.iter().filter(|b| slot_tick(b) < tick) {
+        if !begun.contains(&b.block.session) {
+            begun.push(b.block.session);
+        }
+    }
+    for session in begun {
+        set_topology(net, node, session);
+    }
+    node.wait_idle(IDLE).unwrap();
+}
+
+fn slot_tick(b: &NewBlock) -> Tick {
+    b.block.slot * DEFAULT_TICKS_PER_SLOT
+}
+
+/// The identity grid for `session`, with the node as validator 0.
+pub fn set_topology(net: &Net, node: &mut Node, session: u32) {
     node.topology(
-        1,
+        session,
         SessionGridTopology::identity(net.n as usize),
         Some(ValidatorIndex(0)),
     )
     .unwrap();
-    node.wait_idle(IDLE).unwrap();
 }
 
 /// Every peer shows the node a view with these heads.
@@ -322,11 +371,17 @@ pub fn drive_ticks(
     for tick in from..=to {
         node.set_tick(tick).unwrap();
         node.wait_idle(IDLE).unwrap();
-        for b in net
+        for (i, b) in net
             .blocks
             .iter()
-            .filter(|b| b.block.slot * DEFAULT_TICKS_PER_SLOT == tick)
+            .enumerate()
+            .filter(|(_, b)| slot_tick(b) == tick)
         {
+            // A session's topology arrives with its first block.
+            if i > 0 && net.blocks[i - 1].block.session != b.block.session {
+                set_topology(net, node, b.block.session);
+                node.wait_idle(IDLE).unwrap();
+            }
             node.import_block(b.clone()).unwrap();
             node.wait_idle(IDLE).unwrap();
             show_heads(net, node, &[b.block.hash]);
