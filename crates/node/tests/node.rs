@@ -122,35 +122,10 @@ fn real_clock_small_network_approves_every_block() {
     // Compress time: every block's slot arrives 3 ticks after the previous,
     // since the schedule is already fixed; deliver on the real clock.
     let mut approved = std::collections::BTreeSet::new();
-    let mut next = 0;
-    let mut imported = 0;
+    let mut feed = RealFeed::default();
     let deadline = Instant::now() + Duration::from_secs(60);
     while approved.len() < 3 && Instant::now() < deadline {
-        let now = clock.now();
-        while imported < net.blocks.len()
-            && net.blocks[imported].block.slot * DEFAULT_TICKS_PER_SLOT <= now
-        {
-            let b = net.blocks[imported].clone();
-            let hash = b.block.hash;
-            node.import_block(b).unwrap();
-            for v in 1..net.n {
-                node.peer_view(
-                    tranche_distribution::PeerId(v),
-                    tranche_distribution::View {
-                        heads: vec![hash],
-                        finalized_number: 0,
-                    },
-                )
-                .unwrap();
-            }
-            imported += 1;
-        }
-        while next < net.schedule.len() && net.schedule[next].0 <= now {
-            let (_, v, bytes) = &net.schedule[next];
-            node.peer_message(tranche_distribution::PeerId(*v), bytes.clone())
-                .unwrap();
-            next += 1;
-        }
+        feed.feed(&net, &mut node, clock.now());
         while let Ok(e) = node.events().recv_timeout(Duration::from_millis(20)) {
             if let NodeEvent::BlockApproved { number, .. } = e {
                 approved.insert(number);

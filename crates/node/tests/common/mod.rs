@@ -430,3 +430,31 @@ pub fn run_virtual_span(
     });
     trace
 }
+
+/// Real clock: where a feed of the schedule stands.
+#[derive(Default)]
+pub struct RealFeed {
+    /// Blocks imported so far.
+    pub imported: usize,
+    /// The next schedule entry to deliver.
+    pub next: usize,
+}
+
+impl RealFeed {
+    /// Import every block whose slot has come (each shown to every peer)
+    /// and deliver every message whose tick has come.
+    pub fn feed(&mut self, net: &Net, node: &mut Node, now: Tick) {
+        while self.imported < net.blocks.len() && slot_tick(&net.blocks[self.imported]) <= now {
+            let b = net.blocks[self.imported].clone();
+            let hash = b.block.hash;
+            node.import_block(b).unwrap();
+            show_heads(net, node, &[hash]);
+            self.imported += 1;
+        }
+        while self.next < net.schedule.len() && net.schedule[self.next].0 <= now {
+            let (_, v, bytes) = &net.schedule[self.next];
+            node.peer_message(PeerId(*v), bytes.clone()).unwrap();
+            self.next += 1;
+        }
+    }
+}
