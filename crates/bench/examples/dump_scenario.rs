@@ -22,6 +22,7 @@ fn main() {
         floor: tranche_bench::floor::FloorMode::Sample,
         db_path: None,
         restart_at_block: None,
+        checks: Default::default(),
     };
     let p = prepare(step, &options).unwrap();
     let ticks: Vec<u64> = p

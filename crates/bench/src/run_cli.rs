@@ -37,6 +37,24 @@ pub enum DbArg {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SignaturesArg {
+    /// The approvals a worker drained together as one batch verification
+    /// (a failing batch is bisected: the same verdicts).
+    Batched,
+    /// Each signature alone, as upstream.
+    OneByOne,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ScheduleArg {
+    /// Arrival order, as upstream.
+    Fifo,
+    /// A worker that is behind checks first the messages that can still
+    /// change an approval, lowest tranche first.
+    UsefulFirst,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FloorArg {
     /// Verify a seeded sample of the unique messages (a few per cent of
     /// each kind); report the estimate with its 95 % interval.
@@ -126,6 +144,27 @@ pub struct RunArgs {
     /// With --repeat: unmeasured warm-up runs of each layout before the N.
     #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub warmup: u32,
+    /// How the parallel layout's workers verify approval signatures (the
+    /// classic layout checks one by one, as upstream's did).
+    #[arg(long, value_enum, default_value_t = SignaturesArg::Batched)]
+    pub signatures: SignaturesArg,
+    /// In which order a distribution worker checks its backlog.
+    #[arg(long, value_enum, default_value_t = ScheduleArg::Fifo)]
+    pub schedule: ScheduleArg,
+}
+
+/// The `--signatures` and `--schedule` choices.
+fn check_policy(args: &RunArgs) -> tranche_node::CheckPolicy {
+    tranche_node::CheckPolicy {
+        signatures: match args.signatures {
+            SignaturesArg::Batched => tranche_node::SignatureCheck::Batched,
+            SignaturesArg::OneByOne => tranche_node::SignatureCheck::OneByOne,
+        },
+        schedule: match args.schedule {
+            ScheduleArg::Fifo => tranche_node::Schedule::Fifo,
+            ScheduleArg::UsefulFirst => tranche_node::Schedule::UsefulFirst,
+        },
+    }
 }
 
 fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture> {
@@ -222,6 +261,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             floor: floor_mode(args.floor),
             db_path: args.db_path.clone(),
             restart_at_block: args.restart_at_block,
+            checks: check_policy(&args),
         };
         let layouts = architectures(&args, step.approval_voting_parallel_enabled);
         // The messages of a step are the same for every layout: prepared

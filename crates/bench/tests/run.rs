@@ -41,6 +41,7 @@ fn run(arch: Architecture, db: DbKind, cache: &Path) -> RunReport {
         floor: tranche_bench::floor::FloorMode::Sample,
         db_path: None,
         restart_at_block: None,
+        checks: Default::default(),
     };
     let prepared = prepare(step, &options).unwrap();
     run_step(step, &prepared, &options).unwrap()

@@ -8,7 +8,9 @@
 use crate::action::AssignmentItem;
 use std::sync::Arc;
 use tranche_primitives::criteria::{check_assignment_cert, InvalidAssignmentReason};
-use tranche_primitives::vote::{verify_approval, VoteError};
+use tranche_primitives::vote::{
+    approval_payload, verify_approval, verify_batch, BatchItem, VoteError,
+};
 use tranche_primitives::{
     CandidateHash, CoreBitfield, DelayTranche, GroupIndex, IndirectSignedApprovalVote,
     RelayVrfStory, Session, SessionIndex, ValidatorIndex,
@@ -90,5 +92,38 @@ impl ApprovalCheck {
             &self.vote.signature,
         )?;
         Ok(())
+    }
+}
+
+impl ApprovalCheck {
+    /// Run many checks as one batch of signature verifications
+    /// ([`verify_batch`]: a failing batch is bisected). Each verdict is
+    /// exactly what [`ApprovalCheck::check`] says of that check alone.
+    pub fn check_batch(checks: &[ApprovalCheck]) -> Vec<ApprovalVerdict> {
+        let mut verdicts: Vec<ApprovalVerdict> = vec![Ok(()); checks.len()];
+        let mut items = Vec::with_capacity(checks.len());
+        let mut of_item = Vec::with_capacity(checks.len());
+        for (i, c) in checks.iter().enumerate() {
+            let key = c
+                .session
+                .validator_key(c.validator)
+                .ok_or(InvalidVote::ValidatorIndexOutOfBounds)
+                .and_then(|k| k.ok_or(InvalidVote::InvalidKey));
+            match key {
+                Ok(public) => {
+                    items.push(BatchItem {
+                        public,
+                        payload: approval_payload(&c.candidate_hashes, c.session_index),
+                        signature: c.vote.signature,
+                    });
+                    of_item.push(i);
+                }
+                Err(e) => verdicts[i] = Err(e),
+            }
+        }
+        for (v, i) in verify_batch(&items).into_iter().zip(of_item) {
+            verdicts[i] = v.map_err(InvalidVote::from);
+        }
+        verdicts
     }
 }

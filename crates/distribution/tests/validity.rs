@@ -354,3 +354,55 @@ fn huge_peer_ids_are_refused() {
     let mut s = State::new(Config::default());
     assert!(s.peer_connected(PeerId(MAX_PEER_ID + 1), None).is_err());
 }
+
+/// The parallel layout's batched signatures (`ApprovalCheck::check_batch`):
+/// six approvals from six peers checked as one batch, one of them forged —
+/// exactly its sender is charged, the other five are imported, and every
+/// verdict is the one its own check gives.
+#[test]
+fn a_batch_with_one_bad_signature_charges_exactly_its_sender_and_imports_the_rest() {
+    let (mut s, m) = setup();
+    let sess = session(N, 4);
+    let voters: Vec<u32> = (5..=10).collect();
+    let mut votes = Vec::new();
+    for &v in &voters {
+        let (item, _) = real_assignments(&sess, &m, v).remove(0);
+        let cands: Vec<u32> = item.1.iter_ones().collect();
+        assert_eq!(
+            n_imports(&checked(&mut s, v, assignments_msg(vec![item]))),
+            1
+        );
+        votes.push(real_vote(&m, v, &cands));
+    }
+    votes[3].signature.0[2] ^= 0x10; // validator 8's, sent by peer 8
+    let mut checks = Vec::new();
+    let mut out = Vec::new();
+    for (v, vote) in voters.iter().zip(votes) {
+        let mut work = Vec::new();
+        s.handle_peer_message(0, PeerId(*v), approvals_msg(vec![vote]), &mut work);
+        for a in work {
+            match a {
+                Action::CheckApproval(c) => checks.push(c),
+                other => out.push(other),
+            }
+        }
+    }
+    assert_eq!(checks.len(), 6, "every vote waits for the batch");
+    let verdicts = ApprovalCheck::check_batch(&checks);
+    for (c, v) in checks.iter().zip(&verdicts) {
+        assert_eq!(*v, c.check(), "validator {:?}", c.validator);
+    }
+    for (c, v) in checks.iter().zip(verdicts) {
+        s.approval_checked(0, c.token, v, &mut out);
+    }
+    let costs: Vec<(u32, i32)> = reps(&out).into_iter().filter(|(_, r)| *r < 0).collect();
+    assert_eq!(costs, vec![(8, COST_INVALID_MESSAGE.value)]);
+    let imported: Vec<u32> = out
+        .iter()
+        .filter_map(|a| match a {
+            Action::ImportApproval { vote } => Some(vote.validator.0),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(imported, vec![5, 6, 7, 9, 10]);
+}

@@ -1,21 +1,27 @@
 //! A distribution worker: owns one approval-distribution state machine,
-//! runs (parallel) or delegates (classic) the crypto checks it asks for,
-//! batches its sends into notifications and hands checked messages to
-//! voting.
+//! runs (parallel) or delegates (classic) the crypto checks it asks for —
+//! in the parallel layout the approval signatures of a drained batch as one
+//! batch verification (`SignatureCheck::Batched`) — batches its sends into
+//! notifications, hands checked messages to voting, and with
+//! `--schedule useful-first` takes its bounded input in the order of
+//! `crate::schedule`.
 
-use crate::channel::Tx;
+use crate::channel::{InFlight, Rx, Tx};
 use crate::clock::Clock;
 use crate::messages::{
-    checked_approval, checked_assignment, decode_peer_bytes, Control, DistMsg, NetworkEvent,
-    NodeEvent, VoteMsg,
+    checked_approval, checked_assignment, decode_peer_bytes, CheckPolicy, Control, DistMsg,
+    NetworkEvent, NodeEvent, SignatureCheck, VoteMsg,
 };
-use crate::metrics::ProtocolCounters;
+use crate::metrics::{ProtocolCounters, ScheduleStats};
 use crate::reputation::Reputations;
+use crate::schedule::{Backlog, Usefulness};
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use parity_scale_codec::Encode;
 use std::sync::Arc;
-use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State};
+use tranche_distribution::{
+    batch_notifications, Action, ApprovalCheck, AssignmentCheck, Outgoing, PeerId, State,
+};
 use tranche_primitives::{Tick, ValidationProtocol};
 
 /// Where crypto checks run.
@@ -29,6 +35,10 @@ pub(crate) enum CheckMode {
     ViaVoting,
 }
 
+/// Most approval checks deferred into one batch: past this the batch is
+/// verified at once (the gain per signature flattens out by 64–256).
+pub(crate) const MAX_APPROVAL_BATCH: usize = 256;
+
 pub(crate) struct DistributionWorker {
     pub state: State,
     pub clock: Clock,
@@ -41,6 +51,25 @@ pub(crate) struct DistributionWorker {
     pub actions: Vec<Action>,
     /// Reputation changes summed per peer until the next report.
     pub reputations: Reputations,
+    pub checks: CheckPolicy,
+    /// Approval checks waiting to be verified as one batch, and the
+    /// number of the message each came from.
+    pub deferred: Vec<ApprovalCheck>,
+    pub deferred_from: Vec<u64>,
+    /// Messages handled so far (numbers the deferred checks).
+    pub handled: u64,
+    /// The node's in-flight count, held up while checks are deferred so
+    /// that a virtual-time driver does not take the node for idle.
+    pub in_flight: Arc<InFlight>,
+    pub holding: bool,
+    /// `useful-first`: the local queue and what it judges by.
+    pub backlog: Option<Backlog>,
+    pub usefulness: Usefulness,
+    /// `useful-first`: waits from receipt to handling, [ahead, rest], in
+    /// µs, until handed to `schedule_stats` when the worker goes idle.
+    pub waits: [Vec<u32>; 2],
+    pub backlog_peak: u64,
+    pub schedule_stats: Arc<ScheduleStats>,
 }
 
 impl Worker for DistributionWorker {
@@ -48,6 +77,7 @@ impl Worker for DistributionWorker {
 
     fn handle(&mut self, msg: DistMsg, stats: &WorkerStats) -> Result<bool, String> {
         let now = self.clock.now();
+        self.handled += 1;
         // One action buffer, reused from message to message.
         let mut actions = std::mem::take(&mut self.actions);
         let stop = self.handle_at(now, msg, &mut actions, stats);
@@ -55,10 +85,62 @@ impl Worker for DistributionWorker {
         stop
     }
 
+    /// The drained batch's deferred approval checks are verified now.
+    fn idle(&mut self, stats: &WorkerStats) -> Result<(), String> {
+        if !self.deferred.is_empty() {
+            let now = self.clock.now();
+            let mut work = std::mem::take(&mut self.actions);
+            work.clear();
+            let r = self.settle(now, &mut work, stats, true);
+            self.actions = work;
+            r?;
+        }
+        if self.backlog.is_some() {
+            let peak = std::mem::take(&mut self.backlog_peak);
+            self.schedule_stats.add(&mut self.waits, peak);
+        }
+        Ok(())
+    }
+
+    /// `useful-first`: drain the bounded input into the backlog, then take
+    /// from it in its order.
+    fn take_normal(&mut self, normal: &Rx<DistMsg>) -> Option<DistMsg> {
+        let Some(backlog) = self.backlog.as_mut() else {
+            return normal.try_recv();
+        };
+        let now = self.clock.now();
+        while !backlog.is_full() {
+            match normal.try_recv() {
+                Some(m) => backlog.push(decoded(m), now, &self.usefulness),
+                None => break,
+            }
+        }
+        self.backlog_peak = self.backlog_peak.max(backlog.len() as u64);
+        let w = backlog.take(now, &self.usefulness)?;
+        let waited = w.arrived_at.elapsed().as_micros().min(u128::from(u32::MAX)) as u32;
+        self.waits[usize::from(!w.useful)].push(waited);
+        Some(w.msg)
+    }
+
     /// What is still summed is reported before the worker stops.
     fn finish(mut self) -> Result<(), String> {
         self.reputations.flush(&self.events);
         Ok(())
+    }
+}
+
+/// A peer's bytes decoded ahead (classic layout, `useful-first`), so that
+/// the backlog can judge them; bytes that do not decode stay bytes and are
+/// reported when handled.
+fn decoded(m: DistMsg) -> DistMsg {
+    match m {
+        DistMsg::PeerBytes { peer, bytes } => match ValidationProtocol::decode_wire(&bytes) {
+            Ok(ValidationProtocol::ApprovalDistribution(message)) => {
+                DistMsg::Peer { peer, message }
+            }
+            Err(_) => DistMsg::PeerBytes { peer, bytes },
+        },
+        other => other,
     }
 }
 
@@ -104,7 +186,15 @@ impl DistributionWorker {
                         self.state.add_session(s);
                     }
                 }
+                if self.backlog.is_some() {
+                    for b in &blocks {
+                        self.usefulness.block(b.hash, b.slot);
+                    }
+                }
                 self.state.new_blocks(now, blocks, out)
+            }
+            DistMsg::CandidateApproved { block, candidate } => {
+                self.usefulness.approved(block, candidate)
             }
             DistMsg::OurView(heads) => self.state.our_view_change(&heads),
             DistMsg::DistributeAssignment { cert, claimed } => {
@@ -116,7 +206,12 @@ impl DistributionWorker {
                 self.counters.approval_imported();
                 self.state.distribute_approval(vote, out)
             }
-            DistMsg::Finalized(number) => self.state.block_finalized(number, out),
+            DistMsg::Finalized(number) => {
+                self.state.block_finalized(number, out);
+                let state = &self.state;
+                self.usefulness
+                    .forget(|h| state.block_knowledge(h).is_some());
+            }
             DistMsg::Network(NetworkEvent::PeerAuthority { peer, authority }) => {
                 self.state.peer_authority_updated(peer, authority, out)
             }
@@ -127,99 +222,180 @@ impl DistributionWorker {
             DistMsg::Control(Control::Stop) => return Ok(true),
             DistMsg::Control(Control::Fault) => panic!("fault injected into a distribution worker"),
         }
-        self.settle(now, out, stats)?;
+        self.settle(now, out, stats, false)?;
         Ok(false)
     }
 
-    /// Classic layout: hand a check to the voting thread (which imports
-    /// what passes) and wait for its verdict.
-    fn ask_voting<V>(
+    /// The verdict of one check: run here (parallel), or handed to the
+    /// voting thread, which imports what passes, and waited for (classic).
+    fn verdict<C, V>(
         &self,
-        make: impl FnOnce(crossbeam_channel::Sender<V>) -> VoteMsg,
+        check: C,
+        run: fn(&C) -> V,
+        stats: &WorkerStats,
+        ask: impl FnOnce(C, crossbeam_channel::Sender<V>) -> VoteMsg,
     ) -> Result<V, String> {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        self.to_voting.send(make(tx)).map_err(|e| e.to_string())?;
-        rx.recv()
-            .map_err(|_| "voting stopped before answering a check".to_owned())
+        match self.mode {
+            CheckMode::Inline => {
+                stats.add_verifications(1);
+                Ok(run(&check))
+            }
+            CheckMode::ViaVoting => {
+                let (tx, rx) = crossbeam_channel::bounded(1);
+                self.to_voting
+                    .send(ask(check, tx))
+                    .map_err(|e| e.to_string())?;
+                rx.recv()
+                    .map_err(|_| "voting stopped before answering a check".to_owned())
+            }
+        }
     }
 
-    /// Run the checks the state machine asked for until none are left, then
-    /// carry out the remaining actions.
+    /// Whether approval checks wait for a batch.
+    fn batching(&self) -> bool {
+        matches!(self.mode, CheckMode::Inline) && self.checks.signatures == SignatureCheck::Batched
+    }
+
+    /// Run the checks the state machine asked for until none are left —
+    /// approval checks deferred into a batch, verified once it is full or
+    /// `flush` says the drained batch is over — then carry out the
+    /// remaining actions. What a message causes is sent as one group of
+    /// notifications, batched or not (so how messages are batched, which
+    /// depends on thread timing, never changes what goes out).
     fn settle(
         &mut self,
         now: Tick,
         work: &mut Vec<Action>,
         stats: &WorkerStats,
+        flush: bool,
     ) -> Result<(), String> {
         let mut sends: Vec<(PeerId, Outgoing)> = Vec::new();
+        self.run_work(now, work, &mut sends, stats)?;
+        self.emit(sends);
+        while !self.deferred.is_empty() && (flush || self.deferred.len() >= MAX_APPROVAL_BATCH) {
+            let checks = std::mem::take(&mut self.deferred);
+            let from = std::mem::take(&mut self.deferred_from);
+            stats.add_verifications(checks.len() as u64);
+            let verdicts = ApprovalCheck::check_batch(&checks);
+            let mut group = Vec::new();
+            let mut current = None;
+            for ((check, message), verdict) in checks.iter().zip(from).zip(verdicts) {
+                if current != Some(message) {
+                    self.emit(std::mem::take(&mut group));
+                    current = Some(message);
+                }
+                self.state.approval_checked(now, check.token, verdict, work);
+                self.run_work(now, work, &mut group, stats)?;
+            }
+            self.emit(group);
+        }
+        self.reputations.maybe_flush(now, &self.events);
+        // Only once what the batch caused is out may the node look idle.
+        if self.holding && self.deferred.is_empty() {
+            self.holding = false;
+            self.in_flight.done();
+        }
+        Ok(())
+    }
+
+    /// Carry out `work` and what it leads to, until nothing is left but
+    /// deferred checks; sends are collected in `sends`.
+    fn run_work(
+        &mut self,
+        now: Tick,
+        work: &mut Vec<Action>,
+        sends: &mut Vec<(PeerId, Outgoing)>,
+        stats: &WorkerStats,
+    ) -> Result<(), String> {
         while !work.is_empty() {
             let batch = std::mem::take(work);
             for action in batch {
-                match action {
-                    Action::CheckAssignment(check) => {
-                        let token = check.token;
-                        let verdict = match self.mode {
-                            CheckMode::Inline => {
-                                stats.add_verifications(1);
-                                check.check()
-                            }
-                            CheckMode::ViaVoting => {
-                                self.ask_voting(|reply| VoteMsg::CheckAssignment { check, reply })?
-                            }
-                        };
-                        self.state.assignment_checked(now, token, verdict, work);
-                    }
-                    Action::CheckApproval(check) => {
-                        let token = check.token;
-                        let verdict = match self.mode {
-                            CheckMode::Inline => {
-                                stats.add_verifications(1);
-                                check.check()
-                            }
-                            CheckMode::ViaVoting => {
-                                self.ask_voting(|reply| VoteMsg::CheckApproval { check, reply })?
-                            }
-                        };
-                        self.state.approval_checked(now, token, verdict, work);
-                    }
-                    Action::ImportAssignment {
-                        assignment,
-                        tranche,
-                    } => {
-                        self.counters.assignment_imported(&assignment.0.cert.kind);
-                        // Classic: voting imported it when it checked it.
-                        if matches!(self.mode, CheckMode::Inline) {
-                            self.to_voting
-                                .send(VoteMsg::Assignment(checked_assignment(
-                                    &assignment,
-                                    tranche,
-                                )))
-                                .map_err(|e| e.to_string())?;
-                        }
-                    }
-                    Action::ImportApproval { vote } => {
-                        self.counters.approval_imported();
-                        if matches!(self.mode, CheckMode::Inline) {
-                            self.to_voting
-                                .send(VoteMsg::Approval(checked_approval(&vote)))
-                                .map_err(|e| e.to_string())?;
-                        }
-                    }
-                    Action::Send { peer, item } => sends.push((peer, item)),
-                    Action::Reputation { peer, rep } => {
-                        self.counters.reputation_change(&rep);
-                        self.reputations.add(peer, rep, &self.events);
-                    }
-                }
+                self.carry_out(now, action, work, sends, stats)?;
             }
         }
-        self.reputations.maybe_flush(now, &self.events);
+        Ok(())
+    }
+
+    /// One group of sends, as notifications by upstream's limits.
+    fn emit(&self, sends: Vec<(PeerId, Outgoing)>) {
         for (peer, message) in batch_notifications(sends) {
             let items = message.len();
             let bytes: Arc<[u8]> = ValidationProtocol::ApprovalDistribution(message)
                 .encode()
                 .into();
             let _ = self.events.send(NodeEvent::Send { peer, bytes, items });
+        }
+    }
+
+    /// One action of the state machine.
+    fn carry_out(
+        &mut self,
+        now: Tick,
+        action: Action,
+        work: &mut Vec<Action>,
+        sends: &mut Vec<(PeerId, Outgoing)>,
+        stats: &WorkerStats,
+    ) -> Result<(), String> {
+        match action {
+            Action::CheckAssignment(check) => {
+                let token = check.token;
+                let verdict =
+                    self.verdict(check, AssignmentCheck::check, stats, |check, reply| {
+                        VoteMsg::CheckAssignment { check, reply }
+                    })?;
+                self.state.assignment_checked(now, token, verdict, work);
+            }
+            Action::CheckApproval(check) if self.batching() => {
+                if !self.holding {
+                    self.holding = true;
+                    self.in_flight.add();
+                }
+                self.deferred.push(check);
+                self.deferred_from.push(self.handled);
+            }
+            Action::CheckApproval(check) => {
+                let token = check.token;
+                let verdict =
+                    self.verdict(check, ApprovalCheck::check, stats, |check, reply| {
+                        VoteMsg::CheckApproval { check, reply }
+                    })?;
+                self.state.approval_checked(now, token, verdict, work);
+            }
+            Action::ImportAssignment {
+                assignment,
+                tranche,
+            } => {
+                self.counters.assignment_imported(&assignment.0.cert.kind);
+                if self.backlog.is_some() {
+                    self.usefulness.assignment_accepted(
+                        assignment.0.block_hash,
+                        assignment.0.validator,
+                        tranche,
+                    );
+                }
+                // Classic: voting imported it when it checked it.
+                if matches!(self.mode, CheckMode::Inline) {
+                    self.to_voting
+                        .send(VoteMsg::Assignment(checked_assignment(
+                            &assignment,
+                            tranche,
+                        )))
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            Action::ImportApproval { vote } => {
+                self.counters.approval_imported();
+                if matches!(self.mode, CheckMode::Inline) {
+                    self.to_voting
+                        .send(VoteMsg::Approval(checked_approval(&vote)))
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+            Action::Send { peer, item } => sends.push((peer, item)),
+            Action::Reputation { peer, rep } => {
+                self.counters.reputation_change(&rep);
+                self.reputations.add(peer, rep, &self.events);
+            }
         }
         Ok(())
     }

@@ -23,6 +23,7 @@ mod metrics;
 mod node;
 mod parallel;
 mod reputation;
+mod schedule;
 mod voting_worker;
 mod wiring;
 mod worker;
@@ -30,10 +31,13 @@ mod worker;
 pub use channel::ChannelMeter;
 pub use clock::Clock;
 pub use cpu::{process_cpu_time, thread_cpu_time};
-pub use messages::{ApprovalSignatures, Architecture, NodeEvent, StoreConfig, DEFAULT_WORKERS};
+pub use messages::{
+    ApprovalSignatures, Architecture, CheckPolicy, NodeEvent, Schedule, SignatureCheck,
+    StoreConfig, DEFAULT_WORKERS,
+};
 pub use metrics::{
-    AtomicHistogram, HistogramSnapshot, ProtocolCounters, APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS,
-    TOF_BUCKETS_NANOS,
+    AtomicHistogram, HistogramSnapshot, ProtocolCounters, ScheduleStats, WaitQuantiles,
+    APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS, TOF_BUCKETS_NANOS,
 };
 pub use node::{
     Node, NodeConfig, NodeError, NodeMetrics, INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY,

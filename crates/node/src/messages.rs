@@ -32,6 +32,42 @@ impl Architecture {
     }
 }
 
+/// How the parallel layout's distribution workers verify approval
+/// signatures (the classic layout checks one by one on the voting thread,
+/// as upstream's did before polkadot-sdk#4928).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SignatureCheck {
+    /// Each signature alone, as upstream.
+    OneByOne,
+    /// The approvals a worker drained together as one schnorrkel batch; a
+    /// failing batch is bisected, so every verdict (and every peer's
+    /// charge) is the one a single check gives. Tranche's choice: the same
+    /// decisions for about half the CPU (BENCHMARKS.md).
+    #[default]
+    Batched,
+}
+
+/// In which order a distribution worker checks what waits in its bounded
+/// input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Schedule {
+    /// Arrival order, as upstream.
+    #[default]
+    Fifo,
+    /// When the backlog holds messages from before the current tick (the
+    /// worker is behind), first those that can still change an approval —
+    /// for candidates voting has not approved yet — lowest tranche first,
+    /// then the rest in arrival order (`crate::schedule`).
+    UsefulFirst,
+}
+
+/// How the node spends its checking CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct CheckPolicy {
+    pub signatures: SignatureCheck,
+    pub schedule: Schedule,
+}
+
 /// Upstream's `APPROVAL_DISTRIBUTION_WORKER_COUNT`.
 pub const DEFAULT_WORKERS: usize = 4;
 
@@ -88,6 +124,12 @@ pub(crate) enum DistMsg {
     NewBlocks {
         blocks: Vec<Block>,
         sessions: Vec<Arc<tranche_primitives::Session>>,
+    },
+    /// `useful-first`: voting approved this candidate (priority path);
+    /// messages about it no longer go ahead.
+    CandidateApproved {
+        block: Hash,
+        candidate: tranche_primitives::CandidateIndex,
     },
     /// The node's own view (its leaves) changed: messages for these blocks
     /// are held until the blocks are known.

@@ -276,6 +276,61 @@ impl ProtocolCounters {
     }
 }
 
+/// What `--schedule useful-first` did: how long messages waited in the
+/// workers' backlogs from receipt to being handled (and forwarded), for the
+/// messages taken ahead because they could change an approval and for the
+/// rest, and the longest backlog.
+#[derive(Debug, Default)]
+pub struct ScheduleStats {
+    /// Microseconds from receipt to handling: [taken ahead, the rest].
+    waits: std::sync::Mutex<[Vec<u32>; 2]>,
+    backlog_peak: AtomicU64,
+}
+
+/// p50 and p99 of one class of [`ScheduleStats`], in milliseconds, and how
+/// many messages it holds.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct WaitQuantiles {
+    pub count: u64,
+    pub p50_ms: f64,
+    pub p99_ms: f64,
+}
+
+impl ScheduleStats {
+    /// Add a worker's waits (`[ahead, rest]`, microseconds) and the
+    /// longest backlog it saw.
+    pub fn add(&self, waits: &mut [Vec<u32>; 2], backlog_peak: u64) {
+        let mut all = self.waits.lock().unwrap_or_else(|e| e.into_inner());
+        for (into, from) in all.iter_mut().zip(waits.iter_mut()) {
+            into.append(from);
+        }
+        self.backlog_peak.fetch_max(backlog_peak, Ordering::Relaxed);
+    }
+
+    pub fn backlog_peak(&self) -> u64 {
+        get(&self.backlog_peak)
+    }
+
+    /// [taken ahead, the rest].
+    pub fn quantiles(&self) -> [WaitQuantiles; 2] {
+        let all = self.waits.lock().unwrap_or_else(|e| e.into_inner());
+        let q = |v: &Vec<u32>| {
+            let mut v = v.clone();
+            v.sort_unstable();
+            let at = |p: f64| {
+                v.get(((v.len() as f64 - 1.0) * p).round() as usize)
+                    .map_or(0.0, |us| f64::from(*us) / 1e3)
+            };
+            WaitQuantiles {
+                count: v.len() as u64,
+                p50_ms: at(0.5),
+                p99_ms: at(0.99),
+            }
+        };
+        [q(&all[0]), q(&all[1])]
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,7 +21,7 @@
 use crate::channel::{ChannelMeter, Closed, InFlight};
 use crate::classic::Classic;
 use crate::clock::Clock;
-use crate::messages::{Architecture, Input, NetworkEvent, NodeEvent, StoreConfig};
+use crate::messages::{Architecture, CheckPolicy, Input, NetworkEvent, NodeEvent, StoreConfig};
 use crate::metrics::ProtocolCounters;
 use crate::parallel::Parallel;
 use crate::wiring::{Voting, Wiring};
@@ -52,6 +52,9 @@ pub struct NodeConfig {
     pub voting: tranche_voting::Config,
     pub distribution: tranche_distribution::Config,
     pub store: StoreConfig,
+    /// Batched signatures and the checking order (defaults: batched,
+    /// first in first out).
+    pub checks: CheckPolicy,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -75,6 +78,8 @@ pub struct NodeMetrics {
     pub channels: Vec<Arc<ChannelMeter>>,
     /// What the state machines did (upstream's approval metrics).
     pub protocol: Arc<ProtocolCounters>,
+    /// What `--schedule useful-first` did (empty under `fifo`).
+    pub schedule: Arc<crate::metrics::ScheduleStats>,
 }
 
 impl NodeMetrics {

@@ -200,6 +200,12 @@ impl Router {
                 [self.worker_of(cert.validator.0)]
             .send(DistMsg::DistributeAssignment { cert, claimed })
             .map_err(err),
+            // A control message: the workers' high-priority inputs.
+            DistMsg::CandidateApproved { block, candidate } => self
+                .fanout
+                .prio
+                .to_workers(|| DistMsg::CandidateApproved { block, candidate })
+                .map_err(err),
             DistMsg::DistributeApproval(vote) => self.workers[self.worker_of(vote.validator.0)]
                 .send(DistMsg::DistributeApproval(vote))
                 .map_err(err),

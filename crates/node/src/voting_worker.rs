@@ -42,6 +42,16 @@ impl DistLinks {
         }
     }
 
+    /// `useful-first`: every worker hears at once which candidate voting
+    /// approved (their high-priority inputs).
+    fn candidate_approved(&self, block: Hash, candidate: u32) -> Result<(), Closed> {
+        let msg = || DistMsg::CandidateApproved { block, candidate };
+        match self {
+            DistLinks::Direct(workers) => workers.iter().try_for_each(|w| w.send(msg())),
+            DistLinks::ViaRouter(router) => router.send(RouterMsg::FromVoting(msg())),
+        }
+    }
+
     /// Our own assignment or approval, for the worker owning `v`.
     fn ours(&self, v: ValidatorIndex, msg: DistMsg) -> Result<(), Closed> {
         match self {
@@ -63,6 +73,8 @@ pub(crate) struct VotingWorker {
     pub slot_starts: HashMap<Hash, Tick>,
     /// Set before a simulated crash (`Node::crash`).
     pub crashing: Arc<std::sync::atomic::AtomicBool>,
+    /// `useful-first`: tell distribution each candidate approved.
+    pub tell_approved: bool,
 }
 
 impl VotingWorker {
@@ -134,11 +146,17 @@ impl VotingWorker {
                 }
                 Action::CandidateApproved {
                     block,
+                    candidate_index,
                     tick,
                     one_third,
                     tolerated_no_shows,
                     ..
                 } => {
+                    if self.tell_approved {
+                        self.dist
+                            .candidate_approved(block, candidate_index)
+                            .map_err(|e| e.to_string())?;
+                    }
                     let ticks = self.ticks_since_slot(&block, tick);
                     self.counters
                         .candidate_approved(ticks, one_third, tolerated_no_shows);
@@ -284,7 +302,7 @@ impl Worker for VotingWorker {
 
     /// Group commit: every import of the batch just drained survives a
     /// crash of the process once the worker waits again.
-    fn idle(&mut self) -> Result<(), String> {
+    fn idle(&mut self, _stats: &WorkerStats) -> Result<(), String> {
         self.store
             .commit()
             .map_err(|e| format!("database commit failed: {e}"))?;

@@ -7,9 +7,10 @@ use crate::channel::{channel, InFlight, Rx, Tx};
 use crate::distribution_worker::{CheckMode, DistributionWorker};
 use crate::fanout::{Fanout, PrioLinks};
 use crate::leaves::Leaves;
-use crate::messages::{DistMsg, NodeEvent, VoteMsg};
+use crate::messages::{DistMsg, NodeEvent, Schedule, VoteMsg};
 use crate::node::{NodeConfig, NodeError, NodeMetrics, VOTING_CHANNEL_CAPACITY};
 use crate::parallel::RouterMsg;
+use crate::schedule::Backlog;
 use crate::voting_worker::{DistLinks, VotingWorker};
 use crate::worker::{
     run_worker, spawn_worker, Inbox, Worker, WorkerBody, WorkerFailure, WorkerStats,
@@ -161,7 +162,8 @@ impl<'a> Wiring<'a> {
         for (name, (rx, prio_rx)) in workers.distribution.iter().zip(rxs) {
             let stats = WorkerStats::new(name.clone());
             self.metrics.workers.push(stats.clone());
-            let worker = self.distribution_worker(workers.mode, voting_tx.clone());
+            let worker =
+                self.distribution_worker(workers.mode, workers.capacity, voting_tx.clone());
             self.spawn(stats, worker, prio_rx, rx)?;
         }
         let fanout = Fanout {
@@ -189,10 +191,17 @@ impl<'a> Wiring<'a> {
             .max(1),
             slot_starts: Default::default(),
             crashing: self.crashing.clone(),
+            tell_approved: self.config.checks.schedule == Schedule::UsefulFirst,
         }
     }
 
-    fn distribution_worker(&self, mode: CheckMode, to_voting: Tx<VoteMsg>) -> DistributionWorker {
+    fn distribution_worker(
+        &self,
+        mode: CheckMode,
+        capacity: usize,
+        to_voting: Tx<VoteMsg>,
+    ) -> DistributionWorker {
+        let checks = self.config.checks;
         let mut state = State::new(self.config.distribution.clone());
         for s in &self.config.sessions {
             state.add_session(s.clone());
@@ -206,6 +215,17 @@ impl<'a> Wiring<'a> {
             counters: self.metrics.protocol.clone(),
             actions: Vec::new(),
             reputations: Default::default(),
+            checks,
+            deferred: Vec::new(),
+            deferred_from: Vec::new(),
+            handled: 0,
+            in_flight: self.in_flight.clone(),
+            holding: false,
+            backlog: (checks.schedule == Schedule::UsefulFirst).then(|| Backlog::new(capacity)),
+            usefulness: Default::default(),
+            waits: Default::default(),
+            backlog_peak: 0,
+            schedule_stats: self.metrics.schedule.clone(),
         }
     }
 }

@@ -129,9 +129,17 @@ pub(crate) trait Worker {
     fn handle(&mut self, msg: Self::Msg, stats: &WorkerStats) -> Result<bool, String>;
 
     /// Both inputs are drained: the worker is about to wait. The voting
-    /// worker commits its store here (a group commit per drained batch).
-    fn idle(&mut self) -> Result<(), String> {
+    /// worker commits its store here (a group commit per drained batch), a
+    /// distribution worker verifies the batch of signatures it deferred.
+    fn idle(&mut self, _stats: &WorkerStats) -> Result<(), String> {
         Ok(())
+    }
+
+    /// The next message of the bounded input, when the high-priority one
+    /// is empty: the oldest, unless the worker keeps a backlog of its own
+    /// (`--schedule useful-first`).
+    fn take_normal(&mut self, normal: &Rx<Self::Msg>) -> Option<Self::Msg> {
+        normal.try_recv()
     }
 
     /// The worker stops normally (told to, or both inputs closed).
@@ -168,13 +176,13 @@ pub(crate) fn run_worker<W: Worker>(
     let mut since_sample = 0u64;
     loop {
         let deadline = worker.due()?;
-        let msg = match prio.try_recv().or_else(|| normal.try_recv()) {
+        let msg = match prio.try_recv().or_else(|| worker.take_normal(&normal)) {
             Some(m) => m,
             None => {
                 // About to wait (not just to look again at once): the
                 // batch of inputs is drained.
                 if deadline.is_none_or(|d| d > Instant::now()) {
-                    worker.idle()?;
+                    worker.idle(stats)?;
                 }
                 stats.record_cpu();
                 since_sample = 0;

@@ -155,7 +155,7 @@ fn bench_votes(c: &mut Criterion) {
                 }
             })
             .collect();
-        assert!(verify_batch(&items).iter().all(|ok| *ok));
+        assert!(verify_batch(&items).iter().all(|v| v.is_ok()));
         g.bench_with_input(BenchmarkId::new("verify_batch", n), &items, |b, items| {
             b.iter(|| verify_batch(black_box(items)))
         });

@@ -566,5 +566,6 @@ pub(super) fn node_config(
             ..Default::default()
         },
         store,
+        checks: options.checks,
     }
 }

@@ -73,6 +73,9 @@ pub struct RunOptions {
     /// Crash and restart the node at the start of this block's slot
     /// (`restart.rs`).
     pub restart_at_block: Option<u32>,
+    /// Batched signatures and the checking order (`--signatures`,
+    /// `--schedule`).
+    pub checks: tranche_node::CheckPolicy,
 }
 
 /// How long the node may take to drain one virtual tick.

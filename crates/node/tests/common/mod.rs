@@ -210,6 +210,7 @@ pub fn config(net: &Net, architecture: Architecture, clock: Clock) -> NodeConfig
             ..Default::default()
         },
         store: StoreConfig::Memory,
+        checks: Default::default(),
     }
 }
 
@@ -457,4 +458,26 @@ impl RealFeed {
             self.next += 1;
         }
     }
+}
+
+/// Two traces are equal; if not, the message names the first tick that
+/// differs and what only one side sent there (not the whole traces).
+pub fn assert_same_trace(a: &Trace, b: &Trace, what: &str) {
+    assert_eq!(a.approved, b.approved, "{what}: approval ticks");
+    let ticks: std::collections::BTreeSet<_> = a.sent.keys().chain(b.sent.keys()).collect();
+    for t in ticks {
+        let (x, y) = (a.sent.get(t), b.sent.get(t));
+        if x != y {
+            let x = x.cloned().unwrap_or_default();
+            let y = y.cloned().unwrap_or_default();
+            let only_a: Vec<_> = x.iter().filter(|i| !y.contains(i)).take(5).collect();
+            let only_b: Vec<_> = y.iter().filter(|i| !x.contains(i)).take(5).collect();
+            panic!(
+                "{what}: sends differ at tick {t} ({} vs {} items); only first: {only_a:?}; only second: {only_b:?}",
+                x.len(),
+                y.len()
+            );
+        }
+    }
+    assert_eq!(a.notifications, b.notifications, "{what}: notifications");
 }

@@ -1,0 +1,309 @@
+//! The order in which a distribution worker takes what waits in its
+//! bounded input (`--schedule`). `fifo` is upstream's: arrival order.
+//! `useful-first` drains the bounded input into a local [`Backlog`] of the
+//! same bound and, while the backlog holds messages that arrived before the
+//! current tick (the worker is behind), takes first those that can still
+//! change an approval — for candidates voting has not yet approved —
+//! lowest tranche first, and the rest in arrival order after them. Under
+//! the virtual clock nothing waits past its tick, so both orders are the
+//! same. Every message is still deduplicated and checked before it is
+//! forwarded: only the order changes.
+//!
+//! The tranche of a message is known before its check only for a modulo
+//! assignment (tranche 0); a delay assignment is taken to be of the tranche
+//! its arrival tick says (honest peers send when their tranche comes), and
+//! an approval of the tranche of the assignment this worker accepted from
+//! its validator (else its arrival). A peer lying about timing only moves
+//! its messages in the queue; they are checked and charged as always.
+
+use crate::messages::DistMsg;
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::time::Instant;
+use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
+use tranche_primitives::{
+    ApprovalDistributionMessage, AssignmentCertKind, CandidateIndex, DelayTranche, Hash, Tick,
+    ValidatorIndex,
+};
+
+/// What the worker knows to judge whether a message can still change an
+/// approval.
+#[derive(Default)]
+pub(crate) struct Usefulness {
+    /// Candidates voting reported approved, by block.
+    approved: HashMap<Hash, HashSet<CandidateIndex>>,
+    /// Slot-start tick of each block the worker has heard of.
+    slot_tick: HashMap<Hash, Tick>,
+    /// Lowest tranche of the assignments accepted, by (block, validator).
+    tranche: HashMap<(Hash, ValidatorIndex), DelayTranche>,
+}
+
+impl Usefulness {
+    pub fn block(&mut self, hash: Hash, slot: u64) {
+        self.slot_tick.insert(hash, slot * DEFAULT_TICKS_PER_SLOT);
+    }
+
+    pub fn approved(&mut self, block: Hash, candidate: CandidateIndex) {
+        self.approved.entry(block).or_default().insert(candidate);
+    }
+
+    pub fn assignment_accepted(&mut self, block: Hash, v: ValidatorIndex, t: DelayTranche) {
+        let e = self.tranche.entry((block, v)).or_insert(t);
+        *e = (*e).min(t);
+    }
+
+    /// A block left (finalized and pruned, as distribution prunes).
+    pub fn forget(&mut self, keep: impl Fn(&Hash) -> bool) {
+        self.approved.retain(|h, _| keep(h));
+        self.slot_tick.retain(|h, _| keep(h));
+        self.tranche.retain(|(h, _), _| keep(h));
+    }
+
+    fn all_approved(&self, block: &Hash, mut candidates: impl Iterator<Item = u32>) -> bool {
+        match self.approved.get(block) {
+            None => false,
+            Some(set) => candidates.all(|c| set.contains(&c)),
+        }
+    }
+
+    fn arrival_tranche(&self, block: &Hash, arrived: Tick) -> DelayTranche {
+        let start = self.slot_tick.get(block).copied().unwrap_or(arrived);
+        arrived.saturating_sub(start).min(u64::from(u32::MAX)) as DelayTranche
+    }
+
+    /// `Some(tranche)` if the message can still change an approval; `None`
+    /// if every candidate it is about is approved. Anything but a peer's
+    /// message (new blocks, our own messages) is taken first: `Some(0)`.
+    fn rank(&self, msg: &DistMsg, arrived: Tick) -> Option<DelayTranche> {
+        let DistMsg::Peer { message, .. } = msg else {
+            return Some(0);
+        };
+        let mut best: Option<DelayTranche> = None;
+        let mut consider = |t: DelayTranche| best = Some(best.map_or(t, |b| b.min(t)));
+        match message {
+            ApprovalDistributionMessage::Assignments(items) => {
+                for (a, claimed) in items {
+                    if self.all_approved(&a.block_hash, claimed.iter_ones()) {
+                        continue;
+                    }
+                    consider(match a.cert.kind {
+                        AssignmentCertKind::RelayVRFDelay { .. } => {
+                            self.arrival_tranche(&a.block_hash, arrived)
+                        }
+                        _ => 0,
+                    });
+                }
+            }
+            ApprovalDistributionMessage::Approvals(items) => {
+                for v in items {
+                    if self.all_approved(&v.block_hash, v.candidate_indices.iter_ones()) {
+                        continue;
+                    }
+                    consider(
+                        self.tranche
+                            .get(&(v.block_hash, v.validator))
+                            .copied()
+                            .unwrap_or_else(|| self.arrival_tranche(&v.block_hash, arrived)),
+                    );
+                }
+            }
+        }
+        best
+    }
+}
+
+/// A message taken from the bounded input, waiting here.
+pub(crate) struct Waiting {
+    pub msg: DistMsg,
+    pub arrived: Tick,
+    pub arrived_at: Instant,
+    /// Taken out of arrival order because it could change an approval.
+    pub useful: bool,
+}
+
+/// The local queue of `useful-first`.
+pub(crate) struct Backlog {
+    bound: usize,
+    next_seq: u64,
+    /// Everything waiting, by arrival.
+    by_arrival: BTreeMap<u64, Waiting>,
+    /// Useful messages by (tranche, arrival); entries already taken are
+    /// skipped when they come up.
+    useful: BinaryHeap<Reverse<(DelayTranche, u64)>>,
+}
+
+impl Backlog {
+    pub fn new(bound: usize) -> Self {
+        Backlog {
+            bound: bound.max(1),
+            next_seq: 0,
+            by_arrival: BTreeMap::new(),
+            useful: BinaryHeap::new(),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.by_arrival.len()
+    }
+
+    pub fn is_full(&self) -> bool {
+        self.len() >= self.bound
+    }
+
+    pub fn push(&mut self, msg: DistMsg, now: Tick, usefulness: &Usefulness) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        if let Some(t) = usefulness.rank(&msg, now) {
+            self.useful.push(Reverse((t, seq)));
+        }
+        self.by_arrival.insert(
+            seq,
+            Waiting {
+                msg,
+                arrived: now,
+                arrived_at: Instant::now(),
+                useful: false,
+            },
+        );
+    }
+
+    /// The next message to handle at tick `now`.
+    pub fn take(&mut self, now: Tick, usefulness: &Usefulness) -> Option<Waiting> {
+        let (_, oldest) = self.by_arrival.first_key_value()?;
+        if oldest.arrived < now {
+            while let Some(Reverse((_, seq))) = self.useful.pop() {
+                let Some(w) = self.by_arrival.get(&seq) else {
+                    continue; // taken already, in arrival order
+                };
+                // Voting may have approved its candidates meanwhile.
+                if usefulness.rank(&w.msg, w.arrived).is_none() {
+                    continue;
+                }
+                let mut w = self.by_arrival.remove(&seq).expect("present");
+                w.useful = true;
+                return Some(w);
+            }
+        }
+        let w = self.by_arrival.pop_first().map(|(_, w)| w);
+        if self.by_arrival.is_empty() {
+            self.useful.clear();
+        }
+        w
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tranche_distribution::PeerId;
+    use tranche_primitives::{
+        AssignmentCert, CandidateBitfield, IndirectAssignmentCert, IndirectSignedApprovalVote,
+        ValidatorSignature, VrfSignature,
+    };
+
+    fn assignment(block: Hash, v: u32, claimed: u32, delay: bool) -> DistMsg {
+        let kind = if delay {
+            AssignmentCertKind::RelayVRFDelay {
+                core_index: tranche_primitives::CoreIndex(claimed),
+            }
+        } else {
+            AssignmentCertKind::RelayVRFModulo { sample: 0 }
+        };
+        DistMsg::Peer {
+            peer: PeerId(v),
+            message: ApprovalDistributionMessage::Assignments(vec![(
+                IndirectAssignmentCert {
+                    block_hash: block,
+                    validator: ValidatorIndex(v),
+                    cert: AssignmentCert {
+                        kind,
+                        vrf: VrfSignature {
+                            pre_output: [0; 32],
+                            proof: [0; 64],
+                        },
+                    },
+                },
+                CandidateBitfield::from_index(claimed),
+            )]),
+        }
+    }
+
+    fn approval(block: Hash, v: u32, candidate: u32) -> DistMsg {
+        DistMsg::Peer {
+            peer: PeerId(v),
+            message: ApprovalDistributionMessage::Approvals(vec![IndirectSignedApprovalVote {
+                block_hash: block,
+                validator: ValidatorIndex(v),
+                candidate_indices: CandidateBitfield::from_index(candidate),
+                signature: ValidatorSignature([0; 64]),
+            }]),
+        }
+    }
+
+    fn sender(m: &DistMsg) -> u32 {
+        match m {
+            DistMsg::Peer { peer, .. } => peer.0,
+            _ => u32::MAX,
+        }
+    }
+
+    /// A backlog spanning ticks: the messages for a candidate not yet
+    /// approved come first, lowest tranche first; those for an approved
+    /// candidate after, in arrival order.
+    #[test]
+    fn behind_the_clock_useful_messages_come_first_lowest_tranche_first() {
+        let b = Hash([1; 32]);
+        let mut u = Usefulness::default();
+        u.block(b, 10);
+        let start = 10 * DEFAULT_TICKS_PER_SLOT;
+        u.approved(b, 0);
+        u.assignment_accepted(b, ValidatorIndex(7), 2);
+        let mut q = Backlog::new(100);
+        q.push(approval(b, 1, 0), start + 1, &u); // approved candidate
+        q.push(assignment(b, 2, 1, true), start + 5, &u); // tranche 5
+        q.push(assignment(b, 3, 0, false), start + 5, &u); // approved candidate
+        q.push(approval(b, 7, 1), start + 6, &u); // tranche 2 (its assignment)
+        q.push(assignment(b, 4, 1, false), start + 6, &u); // modulo: tranche 0
+        let order: Vec<u32> = std::iter::from_fn(|| q.take(start + 7, &u))
+            .map(|w| sender(&w.msg))
+            .collect();
+        assert_eq!(order, vec![4, 7, 2, 1, 3]);
+    }
+
+    /// Not behind (everything arrived this tick): arrival order.
+    #[test]
+    fn on_time_the_order_is_arrival() {
+        let b = Hash([1; 32]);
+        let mut u = Usefulness::default();
+        u.block(b, 10);
+        u.approved(b, 0);
+        let now = 10 * DEFAULT_TICKS_PER_SLOT + 3;
+        let mut q = Backlog::new(100);
+        q.push(approval(b, 1, 0), now, &u);
+        q.push(assignment(b, 2, 1, false), now, &u);
+        q.push(approval(b, 3, 1), now, &u);
+        let order: Vec<u32> = std::iter::from_fn(|| q.take(now, &u))
+            .map(|w| sender(&w.msg))
+            .collect();
+        assert_eq!(order, vec![1, 2, 3]);
+    }
+
+    /// A candidate approved while its messages wait: they lose their place.
+    #[test]
+    fn approval_meanwhile_demotes_waiting_messages() {
+        let b = Hash([1; 32]);
+        let mut u = Usefulness::default();
+        u.block(b, 10);
+        let t = 10 * DEFAULT_TICKS_PER_SLOT;
+        let mut q = Backlog::new(100);
+        q.push(approval(b, 1, 0), t, &u);
+        q.push(approval(b, 2, 1), t, &u);
+        q.push(assignment(b, 3, 0, false), t, &u);
+        u.approved(b, 0);
+        let order: Vec<u32> = std::iter::from_fn(|| q.take(t + 1, &u))
+            .map(|w| sender(&w.msg))
+            .collect();
+        assert_eq!(order, vec![2, 1, 3]);
+        assert!(q.len() == 0 && !q.is_full());
+    }
+}
