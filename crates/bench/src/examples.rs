@@ -43,6 +43,11 @@ pub const EXAMPLES: &[Example] = &[
         about: "1 000 validators, 200 cores, every tranche sent (run with --clock virtual on small machines)",
         text: include_str!("../../../examples/approvals_throughput_1000.yaml"),
     },
+    Example {
+        name: "approvals_throughput_1000_100.yaml",
+        about: "the run of polkadot-sdk#4849: 1 000 validators, 100 cores, every tranche, 10 blocks",
+        text: include_str!("../../../examples/approvals_throughput_1000_100.yaml"),
+    },
 ];
 
 /// The listing `tranche examples` prints.

@@ -99,6 +99,12 @@ pub struct FloorReport {
     pub sampled_approval_messages: u64,
     /// The 95 % interval of `cpu_s`, seconds (a point with `full`).
     pub interval_s: (f64, f64),
+    /// The floor with approval signatures verified in batches (the
+    /// cheapest primitive; certificates count as in `cpu_s`), and the node
+    /// CPU against it (0 in older files).
+    pub batched_cpu_s: f64,
+    pub batched_per_block_s: f64,
+    pub node_ratio_batched: f64,
 }
 
 impl FloorReport {
@@ -198,6 +204,25 @@ pub struct RunReport {
     /// With `--restart-at-block N`: the crash and restart of the node.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub restart: Option<RestartReport>,
+    /// With `--schedule useful-first`: what the reordering cost.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<ScheduleReport>,
+}
+
+/// What `--schedule useful-first` did: how long messages waited in the
+/// workers' backlogs from receipt to being handled (and so forwarded), for
+/// those taken ahead because they could still change an approval and for
+/// the rest, and the longest backlog a worker held.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ScheduleReport {
+    pub ahead_messages: u64,
+    pub ahead_p50_ms: f64,
+    pub ahead_p99_ms: f64,
+    pub rest_messages: u64,
+    pub rest_p50_ms: f64,
+    pub rest_p99_ms: f64,
+    pub backlog_peak: u64,
 }
 
 /// The crash and restart of `tranche run --restart-at-block N`.
@@ -357,6 +382,7 @@ pub(crate) mod fixture {
             samples: vec![],
             repeats: None,
             restart: None,
+            schedule: None,
         }
     }
 }

@@ -186,9 +186,18 @@ impl Table<'_> {
         );
         let floor = self.per_run(|r| r.crypto_floor.cpu_s);
         self.row("crypto floor, CPU s", Basis::Both, &floor, s);
+        let batched = self.per_run(|r| r.crypto_floor.batched_cpu_s);
+        self.row(
+            "crypto floor, batched signatures, CPU s",
+            Basis::Both,
+            &batched,
+            s,
+        );
         let ratio = self.per_run(|r| r.crypto_floor.node_ratio);
         let times = |v: f64| format!("{v:.2}");
         self.row("node total ÷ crypto floor", Basis::Total, &ratio, times);
+        let ratio = self.per_run(|r| r.crypto_floor.node_ratio_batched);
+        self.row("node total ÷ batched floor", Basis::Total, &ratio, times);
     }
 
     fn messages(&mut self) {
@@ -246,6 +255,20 @@ impl Table<'_> {
             |b| format!("{:.1}", b / 1048576.0),
         );
         for r in self.runs {
+            if let Some(x) = &r.schedule {
+                let _ = writeln!(
+                    self.out,
+                    "useful-first ({}): {} messages taken ahead (receipt to handling p50 {:.1} ms, p99 {:.1} ms), {} in arrival order (p50 {:.1} ms, p99 {:.1} ms); longest backlog {}",
+                    r.layout(),
+                    x.ahead_messages,
+                    x.ahead_p50_ms,
+                    x.ahead_p99_ms,
+                    x.rest_messages,
+                    x.rest_p50_ms,
+                    x.rest_p99_ms,
+                    x.backlog_peak
+                );
+            }
             if let Some(x) = &r.restart {
                 let _ = writeln!(
                     self.out,

@@ -26,6 +26,26 @@ fn reputation_by_kind(
     by_kind
 }
 
+/// What `--schedule useful-first` cost; `None` under `fifo`.
+fn schedule_report(
+    metrics: &tranche_node::NodeMetrics,
+    options: &RunOptions,
+) -> Option<tranche_report::ScheduleReport> {
+    if options.checks.schedule != tranche_node::Schedule::UsefulFirst {
+        return None;
+    }
+    let [ahead, rest] = metrics.schedule.quantiles();
+    Some(tranche_report::ScheduleReport {
+        ahead_messages: ahead.count,
+        ahead_p50_ms: ahead.p50_ms,
+        ahead_p99_ms: ahead.p99_ms,
+        rest_messages: rest.count,
+        rest_p50_ms: rest.p50_ms,
+        rest_p99_ms: rest.p99_ms,
+        backlog_peak: metrics.schedule.backlog_peak(),
+    })
+}
+
 /// Stop the node of a finished run and assemble its report.
 pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
     let (step, prepared) = (d.step, d.prepared);
@@ -160,6 +180,7 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         samples,
         repeats: None,
         restart: restart.done,
+        schedule: schedule_report(&metrics, options),
     })
 }
 
@@ -208,6 +229,7 @@ fn floor_report(
     blocks_n: f64,
 ) -> FloorReport {
     let floor_s = floor.cpu.as_secs_f64();
+    let batched = floor.batched_cpu.as_secs_f64();
     FloorReport {
         assignments: floor.assignments,
         approvals: floor.approvals,
@@ -224,5 +246,12 @@ fn floor_report(
         sampled_assignment_messages: floor.sampled_assignment_messages,
         sampled_approval_messages: floor.sampled_approval_messages,
         interval_s: floor.interval_s,
+        batched_cpu_s: batched,
+        batched_per_block_s: batched / blocks_n,
+        node_ratio_batched: if batched > 0.0 {
+            node_cpu / batched
+        } else {
+            0.0
+        },
     }
 }
