@@ -135,6 +135,17 @@ pub struct CryptoFloor {
     pub batched_cpu: Duration,
 }
 
+/// The hashes of the candidates `vote` approves, in candidate order.
+fn voted_hashes(
+    block: &Block,
+    vote: &tranche_primitives::IndirectSignedApprovalVote,
+) -> Vec<tranche_primitives::CandidateHash> {
+    vote.candidate_indices
+        .iter_ones()
+        .filter_map(|i| block.candidates.get(i as usize).map(|c| c.hash))
+        .collect()
+}
+
 /// The votes of `messages` as one batch's items; votes whose validator has
 /// no key are left out (they fail alone too).
 fn batch_items<'a>(
@@ -147,11 +158,7 @@ fn batch_items<'a>(
             continue;
         };
         for v in votes {
-            let hashes: Vec<_> = v
-                .candidate_indices
-                .iter_ones()
-                .filter_map(|i| block.candidates.get(i as usize).map(|c| c.hash))
-                .collect();
+            let hashes = voted_hashes(block, v);
             if let Some(public) = session.validator_key(v.validator).flatten() {
                 items.push(BatchItem {
                     public,
@@ -206,11 +213,7 @@ fn verify(block: &Block, session: &Session, m: &TestMessage) -> (u64, u64) {
         }
         ApprovalDistributionMessage::Approvals(votes) => {
             for v in votes {
-                let hashes: Vec<_> = v
-                    .candidate_indices
-                    .iter_ones()
-                    .filter_map(|i| block.candidates.get(i as usize).map(|c| c.hash))
-                    .collect();
+                let hashes = voted_hashes(block, v);
                 // The block's own session: every session of a run has the
                 // same validators and keys, but its own index in the payload.
                 let index = block.session;
