@@ -205,6 +205,14 @@ impl<T> Rx<T> {
     pub fn try_recv(&self) -> Option<T> {
         self.inner.try_recv().ok().map(|e| self.open(e))
     }
+
+    /// [`Rx::try_recv`], with the instant the message was sent.
+    pub fn try_recv_stamped(&self) -> Option<(T, Instant)> {
+        self.inner.try_recv().ok().map(|e| {
+            let at = e.sent_at;
+            (self.open(e), at)
+        })
+    }
 }
 
 /// A bounded (`Some(capacity)`) or unbounded metered channel.

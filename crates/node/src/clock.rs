@@ -63,6 +63,17 @@ impl Clock {
         }
     }
 
+    /// The tick `at` fell in (real clocks); a virtual clock's now.
+    pub fn tick_at(&self, at: Instant) -> Tick {
+        match self {
+            Clock::Real { start, start_tick } => {
+                let since = at.saturating_duration_since(*start);
+                start_tick + since.as_millis() as u64 / TICK_DURATION_MILLIS
+            }
+            Clock::Virtual(t) => t.load(Ordering::Acquire),
+        }
+    }
+
     /// The instant a tick begins (real clocks only).
     pub fn instant_of(&self, tick: Tick) -> Option<Instant> {
         match self {

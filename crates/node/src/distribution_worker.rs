@@ -110,8 +110,11 @@ impl Worker for DistributionWorker {
         };
         let now = self.clock.now();
         while !backlog.is_full() {
-            match normal.try_recv() {
-                Some(m) => backlog.push(decoded(m), now, &self.usefulness),
+            match normal.try_recv_stamped() {
+                Some((m, at)) => {
+                    let tick = self.clock.tick_at(at);
+                    backlog.push(decoded(m), tick, at, &self.usefulness)
+                }
                 None => break,
             }
         }
@@ -366,12 +369,11 @@ impl DistributionWorker {
                 tranche,
             } => {
                 self.counters.assignment_imported(&assignment.0.cert.kind);
-                if self.backlog.is_some() {
-                    self.usefulness.assignment_accepted(
-                        assignment.0.block_hash,
-                        assignment.0.validator,
-                        tranche,
-                    );
+                if let Some(backlog) = self.backlog.as_mut() {
+                    let (block, v) = (assignment.0.block_hash, assignment.0.validator);
+                    self.usefulness
+                        .assignment_accepted(block, v, assignment.1.iter_ones(), tranche);
+                    backlog.assignment_accepted(block, v, &self.usefulness);
                 }
                 // Classic: voting imported it when it checked it.
                 if matches!(self.mode, CheckMode::Inline) {

@@ -12,9 +12,13 @@
 //! The tranche of a message is known before its check only for a modulo
 //! assignment (tranche 0); a delay assignment is taken to be of the tranche
 //! its arrival tick says (honest peers send when their tranche comes), and
-//! an approval of the tranche of the assignment this worker accepted from
-//! its validator (else its arrival). A peer lying about timing only moves
-//! its messages in the queue; they are checked and charged as always.
+//! an approval of the tranche of the assignments this worker accepted from
+//! its validator for the candidates it approves. An approval never goes
+//! ahead of its assignments (distribution would refuse a vote whose
+//! assignment it does not know yet): until this worker has accepted them
+//! it waits in arrival order, and goes ahead once they are accepted. A
+//! peer lying about timing only moves its messages in the queue; they are
+//! checked and charged as always.
 
 use crate::messages::DistMsg;
 use std::cmp::Reverse;
@@ -34,8 +38,21 @@ pub(crate) struct Usefulness {
     approved: HashMap<Hash, HashSet<CandidateIndex>>,
     /// Slot-start tick of each block the worker has heard of.
     slot_tick: HashMap<Hash, Tick>,
-    /// Lowest tranche of the assignments accepted, by (block, validator).
-    tranche: HashMap<(Hash, ValidatorIndex), DelayTranche>,
+    /// Tranche of the assignments accepted, by (block, validator,
+    /// candidate).
+    tranche: HashMap<(Hash, ValidatorIndex, CandidateIndex), DelayTranche>,
+}
+
+/// Where a message goes in the backlog.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Rank {
+    /// It can still change an approval: ahead, by tranche.
+    Ahead(DelayTranche),
+    /// An approval whose assignments this worker has not accepted yet: in
+    /// arrival order until they are.
+    AwaitingAssignment(Hash, ValidatorIndex),
+    /// Nothing it is about can change any more: arrival order.
+    Behind,
 }
 
 impl Usefulness {
@@ -47,16 +64,24 @@ impl Usefulness {
         self.approved.entry(block).or_default().insert(candidate);
     }
 
-    pub fn assignment_accepted(&mut self, block: Hash, v: ValidatorIndex, t: DelayTranche) {
-        let e = self.tranche.entry((block, v)).or_insert(t);
-        *e = (*e).min(t);
+    pub fn assignment_accepted(
+        &mut self,
+        block: Hash,
+        v: ValidatorIndex,
+        claimed: impl Iterator<Item = CandidateIndex>,
+        t: DelayTranche,
+    ) {
+        for c in claimed {
+            let e = self.tranche.entry((block, v, c)).or_insert(t);
+            *e = (*e).min(t);
+        }
     }
 
     /// A block left (finalized and pruned, as distribution prunes).
     pub fn forget(&mut self, keep: impl Fn(&Hash) -> bool) {
         self.approved.retain(|h, _| keep(h));
         self.slot_tick.retain(|h, _| keep(h));
-        self.tranche.retain(|(h, _), _| keep(h));
+        self.tranche.retain(|(h, _, _), _| keep(h));
     }
 
     fn all_approved(&self, block: &Hash, mut candidates: impl Iterator<Item = u32>) -> bool {
@@ -71,12 +96,11 @@ impl Usefulness {
         arrived.saturating_sub(start).min(u64::from(u32::MAX)) as DelayTranche
     }
 
-    /// `Some(tranche)` if the message can still change an approval; `None`
-    /// if every candidate it is about is approved. Anything but a peer's
-    /// message (new blocks, our own messages) is taken first: `Some(0)`.
-    fn rank(&self, msg: &DistMsg, arrived: Tick) -> Option<DelayTranche> {
+    /// Where `msg`, received at tick `arrived`, goes. Anything but a peer's
+    /// message (new blocks, our own messages) goes first: `Ahead(0)`.
+    fn rank(&self, msg: &DistMsg, arrived: Tick) -> Rank {
         let DistMsg::Peer { message, .. } = msg else {
-            return Some(0);
+            return Rank::Ahead(0);
         };
         let mut best: Option<DelayTranche> = None;
         let mut consider = |t: DelayTranche| best = Some(best.map_or(t, |b| b.min(t)));
@@ -99,16 +123,21 @@ impl Usefulness {
                     if self.all_approved(&v.block_hash, v.candidate_indices.iter_ones()) {
                         continue;
                     }
-                    consider(
-                        self.tranche
-                            .get(&(v.block_hash, v.validator))
-                            .copied()
-                            .unwrap_or_else(|| self.arrival_tranche(&v.block_hash, arrived)),
-                    );
+                    let mut tranche: Option<DelayTranche> = Some(0);
+                    for c in v.candidate_indices.iter_ones() {
+                        tranche = match (tranche, self.tranche.get(&(v.block_hash, v.validator, c))) {
+                            (Some(t), Some(a)) => Some(t.max(*a)),
+                            _ => None,
+                        };
+                    }
+                    match tranche {
+                        Some(t) => consider(t),
+                        None => return Rank::AwaitingAssignment(v.block_hash, v.validator),
+                    }
                 }
             }
         }
-        best
+        best.map_or(Rank::Behind, Rank::Ahead)
     }
 }
 
@@ -130,6 +159,9 @@ pub(crate) struct Backlog {
     /// Useful messages by (tranche, arrival); entries already taken are
     /// skipped when they come up.
     useful: BinaryHeap<Reverse<(DelayTranche, u64)>>,
+    /// Approvals waiting for their validator's assignments, by (block,
+    /// validator).
+    awaiting: HashMap<(Hash, ValidatorIndex), Vec<u64>>,
 }
 
 impl Backlog {
@@ -139,6 +171,7 @@ impl Backlog {
             next_seq: 0,
             by_arrival: BTreeMap::new(),
             useful: BinaryHeap::new(),
+            awaiting: HashMap::new(),
         }
     }
 
@@ -150,21 +183,46 @@ impl Backlog {
         self.len() >= self.bound
     }
 
-    pub fn push(&mut self, msg: DistMsg, now: Tick, usefulness: &Usefulness) {
+    /// A message that entered the bounded input at `arrived_at`, tick
+    /// `arrived`.
+    pub fn push(&mut self, msg: DistMsg, arrived: Tick, arrived_at: Instant, u: &Usefulness) {
         let seq = self.next_seq;
         self.next_seq += 1;
-        if let Some(t) = usefulness.rank(&msg, now) {
-            self.useful.push(Reverse((t, seq)));
-        }
+        self.place(seq, u.rank(&msg, arrived));
         self.by_arrival.insert(
             seq,
             Waiting {
                 msg,
-                arrived: now,
-                arrived_at: Instant::now(),
+                arrived,
+                arrived_at,
                 useful: false,
             },
         );
+    }
+
+    fn place(&mut self, seq: u64, rank: Rank) {
+        match rank {
+            Rank::Ahead(t) => self.useful.push(Reverse((t, seq))),
+            Rank::AwaitingAssignment(block, v) => {
+                self.awaiting.entry((block, v)).or_default().push(seq)
+            }
+            Rank::Behind => {}
+        }
+    }
+
+    /// This worker accepted an assignment of `v` for `block`: approvals of
+    /// `v` waiting for it may go ahead now.
+    pub fn assignment_accepted(&mut self, block: Hash, v: ValidatorIndex, u: &Usefulness) {
+        let Some(seqs) = self.awaiting.remove(&(block, v)) else {
+            return;
+        };
+        for seq in seqs {
+            let Some(w) = self.by_arrival.get(&seq) else {
+                continue; // taken already, in arrival order
+            };
+            let rank = u.rank(&w.msg, w.arrived);
+            self.place(seq, rank);
+        }
     }
 
     /// The next message to handle at tick `now`.
@@ -176,7 +234,7 @@ impl Backlog {
                     continue; // taken already, in arrival order
                 };
                 // Voting may have approved its candidates meanwhile.
-                if usefulness.rank(&w.msg, w.arrived).is_none() {
+                if !matches!(usefulness.rank(&w.msg, w.arrived), Rank::Ahead(_)) {
                     continue;
                 }
                 let mut w = self.by_arrival.remove(&seq).expect("present");
@@ -187,6 +245,12 @@ impl Backlog {
         let w = self.by_arrival.pop_first().map(|(_, w)| w);
         if self.by_arrival.is_empty() {
             self.useful.clear();
+            self.awaiting.clear();
+        } else if self.useful.len() > 2 * self.bound {
+            // Entries taken in arrival order linger until they come up:
+            // drop them before they outgrow the backlog.
+            let live = &self.by_arrival;
+            self.useful.retain(|Reverse((_, seq))| live.contains_key(seq));
         }
         w
     }
@@ -257,17 +321,40 @@ mod tests {
         u.block(b, 10);
         let start = 10 * DEFAULT_TICKS_PER_SLOT;
         u.approved(b, 0);
-        u.assignment_accepted(b, ValidatorIndex(7), 2);
+        u.assignment_accepted(b, ValidatorIndex(7), [1].into_iter(), 2);
         let mut q = Backlog::new(100);
-        q.push(approval(b, 1, 0), start + 1, &u); // approved candidate
-        q.push(assignment(b, 2, 1, true), start + 5, &u); // tranche 5
-        q.push(assignment(b, 3, 0, false), start + 5, &u); // approved candidate
-        q.push(approval(b, 7, 1), start + 6, &u); // tranche 2 (its assignment)
-        q.push(assignment(b, 4, 1, false), start + 6, &u); // modulo: tranche 0
+        q.push(approval(b, 1, 0), start + 1, Instant::now(), &u); // approved candidate
+        q.push(assignment(b, 2, 1, true), start + 5, Instant::now(), &u); // tranche 5
+        q.push(assignment(b, 3, 0, false), start + 5, Instant::now(), &u); // approved candidate
+        q.push(approval(b, 7, 1), start + 6, Instant::now(), &u); // tranche 2 (its assignment)
+        q.push(assignment(b, 4, 1, false), start + 6, Instant::now(), &u); // modulo: tranche 0
         let order: Vec<u32> = std::iter::from_fn(|| q.take(start + 7, &u))
             .map(|w| sender(&w.msg))
             .collect();
         assert_eq!(order, vec![4, 7, 2, 1, 3]);
+    }
+
+    /// An approval never overtakes its validator's assignment: it waits in
+    /// arrival order until the worker accepts the assignment, then goes
+    /// ahead of what is behind it.
+    #[test]
+    fn an_approval_goes_ahead_only_once_its_assignment_is_accepted() {
+        let b = Hash([1; 32]);
+        let mut u = Usefulness::default();
+        u.block(b, 10);
+        let start = 10 * DEFAULT_TICKS_PER_SLOT;
+        let mut q = Backlog::new(100);
+        q.push(assignment(b, 2, 1, true), start + 9, Instant::now(), &u); // tranche 9
+        q.push(approval(b, 5, 1), start + 1, Instant::now(), &u); // no assignment yet
+        q.push(assignment(b, 3, 1, true), start + 8, Instant::now(), &u); // tranche 8
+        let first = q.take(start + 12, &u).unwrap();
+        assert_eq!(sender(&first.msg), 3, "the approval may not go ahead yet");
+        u.assignment_accepted(b, ValidatorIndex(5), [1].into_iter(), 0);
+        q.assignment_accepted(b, ValidatorIndex(5), &u);
+        let order: Vec<u32> = std::iter::from_fn(|| q.take(start + 12, &u))
+            .map(|w| sender(&w.msg))
+            .collect();
+        assert_eq!(order, vec![5, 2]);
     }
 
     /// Not behind (everything arrived this tick): arrival order.
@@ -279,9 +366,9 @@ mod tests {
         u.approved(b, 0);
         let now = 10 * DEFAULT_TICKS_PER_SLOT + 3;
         let mut q = Backlog::new(100);
-        q.push(approval(b, 1, 0), now, &u);
-        q.push(assignment(b, 2, 1, false), now, &u);
-        q.push(approval(b, 3, 1), now, &u);
+        q.push(approval(b, 1, 0), now, Instant::now(), &u);
+        q.push(assignment(b, 2, 1, false), now, Instant::now(), &u);
+        q.push(approval(b, 3, 1), now, Instant::now(), &u);
         let order: Vec<u32> = std::iter::from_fn(|| q.take(now, &u))
             .map(|w| sender(&w.msg))
             .collect();
@@ -295,10 +382,12 @@ mod tests {
         let mut u = Usefulness::default();
         u.block(b, 10);
         let t = 10 * DEFAULT_TICKS_PER_SLOT;
+        u.assignment_accepted(b, ValidatorIndex(1), [0].into_iter(), 0);
+        u.assignment_accepted(b, ValidatorIndex(2), [1].into_iter(), 0);
         let mut q = Backlog::new(100);
-        q.push(approval(b, 1, 0), t, &u);
-        q.push(approval(b, 2, 1), t, &u);
-        q.push(assignment(b, 3, 0, false), t, &u);
+        q.push(approval(b, 1, 0), t, Instant::now(), &u);
+        q.push(approval(b, 2, 1), t, Instant::now(), &u);
+        q.push(assignment(b, 3, 0, false), t, Instant::now(), &u);
         u.approved(b, 0);
         let order: Vec<u32> = std::iter::from_fn(|| q.take(t + 1, &u))
             .map(|w| sender(&w.msg))

@@ -73,6 +73,9 @@ pub struct GenerationReport {
     /// Generation (or cache load) wall time.
     pub time_s: f64,
     pub cache_bytes: u64,
+    /// The process's CPU seconds meanwhile (all threads): `cpu_s / time_s`
+    /// is how many cores were busy.
+    pub cpu_s: f64,
 }
 
 /// The crypto floor and the node's CPU relative to it (`floor.rs`).

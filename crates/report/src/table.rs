@@ -310,7 +310,7 @@ impl Table<'_> {
         let g = &self.runs[0].generation;
         let _ = writeln!(
             self.out,
-            "messages: {} ({}, {:.2} s, {:.1} MiB)",
+            "messages: {} ({}, {:.2} s, {:.1} cores busy, {:.1} MiB)",
             g.cache_file,
             if g.cache_hit {
                 "cache hit"
@@ -318,6 +318,11 @@ impl Table<'_> {
                 "generated"
             },
             g.time_s,
+            if g.time_s > 0.0 {
+                g.cpu_s / g.time_s
+            } else {
+                0.0
+            },
             g.cache_bytes as f64 / 1048576.0
         );
     }

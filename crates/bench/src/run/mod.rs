@@ -100,9 +100,17 @@ pub struct Prepared {
 }
 
 /// Load or generate the messages of a step.
+/// The process's CPU seconds since `start`.
+fn cpu_since(start: Duration) -> f64 {
+    tranche_node::process_cpu_time()
+        .saturating_sub(start)
+        .as_secs_f64()
+}
+
 pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
     let params = step.generation_params(options.seed);
     let start = Instant::now();
+    let cpu_start = tranche_node::process_cpu_time();
     let phase = options.progress.phase_without_bar("generation");
     let (world, messages, outcome) = load_or_generate(
         &params,
@@ -115,6 +123,7 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
             cache_hit: true,
             time_s: start.elapsed().as_secs_f64(),
             cache_bytes: std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0),
+            cpu_s: cpu_since(cpu_start),
         },
         CacheOutcome::Generated {
             path,
@@ -134,6 +143,7 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
                 cache_hit: false,
                 time_s: start.elapsed().as_secs_f64(),
                 cache_bytes: bytes,
+                cpu_s: cpu_since(cpu_start),
             }
         }
     };
