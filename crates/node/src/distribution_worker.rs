@@ -371,8 +371,12 @@ impl DistributionWorker {
                 self.counters.assignment_imported(&assignment.0.cert.kind);
                 if let Some(backlog) = self.backlog.as_mut() {
                     let (block, v) = (assignment.0.block_hash, assignment.0.validator);
-                    self.usefulness
-                        .assignment_accepted(block, v, assignment.1.iter_ones(), tranche);
+                    self.usefulness.assignment_accepted(
+                        block,
+                        v,
+                        assignment.1.iter_ones(),
+                        tranche,
+                    );
                     backlog.assignment_accepted(block, v, &self.usefulness);
                 }
                 // Classic: voting imported it when it checked it.

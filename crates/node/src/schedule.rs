@@ -125,7 +125,8 @@ impl Usefulness {
                     }
                     let mut tranche: Option<DelayTranche> = Some(0);
                     for c in v.candidate_indices.iter_ones() {
-                        tranche = match (tranche, self.tranche.get(&(v.block_hash, v.validator, c))) {
+                        tranche = match (tranche, self.tranche.get(&(v.block_hash, v.validator, c)))
+                        {
                             (Some(t), Some(a)) => Some(t.max(*a)),
                             _ => None,
                         };
@@ -250,7 +251,8 @@ impl Backlog {
             // Entries taken in arrival order linger until they come up:
             // drop them before they outgrow the backlog.
             let live = &self.by_arrival;
-            self.useful.retain(|Reverse((_, seq))| live.contains_key(seq));
+            self.useful
+                .retain(|Reverse((_, seq))| live.contains_key(seq));
         }
         w
     }
