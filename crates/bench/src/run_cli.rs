@@ -151,6 +151,10 @@ pub struct RunArgs {
     /// In which order a distribution worker checks its backlog.
     #[arg(long, value_enum, default_value_t = ScheduleArg::Fifo)]
     pub schedule: ScheduleArg,
+    /// With --schedule useful-first: messages a worker's backlog holds
+    /// (default: as many as its bounded input, 16 000).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub backlog: Option<u64>,
 }
 
 /// The `--signatures` and `--schedule` choices.
@@ -164,6 +168,7 @@ fn check_policy(args: &RunArgs) -> tranche_node::CheckPolicy {
             ScheduleArg::Fifo => tranche_node::Schedule::Fifo,
             ScheduleArg::UsefulFirst => tranche_node::Schedule::UsefulFirst,
         },
+        backlog: args.backlog.map(|n| n as usize),
     }
 }
 
@@ -196,6 +201,9 @@ pub fn execute(args: RunArgs) -> Result<()> {
     crate::outputs::check(&outputs, &inputs)?;
     if args.restart_at_block.is_some() && args.db == DbArg::Memory {
         bail!("--restart-at-block needs the redb database (--db redb): a restart in memory would start from nothing");
+    }
+    if args.backlog.is_some() && args.schedule != ScheduleArg::UsefulFirst {
+        bail!("--backlog sizes the backlog of --schedule useful-first; with fifo there is none");
     }
     if args.architecture == Some(ArchArg::Classic) && args.workers as usize != DEFAULT_WORKERS {
         log::warn!(

@@ -184,3 +184,9 @@ fn a_step_too_large_for_the_machine_is_refused_with_the_estimate() {
         ],
     );
 }
+
+#[test]
+fn a_backlog_without_useful_first_is_refused() {
+    let (_d, f) = case("base.yaml", BASE);
+    refused(&f, &["--backlog", "1000"], &["--backlog", "useful-first"]);
+}

@@ -66,6 +66,11 @@ pub enum Schedule {
 pub struct CheckPolicy {
     pub signatures: SignatureCheck,
     pub schedule: Schedule,
+    /// `useful-first`: how many messages a worker's backlog holds; `None`:
+    /// as many as its bounded input (the default). A larger backlog lets
+    /// the worker see further ahead past the messages that can no longer
+    /// change an approval.
+    pub backlog: Option<usize>,
 }
 
 /// Upstream's `APPROVAL_DISTRIBUTION_WORKER_COUNT`.

@@ -221,7 +221,8 @@ impl<'a> Wiring<'a> {
             handled: 0,
             in_flight: self.in_flight.clone(),
             holding: false,
-            backlog: (checks.schedule == Schedule::UsefulFirst).then(|| Backlog::new(capacity)),
+            backlog: (checks.schedule == Schedule::UsefulFirst)
+                .then(|| Backlog::new(checks.backlog.unwrap_or(capacity))),
             usefulness: Default::default(),
             waits: Default::default(),
             backlog_peak: 0,

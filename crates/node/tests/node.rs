@@ -490,10 +490,12 @@ fn useful_first_and_batched_signatures_change_nothing_in_virtual_time() {
         let (fifo, _) = run(CheckPolicy {
             signatures: SignatureCheck::OneByOne,
             schedule: Schedule::Fifo,
+            backlog: None,
         });
         let (useful, m) = run(CheckPolicy {
             signatures: SignatureCheck::Batched,
             schedule: Schedule::UsefulFirst,
+            backlog: Some(1_000_000),
         });
         assert_eq!(fifo.approved.len(), 3, "{arch:?}");
         assert_same_trace(&fifo, &useful, &format!("{arch:?}"));
