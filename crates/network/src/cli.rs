@@ -96,8 +96,8 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
         path: path.display().to_string(),
         message,
     };
-    let text = tranche_primitives::limits::read_text(path, 1 << 20)
-        .map_err(|e| fail(e.to_string()))?;
+    let text =
+        tranche_primitives::limits::read_text(path, 1 << 20).map_err(|e| fail(e.to_string()))?;
     let mut hosts = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();

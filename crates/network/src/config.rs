@@ -179,11 +179,10 @@ pub enum ConfigError {
 /// Reads and checks a file (a regular text file of at most 64 MiB).
 pub fn load(path: &Path) -> Result<NetworkSpec, ConfigError> {
     let source = path.display().to_string();
-    let text =
-        limits::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| ConfigError::Read {
-            file: source.clone(),
-            message: e.to_string(),
-        })?;
+    let text = limits::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| ConfigError::Read {
+        file: source.clone(),
+        message: e.to_string(),
+    })?;
     parse(&text, &source)
 }
 
@@ -243,7 +242,11 @@ impl NetworkSpec {
             );
         }
         if self.num_blocks == 0 || self.num_blocks > MAX_BLOCKS {
-            return bad("num_blocks", self.num_blocks.to_string(), "must be 1..=10000");
+            return bad(
+                "num_blocks",
+                self.num_blocks.to_string(),
+                "must be 1..=10000",
+            );
         }
         if self.needed_approvals == 0 || self.needed_approvals >= n {
             return bad(
@@ -302,7 +305,10 @@ impl NetworkSpec {
             if !ok {
                 return bad(
                     "latency",
-                    format!("{{mean_latency_ms: {}, std_dev: {}}}", l.mean_latency_ms, l.std_dev),
+                    format!(
+                        "{{mean_latency_ms: {}, std_dev: {}}}",
+                        l.mean_latency_ms, l.std_dev
+                    ),
                     "mean must be 0..=60000 ms and std_dev finite and >= 0",
                 );
             }
@@ -315,9 +321,11 @@ impl NetworkSpec {
             );
         }
         let d = self.check_delay_ms;
-        if !(d.mean.is_finite() && (0.0..=600_000.0).contains(&d.mean))
-            || !(d.std_dev.is_finite() && d.std_dev >= 0.0)
-        {
+        let delay_ok = d.mean.is_finite()
+            && (0.0..=600_000.0).contains(&d.mean)
+            && d.std_dev.is_finite()
+            && d.std_dev >= 0.0;
+        if !delay_ok {
             return bad(
                 "check_delay_ms",
                 format!("{{mean: {}, std_dev: {}}}", d.mean, d.std_dev),
@@ -355,7 +363,11 @@ impl NetworkSpec {
         let mut total = self.no_show_fraction + self.slow_fraction;
         for o in &self.offline {
             if !fraction_ok(o.fraction) {
-                return bad("offline", o.fraction.to_string(), "fraction must be 0.0..=1.0");
+                return bad(
+                    "offline",
+                    o.fraction.to_string(),
+                    "fraction must be 0.0..=1.0",
+                );
             }
             if o.at_block == 0 || o.at_block > self.num_blocks {
                 return bad(

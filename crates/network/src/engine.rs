@@ -132,7 +132,7 @@ pub fn run(shared: Arc<Shared>, engine: &EngineConfig) -> Result<ProcessResult, 
         let (sink, counter) = (records.clone(), moments.clone());
         worker.dataflow::<u64, _, _>(move |scope| {
             let (handle, cycle) = scope.feedback::<Vec<Packet>>(1);
-            let mut builder = OperatorBuilder::new("validators".to_owned(), scope.clone());
+            let mut builder = OperatorBuilder::new("validators".to_owned(), scope);
             let mut input = builder.new_input(cycle, Exchange::new(|p: &Packet| u64::from(p.to)));
             builder.set_notify_for(0, FrontierInterest::Always);
             let (mut packets_out, packets) = builder.new_output::<Vec<Packet>>();
@@ -144,7 +144,9 @@ pub fn run(shared: Arc<Shared>, engine: &EngineConfig) -> Result<ProcessResult, 
                 move |frontiers: &[MutableAntichain<u64>]| {
                     input.for_each(|c, data| {
                         let t = *c.least().expect("a batch has a time");
-                        if t <= shard.shared.end_ms && shard.cap.as_ref().is_none_or(|k| t < *k.time()) {
+                        if t <= shard.shared.end_ms
+                            && shard.cap.as_ref().is_none_or(|k| t < *k.time())
+                        {
                             shard.cap = Some(c.delayed(&t, 0));
                         }
                         shard.stash.entry(t).or_default().append(data);

@@ -42,6 +42,9 @@ pub struct BlockRecord {
     pub own_assignments: u32,
     /// Its approval signatures sent (each may cover several candidates).
     pub own_approvals: u32,
+    /// When it sent its last approval for the block, milliseconds after
+    /// the block's slot started.
+    pub last_approval_after_ms: Option<u64>,
     /// Highest tranche of a peer's assignment it imported.
     pub max_tranche: u32,
     /// Assignees it saw as no-shows.
@@ -125,10 +128,7 @@ impl SimNode {
         let index = setup.index;
         let behaviour = model.behaviours[index as usize];
         let offline_from_ms = match behaviour {
-            Behaviour::Offline { at_block } => setup
-                .blocks
-                .get(at_block as usize - 1)
-                .map(slot_ms),
+            Behaviour::Offline { at_block } => setup.blocks.get(at_block as usize - 1).map(slot_ms),
             _ => None,
         };
         let keys = voting::LocalKeys {
@@ -228,7 +228,11 @@ impl SimNode {
             return;
         }
         self.run_timers(now_ms, verdicts, model, out);
-        while self.blocks.get(self.imported).is_some_and(|b| slot_ms(b) <= now_ms) {
+        while self
+            .blocks
+            .get(self.imported)
+            .is_some_and(|b| slot_ms(b) <= now_ms)
+        {
             self.import_block(now_ms, verdicts, model, out);
             self.run_timers(now_ms, verdicts, model, out);
         }
@@ -328,7 +332,10 @@ impl SimNode {
                         continue;
                     }
                     if let Some(i) = self.block_index(&vote.block_hash) {
-                        self.record.blocks[i].own_approvals += 1;
+                        let start = slot_ms(&self.blocks[i]);
+                        let r = &mut self.record.blocks[i];
+                        r.own_approvals += 1;
+                        r.last_approval_after_ms = Some(now_ms.saturating_sub(start));
                     }
                     self.dist.distribute_approval(vote, &mut work);
                 }

@@ -142,8 +142,9 @@ impl NetworkReport {
         cost: Cost,
     ) -> NetworkReport {
         let n_blocks = validators.first().map_or(0, |r| r.blocks.len());
-        let blocks: Vec<BlockSummary> =
-            (0..n_blocks).map(|i| summarise_block(i, &validators)).collect();
+        let blocks: Vec<BlockSummary> = (0..n_blocks)
+            .map(|i| summarise_block(i, &validators))
+            .collect();
         let all_approved = blocks.iter().all(|b| b.approved == b.expected);
         NetworkReport {
             source: source.to_owned(),
@@ -193,7 +194,17 @@ impl NetworkReport {
         let _ = writeln!(
             s,
             "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8}",
-            "block", "approved", "min ms", "p50 ms", "p99 ms", "max ms", "last", "assign", "approv", "max tr", "no-shows"
+            "block",
+            "approved",
+            "min ms",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "last",
+            "assign",
+            "approv",
+            "max tr",
+            "no-shows"
         );
         for b in &self.blocks {
             let _ = writeln!(

@@ -60,7 +60,8 @@ impl Shared {
         let world = World::build(&params);
         let mut info = world.session.clone();
         info.max_approval_coalesce_count = spec.max_approval_coalesce_count;
-        let randomness = Hash::blake2_256(&[b"tranche-network-grid".as_slice(), &seed.to_le_bytes()].concat()).0;
+        let randomness =
+            Hash::blake2_256(&[b"tranche-network-grid".as_slice(), &seed.to_le_bytes()].concat()).0;
         let grid = SessionGridTopology::from_randomness(&randomness, spec.n_validators as usize);
         let start_ms = slot_ms(&world.blocks[0]);
         let last = slot_ms(world.blocks.last().expect("at least one block"));

@@ -1,0 +1,100 @@
+//! The behaviour knobs: no-shows make more tranches trigger and every
+//! block is still approved by every honest validator; slow validators
+//! approve later; offline validators stop at their block.
+
+use tranche_network::config::{parse, NetworkSpec};
+use tranche_network::model::Behaviour;
+use tranche_network::{simulate, EngineConfig, NetworkReport, Verify};
+
+/// Few samples, so that tranche 0 alone rarely covers `needed_approvals`
+/// and later tranches matter.
+const BASE: &str = "!ApprovalNetwork\nn_validators: 40\nn_cores: 8\nnum_blocks: 2\n\
+                    needed_approvals: 10\nrelay_vrf_modulo_samples: 2\n\
+                    run_after_last_block_secs: 60\n";
+
+fn spec(extra: &str) -> NetworkSpec {
+    parse(&format!("{BASE}{extra}"), "test").unwrap()
+}
+
+fn run(spec: &NetworkSpec) -> NetworkReport {
+    let engine = EngineConfig {
+        threads: 2,
+        ..EngineConfig::default()
+    };
+    simulate(spec, "test", 3, Verify::Once, &engine)
+        .unwrap()
+        .unwrap()
+}
+
+fn assignments(r: &NetworkReport) -> u64 {
+    r.blocks.iter().map(|b| b.assignments).sum()
+}
+
+#[test]
+fn a_fifth_of_no_shows_triggers_more_tranches_and_still_approves() {
+    let none = run(&spec(""));
+    let some = run(&spec("no_show_fraction: 0.2\n"));
+    assert!(none.all_approved, "{}", none.table());
+    assert!(some.all_approved, "{}", some.table());
+    assert_eq!(
+        some.validators
+            .iter()
+            .filter(|r| r.behaviour == Behaviour::NoShow)
+            .count(),
+        8
+    );
+    assert!(
+        assignments(&some) > assignments(&none),
+        "assignments with no-shows {} vs without {}",
+        assignments(&some),
+        assignments(&none)
+    );
+    let tranche = |r: &NetworkReport| r.blocks.iter().map(|b| b.max_tranche).max().unwrap();
+    assert!(tranche(&some) > tranche(&none));
+    assert!(some.blocks.iter().all(|b| b.no_shows_max > 0));
+    assert!(none.blocks.iter().all(|b| b.no_shows_max == 0));
+    // No-shows send no approvals.
+    for r in some
+        .validators
+        .iter()
+        .filter(|r| r.behaviour == Behaviour::NoShow)
+    {
+        assert!(r.blocks.iter().all(|b| b.own_approvals == 0));
+    }
+}
+
+#[test]
+fn slow_validators_approve_later() {
+    let r = run(&spec(
+        "slow_fraction: 0.25\nslow_factor: 8.0\ncheck_delay_ms: {mean: 1000, std_dev: 0}\n",
+    ));
+    assert!(r.all_approved, "{}", r.table());
+    // The mean moment of a validator's own approvals, slow against honest.
+    let mean = |b: Behaviour| {
+        let t: Vec<u64> = r
+            .validators
+            .iter()
+            .filter(|v| v.behaviour == b)
+            .flat_map(|v| v.blocks.iter().filter_map(|x| x.last_approval_after_ms))
+            .collect();
+        t.iter().sum::<u64>() as f64 / t.len() as f64
+    };
+    let (slow, honest) = (mean(Behaviour::Slow), mean(Behaviour::Honest));
+    assert!(slow > honest + 3000.0, "slow {slow} ms, honest {honest} ms");
+}
+
+#[test]
+fn offline_validators_stop_at_their_block() {
+    let r = run(&spec("offline: [{fraction: 0.1, at_block: 2}]\n"));
+    assert!(r.all_approved, "{}", r.table());
+    let offline: Vec<_> = r
+        .validators
+        .iter()
+        .filter(|v| matches!(v.behaviour, Behaviour::Offline { .. }))
+        .collect();
+    assert_eq!(offline.len(), 4);
+    for v in offline {
+        assert_eq!(v.blocks[1].approved_after_ms, None);
+        assert_eq!(v.blocks[1].own_assignments, 0);
+    }
+}

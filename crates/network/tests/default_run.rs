@@ -1,0 +1,62 @@
+//! The embedded default through the command line's entry point: every
+//! block approved by every honest validator, the table printed, the JSON
+//! written and readable.
+
+use clap::Parser;
+use tranche_network::cli::{execute, NetworkArgs};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: NetworkArgs,
+}
+
+fn args(extra: &[&str]) -> NetworkArgs {
+    let mut argv = vec!["network"];
+    argv.extend_from_slice(extra);
+    Cli::try_parse_from(argv).unwrap().args
+}
+
+#[test]
+fn the_default_approves_every_block_at_every_honest_validator() {
+    let json = std::env::temp_dir().join(format!("tranche-network-{}.json", std::process::id()));
+    let path = json.to_str().unwrap();
+    execute(&args(&["--threads", "2", "--json", path])).unwrap();
+    let text = std::fs::read_to_string(&json).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    let report: tranche_network::NetworkReport = serde_json::from_str(&text).unwrap();
+    assert_eq!(report.n_validators, 100);
+    assert_eq!(report.blocks.len(), 5);
+    assert!(report.all_approved);
+    for b in &report.blocks {
+        assert_eq!(b.approved, 100);
+        assert!(b.min_ms.unwrap() <= b.p50_ms.unwrap());
+        assert!(b.p99_ms.unwrap() <= b.max_ms.unwrap());
+    }
+    assert!(report.bytes_out.min > 0);
+}
+
+#[test]
+fn bad_flags_and_files_are_one_line_errors() {
+    let e = execute(&args(&["--threads", "0", "--blocks", "1"])).unwrap_err();
+    assert_eq!(e.to_string(), "--threads must be at least 1");
+    let e = execute(&args(&["--processes", "2", "--process", "2"])).unwrap_err();
+    assert_eq!(e.to_string(), "--process 2 is not below --processes 2");
+    let e = execute(&args(&["--validators", "1"])).unwrap_err();
+    assert!(e.to_string().contains("`n_validators` = 1"), "{e}");
+    let e = execute(&args(&["/nonexistent/x.yaml"])).unwrap_err();
+    assert!(e.to_string().starts_with("/nonexistent/x.yaml: "), "{e}");
+    assert!(!e.to_string().contains('\n'));
+    let hosts = std::env::temp_dir().join(format!("tranche-hosts-{}", std::process::id()));
+    std::fs::write(&hosts, "localhost\n").unwrap();
+    let e = execute(&args(&[
+        "--processes",
+        "2",
+        "--hostfile",
+        hosts.to_str().unwrap(),
+    ]))
+    .unwrap_err();
+    std::fs::remove_file(&hosts).unwrap();
+    assert!(e.to_string().contains("is not host:port"), "{e}");
+    assert!(Cli::try_parse_from(["network", "--verify", "sometimes"]).is_err());
+}
