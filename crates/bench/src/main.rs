@@ -39,6 +39,9 @@ enum Command {
     /// Simulate the whole network: every validator runs approval voting
     /// and distribution, on timely dataflow (an `!ApprovalNetwork` file).
     Network(tranche_network::cli::NetworkArgs),
+    /// A grid of `network` runs (validators x cores x no-show x slow
+    /// fractions): one table, one JSON.
+    Sweep(tranche_network::sweep::SweepArgs),
     /// List the shipped example test sequences, or write them out.
     Examples {
         /// Write every example into this folder (never over a file).
@@ -178,6 +181,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Network(args) => {
             tranche_network::cli::execute(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Sweep(args) => {
+            tranche_network::sweep::execute(&args)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Scenario {

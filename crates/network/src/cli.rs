@@ -67,6 +67,8 @@ pub enum CliError {
     Hostfile { path: String, message: String },
     #[error("--json {path}: {message}")]
     Json { path: String, message: String },
+    #[error("sweep: {0}")]
+    Sweep(String),
 }
 
 /// The spec a command line asks for: the file or the default, with the

@@ -58,7 +58,7 @@
 //!
 //! Modules: `config` (the `!ApprovalNetwork` objective), `model`,
 //! `verdicts`, `node` (one validator), `setup` (what a process shares),
-//! `engine`, `report`, `cli`.
+//! `engine`, `report`, `cli`, `sweep` (`tranche sweep`: a grid of runs).
 
 pub mod cli;
 pub mod config;
@@ -67,6 +67,7 @@ pub mod model;
 pub mod node;
 pub mod report;
 pub mod setup;
+pub mod sweep;
 pub mod verdicts;
 
 use std::sync::Arc;

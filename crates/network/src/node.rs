@@ -207,6 +207,10 @@ impl SimNode {
     /// A notification reaches this node at `now_ms`: when does it pass the
     /// node's ingress bandwidth? Counted here.
     pub fn arrive(&mut self, now_ms: u64, packet: &Packet) -> u64 {
+        if self.is_offline(now_ms) {
+            // Lost on the way to a node that is gone; `moment` drops it.
+            return now_ms;
+        }
         self.record.bytes_in += packet.bytes.len() as u64;
         self.record.notifications_in += 1;
         ms_ceil(self.ingress.reap(sim(now_ms), packet.bytes.len() as u64))
