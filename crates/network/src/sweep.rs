@@ -122,7 +122,8 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
                         slow_fraction: sl,
                         ..base.clone()
                     };
-                    let name = format!("{source} [validators {n}, cores {c}, no-show {ns}, slow {sl}]");
+                    let name =
+                        format!("{source} [validators {n}, cores {c}, no-show {ns}, slow {sl}]");
                     spec.validate(&name)?;
                     specs.push(spec);
                 }
@@ -145,7 +146,19 @@ pub fn table(rows: &[SweepRow]) -> String {
     let _ = writeln!(
         s,
         "{:>5} {:>5} {:>7} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9} {:>6} {:>8} {:>9} {:>7}",
-        "vals", "cores", "no-show", "slow", "approved", "p50 ms", "p99 ms", "max ms", "assign/b", "max tr", "no-shows", "KiB out", "wall s"
+        "vals",
+        "cores",
+        "no-show",
+        "slow",
+        "approved",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "assign/b",
+        "max tr",
+        "no-shows",
+        "KiB out",
+        "wall s"
     );
     for r in rows {
         let _ = writeln!(
