@@ -119,6 +119,13 @@ pub struct NetworkSpec {
     /// How long the simulation goes on after the last block's slot,
     /// seconds of virtual time (default 60).
     pub run_after_last_block_secs: u64,
+    /// Model finality (default false): each validator tells every other
+    /// one the highest block it approved with all its ancestors; a block
+    /// more than two thirds of the validators voted for is finalized, and
+    /// voting and distribution prune it. Without it nothing is finalized
+    /// during a run, and distribution's aggression starts once 16 blocks
+    /// are unfinalized.
+    pub finality: bool,
 }
 
 impl Default for NetworkSpec {
@@ -150,6 +157,7 @@ impl Default for NetworkSpec {
             slow_factor: 4.0,
             offline: Vec::new(),
             run_after_last_block_secs: 60,
+            finality: false,
         }
     }
 }

@@ -34,7 +34,15 @@
 //!   lost with `loss_probability` (not resent);
 //! * every validator imports each block at the start of its slot, and
 //!   learns at that moment that its peers did (views are not sent over
-//!   the links); nothing is finalized during a run;
+//!   the links);
+//! * finality, only with `finality: true`, is GRANDPA reduced to its
+//!   rule: each validator tells every other one (over the links' latency,
+//!   never lost, outside distribution's bytes and bandwidth) the highest
+//!   block it approved with all its ancestors, and finalizes the highest
+//!   block more than two thirds of the validators voted for — voting and
+//!   distribution prune it, and the peers' views carry the new finalized
+//!   number from that moment. Without it nothing is finalized, and
+//!   distribution's aggression starts once 16 blocks are unfinalized;
 //! * no-show validators trigger and send their assignments but never their
 //!   approvals; offline validators stop handling and sending anything at
 //!   their block's slot;

@@ -23,13 +23,16 @@ use tranche_primitives::{Block, Session, Tick, ValidationProtocol, ValidatorInde
 use tranche_voting::{self as voting, ApprovalVoting, CheckedApproval, CheckedAssignment};
 
 /// One notification on its way: who sends it to whom, the sender's
-/// sequence number (the order of a moment's inputs), its encoded bytes.
+/// sequence number (the order of a moment's inputs), its encoded bytes —
+/// or, with `finality` on, a finality vote: the sender has approved every
+/// block up to this number.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Packet {
     pub to: u32,
     pub from: u32,
     pub seq: u64,
     pub bytes: Vec<u8>,
+    pub finality: Option<u32>,
 }
 
 /// What one validator saw of one block.
@@ -49,6 +52,9 @@ pub struct BlockRecord {
     pub max_tranche: u32,
     /// Assignees it saw as no-shows.
     pub no_shows: u32,
+    /// When it finalized the block (with `finality` on), milliseconds
+    /// after the block's slot started.
+    pub finalized_after_ms: Option<u64>,
 }
 
 /// Everything one validator reports at the end.
@@ -79,6 +85,8 @@ pub struct NodeSetup<'a> {
     pub grid: tranche_distribution::SessionGridTopology,
     pub blocks: &'a [Block],
     pub routing_seed: u64,
+    /// Model finality from the validators' approvals.
+    pub finality: bool,
 }
 
 /// One validator.
@@ -101,6 +109,11 @@ pub struct SimNode {
     /// Blocks imported so far.
     imported: usize,
     record: NodeRecord,
+    /// Finality: every validator's highest block approved with all its
+    /// ancestors, as far as this node has heard (`None` without finality).
+    votes: Option<Vec<u32>>,
+    /// The highest block finalized here (0: none).
+    finalized: u32,
 }
 
 /// Milliseconds of virtual time as the netsim's `SimTime`.
@@ -169,6 +182,8 @@ impl SimNode {
             actions: out,
             sends: Vec::new(),
             imported: 0,
+            votes: setup.finality.then(|| vec![0; model.n as usize]),
+            finalized: 0,
             record: NodeRecord {
                 validator: index,
                 behaviour,
@@ -211,6 +226,9 @@ impl SimNode {
             // Lost on the way to a node that is gone; `moment` drops it.
             return now_ms;
         }
+        if packet.finality.is_some() {
+            return now_ms;
+        }
         self.record.bytes_in += packet.bytes.len() as u64;
         self.record.notifications_in += 1;
         ms_ceil(self.ingress.reap(sim(now_ms), packet.bytes.len() as u64))
@@ -241,6 +259,10 @@ impl SimNode {
             self.run_timers(now_ms, verdicts, model, out);
         }
         for p in delivered {
+            if let Some(up_to) = p.finality {
+                self.finality_vote(now_ms, p.from, up_to, verdicts, model, out);
+                continue;
+            }
             let Ok(ValidationProtocol::ApprovalDistribution(m)) =
                 ValidationProtocol::decode_wire(&p.bytes)
             else {
@@ -275,7 +297,9 @@ impl SimNode {
         let block = self.blocks[self.imported].clone();
         self.imported += 1;
         let hash = block.hash;
-        let lowest = self.blocks[0].number;
+        // The oldest block distribution still holds: the first one after
+        // the last finalized.
+        let lowest = self.blocks[0].number.max(self.finalized + 1);
         if let Some(l1) = self.dist.config().aggression.l1_threshold {
             if block.number - lowest >= l1 {
                 self.record.aggression += 1;
@@ -298,7 +322,7 @@ impl SimNode {
         for p in (0..self.n).filter(|&p| p != self.index) {
             let view = View {
                 heads: vec![hash],
-                finalized_number: 0,
+                finalized_number: self.finalized,
             };
             self.dist
                 .peer_view_change(tick_of(now_ms), PeerId(p), view, &mut work);
@@ -350,6 +374,7 @@ impl SimNode {
                             let start = slot_ms(&self.blocks[i]);
                             r.approved_after_ms = Some(now_ms.saturating_sub(start));
                         }
+                        self.announce_approved(now_ms, v, m, out);
                     }
                 }
                 voting::Action::NoShowObserved {
@@ -454,9 +479,106 @@ impl SimNode {
                     from: self.index,
                     seq,
                     bytes,
+                    finality: None,
                 },
             ));
         }
+    }
+
+    /// Finality: with every ancestor approved up to a new height, tell
+    /// every other validator (over the links' latency, never lost, outside
+    /// distribution's bandwidth and bytes).
+    fn announce_approved(
+        &mut self,
+        now_ms: u64,
+        v: &Verdicts,
+        model: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
+        let Some(votes) = self.votes.as_ref() else {
+            return;
+        };
+        let prefix = self
+            .record
+            .blocks
+            .iter()
+            .take_while(|b| b.approved_after_ms.is_some() || b.finalized_after_ms.is_some())
+            .count() as u32;
+        if prefix == 0 {
+            return;
+        }
+        let up_to = self.blocks[prefix as usize - 1].number;
+        if up_to <= votes[self.index as usize] {
+            return;
+        }
+        for to in (0..self.n).filter(|&p| p != self.index) {
+            let seq = self.seq;
+            self.seq += 1;
+            out.push((
+                now_ms + model.latency_ms(self.index, to),
+                Packet {
+                    to,
+                    from: self.index,
+                    seq,
+                    bytes: Vec::new(),
+                    finality: Some(up_to),
+                },
+            ));
+        }
+        self.finality_vote(now_ms, self.index, up_to, v, model, out);
+    }
+
+    /// Record a validator's vote; say whether finality moved.
+    fn tally(&mut self, from: u32, up_to: u32) -> Option<u32> {
+        let votes = self.votes.as_mut()?;
+        let v = &mut votes[from as usize];
+        *v = (*v).max(up_to);
+        // The highest block more than two thirds of the validators voted
+        // for (GRANDPA's supermajority), their votes sorted high to low.
+        let mut sorted = votes.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        let needed = (self.n as usize * 2) / 3 + 1;
+        let best = sorted[needed - 1];
+        (best > self.finalized).then_some(best)
+    }
+
+    /// A finality vote from a peer: finalize what has a supermajority.
+    fn finality_vote(
+        &mut self,
+        now_ms: u64,
+        from: u32,
+        up_to: u32,
+        v: &Verdicts,
+        m: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
+        let Some(number) = self.tally(from, up_to) else {
+            return;
+        };
+        self.finalized = number;
+        let i = number as usize - 1;
+        let hash = self.blocks[i].hash;
+        for (b, r) in self.blocks.iter().zip(self.record.blocks.iter_mut()) {
+            if b.number <= number && r.finalized_after_ms.is_none() {
+                r.finalized_after_ms = Some(now_ms.saturating_sub(slot_ms(b)));
+            }
+        }
+        let o = self.voting.finalize(tick_of(now_ms), hash, number);
+        self.apply_voting(now_ms, o, v, m, out);
+        let mut work = std::mem::take(&mut self.actions);
+        self.dist.block_finalized(number, &mut work);
+        let head = self.blocks[self.imported.max(1) - 1].hash;
+        for p in (0..self.n).filter(|&p| p != self.index) {
+            let view = View {
+                heads: vec![head],
+                finalized_number: number,
+            };
+            self.dist
+                .peer_view_change(tick_of(now_ms), PeerId(p), view, &mut work);
+        }
+        self.settle(now_ms, work, v, m, out);
+        // Blocks finalized unapproved count as done for our own vote.
+        self.announce_approved(now_ms, v, m, out);
     }
 
     /// The record, at the end.

@@ -36,6 +36,10 @@ pub struct BlockSummary {
     /// Most no-shows one validator saw for this block, and the sum.
     pub no_shows_max: u32,
     pub no_shows_sum: u64,
+    /// With `finality`: validators that finalized the block, and the
+    /// median moment they did, milliseconds after the slot start.
+    pub finalized: u32,
+    pub finalized_p50_ms: Option<u64>,
 }
 
 /// Min, median and max of a per-validator figure.
@@ -116,6 +120,11 @@ fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
         .find(|r| r.blocks[i].approved_after_ms.is_none())
         .map(|r| r.validator);
     let blocks = records.iter().map(|r| &r.blocks[i]);
+    let mut finals: Vec<u64> = blocks
+        .clone()
+        .filter_map(|b| b.finalized_after_ms)
+        .collect();
+    finals.sort_unstable();
     BlockSummary {
         number: i as u32 + 1,
         expected: expected.len() as u32,
@@ -130,6 +139,8 @@ fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
         max_tranche: blocks.clone().map(|b| b.max_tranche).max().unwrap_or(0),
         no_shows_max: blocks.clone().map(|b| b.no_shows).max().unwrap_or(0),
         no_shows_sum: blocks.map(|b| u64::from(b.no_shows)).sum(),
+        finalized: finals.len() as u32,
+        finalized_p50_ms: percentile(&finals, 50.0),
     }
 }
 
@@ -193,7 +204,7 @@ impl NetworkReport {
         );
         let _ = writeln!(
             s,
-            "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8}",
+            "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8}",
             "block",
             "approved",
             "min ms",
@@ -204,12 +215,13 @@ impl NetworkReport {
             "assign",
             "approv",
             "max tr",
-            "no-shows"
+            "no-shows",
+            "final ms"
         );
         for b in &self.blocks {
             let _ = writeln!(
                 s,
-                "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8}",
+                "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8}",
                 b.number,
                 format!("{}/{}", b.approved, b.expected),
                 ms(b.min_ms),
@@ -220,7 +232,8 @@ impl NetworkReport {
                 b.assignments,
                 b.approvals,
                 b.max_tranche,
-                b.no_shows_max
+                b.no_shows_max,
+                ms(b.finalized_p50_ms)
             );
         }
         let kib = |b: u64| b as f64 / 1024.0;

@@ -91,6 +91,7 @@ impl Shared {
                 grid: self.grid.clone(),
                 blocks: &self.blocks,
                 routing_seed: self.seed,
+                finality: self.spec.finality,
             },
             &self.model,
         )

@@ -98,3 +98,29 @@ fn offline_validators_stop_at_their_block() {
         assert_eq!(v.blocks[1].own_assignments, 0);
     }
 }
+
+#[test]
+fn finality_follows_approvals_and_stalls_without_a_supermajority() {
+    let r = run(&spec("finality: true\n"));
+    assert!(r.all_approved, "{}", r.table());
+    assert_eq!(r.aggression_events, 0);
+    for b in &r.blocks {
+        assert_eq!(b.finalized, 40, "{}", r.table());
+        assert!(b.finalized_p50_ms.unwrap() >= b.min_ms.unwrap());
+    }
+
+    // Two fifths offline from block 3 (block 1 is approved and finalized
+    // before, block 2 after): no two-thirds majority votes any more,
+    // finality stops at block 1, and once 16 blocks are unfinalized
+    // distribution turns aggressive.
+    let small = "!ApprovalNetwork\nn_validators: 20\nn_cores: 4\nnum_blocks: 18\n\
+                 needed_approvals: 6\nrun_after_last_block_secs: 10\nfinality: true\n\
+                 offline: [{fraction: 0.4, at_block: 3}]\n";
+    let stalled = run(&parse(small, "stalled").unwrap());
+    assert!(stalled.all_approved, "{}", stalled.table());
+    assert_eq!(stalled.blocks[0].finalized, 20, "{}", stalled.table());
+    assert!(stalled.blocks[1..].iter().all(|b| b.finalized == 0));
+    // Block 18, the 16th after the last finalized one, at each of the 12
+    // online validators.
+    assert_eq!(stalled.aggression_events, 12, "{}", stalled.table());
+}

@@ -9,7 +9,7 @@ fn small() -> NetworkSpec {
     parse(
         "!ApprovalNetwork\nn_validators: 24\nn_cores: 4\nnum_blocks: 2\nneeded_approvals: 8\n\
          no_show_fraction: 0.1\nslow_fraction: 0.1\nloss_probability: 0.01\n\
-         run_after_last_block_secs: 40\n",
+         run_after_last_block_secs: 40\nfinality: true\n",
         "small",
     )
     .unwrap()
