@@ -70,6 +70,7 @@ impl Spread {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
 pub struct Cost {
     pub wall_s: f64,
+    /// CPU (user and system) of process 0 during the run.
     pub cpu_s: f64,
     pub threads: usize,
     pub processes: usize,
@@ -256,7 +257,7 @@ impl NetworkReport {
         let vb = f64::from(self.n_validators) * self.blocks.len() as f64;
         let _ = writeln!(
             s,
-            "cost: {:.1} s wall, {:.1} s CPU on {} thread(s) x {} process(es): {:.0} validator-blocks/s, {:.2} CPU s per block",
+            "cost: {:.1} s wall, {:.1} s CPU of process 0, on {} thread(s) x {} process(es): {:.0} validator-blocks/s, {:.2} CPU s per block",
             c.wall_s,
             c.cpu_s,
             c.threads,
