@@ -37,6 +37,9 @@ pub struct NetworkArgs {
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write the table and plots as one HTML page to this file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     /// Override the file's `n_validators`.
     #[arg(long)]
     pub validators: Option<u32>,
@@ -65,8 +68,12 @@ pub enum CliError {
     Engine(#[from] EngineError),
     #[error("--hostfile {path}: {message}")]
     Hostfile { path: String, message: String },
-    #[error("--json {path}: {message}")]
-    Json { path: String, message: String },
+    #[error("{flag} {path}: {message}")]
+    Output {
+        flag: &'static str,
+        path: String,
+        message: String,
+    },
     #[error("sweep: {0}")]
     Sweep(String),
 }
@@ -143,12 +150,20 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     print!("{}", report.table());
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("the report serialises");
-        std::fs::write(path, text + "\n").map_err(|e| CliError::Json {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        write(path, "--json", text + "\n")?;
+    }
+    if let Some(path) = &args.html {
+        write(path, "--html", crate::html::render(&report))?;
     }
     Ok(())
+}
+
+fn write(path: &Path, flag: &'static str, text: String) -> Result<(), CliError> {
+    std::fs::write(path, text).map_err(|e| CliError::Output {
+        flag,
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })
 }
 
 /// CPU seconds (user and system) this process has used.

@@ -66,11 +66,12 @@
 //!
 //! Modules: `config` (the `!ApprovalNetwork` objective), `model`,
 //! `verdicts`, `node` (one validator), `setup` (what a process shares),
-//! `engine`, `report`, `cli`, `sweep` (`tranche sweep`: a grid of runs).
+//! `engine`, `report`, `html` (the `--html` page), `cli`, `sweep` (`tranche sweep`: a grid of runs).
 
 pub mod cli;
 pub mod config;
 pub mod engine;
+pub mod html;
 pub mod model;
 pub mod node;
 pub mod report;

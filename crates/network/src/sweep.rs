@@ -103,6 +103,7 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
         hostfile: None,
         verify: Verify::Once,
         json: None,
+        html: None,
         validators: None,
         cores: None,
         blocks: args.blocks,
@@ -194,6 +195,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         hostfile: None,
         verify: Verify::Once,
         json: None,
+        html: None,
         validators: None,
         cores: None,
         blocks: None,
@@ -207,7 +209,8 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     print!("{}", table(&rows));
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&rows).expect("rows serialise");
-        std::fs::write(path, text + "\n").map_err(|e| CliError::Json {
+        std::fs::write(path, text + "\n").map_err(|e| CliError::Output {
+            flag: "--json",
             path: path.display().to_string(),
             message: e.to_string(),
         })?;

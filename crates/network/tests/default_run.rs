@@ -20,8 +20,23 @@ fn args(extra: &[&str]) -> NetworkArgs {
 #[test]
 fn the_default_approves_every_block_at_every_honest_validator() {
     let json = std::env::temp_dir().join(format!("tranche-network-{}.json", std::process::id()));
+    let html = json.with_extension("html");
     let path = json.to_str().unwrap();
-    execute(&args(&["--threads", "2", "--json", path])).unwrap();
+    execute(&args(&[
+        "--threads",
+        "2",
+        "--json",
+        path,
+        "--html",
+        html.to_str().unwrap(),
+    ]))
+    .unwrap();
+    let page = std::fs::read_to_string(&html).unwrap();
+    std::fs::remove_file(&html).unwrap();
+    well_formed(&page);
+    assert_eq!(page.matches("<svg").count(), 3);
+    // Four bars per block in the first plot, two in the second.
+    assert_eq!(page.matches("<rect").count(), 5 * 4 + 4 + 5 * 2 + 2);
     let text = std::fs::read_to_string(&json).unwrap();
     std::fs::remove_file(&json).unwrap();
     let report: tranche_network::NetworkReport = serde_json::from_str(&text).unwrap();
@@ -34,6 +49,21 @@ fn the_default_approves_every_block_at_every_honest_validator() {
         assert!(b.p99_ms.unwrap() <= b.max_ms.unwrap());
     }
     assert!(report.bytes_out.min > 0);
+}
+
+/// The page parses as XML from end to end.
+fn well_formed(page: &str) {
+    let mut reader = quick_xml::Reader::from_str(page);
+    let mut depth = 0i32;
+    loop {
+        match reader.read_event().unwrap() {
+            quick_xml::events::Event::Start(_) => depth += 1,
+            quick_xml::events::Event::End(_) => depth -= 1,
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!(depth, 0);
 }
 
 #[test]
@@ -59,4 +89,19 @@ fn bad_flags_and_files_are_one_line_errors() {
     std::fs::remove_file(&hosts).unwrap();
     assert!(e.to_string().contains("is not host:port"), "{e}");
     assert!(Cli::try_parse_from(["network", "--verify", "sometimes"]).is_err());
+    let e = execute(&args(&[
+        "--blocks",
+        "1",
+        "--validators",
+        "40",
+        "--cores",
+        "4",
+        "--json",
+        "/nonexistent/r.json",
+    ]))
+    .unwrap_err();
+    assert!(
+        e.to_string().starts_with("--json /nonexistent/r.json: "),
+        "{e}"
+    );
 }
