@@ -12,8 +12,11 @@
 //!   assignments computed with real VRFs when voting's timers say its
 //!   tranche has come, its approvals signed for real and coalesced by the
 //!   voting state machine up to the session's `max_approval_coalesce_count`;
-//! * the voting state machine (`crates/voting`) and the distribution state
-//!   machine (`crates/distribution`) of every validator, wired as the
+//! * the voting state machine (`crates/voting`, after upstream
+//!   `polkadot/node/core/approval-voting/src/lib.rs`) and the distribution
+//!   state machine (`crates/distribution`, after upstream
+//!   `polkadot/node/network/approval-distribution/src/lib.rs`) of every
+//!   validator, wired as the
 //!   node's parallel layout wires them (`crates/node/src/distribution_worker.rs`):
 //!   distribution checks each new message and hands what passes to voting;
 //! * gossip over the session's grid (a seeded shuffle) with random routing,
@@ -29,14 +32,17 @@
 //!   longer on slow validators;
 //! * every pair of validators is linked; a link's one-way latency is drawn
 //!   once (normal, as `!ApprovalVoting`'s `latency`, at least 1 ms), every
-//!   validator has the same bandwidth for egress and ingress (upstream's
-//!   token bucket, `crates/netsim/src/limiter.rs`), each notification is
+//!   validator has the same bandwidth for egress and ingress (the token
+//!   bucket of upstream's `polkadot/node/subsystem-bench/src/lib/network.rs`,
+//!   as `crates/netsim/src/limiter.rs` has it), each notification is
 //!   lost with `loss_probability` (not resent);
 //! * every validator imports each block at the start of its slot, and
 //!   learns at that moment that its peers did (views are not sent over
 //!   the links);
-//! * finality, only with `finality: true`, is GRANDPA reduced to its
-//!   rule: each validator tells every other one (over the links' latency,
+//! * finality, only with `finality: true`, is GRANDPA
+//!   (`substrate/client/consensus/grandpa`) reduced to its rule, votes
+//!   gated on approval as `polkadot/node/core/approval-voting` gates them:
+//!   each validator tells every other one (over the links' latency,
 //!   never lost, outside distribution's bytes and bandwidth) the highest
 //!   block it approved with all its ancestors, and finalizes the highest
 //!   block more than two thirds of the validators voted for — voting and

@@ -105,3 +105,17 @@ fn bad_flags_and_files_are_one_line_errors() {
         "{e}"
     );
 }
+
+#[test]
+fn the_shipped_examples_parse() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            tranche_network::config::load(&path).unwrap();
+            n += 1;
+        }
+    }
+    assert_eq!(n, 3);
+}
