@@ -201,10 +201,22 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         blocks: None,
     })?;
     let mut rows = Vec::new();
-    for spec in &specs {
+    for (i, spec) in specs.iter().enumerate() {
         let report = crate::simulate(spec, &source, args.seed, Verify::Once, &engine)?
             .expect("a single process reports");
-        rows.push(SweepRow::of(spec, &report));
+        let row = SweepRow::of(spec, &report);
+        // Progress on stderr; the table goes to stdout at the end.
+        eprintln!(
+            "sweep: {}/{} ({} validators, {} cores, no-show {}, slow {}) in {:.1} s",
+            i + 1,
+            specs.len(),
+            row.n_validators,
+            row.n_cores,
+            row.no_show_fraction,
+            row.slow_fraction,
+            row.wall_s
+        );
+        rows.push(row);
     }
     print!("{}", table(&rows));
     if let Some(path) = &args.json {
