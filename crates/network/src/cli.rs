@@ -76,6 +76,36 @@ pub enum CliError {
     },
     #[error("sweep: {0}")]
     Sweep(String),
+    #[error(
+        "{file}: {validators} validators x {cores} cores x {blocks} blocks need an estimated \
+         {need_mib} MiB per process, {available_mib} MiB are available: use more processes, \
+         fewer blocks or `finality: true`"
+    )]
+    TooBig {
+        file: String,
+        validators: u32,
+        cores: u32,
+        blocks: u32,
+        need_mib: u64,
+        available_mib: u64,
+    },
+}
+
+/// Refuses a run whose estimated memory per process exceeds what the
+/// machine has available (`MemAvailable`; no check where unreadable).
+pub fn check_fits(spec: &NetworkSpec, source: &str, processes: usize) -> Result<(), CliError> {
+    let need = spec.estimated_bytes() / processes.max(1) as u64;
+    match tranche_workload::config::cost::mem_available() {
+        Some(avail) if need > avail => Err(CliError::TooBig {
+            file: source.to_owned(),
+            validators: spec.n_validators,
+            cores: spec.n_cores,
+            blocks: spec.num_blocks,
+            need_mib: need >> 20,
+            available_mib: avail >> 20,
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// The spec a command line asks for: the file or the default, with the
@@ -144,6 +174,7 @@ pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
 pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     let (spec, source) = spec_of(args)?;
     let engine = engine_of(args)?;
+    check_fits(&spec, &source, engine.processes)?;
     let Some(report) = crate::simulate(&spec, &source, args.seed, args.verify, &engine)? else {
         return Ok(());
     };

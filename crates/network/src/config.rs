@@ -214,7 +214,27 @@ fn fraction_ok(f: f64) -> bool {
     (0.0..=1.0).contains(&f)
 }
 
+/// Bytes one block held unfinalized costs, network-wide, at 1 000
+/// validators and 100 cores (measured: 5.4 GiB of peak RSS for one block,
+/// `BENCHMARKS.md`); it grows as validators² × cores.
+const BLOCK_BYTES_AT_1000X100: f64 = 5.8e9;
+
 impl NetworkSpec {
+    /// An estimate of the peak memory of a run, bytes, over all processes:
+    /// every node's state per unfinalized block (all of them without
+    /// `finality`, about two with it), the latency matrix, a fixed base.
+    pub fn estimated_bytes(&self) -> u64 {
+        let n = f64::from(self.n_validators) / 1000.0;
+        let per_block = BLOCK_BYTES_AT_1000X100 * n * n * f64::from(self.n_cores) / 100.0;
+        let held = if self.finality {
+            self.num_blocks.min(3)
+        } else {
+            self.num_blocks
+        };
+        let matrix = 4.0 * f64::from(self.n_validators).powi(2);
+        (per_block * f64::from(held) + matrix + 64e6) as u64
+    }
+
     /// Backing groups: `ceil(n_validators / max_validators_per_core)`.
     pub fn n_backing_groups(&self) -> u32 {
         self.n_validators

@@ -126,6 +126,7 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
                     let name =
                         format!("{source} [validators {n}, cores {c}, no-show {ns}, slow {sl}]");
                     spec.validate(&name)?;
+                    crate::cli::check_fits(&spec, &name, 1)?;
                     specs.push(spec);
                 }
             }

@@ -89,6 +89,18 @@ fn bad_flags_and_files_are_one_line_errors() {
     std::fs::remove_file(&hosts).unwrap();
     assert!(e.to_string().contains("is not host:port"), "{e}");
     assert!(Cli::try_parse_from(["network", "--verify", "sometimes"]).is_err());
+    // 2 000 validators on 400 cores for 10 000 blocks fit nowhere.
+    let e = execute(&args(&[
+        "--validators",
+        "2000",
+        "--cores",
+        "400",
+        "--blocks",
+        "10000",
+    ]))
+    .unwrap_err();
+    assert!(e.to_string().contains("MiB per process"), "{e}");
+    assert!(!e.to_string().contains('\n'));
     let e = execute(&args(&[
         "--blocks",
         "1",
