@@ -277,12 +277,15 @@ impl SimNode {
         }
     }
 
-    /// Voting's due timers, with this moment's check duration drawn first.
+    /// Voting's due timers one at a time (`tick_one`, as the node on a
+    /// real clock runs them), each with a fresh check duration drawn
+    /// first: a wakeup launches at most one check, so every check gets its
+    /// own draw.
     fn run_timers(&mut self, now_ms: u64, v: &Verdicts, m: &Model, out: &mut Vec<(u64, Packet)>) {
         let now = tick_of(now_ms);
         while self.voting.next_wakeup().is_some_and(|t| t <= now) {
             self.draw_check_delay(m);
-            let o = self.voting.tick(now);
+            let (o, _) = self.voting.tick_one(now);
             self.apply_voting(now_ms, o, v, m, out);
         }
     }
@@ -307,7 +310,6 @@ impl SimNode {
         }
         // Distribution learns our view first (as `crates/node/src/fanout.rs`).
         self.dist.our_view_change(&[hash]);
-        self.draw_check_delay(m);
         let o = self.voting.import_block(
             tick_of(now_ms),
             voting::NewBlock {
