@@ -210,6 +210,16 @@ pub fn embedded_default() -> NetworkSpec {
     parse(DEFAULT_YAML, "<embedded default>").expect("the embedded default is valid")
 }
 
+/// A value out of bounds.
+fn bad(source: &str, key: &'static str, value: String, why: &str) -> Result<(), ConfigError> {
+    Err(ConfigError::Value {
+        file: source.to_owned(),
+        key,
+        value,
+        why: why.to_owned(),
+    })
+}
+
 fn fraction_ok(f: f64) -> bool {
     (0.0..=1.0).contains(&f)
 }
@@ -243,14 +253,13 @@ impl NetworkSpec {
 
     /// Checks every value against its bounds.
     pub fn validate(&self, source: &str) -> Result<(), ConfigError> {
-        let bad = |key: &'static str, value: String, why: &str| {
-            Err(ConfigError::Value {
-                file: source.to_owned(),
-                key,
-                value,
-                why: why.to_owned(),
-            })
-        };
+        self.validate_chain(source)?;
+        self.validate_model(source)
+    }
+
+    /// The sizes and the session's parameters.
+    fn validate_chain(&self, source: &str) -> Result<(), ConfigError> {
+        let bad = |key, value, why| bad(source, key, value, why);
         let n = self.n_validators;
         if !(2..=MAX_NETWORK_VALIDATORS).contains(&n) {
             return bad("n_validators", n.to_string(), "must be 2..=2000");
@@ -318,6 +327,12 @@ impl NetworkSpec {
                 "must be 1..=2000",
             );
         }
+        Ok(())
+    }
+
+    /// The network model and the behaviour knobs.
+    fn validate_model(&self, source: &str) -> Result<(), ConfigError> {
+        let bad = |key, value, why| bad(source, key, value, why);
         if self.peer_bandwidth < 10 {
             return bad(
                 "peer_bandwidth",
