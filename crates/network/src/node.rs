@@ -50,6 +50,9 @@ pub struct BlockRecord {
     pub last_approval_after_ms: Option<u64>,
     /// Highest tranche of a peer's assignment it imported.
     pub max_tranche: u32,
+    /// Candidates claimed by the peers' assignments it imported, by
+    /// tranche (index 0: tranche 0).
+    pub by_tranche: Vec<u32>,
     /// Assignees it saw as no-shows.
     pub no_shows: u32,
     /// When it finalized the block (with `finality` on), milliseconds
@@ -448,6 +451,11 @@ impl SimNode {
                     if let Some(i) = self.block_index(&a.block_hash) {
                         let r = &mut self.record.blocks[i];
                         r.max_tranche = r.max_tranche.max(a.tranche);
+                        let t = a.tranche as usize;
+                        if r.by_tranche.len() <= t {
+                            r.by_tranche.resize(t + 1, 0);
+                        }
+                        r.by_tranche[t] += a.claimed.count_ones() as u32;
                     }
                     self.voting.import_assignment(now, a)
                 }

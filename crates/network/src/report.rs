@@ -33,6 +33,11 @@ pub struct BlockSummary {
     pub approvals: u64,
     /// Highest tranche of an assignment any validator imported.
     pub max_tranche: u32,
+    /// Candidates claimed per tranche network-wide, as the validator that
+    /// imported most of that tranche saw it (each misses only its own),
+    /// and how many tranches had any.
+    pub by_tranche: Vec<u32>,
+    pub tranches_triggered: u32,
     /// Most no-shows one validator saw for this block, and the sum.
     pub no_shows_max: u32,
     pub no_shows_sum: u64,
@@ -121,6 +126,15 @@ fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
         .find(|r| r.blocks[i].approved_after_ms.is_none())
         .map(|r| r.validator);
     let blocks = records.iter().map(|r| &r.blocks[i]);
+    let mut by_tranche: Vec<u32> = Vec::new();
+    for b in blocks.clone() {
+        if by_tranche.len() < b.by_tranche.len() {
+            by_tranche.resize(b.by_tranche.len(), 0);
+        }
+        for (t, c) in b.by_tranche.iter().enumerate() {
+            by_tranche[t] = by_tranche[t].max(*c);
+        }
+    }
     let mut finals: Vec<u64> = blocks
         .clone()
         .filter_map(|b| b.finalized_after_ms)
@@ -138,6 +152,8 @@ fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
         assignments: blocks.clone().map(|b| u64::from(b.own_assignments)).sum(),
         approvals: blocks.clone().map(|b| u64::from(b.own_approvals)).sum(),
         max_tranche: blocks.clone().map(|b| b.max_tranche).max().unwrap_or(0),
+        tranches_triggered: by_tranche.iter().filter(|&&c| c > 0).count() as u32,
+        by_tranche,
         no_shows_max: blocks.clone().map(|b| b.no_shows).max().unwrap_or(0),
         no_shows_sum: blocks.map(|b| u64::from(b.no_shows)).sum(),
         finalized: finals.len() as u32,
@@ -205,7 +221,7 @@ impl NetworkReport {
         );
         let _ = writeln!(
             s,
-            "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8}",
+            "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
             "block",
             "approved",
             "min ms",
@@ -216,13 +232,14 @@ impl NetworkReport {
             "assign",
             "approv",
             "max tr",
+            "tranches",
             "no-shows",
             "final ms"
         );
         for b in &self.blocks {
             let _ = writeln!(
                 s,
-                "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8}",
+                "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
                 b.number,
                 format!("{}/{}", b.approved, b.expected),
                 ms(b.min_ms),
@@ -233,6 +250,7 @@ impl NetworkReport {
                 b.assignments,
                 b.approvals,
                 b.max_tranche,
+                b.tranches_triggered,
                 b.no_shows_max,
                 ms(b.finalized_p50_ms)
             );

@@ -51,6 +51,17 @@ fn a_fifth_of_no_shows_triggers_more_tranches_and_still_approves() {
     );
     let tranche = |r: &NetworkReport| r.blocks.iter().map(|b| b.max_tranche).max().unwrap();
     assert!(tranche(&some) > tranche(&none));
+    let triggered =
+        |r: &NetworkReport| -> u32 { r.blocks.iter().map(|b| b.tranches_triggered).sum() };
+    assert!(triggered(&some) > triggered(&none));
+    // The histogram adds up to what validators imported.
+    for b in &some.blocks {
+        assert_eq!(
+            b.by_tranche.iter().filter(|&&c| c > 0).count() as u32,
+            b.tranches_triggered
+        );
+        assert_eq!(b.by_tranche.len() as u32, b.max_tranche + 1);
+    }
     assert!(some.blocks.iter().all(|b| b.no_shows_max > 0));
     assert!(none.blocks.iter().all(|b| b.no_shows_max == 0));
     // No-shows send no approvals.
