@@ -1,7 +1,8 @@
 //! `tranche sweep`: a grid of `tranche network` runs — validators × cores
-//! × no-show fraction × slow fraction, from comma-separated flags over a
-//! base `!ApprovalNetwork` file (or the default) — run one after another
-//! in this process, summarised in one table and one JSON file.
+//! × no-show fraction × slow fraction, from comma-separated flags or a
+//! small `!ApprovalSweep` file over a base `!ApprovalNetwork` file (or the
+//! default) — run one after another in this process, summarised in one
+//! table and one JSON file.
 
 use crate::cli::{engine_of, CliError, NetworkArgs};
 use crate::config::NetworkSpec;
@@ -17,7 +18,8 @@ pub const MAX_SWEEP_RUNS: usize = 256;
 /// `tranche sweep [FILE.yaml]`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SweepArgs {
-    /// The base `!ApprovalNetwork` file; without one, the embedded default.
+    /// An `!ApprovalSweep` file (the lists and a base), or the base
+    /// `!ApprovalNetwork` file itself; without one, the embedded default.
     pub file: Option<PathBuf>,
     /// Validator counts, comma-separated (default: the file's).
     #[arg(long, value_delimiter = ',')]
@@ -92,10 +94,75 @@ impl SweepRow {
     }
 }
 
+/// A sweep file: the lists to combine, over a base `!ApprovalNetwork`
+/// file (relative to the sweep file; the default without one).
+///
+/// ```yaml
+/// !ApprovalSweep
+/// base: no-shows.yaml
+/// n_validators: [100, 200]
+/// no_show_fraction: [0.0, 0.2]
+/// ```
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Grid {
+    pub base: Option<PathBuf>,
+    pub n_validators: Vec<u32>,
+    pub n_cores: Vec<u32>,
+    pub no_show_fraction: Vec<f64>,
+    pub slow_fraction: Vec<f64>,
+    pub num_blocks: Option<u32>,
+}
+
+#[derive(Deserialize)]
+enum GridFile {
+    ApprovalSweep(Grid),
+}
+
+/// The grid a command line asks for: a `!ApprovalSweep` file's, or an
+/// `!ApprovalNetwork` file as the base; flags win over the file's lists.
+fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
+    let mut grid = Grid::default();
+    if let Some(path) = &args.file {
+        let text = tranche_primitives::limits::read_text(path, 1 << 20)
+            .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?;
+        if text.contains("!ApprovalSweep") {
+            let GridFile::ApprovalSweep(g) = yaml_serde::from_str(&text).map_err(|e| {
+                CliError::Sweep(format!(
+                    "{}: {}",
+                    path.display(),
+                    e.to_string().replace('\n', " ")
+                ))
+            })?;
+            grid = g;
+            let dir = path.parent().unwrap_or(std::path::Path::new("."));
+            grid.base = grid.base.map(|b| dir.join(b));
+        } else {
+            grid.base = Some(path.clone());
+        }
+    }
+    let flag = |flag: &Vec<u32>, file: &mut Vec<u32>| {
+        if !flag.is_empty() {
+            *file = flag.clone();
+        }
+    };
+    flag(&args.validators, &mut grid.n_validators);
+    flag(&args.cores, &mut grid.n_cores);
+    if !args.no_show.is_empty() {
+        grid.no_show_fraction = args.no_show.clone();
+    }
+    if !args.slow.is_empty() {
+        grid.slow_fraction = args.slow.clone();
+    }
+    grid.num_blocks = args.blocks.or(grid.num_blocks);
+    Ok(grid)
+}
+
 /// The specs of a sweep, in row order (validators outermost), each checked.
 pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
+    let grid = read_grid(args)?;
     let base_args = NetworkArgs {
-        file: args.file.clone(),
+        file: grid.base.clone(),
         seed: args.seed,
         threads: args.threads,
         processes: 1,
@@ -106,37 +173,46 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
         html: None,
         validators: None,
         cores: None,
-        blocks: args.blocks,
+        blocks: grid.num_blocks,
     };
     let (base, source) = crate::cli::spec_of(&base_args)?;
     let or = |v: &Vec<u32>, d: u32| if v.is_empty() { vec![d] } else { v.clone() };
     let orf = |v: &Vec<f64>, d: f64| if v.is_empty() { vec![d] } else { v.clone() };
+    let (ns, cs) = (
+        or(&grid.n_validators, base.n_validators),
+        or(&grid.n_cores, base.n_cores),
+    );
+    let (nss, sls) = (
+        orf(&grid.no_show_fraction, base.no_show_fraction),
+        orf(&grid.slow_fraction, base.slow_fraction),
+    );
+    let runs = ns.len() * cs.len() * nss.len() * sls.len();
+    if runs > MAX_SWEEP_RUNS {
+        return Err(CliError::Sweep(format!(
+            "{runs} runs asked for; at most {MAX_SWEEP_RUNS}"
+        )));
+    }
     let mut specs = Vec::new();
-    for &n in &or(&args.validators, base.n_validators) {
-        for &c in &or(&args.cores, base.n_cores) {
-            for &ns in &orf(&args.no_show, base.no_show_fraction) {
-                for &sl in &orf(&args.slow, base.slow_fraction) {
+    for &n in &ns {
+        for &c in &cs {
+            for &no_show in &nss {
+                for &slow in &sls {
                     let spec = NetworkSpec {
                         n_validators: n,
                         n_cores: c,
-                        no_show_fraction: ns,
-                        slow_fraction: sl,
+                        no_show_fraction: no_show,
+                        slow_fraction: slow,
                         ..base.clone()
                     };
-                    let name =
-                        format!("{source} [validators {n}, cores {c}, no-show {ns}, slow {sl}]");
+                    let name = format!(
+                        "{source} [validators {n}, cores {c}, no-show {no_show}, slow {slow}]"
+                    );
                     spec.validate(&name)?;
                     crate::cli::check_fits(&spec, &name, 1)?;
                     specs.push(spec);
                 }
             }
         }
-    }
-    if specs.len() > MAX_SWEEP_RUNS {
-        return Err(CliError::Sweep(format!(
-            "{} runs asked for; at most {MAX_SWEEP_RUNS}",
-            specs.len()
-        )));
     }
     Ok((specs, source))
 }

@@ -11,6 +11,12 @@ struct Cli {
     args: NetworkArgs,
 }
 
+#[derive(Parser)]
+struct SweepCli {
+    #[command(flatten)]
+    args: tranche_network::sweep::SweepArgs,
+}
+
 fn args(extra: &[&str]) -> NetworkArgs {
     let mut argv = vec!["network"];
     argv.extend_from_slice(extra);
@@ -125,9 +131,17 @@ fn the_shipped_examples_parse() {
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
         if path.extension().is_some_and(|e| e == "yaml") {
-            tranche_network::config::load(&path).unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.contains("!ApprovalSweep") {
+                let args = SweepCli::try_parse_from(["sweep", path.to_str().unwrap()])
+                    .unwrap()
+                    .args;
+                assert_eq!(tranche_network::sweep::grid(&args).unwrap().0.len(), 6);
+            } else {
+                tranche_network::config::load(&path).unwrap();
+            }
             n += 1;
         }
     }
-    assert_eq!(n, 3);
+    assert_eq!(n, 4);
 }
