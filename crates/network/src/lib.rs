@@ -16,9 +16,10 @@
 //!   `polkadot/node/core/approval-voting/src/lib.rs`) and the distribution
 //!   state machine (`crates/distribution`, after upstream
 //!   `polkadot/node/network/approval-distribution/src/lib.rs`) of every
-//!   validator, wired as the
-//!   node's parallel layout wires them (`crates/node/src/distribution_worker.rs`):
-//!   distribution checks each new message and hands what passes to voting;
+//!   validator, wired as the node's parallel layout wires them
+//!   (`crates/node/src/distribution_worker.rs`): distribution checks each
+//!   new message and hands what passes to voting; voting's due timers run
+//!   one at a time, as the node's on a real clock do;
 //! * gossip over the session's grid (a seeded shuffle) with random routing,
 //!   per-peer knowledge and deduplication; notifications cut by upstream's
 //!   limits and encoded as v3 wire messages, decoded by the receiver; their
@@ -72,7 +73,8 @@
 //!
 //! Modules: `config` (the `!ApprovalNetwork` objective), `model`,
 //! `verdicts`, `node` (one validator), `setup` (what a process shares),
-//! `engine`, `report`, `html` (the `--html` page), `cli`, `sweep` (`tranche sweep`: a grid of runs).
+//! `engine`, `report`, `html` (the `--html` page), `cli`, `sweep`
+//! (`tranche sweep`: a grid of runs).
 
 pub mod cli;
 pub mod config;
