@@ -36,6 +36,12 @@ enum Command {
     /// Run the approval benchmark: the node under test among emulated
     /// validators, on a subsystem-bench test sequence.
     Run(tranche_bench::run_cli::RunArgs),
+    /// Simulate the whole network: every validator runs approval voting
+    /// and distribution, on timely dataflow (an `!ApprovalNetwork` file).
+    Network(tranche_network::cli::NetworkArgs),
+    /// A grid of `network` runs (validators x cores x no-show x slow
+    /// fractions): one table, one JSON.
+    Sweep(tranche_network::sweep::SweepArgs),
     /// List the shipped example test sequences, or write them out.
     Examples {
         /// Write every example into this folder (never over a file).
@@ -171,6 +177,14 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Run(args) => {
             tranche_bench::run_cli::execute(args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Network(args) => {
+            tranche_network::cli::execute(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Sweep(args) => {
+            tranche_network::sweep::execute(&args)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Scenario {

@@ -121,6 +121,15 @@ impl ApprovalVoting {
         &self.config
     }
 
+    /// Set how long the checks launched from now on take, in ticks: a
+    /// runtime that models each check's duration as a random draw (the
+    /// whole-network simulation, crate `tranche-network`) sets it before
+    /// the inputs that may launch one. Checks already in flight keep their
+    /// completion tick.
+    pub fn set_check_delay_ticks(&mut self, ticks: Tick) {
+        self.config.check_delay_ticks = ticks;
+    }
+
     /// The last finalized block number, if any.
     pub fn finalized_number(&self) -> Option<BlockNumber> {
         self.finalized

@@ -1,0 +1,485 @@
+//! The `!ApprovalNetwork` objective: what a whole-network simulation runs
+//! (validators, cores, blocks, the session's approval parameters, the
+//! network model of `!ApprovalVoting`, the behaviour knobs), read from YAML
+//! with strict keys and bounded values. Every bad value is a one-line
+//! [`ConfigError`], never a panic.
+//!
+//! ```yaml
+//! !ApprovalNetwork
+//! n_validators: 100
+//! n_cores: 20
+//! num_blocks: 5
+//! check_delay_ms: {mean: 1000, std_dev: 200}
+//! no_show_fraction: 0.2
+//! slow_fraction: 0.1
+//! slow_factor: 3.0
+//! offline: [{fraction: 0.05, at_block: 3}]
+//! ```
+//!
+//! Every key is optional; the defaults are in [`NetworkSpec::default`].
+
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+use tranche_primitives::limits::{self, MAX_BLOCKS, MAX_CORES, MAX_INPUT_FILE_BYTES};
+
+/// The embedded default (`tranche network` without a file): 100
+/// validators, 20 cores, 5 blocks, no misbehaviour; about a minute on 2
+/// cores.
+pub const DEFAULT_YAML: &str = include_str!("default.yaml");
+
+/// The most validators a simulation may have: peer ids index the
+/// distribution state's bitsets, and every node keeps a row of the latency
+/// matrix, so the bound is far below `limits::MAX_VALIDATORS`.
+pub const MAX_NETWORK_VALIDATORS: u32 = 2_000;
+
+/// Most distinct offline groups.
+pub const MAX_OFFLINE_GROUPS: usize = 16;
+
+/// One-way latency of every link, drawn once per pair of validators.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Latency {
+    /// Mean, milliseconds (`!ApprovalVoting`'s `mean_latency_ms`).
+    pub mean_latency_ms: f64,
+    /// Standard deviation, milliseconds (`!ApprovalVoting`'s `std_dev`).
+    pub std_dev: f64,
+}
+
+/// A normal distribution in milliseconds, truncated at zero.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DelayMs {
+    /// Mean, milliseconds.
+    pub mean: f64,
+    /// Standard deviation, milliseconds.
+    pub std_dev: f64,
+}
+
+/// Validators that go offline: from the slot of block `at_block` on they
+/// handle nothing and send nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Offline {
+    /// Share of the validators, 0.0..=1.0.
+    pub fraction: f64,
+    /// 1-based block number.
+    pub at_block: u32,
+}
+
+/// A whole-network simulation, normalised (every key has its value).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NetworkSpec {
+    /// Validators, every one a node (default 100; 2..=2000).
+    pub n_validators: u32,
+    /// Availability cores, one candidate each per block (default 20;
+    /// 1..=backing groups).
+    pub n_cores: u32,
+    /// Relay blocks, one per 6 s slot (default 5).
+    pub num_blocks: u32,
+    /// Session parameter (default 30).
+    pub needed_approvals: u32,
+    /// Session parameter (default 6).
+    pub relay_vrf_modulo_samples: u32,
+    /// Session parameter (default 89).
+    pub n_delay_tranches: u32,
+    /// Session parameter (default 0).
+    pub zeroth_delay_tranche_width: u32,
+    /// Session parameter, slots before an assignee without approval is a
+    /// no-show (default 3).
+    pub no_show_slots: u32,
+    /// Backing-group size (default 5).
+    pub max_validators_per_core: u32,
+    /// Compact multi-core tranche-0 assignments (default true).
+    pub enable_assignments_v2: bool,
+    /// Session parameter: most candidates one approval signature covers
+    /// (default 6, Polkadot's and Kusama's value).
+    pub max_approval_coalesce_count: u32,
+    /// Every validator's bandwidth, bytes per second, egress and ingress
+    /// apart (default 44 040 192, as `!ApprovalVoting`).
+    pub peer_bandwidth: u64,
+    /// Link latency, or `null` for none (default 30 ms, sd 2.0, as
+    /// `!ApprovalVoting`). Every link takes at least 1 ms.
+    pub latency: Option<Latency>,
+    /// Probability that a notification is lost on its link (default 0).
+    pub loss_probability: f64,
+    /// Duration of one candidate check (availability recovery and
+    /// validation), drawn per check (default mean 1000 ms, sd 200).
+    pub check_delay_ms: DelayMs,
+    /// Share of validators that trigger their assignments but never send
+    /// approvals (default 0).
+    pub no_show_fraction: f64,
+    /// Share of validators whose checks take `slow_factor` times longer
+    /// (default 0).
+    pub slow_fraction: f64,
+    /// Factor of the slow validators' check delays (default 4.0; >= 1).
+    pub slow_factor: f64,
+    /// Groups of validators going offline at a block (default none).
+    pub offline: Vec<Offline>,
+    /// How long the simulation goes on after the last block's slot,
+    /// seconds of virtual time (default 60).
+    pub run_after_last_block_secs: u64,
+    /// Model finality (default false): each validator tells every other
+    /// one the highest block it approved with all its ancestors; a block
+    /// more than two thirds of the validators voted for is finalized, and
+    /// voting and distribution prune it. Without it nothing is finalized
+    /// during a run, and distribution's aggression starts once 16 blocks
+    /// are unfinalized.
+    pub finality: bool,
+}
+
+impl Default for NetworkSpec {
+    fn default() -> Self {
+        NetworkSpec {
+            n_validators: 100,
+            n_cores: 20,
+            num_blocks: 5,
+            needed_approvals: 30,
+            relay_vrf_modulo_samples: 6,
+            n_delay_tranches: 89,
+            zeroth_delay_tranche_width: 0,
+            no_show_slots: 3,
+            max_validators_per_core: 5,
+            enable_assignments_v2: true,
+            max_approval_coalesce_count: 6,
+            peer_bandwidth: 44_040_192,
+            latency: Some(Latency {
+                mean_latency_ms: 30.0,
+                std_dev: 2.0,
+            }),
+            loss_probability: 0.0,
+            check_delay_ms: DelayMs {
+                mean: 1000.0,
+                std_dev: 200.0,
+            },
+            no_show_fraction: 0.0,
+            slow_fraction: 0.0,
+            slow_factor: 4.0,
+            offline: Vec::new(),
+            run_after_last_block_secs: 60,
+            finality: false,
+        }
+    }
+}
+
+/// The top level of a file: the objective's tag and its keys.
+#[derive(Deserialize)]
+enum File {
+    ApprovalNetwork(NetworkSpec),
+}
+
+/// A file or value that cannot be run.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum ConfigError {
+    #[error("{file}: {message}")]
+    Read { file: String, message: String },
+    #[error("{file}: not an `!ApprovalNetwork` file: {message}")]
+    Yaml { file: String, message: String },
+    #[error("{file}: `{key}` = {value}: {why}")]
+    Value {
+        file: String,
+        key: &'static str,
+        value: String,
+        why: String,
+    },
+}
+
+/// Reads and checks a file (a regular text file of at most 64 MiB).
+pub fn load(path: &Path) -> Result<NetworkSpec, ConfigError> {
+    let source = path.display().to_string();
+    let text = limits::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| ConfigError::Read {
+        file: source.clone(),
+        message: e.to_string(),
+    })?;
+    parse(&text, &source)
+}
+
+/// Parses and checks `!ApprovalNetwork` YAML; `source` names it in errors.
+pub fn parse(text: &str, source: &str) -> Result<NetworkSpec, ConfigError> {
+    let File::ApprovalNetwork(spec) =
+        yaml_serde::from_str::<File>(text).map_err(|e| ConfigError::Yaml {
+            file: source.to_owned(),
+            message: e.to_string().replace('\n', " "),
+        })?;
+    spec.validate(source)?;
+    Ok(spec)
+}
+
+/// The embedded default.
+pub fn embedded_default() -> NetworkSpec {
+    parse(DEFAULT_YAML, "<embedded default>").expect("the embedded default is valid")
+}
+
+/// A value out of bounds.
+fn bad(source: &str, key: &'static str, value: String, why: &str) -> Result<(), ConfigError> {
+    Err(ConfigError::Value {
+        file: source.to_owned(),
+        key,
+        value,
+        why: why.to_owned(),
+    })
+}
+
+fn fraction_ok(f: f64) -> bool {
+    (0.0..=1.0).contains(&f)
+}
+
+/// Bytes one block held unfinalized costs, network-wide, at 1 000
+/// validators and 100 cores (measured: 5.4 GiB of peak RSS for one block,
+/// `BENCHMARKS.md`); it grows as validators² × cores.
+const BLOCK_BYTES_AT_1000X100: f64 = 5.8e9;
+
+impl NetworkSpec {
+    /// An estimate of the peak memory of a run, bytes, over all processes:
+    /// every node's state per unfinalized block (all of them without
+    /// `finality`, about two with it), the latency matrix, a fixed base.
+    pub fn estimated_bytes(&self) -> u64 {
+        let n = f64::from(self.n_validators) / 1000.0;
+        let per_block = BLOCK_BYTES_AT_1000X100 * n * n * f64::from(self.n_cores) / 100.0;
+        let held = if self.finality {
+            self.num_blocks.min(3)
+        } else {
+            self.num_blocks
+        };
+        let matrix = 4.0 * f64::from(self.n_validators).powi(2);
+        (per_block * f64::from(held) + matrix + 64e6) as u64
+    }
+
+    /// Backing groups: `ceil(n_validators / max_validators_per_core)`.
+    pub fn n_backing_groups(&self) -> u32 {
+        self.n_validators
+            .div_ceil(self.max_validators_per_core.max(1))
+    }
+
+    /// Checks every value against its bounds.
+    pub fn validate(&self, source: &str) -> Result<(), ConfigError> {
+        self.validate_chain(source)?;
+        self.validate_model(source)
+    }
+
+    /// The sizes and the session's parameters.
+    fn validate_chain(&self, source: &str) -> Result<(), ConfigError> {
+        let bad = |key, value, why| bad(source, key, value, why);
+        let n = self.n_validators;
+        if !(2..=MAX_NETWORK_VALIDATORS).contains(&n) {
+            return bad("n_validators", n.to_string(), "must be 2..=2000");
+        }
+        if self.max_validators_per_core == 0 || self.max_validators_per_core > n {
+            return bad(
+                "max_validators_per_core",
+                self.max_validators_per_core.to_string(),
+                "must be 1..=n_validators",
+            );
+        }
+        if self.n_cores == 0 || self.n_cores > self.n_backing_groups().min(MAX_CORES) {
+            return bad(
+                "n_cores",
+                self.n_cores.to_string(),
+                "must be 1..=the number of backing groups",
+            );
+        }
+        if self.num_blocks == 0 || self.num_blocks > MAX_BLOCKS {
+            return bad(
+                "num_blocks",
+                self.num_blocks.to_string(),
+                "must be 1..=10000",
+            );
+        }
+        if self.needed_approvals == 0 || self.needed_approvals >= n {
+            return bad(
+                "needed_approvals",
+                self.needed_approvals.to_string(),
+                "must be 1..n_validators",
+            );
+        }
+        if self.relay_vrf_modulo_samples == 0 || self.relay_vrf_modulo_samples > MAX_CORES {
+            return bad(
+                "relay_vrf_modulo_samples",
+                self.relay_vrf_modulo_samples.to_string(),
+                "must be 1..=2000",
+            );
+        }
+        if self.n_delay_tranches == 0 || self.n_delay_tranches > limits::MAX_DELAY_TRANCHES {
+            return bad(
+                "n_delay_tranches",
+                self.n_delay_tranches.to_string(),
+                "must be 1..=10000",
+            );
+        }
+        if self.zeroth_delay_tranche_width > self.n_delay_tranches {
+            return bad(
+                "zeroth_delay_tranche_width",
+                self.zeroth_delay_tranche_width.to_string(),
+                "must be at most n_delay_tranches",
+            );
+        }
+        if self.no_show_slots == 0 || self.no_show_slots > limits::MAX_NO_SHOW_SLOTS {
+            return bad(
+                "no_show_slots",
+                self.no_show_slots.to_string(),
+                "must be 1..=1000",
+            );
+        }
+        if self.max_approval_coalesce_count == 0 || self.max_approval_coalesce_count > MAX_CORES {
+            return bad(
+                "max_approval_coalesce_count",
+                self.max_approval_coalesce_count.to_string(),
+                "must be 1..=2000",
+            );
+        }
+        Ok(())
+    }
+
+    /// The network model and the behaviour knobs.
+    fn validate_model(&self, source: &str) -> Result<(), ConfigError> {
+        let bad = |key, value, why| bad(source, key, value, why);
+        if self.peer_bandwidth < 10 {
+            return bad(
+                "peer_bandwidth",
+                self.peer_bandwidth.to_string(),
+                "must be at least 10 B/s",
+            );
+        }
+        if let Some(l) = self.latency {
+            let ok = l.mean_latency_ms.is_finite()
+                && (0.0..=60_000.0).contains(&l.mean_latency_ms)
+                && l.std_dev.is_finite()
+                && l.std_dev >= 0.0;
+            if !ok {
+                return bad(
+                    "latency",
+                    format!(
+                        "{{mean_latency_ms: {}, std_dev: {}}}",
+                        l.mean_latency_ms, l.std_dev
+                    ),
+                    "mean must be 0..=60000 ms and std_dev finite and >= 0",
+                );
+            }
+        }
+        if !fraction_ok(self.loss_probability) {
+            return bad(
+                "loss_probability",
+                self.loss_probability.to_string(),
+                "must be 0.0..=1.0",
+            );
+        }
+        let d = self.check_delay_ms;
+        let delay_ok = d.mean.is_finite()
+            && (0.0..=600_000.0).contains(&d.mean)
+            && d.std_dev.is_finite()
+            && d.std_dev >= 0.0;
+        if !delay_ok {
+            return bad(
+                "check_delay_ms",
+                format!("{{mean: {}, std_dev: {}}}", d.mean, d.std_dev),
+                "mean must be 0..=600000 ms and std_dev finite and >= 0",
+            );
+        }
+        if !fraction_ok(self.no_show_fraction) {
+            return bad(
+                "no_show_fraction",
+                self.no_show_fraction.to_string(),
+                "must be 0.0..=1.0",
+            );
+        }
+        if !fraction_ok(self.slow_fraction) {
+            return bad(
+                "slow_fraction",
+                self.slow_fraction.to_string(),
+                "must be 0.0..=1.0",
+            );
+        }
+        if !(self.slow_factor.is_finite() && (1.0..=1000.0).contains(&self.slow_factor)) {
+            return bad(
+                "slow_factor",
+                self.slow_factor.to_string(),
+                "must be 1.0..=1000.0",
+            );
+        }
+        if self.offline.len() > MAX_OFFLINE_GROUPS {
+            return bad(
+                "offline",
+                format!("{} groups", self.offline.len()),
+                "at most 16 groups",
+            );
+        }
+        let mut total = self.no_show_fraction + self.slow_fraction;
+        for o in &self.offline {
+            if !fraction_ok(o.fraction) {
+                return bad(
+                    "offline",
+                    o.fraction.to_string(),
+                    "fraction must be 0.0..=1.0",
+                );
+            }
+            if o.at_block == 0 || o.at_block > self.num_blocks {
+                return bad(
+                    "offline",
+                    o.at_block.to_string(),
+                    "at_block must be 1..=num_blocks",
+                );
+            }
+            total += o.fraction;
+        }
+        if total > 1.0 + 1e-9 {
+            return bad(
+                "no_show_fraction + slow_fraction + offline",
+                format!("{total}"),
+                "the groups are disjoint: their fractions must sum to at most 1.0",
+            );
+        }
+        if self.run_after_last_block_secs > 3_600 {
+            return bad(
+                "run_after_last_block_secs",
+                self.run_after_last_block_secs.to_string(),
+                "must be at most 3600",
+            );
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_parses() {
+        let s = embedded_default();
+        assert_eq!(s.n_validators, 100);
+        assert_eq!(s.n_cores, 20);
+    }
+
+    #[test]
+    fn knobs_parse() {
+        let s = parse(
+            "!ApprovalNetwork\nn_validators: 50\nn_cores: 10\nno_show_fraction: 0.2\n\
+             offline: [{fraction: 0.1, at_block: 2}]\ncheck_delay_ms: {mean: 500, std_dev: 0}\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(s.n_validators, 50);
+        assert_eq!(s.offline[0].at_block, 2);
+        assert_eq!(s.check_delay_ms.mean, 500.0);
+    }
+
+    #[test]
+    fn an_unknown_key_is_an_error() {
+        let e = parse("!ApprovalNetwork\nn_validatorz: 5\n", "t").unwrap_err();
+        assert!(e.to_string().contains("n_validatorz"), "{e}");
+        assert!(!e.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn a_bad_value_is_an_error() {
+        let e = parse("!ApprovalNetwork\nno_show_fraction: 1.5\n", "t").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "t: `no_show_fraction` = 1.5: must be 0.0..=1.0"
+        );
+        let e = parse("!ApprovalNetwork\nn_cores: 0\n", "t").unwrap_err();
+        assert!(e.to_string().contains("n_cores"));
+        let e = parse("!ApprovalVoting\nn_cores: 3\n", "t").unwrap_err();
+        assert!(e.to_string().contains("not an `!ApprovalNetwork` file"));
+    }
+}

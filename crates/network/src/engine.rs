@@ -1,0 +1,342 @@
+//! The simulation on timely dataflow: the engine's configuration (threads,
+//! processes, hosts), the dataflow, and the operator that runs a worker's
+//! share of the validators moment by moment.
+//!
+//! # The dataflow
+//!
+//! One operator, `validators`, on every worker; its input is the feedback
+//! edge of a loop whose summary is 1 ms, its first output (notifications
+//! in flight) closes that loop, its second (each validator's record) goes
+//! to worker 0. A timestamp is a moment of virtual time in milliseconds; a
+//! notification arriving at `t` is sent at timestamp `t - 1` and reaches
+//! its destination's input at `t`, routed by the exchange pact on its
+//! destination validator (validator `v` lives on worker `v mod workers`).
+//!
+//! The operator holds one capability at the earliest moment it still has
+//! work for (a notification to deliver, a block to import, a voting timer);
+//! a moment `t` is complete when the input frontier has passed `t`: every
+//! worker holds capabilities at `t` or later, so nothing can still arrive
+//! at `t`. Timely's progress tracking is thus the barrier, and idle spans
+//! are skipped. A complete moment's deliveries are sorted by destination,
+//! sender and the sender's sequence number before any is handled, so the
+//! results do not depend on how validators are spread over workers and
+//! processes.
+
+use crate::node::{NodeRecord, Packet, SimNode};
+use crate::setup::Shared;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::sync::Arc;
+use timely::dataflow::channels::pact::Exchange;
+use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
+use timely::dataflow::operators::{Capability, ConnectLoop, Exchange as _, Feedback, Inspect};
+use timely::progress::frontier::MutableAntichain;
+use timely::progress::operate::FrontierInterest;
+
+/// Where the workers run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EngineConfig {
+    /// Worker threads per process.
+    pub threads: usize,
+    /// Processes in all.
+    pub processes: usize,
+    /// This process's index.
+    pub process: usize,
+    /// `host:port` of every process, in process order (required when
+    /// there are several).
+    pub hosts: Vec<String>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            threads: 1,
+            processes: 1,
+            process: 0,
+            hosts: Vec::new(),
+        }
+    }
+}
+
+/// An engine configuration that cannot run.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum EngineError {
+    #[error("--threads must be at least 1")]
+    NoThreads,
+    #[error("--process {process} is not below --processes {processes}")]
+    ProcessOutOfRange { process: usize, processes: usize },
+    #[error("{processes} processes need {processes} addresses, got {hosts}")]
+    Hosts { processes: usize, hosts: usize },
+    #[error("timely: {0}")]
+    Timely(String),
+    #[error("a worker failed: {0}")]
+    Worker(String),
+}
+
+impl EngineConfig {
+    /// Timely's configuration, built here rather than parsed from argv.
+    pub fn timely(&self) -> Result<timely::Config, EngineError> {
+        if self.threads == 0 {
+            return Err(EngineError::NoThreads);
+        }
+        if self.process >= self.processes.max(1) {
+            return Err(EngineError::ProcessOutOfRange {
+                process: self.process,
+                processes: self.processes,
+            });
+        }
+        if self.processes <= 1 {
+            return Ok(timely::Config::process(self.threads));
+        }
+        if self.hosts.len() != self.processes {
+            return Err(EngineError::Hosts {
+                processes: self.processes,
+                hosts: self.hosts.len(),
+            });
+        }
+        Ok(timely::Config {
+            communication: timely::CommunicationConfig::Cluster {
+                threads: self.threads,
+                process: self.process,
+                addresses: self.hosts.clone(),
+                report: false,
+                zerocopy: false,
+            },
+            worker: timely::WorkerConfig::default(),
+        })
+    }
+}
+
+/// What one process learnt: every validator's record (on process 0; the
+/// others return none) and this process's crypto counts.
+pub struct ProcessResult {
+    pub records: Vec<NodeRecord>,
+    /// Checks run for real in this process.
+    pub verified: u64,
+    /// Verdicts reused from this process's cache.
+    pub reused: u64,
+    /// Moments handled by this process's workers.
+    pub moments: u64,
+}
+
+/// Run the simulation of `shared` on this process's workers.
+pub fn run(shared: Arc<Shared>, engine: &EngineConfig) -> Result<ProcessResult, EngineError> {
+    let config = engine.timely()?;
+    let s = shared.clone();
+    let guards = timely::execute(config, move |worker| {
+        let records = Rc::new(RefCell::new(Vec::new()));
+        let moments = Rc::new(RefCell::new(0u64));
+        let (index, peers) = (worker.index(), worker.peers());
+        let shared = s.clone();
+        let (sink, counter) = (records.clone(), moments.clone());
+        worker.dataflow::<u64, _, _>(move |scope| {
+            let (handle, cycle) = scope.feedback::<Vec<Packet>>(1);
+            let mut builder = OperatorBuilder::new("validators".to_owned(), scope);
+            let mut input = builder.new_input(cycle, Exchange::new(|p: &Packet| u64::from(p.to)));
+            builder.set_notify_for(0, FrontierInterest::Always);
+            let (mut packets_out, packets) = builder.new_output::<Vec<Packet>>();
+            let (mut records_out, results) = builder.new_output::<Vec<NodeRecord>>();
+            builder.build(move |mut caps| {
+                let record_cap = caps.pop();
+                let cap = caps.pop();
+                let mut shard = Shard::new(shared, index, peers, cap, record_cap, counter);
+                move |frontiers: &[MutableAntichain<u64>]| {
+                    input.for_each(|c, data| {
+                        let t = *c.least().expect("a batch has a time");
+                        if t <= shard.shared.end_ms
+                            && shard.cap.as_ref().is_none_or(|k| t < *k.time())
+                        {
+                            shard.cap = Some(c.delayed(&t, 0));
+                        }
+                        shard.stash.entry(t).or_default().append(data);
+                    });
+                    let mut session = packets_out.activate();
+                    let mut emit = |cap: &Capability<u64>, at: u64, batch: Vec<Packet>| {
+                        let c = cap.delayed(&at);
+                        let mut batch = batch;
+                        session.give(&c, &mut batch);
+                    };
+                    shard.step(&frontiers[0], &mut emit);
+                    if let Some(rc) = shard.finished(&frontiers[0]) {
+                        let mut recs = shard.records();
+                        records_out.activate().give(&rc, &mut recs);
+                    }
+                }
+            });
+            packets.connect_loop(handle);
+            results
+                .exchange(|_| 0)
+                .inspect(move |r: &NodeRecord| sink.borrow_mut().push(r.clone()));
+        });
+        while worker.step_or_park(None) {}
+        let out = records.borrow().clone();
+        let m = *moments.borrow();
+        (out, m)
+    })
+    .map_err(EngineError::Timely)?;
+    let mut records = Vec::new();
+    let mut moments = 0;
+    for r in guards.join() {
+        let (recs, m) = r.map_err(EngineError::Worker)?;
+        records.extend(recs);
+        moments += m;
+    }
+    records.sort_by_key(|r| r.validator);
+    let (verified, reused) = shared.verdicts.counts();
+    Ok(ProcessResult {
+        records,
+        verified,
+        reused,
+        moments,
+    })
+}
+
+/// One worker's validators and what they wait for.
+struct Shard {
+    shared: Arc<Shared>,
+    peers: usize,
+    /// This worker's validators: `index`, `index + peers`, ...
+    nodes: Vec<SimNode>,
+    /// Notifications that arrived, by moment, before ingress shaping.
+    stash: BTreeMap<u64, Vec<Packet>>,
+    /// Notifications past ingress shaping, by the moment they are handled.
+    deferred: BTreeMap<u64, Vec<Packet>>,
+    /// The capability of the notifications output, at the earliest moment
+    /// with work; none when nothing is left before the end.
+    cap: Option<Capability<u64>>,
+    record_cap: Option<Capability<u64>>,
+    moments: Rc<RefCell<u64>>,
+    sends: Vec<(u64, Packet)>,
+}
+
+impl Shard {
+    fn new(
+        shared: Arc<Shared>,
+        index: usize,
+        peers: usize,
+        cap: Option<Capability<u64>>,
+        record_cap: Option<Capability<u64>>,
+        moments: Rc<RefCell<u64>>,
+    ) -> Shard {
+        let nodes = (index..shared.spec.n_validators as usize)
+            .step_by(peers)
+            .map(|v| shared.node(v as u32))
+            .collect();
+        let mut cap = cap;
+        if let Some(c) = cap.as_mut() {
+            c.downgrade(&shared.start_ms);
+        }
+        Shard {
+            shared,
+            peers,
+            nodes,
+            stash: BTreeMap::new(),
+            deferred: BTreeMap::new(),
+            cap,
+            record_cap,
+            moments,
+            sends: Vec::new(),
+        }
+    }
+
+    fn local(&self, v: u32) -> usize {
+        v as usize / self.peers
+    }
+
+    /// The earliest moment with work, if any.
+    fn next_moment(&self) -> Option<u64> {
+        let a = self.stash.keys().next().copied();
+        let b = self.deferred.keys().next().copied();
+        let c = self.nodes.iter().filter_map(|n| n.next_event_ms()).min();
+        [a, b, c].into_iter().flatten().min()
+    }
+
+    /// Handle every complete moment, then hold the capability at the next.
+    fn step(
+        &mut self,
+        frontier: &MutableAntichain<u64>,
+        emit: &mut impl FnMut(&Capability<u64>, u64, Vec<Packet>),
+    ) {
+        if self.cap.is_none() {
+            // Input that arrived after the end.
+            self.stash.clear();
+            return;
+        }
+        while let Some(t) = self.next_moment() {
+            if t > self.shared.end_ms || frontier.less_equal(&t) {
+                break;
+            }
+            self.moment(t);
+            let cap = self.cap.as_ref().expect("held while work is left");
+            let mut by_time: BTreeMap<u64, Vec<Packet>> = BTreeMap::new();
+            for (at, p) in self.sends.drain(..) {
+                if at <= self.shared.end_ms {
+                    by_time.entry(at).or_default().push(p);
+                }
+            }
+            for (at, batch) in by_time {
+                // Sent at `at - 1`; the loop's summary adds the last 1 ms.
+                emit(cap, at - 1, batch);
+            }
+        }
+        match self.next_moment().filter(|&t| t <= self.shared.end_ms) {
+            Some(t) => {
+                if let Some(c) = self.cap.as_mut() {
+                    c.downgrade(&t);
+                }
+            }
+            None => self.cap = None,
+        }
+    }
+
+    /// One complete moment: ingress shaping of what arrived, then every
+    /// validator with something due, its deliveries in (sender, sequence)
+    /// order.
+    fn moment(&mut self, t: u64) {
+        *self.moments.borrow_mut() += 1;
+        let mut arrived = self.stash.remove(&t).unwrap_or_default();
+        arrived.sort_by_key(|p| (p.to, p.from, p.seq));
+        let mut due: BTreeMap<u32, Vec<Packet>> = BTreeMap::new();
+        for p in self.deferred.remove(&t).unwrap_or_default() {
+            due.entry(p.to).or_default().push(p);
+        }
+        for p in arrived {
+            let i = self.local(p.to);
+            let at = self.nodes[i].arrive(t, &p);
+            if at <= t {
+                due.entry(p.to).or_default().push(p);
+            } else {
+                self.deferred.entry(at).or_default().push(p);
+            }
+        }
+        let shared = self.shared.clone();
+        let empty = Vec::new();
+        for i in 0..self.nodes.len() {
+            let v = self.nodes[i].index();
+            let mut delivered = due.remove(&v);
+            let timer_due = self.nodes[i].next_event_ms().is_some_and(|n| n <= t);
+            if delivered.is_none() && !timer_due {
+                continue;
+            }
+            if let Some(d) = delivered.as_mut() {
+                d.sort_by_key(|p| (p.from, p.seq));
+            }
+            let d = delivered.as_ref().unwrap_or(&empty);
+            self.nodes[i].moment(t, d, &shared.verdicts, &shared.model, &mut self.sends);
+        }
+    }
+
+    /// Once nothing can reach this worker before the end any more: the
+    /// capability to send the records with, taken (so only once).
+    fn finished(&mut self, frontier: &MutableAntichain<u64>) -> Option<Capability<u64>> {
+        if self.cap.is_some() || frontier.less_equal(&self.shared.end_ms) {
+            return None;
+        }
+        self.record_cap.take()
+    }
+
+    fn records(&self) -> Vec<NodeRecord> {
+        self.nodes.iter().map(|n| n.record()).collect()
+    }
+}

@@ -1,0 +1,603 @@
+//! One simulated validator: its approval-voting and approval-distribution
+//! state machines wired as the node's parallel layout wires them
+//! (`crates/node/src/distribution_worker.rs`, `voting_worker.rs`), on one
+//! thread and in virtual time: distribution checks each new message (the
+//! verdict from the process's shared [`Verdicts`]) and hands what passes
+//! to voting; voting's own assignments and approvals go back to
+//! distribution; distribution's sends are cut into notifications and
+//! leave through the validator's egress bandwidth. Its behaviour (no-show,
+//! slow, offline) and its record of what happened live here too.
+
+use crate::model::{Behaviour, Model};
+use crate::verdicts::Verdicts;
+use netsim::RateLimiter;
+use parity_scale_codec::Encode;
+use rand_chacha::ChaCha20Rng;
+use serde::{Deserialize, Serialize};
+use std::sync::Arc;
+use std::time::Duration;
+use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State, View};
+use tranche_netsim as netsim;
+use tranche_primitives::time::TICK_DURATION_MILLIS;
+use tranche_primitives::{Block, Session, Tick, ValidationProtocol, ValidatorIndex, ValidatorPair};
+use tranche_voting::{self as voting, ApprovalVoting, CheckedApproval, CheckedAssignment};
+
+/// One notification on its way: who sends it to whom, the sender's
+/// sequence number (the order of a moment's inputs), its encoded bytes —
+/// or, with `finality` on, a finality vote: the sender has approved every
+/// block up to this number.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Packet {
+    pub to: u32,
+    pub from: u32,
+    pub seq: u64,
+    pub bytes: Vec<u8>,
+    pub finality: Option<u32>,
+}
+
+/// What one validator saw of one block.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockRecord {
+    /// When it approved the block, milliseconds after the block's slot
+    /// started.
+    pub approved_after_ms: Option<u64>,
+    /// Candidates its own triggered assignments claim.
+    pub own_assignments: u32,
+    /// Its approval signatures sent (each may cover several candidates).
+    pub own_approvals: u32,
+    /// When it sent its last approval for the block, milliseconds after
+    /// the block's slot started.
+    pub last_approval_after_ms: Option<u64>,
+    /// Highest tranche of a peer's assignment it imported.
+    pub max_tranche: u32,
+    /// Candidates claimed by the peers' assignments it imported, by
+    /// tranche (index 0: tranche 0).
+    pub by_tranche: Vec<u32>,
+    /// Assignees it saw as no-shows.
+    pub no_shows: u32,
+    /// When it finalized the block (with `finality` on), milliseconds
+    /// after the block's slot started.
+    pub finalized_after_ms: Option<u64>,
+}
+
+/// Everything one validator reports at the end.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeRecord {
+    pub validator: u32,
+    pub behaviour: Behaviour,
+    /// One per block, in block order.
+    pub blocks: Vec<BlockRecord>,
+    /// Distribution's notifications: bytes and count, out and in.
+    pub bytes_out: u64,
+    pub bytes_in: u64,
+    pub notifications_out: u64,
+    pub notifications_in: u64,
+    /// Items (assignments and approvals) it handled from peers.
+    pub items_in: u64,
+    /// Blocks imported while the unfinalized chain was at least the
+    /// aggression L1 threshold long.
+    pub aggression: u32,
+}
+
+/// What a node needs to be built.
+pub struct NodeSetup<'a> {
+    pub index: u32,
+    pub assignment: ValidatorPair,
+    pub approval: ValidatorPair,
+    pub session: Arc<Session>,
+    pub grid: tranche_distribution::SessionGridTopology,
+    pub blocks: &'a [Block],
+    pub routing_seed: u64,
+    /// Model finality from the validators' approvals.
+    pub finality: bool,
+}
+
+/// One validator.
+pub struct SimNode {
+    index: u32,
+    n: u32,
+    behaviour: Behaviour,
+    /// From this moment on the node is silent (offline ones).
+    offline_from_ms: Option<u64>,
+    voting: ApprovalVoting,
+    dist: State,
+    session: Arc<Session>,
+    blocks: Vec<Block>,
+    check_rng: ChaCha20Rng,
+    egress: RateLimiter,
+    ingress: RateLimiter,
+    seq: u64,
+    actions: Vec<Action>,
+    sends: Vec<(PeerId, Outgoing)>,
+    /// Blocks imported so far.
+    imported: usize,
+    record: NodeRecord,
+    /// Finality: every validator's highest block approved with all its
+    /// ancestors, as far as this node has heard (`None` without finality).
+    votes: Option<Vec<u32>>,
+    /// The highest block finalized here (0: none).
+    finalized: u32,
+}
+
+/// Milliseconds of virtual time as the netsim's `SimTime`.
+fn sim(ms: u64) -> Duration {
+    Duration::from_millis(ms)
+}
+
+/// A `SimTime` rounded up to whole milliseconds.
+fn ms_ceil(t: Duration) -> u64 {
+    t.as_micros().div_ceil(1000).min(u128::from(u64::MAX)) as u64
+}
+
+/// The protocol tick of a moment.
+pub fn tick_of(ms: u64) -> Tick {
+    ms / TICK_DURATION_MILLIS
+}
+
+/// The start of a block's slot, milliseconds.
+pub fn slot_ms(block: &Block) -> u64 {
+    block.slot * tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS
+}
+
+impl SimNode {
+    pub fn new(setup: NodeSetup<'_>, model: &Model) -> SimNode {
+        let index = setup.index;
+        let behaviour = model.behaviours[index as usize];
+        let offline_from_ms = match behaviour {
+            Behaviour::Offline { at_block } => setup.blocks.get(at_block as usize - 1).map(slot_ms),
+            _ => None,
+        };
+        let keys = voting::LocalKeys {
+            assignment: setup.assignment,
+            approval: setup.approval,
+            index: ValidatorIndex(index),
+        };
+        let voting = ApprovalVoting::new(voting::Config::default(), Some(keys));
+        let mut dist = State::new(tranche_distribution::Config {
+            routing_seed: setup.routing_seed ^ u64::from(index),
+            ..Default::default()
+        });
+        dist.add_session(setup.session.clone());
+        for p in (0..model.n).filter(|&p| p != index) {
+            dist.peer_connected(PeerId(p), Some(ValidatorIndex(p)))
+                .expect("validator counts are bounded below MAX_PEER_ID");
+        }
+        let mut out = Vec::new();
+        dist.new_gossip_topology(
+            setup.session.info.session_index,
+            setup.grid,
+            Some(ValidatorIndex(index)),
+            &mut out,
+        );
+        SimNode {
+            index,
+            n: model.n,
+            behaviour,
+            offline_from_ms,
+            voting,
+            dist,
+            session: setup.session,
+            blocks: setup.blocks.to_vec(),
+            check_rng: model.check_rng(index),
+            egress: RateLimiter::new(model.bandwidth),
+            ingress: RateLimiter::new(model.bandwidth),
+            seq: 0,
+            actions: out,
+            sends: Vec::new(),
+            imported: 0,
+            votes: setup.finality.then(|| vec![0; model.n as usize]),
+            finalized: 0,
+            record: NodeRecord {
+                validator: index,
+                behaviour,
+                blocks: vec![BlockRecord::default(); setup.blocks.len()],
+                ..NodeRecord::default()
+            },
+        }
+    }
+
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    fn is_offline(&self, now_ms: u64) -> bool {
+        self.offline_from_ms.is_some_and(|t| now_ms >= t)
+    }
+
+    /// The next moment this node has something to do by itself (a block
+    /// to import, a voting timer), if any before it goes offline.
+    pub fn next_event_ms(&self) -> Option<u64> {
+        let block = self.blocks.get(self.imported).map(slot_ms);
+        let timer = self
+            .voting
+            .next_wakeup()
+            .map(|t| t.saturating_mul(TICK_DURATION_MILLIS));
+        let next = match (block, timer) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }?;
+        match self.offline_from_ms {
+            Some(off) if next >= off => None,
+            _ => Some(next),
+        }
+    }
+
+    /// A notification reaches this node at `now_ms`: when does it pass the
+    /// node's ingress bandwidth? Counted here.
+    pub fn arrive(&mut self, now_ms: u64, packet: &Packet) -> u64 {
+        if self.is_offline(now_ms) {
+            // Lost on the way to a node that is gone; `moment` drops it.
+            return now_ms;
+        }
+        if packet.finality.is_some() {
+            return now_ms;
+        }
+        self.record.bytes_in += packet.bytes.len() as u64;
+        self.record.notifications_in += 1;
+        ms_ceil(self.ingress.reap(sim(now_ms), packet.bytes.len() as u64))
+    }
+
+    /// Everything due at `now_ms`: due timers first, then blocks whose slot
+    /// starts, then the notifications delivered now, in (sender, sequence)
+    /// order (the caller sorts them). Sends go to `out` as
+    /// (arrival moment, packet).
+    pub fn moment(
+        &mut self,
+        now_ms: u64,
+        delivered: &[Packet],
+        verdicts: &Verdicts,
+        model: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
+        if self.is_offline(now_ms) {
+            return;
+        }
+        self.run_timers(now_ms, verdicts, model, out);
+        while self
+            .blocks
+            .get(self.imported)
+            .is_some_and(|b| slot_ms(b) <= now_ms)
+        {
+            self.import_block(now_ms, verdicts, model, out);
+            self.run_timers(now_ms, verdicts, model, out);
+        }
+        for p in delivered {
+            if let Some(up_to) = p.finality {
+                self.finality_vote(now_ms, p.from, up_to, verdicts, model, out);
+                continue;
+            }
+            let Ok(ValidationProtocol::ApprovalDistribution(m)) =
+                ValidationProtocol::decode_wire(&p.bytes)
+            else {
+                continue;
+            };
+            self.record.items_in += m.len() as u64;
+            let mut work = std::mem::take(&mut self.actions);
+            self.dist
+                .handle_peer_message(tick_of(now_ms), PeerId(p.from), m, &mut work);
+            self.settle(now_ms, work, verdicts, model, out);
+            self.run_timers(now_ms, verdicts, model, out);
+        }
+    }
+
+    /// Voting's due timers one at a time (`tick_one`, as the node on a
+    /// real clock runs them), each with a fresh check duration drawn
+    /// first: a wakeup launches at most one check, so every check gets its
+    /// own draw.
+    fn run_timers(&mut self, now_ms: u64, v: &Verdicts, m: &Model, out: &mut Vec<(u64, Packet)>) {
+        let now = tick_of(now_ms);
+        while self.voting.next_wakeup().is_some_and(|t| t <= now) {
+            self.draw_check_delay(m);
+            let (o, _) = self.voting.tick_one(now);
+            self.apply_voting(now_ms, o, v, m, out);
+        }
+    }
+
+    fn draw_check_delay(&mut self, model: &Model) {
+        let ms = model.draw_check_ms(self.index, &mut self.check_rng);
+        self.voting
+            .set_check_delay_ticks(ms.div_ceil(TICK_DURATION_MILLIS));
+    }
+
+    fn import_block(&mut self, now_ms: u64, v: &Verdicts, m: &Model, out: &mut Vec<(u64, Packet)>) {
+        let block = self.blocks[self.imported].clone();
+        self.imported += 1;
+        let hash = block.hash;
+        // The oldest block distribution still holds: the first one after
+        // the last finalized.
+        let lowest = self.blocks[0].number.max(self.finalized + 1);
+        if let Some(l1) = self.dist.config().aggression.l1_threshold {
+            if block.number - lowest >= l1 {
+                self.record.aggression += 1;
+            }
+        }
+        // Distribution learns our view first (as `crates/node/src/fanout.rs`).
+        self.dist.our_view_change(&[hash]);
+        let o = self.voting.import_block(
+            tick_of(now_ms),
+            voting::NewBlock {
+                block,
+                session: self.session.clone(),
+            },
+        );
+        self.apply_voting(now_ms, o, v, m, out);
+        // Every peer imports the block at its slot too: their views now
+        // hold it (views travel outside the simulated links).
+        let mut work = std::mem::take(&mut self.actions);
+        for p in (0..self.n).filter(|&p| p != self.index) {
+            let view = View {
+                heads: vec![hash],
+                finalized_number: self.finalized,
+            };
+            self.dist
+                .peer_view_change(tick_of(now_ms), PeerId(p), view, &mut work);
+        }
+        self.settle(now_ms, work, v, m, out);
+    }
+
+    fn block_index(&self, hash: &tranche_primitives::Hash) -> Option<usize> {
+        self.blocks.iter().position(|b| &b.hash == hash)
+    }
+
+    /// Carry out voting's actions.
+    fn apply_voting(
+        &mut self,
+        now_ms: u64,
+        o: voting::Output,
+        v: &Verdicts,
+        m: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
+        let mut work = std::mem::take(&mut self.actions);
+        for action in o.actions {
+            match action {
+                voting::Action::NewBlock(b) => {
+                    self.dist.new_blocks(tick_of(now_ms), vec![b], &mut work)
+                }
+                voting::Action::DistributeAssignment { cert, claimed } => {
+                    if let Some(i) = self.block_index(&cert.block_hash) {
+                        self.record.blocks[i].own_assignments += claimed.count_ones() as u32;
+                    }
+                    self.dist.distribute_assignment(cert, claimed, &mut work);
+                }
+                voting::Action::DistributeApproval(vote) => {
+                    if self.behaviour == Behaviour::NoShow {
+                        continue;
+                    }
+                    if let Some(i) = self.block_index(&vote.block_hash) {
+                        let start = slot_ms(&self.blocks[i]);
+                        let r = &mut self.record.blocks[i];
+                        r.own_approvals += 1;
+                        r.last_approval_after_ms = Some(now_ms.saturating_sub(start));
+                    }
+                    self.dist.distribute_approval(vote, &mut work);
+                }
+                voting::Action::BlockApproved { block, .. } => {
+                    if let Some(i) = self.block_index(&block) {
+                        let r = &mut self.record.blocks[i];
+                        if r.approved_after_ms.is_none() {
+                            let start = slot_ms(&self.blocks[i]);
+                            r.approved_after_ms = Some(now_ms.saturating_sub(start));
+                        }
+                        self.announce_approved(now_ms, v, m, out);
+                    }
+                }
+                voting::Action::NoShowObserved {
+                    block, validators, ..
+                } => {
+                    if let Some(i) = self.block_index(&block) {
+                        self.record.blocks[i].no_shows += validators.len() as u32;
+                    }
+                }
+                _ => {}
+            }
+        }
+        self.settle(now_ms, work, v, m, out);
+    }
+
+    /// Run distribution's checks until none are left, hand what passes to
+    /// voting, then send.
+    fn settle(
+        &mut self,
+        now_ms: u64,
+        mut work: Vec<Action>,
+        v: &Verdicts,
+        m: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
+        let now = tick_of(now_ms);
+        let mut imports = Vec::new();
+        while !work.is_empty() {
+            for action in std::mem::take(&mut work) {
+                match action {
+                    Action::CheckAssignment(check) => {
+                        let verdict = v.assignment(&check);
+                        self.dist
+                            .assignment_checked(now, check.token, verdict, &mut work);
+                    }
+                    Action::CheckApproval(check) => {
+                        let verdict = v.approval(&check);
+                        self.dist
+                            .approval_checked(now, check.token, verdict, &mut work);
+                    }
+                    Action::ImportAssignment {
+                        assignment,
+                        tranche,
+                    } => imports.push(ImportItem::Assignment(CheckedAssignment {
+                        block_hash: assignment.0.block_hash,
+                        validator: assignment.0.validator,
+                        claimed: assignment.1.clone(),
+                        tranche,
+                        cert: Some(assignment.0.cert.clone()),
+                    })),
+                    Action::ImportApproval { vote } => {
+                        imports.push(ImportItem::Approval(CheckedApproval {
+                            block_hash: vote.block_hash,
+                            validator: vote.validator,
+                            candidates: vote.candidate_indices.clone(),
+                            signature: vote.signature,
+                        }))
+                    }
+                    Action::Send { peer, item } => self.sends.push((peer, item)),
+                    Action::Reputation { .. } => {}
+                }
+            }
+        }
+        self.actions = work;
+        self.flush_sends(now_ms, m, out);
+        for item in imports {
+            let o = match item {
+                ImportItem::Assignment(a) => {
+                    if let Some(i) = self.block_index(&a.block_hash) {
+                        let r = &mut self.record.blocks[i];
+                        r.max_tranche = r.max_tranche.max(a.tranche);
+                        let t = a.tranche as usize;
+                        if r.by_tranche.len() <= t {
+                            r.by_tranche.resize(t + 1, 0);
+                        }
+                        r.by_tranche[t] += a.claimed.count_ones() as u32;
+                    }
+                    self.voting.import_assignment(now, a)
+                }
+                ImportItem::Approval(a) => self.voting.import_approval(now, a),
+            };
+            self.apply_voting(now_ms, o, v, m, out);
+        }
+    }
+
+    /// Cut the pending sends into notifications and put them on the links.
+    fn flush_sends(&mut self, now_ms: u64, model: &Model, out: &mut Vec<(u64, Packet)>) {
+        if self.sends.is_empty() {
+            return;
+        }
+        for (peer, message) in batch_notifications(self.sends.drain(..)) {
+            let bytes = ValidationProtocol::ApprovalDistribution(message).encode();
+            let len = bytes.len() as u64;
+            self.record.bytes_out += len;
+            self.record.notifications_out += 1;
+            let left = ms_ceil(self.egress.reap(sim(now_ms), len));
+            let seq = self.seq;
+            self.seq += 1;
+            if model.lost(self.index, peer.0, seq) {
+                continue;
+            }
+            let arrival = left + model.latency_ms(self.index, peer.0);
+            out.push((
+                arrival,
+                Packet {
+                    to: peer.0,
+                    from: self.index,
+                    seq,
+                    bytes,
+                    finality: None,
+                },
+            ));
+        }
+    }
+
+    /// Finality: with every ancestor approved up to a new height, tell
+    /// every other validator (over the links' latency, never lost, outside
+    /// distribution's bandwidth and bytes).
+    fn announce_approved(
+        &mut self,
+        now_ms: u64,
+        v: &Verdicts,
+        model: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
+        let Some(votes) = self.votes.as_ref() else {
+            return;
+        };
+        let prefix = self
+            .record
+            .blocks
+            .iter()
+            .take_while(|b| b.approved_after_ms.is_some() || b.finalized_after_ms.is_some())
+            .count() as u32;
+        if prefix == 0 {
+            return;
+        }
+        let up_to = self.blocks[prefix as usize - 1].number;
+        if up_to <= votes[self.index as usize] {
+            return;
+        }
+        for to in (0..self.n).filter(|&p| p != self.index) {
+            let seq = self.seq;
+            self.seq += 1;
+            out.push((
+                now_ms + model.latency_ms(self.index, to),
+                Packet {
+                    to,
+                    from: self.index,
+                    seq,
+                    bytes: Vec::new(),
+                    finality: Some(up_to),
+                },
+            ));
+        }
+        self.finality_vote(now_ms, self.index, up_to, v, model, out);
+    }
+
+    /// Record a validator's vote; say whether finality moved.
+    fn tally(&mut self, from: u32, up_to: u32) -> Option<u32> {
+        let votes = self.votes.as_mut()?;
+        let v = &mut votes[from as usize];
+        *v = (*v).max(up_to);
+        // The highest block more than two thirds of the validators voted
+        // for (GRANDPA's supermajority), their votes sorted high to low.
+        let mut sorted = votes.clone();
+        sorted.sort_unstable_by(|a, b| b.cmp(a));
+        let needed = (self.n as usize * 2) / 3 + 1;
+        let best = sorted[needed - 1];
+        (best > self.finalized).then_some(best)
+    }
+
+    /// A finality vote from a peer: finalize what has a supermajority.
+    fn finality_vote(
+        &mut self,
+        now_ms: u64,
+        from: u32,
+        up_to: u32,
+        v: &Verdicts,
+        m: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
+        let Some(number) = self.tally(from, up_to) else {
+            return;
+        };
+        self.finalized = number;
+        let i = number as usize - 1;
+        let hash = self.blocks[i].hash;
+        for (b, r) in self.blocks.iter().zip(self.record.blocks.iter_mut()) {
+            if b.number <= number && r.finalized_after_ms.is_none() {
+                r.finalized_after_ms = Some(now_ms.saturating_sub(slot_ms(b)));
+            }
+        }
+        let o = self.voting.finalize(tick_of(now_ms), hash, number);
+        self.apply_voting(now_ms, o, v, m, out);
+        let mut work = std::mem::take(&mut self.actions);
+        self.dist.block_finalized(number, &mut work);
+        let head = self.blocks[self.imported.max(1) - 1].hash;
+        for p in (0..self.n).filter(|&p| p != self.index) {
+            let view = View {
+                heads: vec![head],
+                finalized_number: number,
+            };
+            self.dist
+                .peer_view_change(tick_of(now_ms), PeerId(p), view, &mut work);
+        }
+        self.settle(now_ms, work, v, m, out);
+        // Blocks finalized unapproved count as done for our own vote.
+        self.announce_approved(now_ms, v, m, out);
+    }
+
+    /// The record, at the end.
+    pub fn record(&self) -> NodeRecord {
+        self.record.clone()
+    }
+}
+
+enum ImportItem {
+    Assignment(CheckedAssignment),
+    Approval(CheckedApproval),
+}

@@ -1,0 +1,297 @@
+//! The results of a whole-network run: per block, when the validators
+//! approved it (min, p50, p99, max and who was last), the assignments
+//! triggered and the highest tranche reached network-wide, the no-shows
+//! seen; per validator, distribution's bytes in and out; the run's cost.
+//! Built from every validator's [`NodeRecord`]; printed as a table or
+//! written as JSON.
+
+use crate::node::NodeRecord;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+
+/// One block, network-wide.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BlockSummary {
+    /// Block number (1-based).
+    pub number: u32,
+    /// Validators expected to approve it (honest and slow ones).
+    pub expected: u32,
+    /// Of those, how many did.
+    pub approved: u32,
+    /// Approval time after the block's slot start, milliseconds, over the
+    /// expected validators that approved.
+    pub min_ms: Option<u64>,
+    pub p50_ms: Option<u64>,
+    pub p99_ms: Option<u64>,
+    pub max_ms: Option<u64>,
+    /// The expected validator that approved last (or first that never
+    /// did).
+    pub last: Option<u32>,
+    /// Candidates claimed by assignments triggered network-wide.
+    pub assignments: u64,
+    /// Approval signatures sent network-wide.
+    pub approvals: u64,
+    /// Highest tranche of an assignment any validator imported.
+    pub max_tranche: u32,
+    /// Candidates claimed per tranche network-wide, as the validator that
+    /// imported most of that tranche saw it (each misses only its own),
+    /// and how many tranches had any.
+    pub by_tranche: Vec<u32>,
+    pub tranches_triggered: u32,
+    /// Most no-shows one validator saw for this block, and the sum.
+    pub no_shows_max: u32,
+    pub no_shows_sum: u64,
+    /// With `finality`: validators that finalized the block, and the
+    /// median moment they did, milliseconds after the slot start.
+    pub finalized: u32,
+    pub finalized_p50_ms: Option<u64>,
+}
+
+/// Min, median and max of a per-validator figure.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct Spread {
+    pub min: u64,
+    pub p50: u64,
+    pub max: u64,
+    pub total: u64,
+}
+
+impl Spread {
+    fn of(mut v: Vec<u64>) -> Spread {
+        v.sort_unstable();
+        if v.is_empty() {
+            return Spread::default();
+        }
+        Spread {
+            min: v[0],
+            p50: v[v.len() / 2],
+            max: v[v.len() - 1],
+            total: v.iter().sum(),
+        }
+    }
+}
+
+/// What the run cost on this machine.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
+pub struct Cost {
+    pub wall_s: f64,
+    /// CPU (user and system) of process 0 during the run.
+    pub cpu_s: f64,
+    pub threads: usize,
+    pub processes: usize,
+    /// Notifications delivered network-wide.
+    pub deliveries: u64,
+    /// Checks run for real and verdicts reused (process 0's counts).
+    pub verified: u64,
+    pub reused: u64,
+    /// Moments handled by process 0's workers.
+    pub moments: u64,
+}
+
+/// A whole-network run.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NetworkReport {
+    pub source: String,
+    pub seed: u64,
+    pub n_validators: u32,
+    pub n_cores: u32,
+    pub blocks: Vec<BlockSummary>,
+    pub bytes_out: Spread,
+    pub bytes_in: Spread,
+    pub aggression_events: u64,
+    /// Every honest (and slow) validator approved every block.
+    pub all_approved: bool,
+    pub cost: Cost,
+    pub validators: Vec<NodeRecord>,
+}
+
+fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
+    let expected: Vec<&NodeRecord> = records.iter().filter(|r| r.behaviour.counts()).collect();
+    let mut times: Vec<(u64, u32)> = expected
+        .iter()
+        .filter_map(|r| r.blocks[i].approved_after_ms.map(|t| (t, r.validator)))
+        .collect();
+    times.sort_unstable();
+    let sorted: Vec<u64> = times.iter().map(|t| t.0).collect();
+    let never = expected
+        .iter()
+        .find(|r| r.blocks[i].approved_after_ms.is_none())
+        .map(|r| r.validator);
+    let blocks = records.iter().map(|r| &r.blocks[i]);
+    let mut by_tranche: Vec<u32> = Vec::new();
+    for b in blocks.clone() {
+        if by_tranche.len() < b.by_tranche.len() {
+            by_tranche.resize(b.by_tranche.len(), 0);
+        }
+        for (t, c) in b.by_tranche.iter().enumerate() {
+            by_tranche[t] = by_tranche[t].max(*c);
+        }
+    }
+    let mut finals: Vec<u64> = blocks
+        .clone()
+        .filter_map(|b| b.finalized_after_ms)
+        .collect();
+    finals.sort_unstable();
+    BlockSummary {
+        number: i as u32 + 1,
+        expected: expected.len() as u32,
+        approved: times.len() as u32,
+        min_ms: sorted.first().copied(),
+        p50_ms: percentile(&sorted, 50.0),
+        p99_ms: percentile(&sorted, 99.0),
+        max_ms: sorted.last().copied(),
+        last: never.or(times.last().map(|t| t.1)),
+        assignments: blocks.clone().map(|b| u64::from(b.own_assignments)).sum(),
+        approvals: blocks.clone().map(|b| u64::from(b.own_approvals)).sum(),
+        max_tranche: blocks.clone().map(|b| b.max_tranche).max().unwrap_or(0),
+        tranches_triggered: by_tranche.iter().filter(|&&c| c > 0).count() as u32,
+        by_tranche,
+        no_shows_max: blocks.clone().map(|b| b.no_shows).max().unwrap_or(0),
+        no_shows_sum: blocks.map(|b| u64::from(b.no_shows)).sum(),
+        finalized: finals.len() as u32,
+        finalized_p50_ms: percentile(&finals, 50.0),
+    }
+}
+
+impl NetworkReport {
+    pub fn new(
+        source: &str,
+        spec: &crate::config::NetworkSpec,
+        seed: u64,
+        validators: Vec<NodeRecord>,
+        cost: Cost,
+    ) -> NetworkReport {
+        let n_blocks = validators.first().map_or(0, |r| r.blocks.len());
+        let blocks: Vec<BlockSummary> = (0..n_blocks)
+            .map(|i| summarise_block(i, &validators))
+            .collect();
+        let all_approved = blocks.iter().all(|b| b.approved == b.expected);
+        NetworkReport {
+            source: source.to_owned(),
+            seed,
+            n_validators: spec.n_validators,
+            n_cores: spec.n_cores,
+            bytes_out: Spread::of(validators.iter().map(|r| r.bytes_out).collect()),
+            bytes_in: Spread::of(validators.iter().map(|r| r.bytes_in).collect()),
+            aggression_events: validators.iter().map(|r| u64::from(r.aggression)).sum(),
+            all_approved,
+            blocks,
+            cost,
+            validators,
+        }
+    }
+
+    /// How many validators of each behaviour.
+    fn behaviours(&self) -> String {
+        let mut counts: Vec<(&str, usize)> = Vec::new();
+        for r in &self.validators {
+            let name = r.behaviour.name();
+            match counts.iter_mut().find(|c| c.0 == name) {
+                Some(c) => c.1 += 1,
+                None => counts.push((name, 1)),
+            }
+        }
+        counts
+            .iter()
+            .map(|(n, c)| format!("{c} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The terminal table.
+    pub fn table(&self) -> String {
+        let ms = |v: Option<u64>| v.map_or("-".to_owned(), |v| format!("{v}"));
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "tranche network: {} validators ({}), {} cores, {} blocks, seed {}",
+            self.n_validators,
+            self.behaviours(),
+            self.n_cores,
+            self.blocks.len(),
+            self.seed
+        );
+        let _ = writeln!(
+            s,
+            "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
+            "block",
+            "approved",
+            "min ms",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "last",
+            "assign",
+            "approv",
+            "max tr",
+            "tranches",
+            "no-shows",
+            "final ms"
+        );
+        for b in &self.blocks {
+            let _ = writeln!(
+                s,
+                "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
+                b.number,
+                format!("{}/{}", b.approved, b.expected),
+                ms(b.min_ms),
+                ms(b.p50_ms),
+                ms(b.p99_ms),
+                ms(b.max_ms),
+                b.last.map_or("-".to_owned(), |v| format!("v{v}")),
+                b.assignments,
+                b.approvals,
+                b.max_tranche,
+                b.tranches_triggered,
+                b.no_shows_max,
+                ms(b.finalized_p50_ms)
+            );
+        }
+        let kib = |b: u64| b as f64 / 1024.0;
+        let _ = writeln!(
+            s,
+            "bytes per validator (distribution): out min {:.0} / p50 {:.0} / max {:.0} KiB, in min {:.0} / p50 {:.0} / max {:.0} KiB",
+            kib(self.bytes_out.min),
+            kib(self.bytes_out.p50),
+            kib(self.bytes_out.max),
+            kib(self.bytes_in.min),
+            kib(self.bytes_in.p50),
+            kib(self.bytes_in.max)
+        );
+        let c = &self.cost;
+        let _ = writeln!(
+            s,
+            "aggression events {}; {} deliveries; crypto: {} verified, {} reused (process 0)",
+            self.aggression_events, c.deliveries, c.verified, c.reused
+        );
+        let vb = f64::from(self.n_validators) * self.blocks.len() as f64;
+        let _ = writeln!(
+            s,
+            "cost: {:.1} s wall, {:.1} s CPU of process 0, on {} thread(s) x {} process(es): {:.0} validator-blocks/s, {:.2} CPU s per block",
+            c.wall_s,
+            c.cpu_s,
+            c.threads,
+            c.processes,
+            vb / c.wall_s.max(1e-9),
+            c.cpu_s / (self.blocks.len().max(1) as f64)
+        );
+        let _ = writeln!(
+            s,
+            "{}",
+            if self.all_approved {
+                "every block approved by every honest validator"
+            } else {
+                "NOT every block was approved by every honest validator"
+            }
+        );
+        s
+    }
+}

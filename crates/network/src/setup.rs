@@ -1,0 +1,99 @@
+//! What every worker of a process shares, read-only but for the verdict
+//! cache: the chain (keys, the session, the blocks, from the benchmark's
+//! world generator `crates/workload/src/generate/world.rs`), the session's
+//! gossip grid, the model, and the verdicts. Built once per process from
+//! the spec and the seed, so every process builds the same.
+
+use crate::config::NetworkSpec;
+use crate::model::Model;
+use crate::node::{slot_ms, NodeSetup, SimNode};
+use crate::verdicts::{Verdicts, Verify};
+use std::sync::Arc;
+use tranche_distribution::SessionGridTopology;
+use tranche_primitives::{Block, Hash, Session, ValidatorPair};
+use tranche_workload::config::Coalescing;
+use tranche_workload::generate::params::GenerationParams;
+use tranche_workload::generate::world::World;
+
+/// The shared part of a run.
+pub struct Shared {
+    pub spec: NetworkSpec,
+    pub seed: u64,
+    pub model: Model,
+    pub blocks: Vec<Block>,
+    pub session: Arc<Session>,
+    pairs: Vec<ValidatorPair>,
+    assignment_pairs: Vec<ValidatorPair>,
+    grid: SessionGridTopology,
+    pub verdicts: Verdicts,
+    /// The simulation stops at this moment (milliseconds of virtual time).
+    pub end_ms: u64,
+    /// The first block's slot: where the simulation starts.
+    pub start_ms: u64,
+}
+
+impl Shared {
+    pub fn new(spec: &NetworkSpec, seed: u64, verify: Verify) -> Shared {
+        let params = GenerationParams {
+            n_validators: spec.n_validators,
+            n_cores: spec.n_cores,
+            n_included_candidates: spec.n_cores,
+            num_blocks: spec.num_blocks,
+            needed_approvals: spec.needed_approvals,
+            zeroth_delay_tranche_width: spec.zeroth_delay_tranche_width,
+            relay_vrf_modulo_samples: spec.relay_vrf_modulo_samples,
+            n_delay_tranches: spec.n_delay_tranches,
+            no_show_slots: spec.no_show_slots,
+            max_validators_per_core: spec.max_validators_per_core,
+            // Coalescing is the voting state machine's own here; the
+            // generator's law is unused.
+            coalesce: Coalescing::Normal {
+                mean: 1.0,
+                std_dev: 0.0,
+            },
+            coalesce_tranche_diff: 12,
+            enable_assignments_v2: spec.enable_assignments_v2,
+            generation_tranche_limit: None,
+            blocks_per_session: None,
+            seed,
+        };
+        let world = World::build(&params);
+        let mut info = world.session.clone();
+        info.max_approval_coalesce_count = spec.max_approval_coalesce_count;
+        let randomness =
+            Hash::blake2_256(&[b"tranche-network-grid".as_slice(), &seed.to_le_bytes()].concat()).0;
+        let grid = SessionGridTopology::from_randomness(&randomness, spec.n_validators as usize);
+        let start_ms = slot_ms(&world.blocks[0]);
+        let last = slot_ms(world.blocks.last().expect("at least one block"));
+        Shared {
+            spec: spec.clone(),
+            seed,
+            model: Model::new(spec, seed),
+            blocks: world.blocks,
+            session: Arc::new(Session::new(info)),
+            pairs: world.pairs,
+            assignment_pairs: world.assignment_pairs,
+            grid,
+            verdicts: Verdicts::new(verify),
+            end_ms: last + spec.run_after_last_block_secs * 1000,
+            start_ms,
+        }
+    }
+
+    /// Validator `v`'s node, fresh.
+    pub fn node(&self, v: u32) -> SimNode {
+        SimNode::new(
+            NodeSetup {
+                index: v,
+                assignment: self.assignment_pairs[v as usize].clone(),
+                approval: self.pairs[v as usize].clone(),
+                session: self.session.clone(),
+                grid: self.grid.clone(),
+                blocks: &self.blocks,
+                routing_seed: self.seed,
+                finality: self.spec.finality,
+            },
+            &self.model,
+        )
+    }
+}

@@ -1,0 +1,147 @@
+//! The embedded default through the command line's entry point: every
+//! block approved by every honest validator, the table printed, the JSON
+//! written and readable.
+
+use clap::Parser;
+use tranche_network::cli::{execute, NetworkArgs};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: NetworkArgs,
+}
+
+#[derive(Parser)]
+struct SweepCli {
+    #[command(flatten)]
+    args: tranche_network::sweep::SweepArgs,
+}
+
+fn args(extra: &[&str]) -> NetworkArgs {
+    let mut argv = vec!["network"];
+    argv.extend_from_slice(extra);
+    Cli::try_parse_from(argv).unwrap().args
+}
+
+#[test]
+fn the_default_approves_every_block_at_every_honest_validator() {
+    let json = std::env::temp_dir().join(format!("tranche-network-{}.json", std::process::id()));
+    let html = json.with_extension("html");
+    let path = json.to_str().unwrap();
+    execute(&args(&[
+        "--threads",
+        "2",
+        "--json",
+        path,
+        "--html",
+        html.to_str().unwrap(),
+    ]))
+    .unwrap();
+    let page = std::fs::read_to_string(&html).unwrap();
+    std::fs::remove_file(&html).unwrap();
+    well_formed(&page);
+    assert_eq!(page.matches("<svg").count(), 3);
+    // Four bars per block in the first plot, two in the second.
+    assert_eq!(page.matches("<rect").count(), 5 * 4 + 4 + 5 * 2 + 2);
+    let text = std::fs::read_to_string(&json).unwrap();
+    std::fs::remove_file(&json).unwrap();
+    let report: tranche_network::NetworkReport = serde_json::from_str(&text).unwrap();
+    assert_eq!(report.n_validators, 100);
+    assert_eq!(report.blocks.len(), 5);
+    assert!(report.all_approved);
+    for b in &report.blocks {
+        assert_eq!(b.approved, 100);
+        assert!(b.min_ms.unwrap() <= b.p50_ms.unwrap());
+        assert!(b.p99_ms.unwrap() <= b.max_ms.unwrap());
+    }
+    assert!(report.bytes_out.min > 0);
+}
+
+/// The page parses as XML from end to end.
+fn well_formed(page: &str) {
+    let mut reader = quick_xml::Reader::from_str(page);
+    let mut depth = 0i32;
+    loop {
+        match reader.read_event().unwrap() {
+            quick_xml::events::Event::Start(_) => depth += 1,
+            quick_xml::events::Event::End(_) => depth -= 1,
+            quick_xml::events::Event::Eof => break,
+            _ => {}
+        }
+    }
+    assert_eq!(depth, 0);
+}
+
+#[test]
+fn bad_flags_and_files_are_one_line_errors() {
+    let e = execute(&args(&["--threads", "0", "--blocks", "1"])).unwrap_err();
+    assert_eq!(e.to_string(), "--threads must be at least 1");
+    let e = execute(&args(&["--processes", "2", "--process", "2"])).unwrap_err();
+    assert_eq!(e.to_string(), "--process 2 is not below --processes 2");
+    let e = execute(&args(&["--validators", "1"])).unwrap_err();
+    assert!(e.to_string().contains("`n_validators` = 1"), "{e}");
+    let e = execute(&args(&["/nonexistent/x.yaml"])).unwrap_err();
+    assert!(e.to_string().starts_with("/nonexistent/x.yaml: "), "{e}");
+    assert!(!e.to_string().contains('\n'));
+    let hosts = std::env::temp_dir().join(format!("tranche-hosts-{}", std::process::id()));
+    std::fs::write(&hosts, "localhost\n").unwrap();
+    let e = execute(&args(&[
+        "--processes",
+        "2",
+        "--hostfile",
+        hosts.to_str().unwrap(),
+    ]))
+    .unwrap_err();
+    std::fs::remove_file(&hosts).unwrap();
+    assert!(e.to_string().contains("is not host:port"), "{e}");
+    assert!(Cli::try_parse_from(["network", "--verify", "sometimes"]).is_err());
+    // 2 000 validators on 400 cores for 10 000 blocks fit nowhere.
+    let e = execute(&args(&[
+        "--validators",
+        "2000",
+        "--cores",
+        "400",
+        "--blocks",
+        "10000",
+    ]))
+    .unwrap_err();
+    assert!(e.to_string().contains("MiB per process"), "{e}");
+    assert!(!e.to_string().contains('\n'));
+    let e = execute(&args(&[
+        "--blocks",
+        "1",
+        "--validators",
+        "40",
+        "--cores",
+        "4",
+        "--json",
+        "/nonexistent/r.json",
+    ]))
+    .unwrap_err();
+    assert!(
+        e.to_string().starts_with("--json /nonexistent/r.json: "),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_shipped_examples_parse() {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+    let mut n = 0;
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "yaml") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            if text.contains("!ApprovalSweep") {
+                let args = SweepCli::try_parse_from(["sweep", path.to_str().unwrap()])
+                    .unwrap()
+                    .args;
+                assert_eq!(tranche_network::sweep::grid(&args).unwrap().0.len(), 6);
+            } else {
+                tranche_network::config::load(&path).unwrap();
+            }
+            n += 1;
+        }
+    }
+    assert_eq!(n, 4);
+}

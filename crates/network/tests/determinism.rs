@@ -1,0 +1,92 @@
+//! The same seed gives the same per-validator results on one thread, two
+//! threads, and two timely processes talking over TCP on 127.0.0.1.
+
+use tranche_network::config::{parse, NetworkSpec};
+use tranche_network::node::NodeRecord;
+use tranche_network::{simulate, EngineConfig, Verify};
+
+fn small() -> NetworkSpec {
+    parse(
+        "!ApprovalNetwork\nn_validators: 24\nn_cores: 4\nnum_blocks: 2\nneeded_approvals: 8\n\
+         no_show_fraction: 0.1\nslow_fraction: 0.1\nloss_probability: 0.01\n\
+         run_after_last_block_secs: 40\nfinality: true\n",
+        "small",
+    )
+    .unwrap()
+}
+
+fn records(engine: &EngineConfig) -> Vec<NodeRecord> {
+    simulate(&small(), "small", 5, Verify::Once, engine)
+        .unwrap()
+        .expect("process 0 reports")
+        .validators
+}
+
+/// A port nobody listens on now.
+fn free_port() -> u16 {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().port()
+}
+
+#[test]
+fn one_thread_two_threads_and_two_processes_agree() {
+    let one = records(&EngineConfig::default());
+    assert_eq!(one.len(), 24);
+    assert!(one.iter().any(|r| r.blocks[0].approved_after_ms.is_some()));
+
+    let two = records(&EngineConfig {
+        threads: 2,
+        ..EngineConfig::default()
+    });
+    assert_eq!(one, two, "1 thread vs 2 threads");
+
+    let hosts: Vec<String> = (0..2)
+        .map(|_| format!("127.0.0.1:{}", free_port()))
+        .collect();
+    let cluster = |process: usize| EngineConfig {
+        threads: 1,
+        processes: 2,
+        process,
+        hosts: hosts.clone(),
+    };
+    let (c0, c1) = (cluster(0), cluster(1));
+    let other = std::thread::spawn(move || simulate(&small(), "small", 5, Verify::Once, &c1));
+    let first = simulate(&small(), "small", 5, Verify::Once, &c0)
+        .unwrap()
+        .expect("process 0 reports");
+    assert!(
+        other.join().unwrap().unwrap().is_none(),
+        "process 1 prints nothing"
+    );
+    assert_eq!(one, first.validators, "1 process vs 2 processes");
+}
+
+#[test]
+fn every_node_verifying_changes_the_cost_not_the_results() {
+    let once = simulate(&small(), "small", 5, Verify::Once, &EngineConfig::default())
+        .unwrap()
+        .unwrap();
+    let every = simulate(
+        &small(),
+        "small",
+        5,
+        Verify::Every,
+        &EngineConfig::default(),
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(once.validators, every.validators);
+    assert_eq!(every.cost.reused, 0);
+    assert!(once.cost.verified < every.cost.verified / 5);
+    assert!(once.cost.reused > 0);
+}
+
+#[test]
+fn another_seed_gives_other_results() {
+    let a = records(&EngineConfig::default());
+    let b = simulate(&small(), "small", 6, Verify::Once, &EngineConfig::default())
+        .unwrap()
+        .unwrap()
+        .validators;
+    assert_ne!(a, b);
+}

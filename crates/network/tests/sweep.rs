@@ -1,0 +1,79 @@
+//! `tranche sweep`: one row per combination, in order, each a real run.
+
+use clap::Parser;
+use tranche_network::sweep::{execute, grid, SweepArgs};
+
+#[derive(Parser)]
+struct Cli {
+    #[command(flatten)]
+    args: SweepArgs,
+}
+
+fn args(extra: &[&str]) -> SweepArgs {
+    let mut argv = vec!["sweep"];
+    argv.extend_from_slice(extra);
+    Cli::try_parse_from(argv).unwrap().args
+}
+
+/// A base file of its own for each test (they run at once).
+fn base(tag: &str) -> std::path::PathBuf {
+    let p = std::env::temp_dir().join(format!("tranche-sweep-{tag}-{}.yaml", std::process::id()));
+    std::fs::write(
+        &p,
+        "!ApprovalNetwork\nn_cores: 4\nnum_blocks: 1\nneeded_approvals: 8\n\
+         relay_vrf_modulo_samples: 2\nrun_after_last_block_secs: 60\n",
+    )
+    .unwrap();
+    p
+}
+
+#[test]
+fn a_grid_of_runs_in_one_table() {
+    let file = base("flags");
+    let f = file.to_str().unwrap();
+    let rows = execute(&args(&[f, "--validators", "20,30", "--no-show", "0,0.2"])).unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let keys: Vec<(u32, f64)> = rows
+        .iter()
+        .map(|r| (r.n_validators, r.no_show_fraction))
+        .collect();
+    assert_eq!(keys, vec![(20, 0.0), (20, 0.2), (30, 0.0), (30, 0.2)]);
+    assert!(rows.iter().all(|r| r.all_approved));
+    assert!(rows[1].no_shows_max > 0 && rows[0].no_shows_max == 0);
+}
+
+#[test]
+fn a_bad_combination_is_named() {
+    let e = grid(&args(&["--validators", "100,10"])).unwrap_err();
+    assert!(e.to_string().contains("validators 10"), "{e}");
+    assert!(Cli::try_parse_from(["sweep", "--cores", "x"]).is_err());
+}
+
+#[test]
+fn a_sweep_file_names_its_lists_and_its_base() {
+    let base = base("file");
+    let file = base.with_extension("grid.yaml");
+    std::fs::write(
+        &file,
+        format!(
+            "!ApprovalSweep\nbase: {}\nn_validators: [20, 24, 28]\nno_show_fraction: [0.0, 0.1]\n",
+            base.file_name().unwrap().to_str().unwrap()
+        ),
+    )
+    .unwrap();
+    let g = file.to_str().unwrap();
+    let (specs, _) = grid(&args(&[g])).unwrap();
+    assert_eq!(specs.len(), 6);
+    assert!(specs
+        .iter()
+        .all(|s| s.n_cores == 4 && s.needed_approvals == 8));
+    // A flag wins over the file's list.
+    let (specs, _) = grid(&args(&[g, "--validators", "30"])).unwrap();
+    assert_eq!(specs.len(), 2);
+    std::fs::write(&file, "!ApprovalSweep\nn_validatorz: [20]\n").unwrap();
+    let e = grid(&args(&[g])).unwrap_err();
+    std::fs::remove_file(&file).unwrap();
+    std::fs::remove_file(&base).unwrap();
+    assert!(e.to_string().contains("n_validatorz"), "{e}");
+    assert!(!e.to_string().contains('\n'));
+}
