@@ -32,6 +32,15 @@ struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+enum SweepOf {
+    /// A grid of `tranche run` configurations; with --html, the scaling
+    /// plots (CPU per block and approval time against validators).
+    Run(tranche_bench::sweep::RunSweepArgs),
+    /// A grid of `tranche network` runs.
+    Network(tranche_network::sweep::SweepArgs),
+}
+
+#[derive(Subcommand, Debug)]
 enum Command {
     /// Run the approval benchmark: the node under test among emulated
     /// validators, on a subsystem-bench test sequence.
@@ -39,9 +48,13 @@ enum Command {
     /// Simulate the whole network: every validator runs approval voting
     /// and distribution, on timely dataflow (an `!ApprovalNetwork` file).
     Network(tranche_network::cli::NetworkArgs),
-    /// A grid of `network` runs (validators x cores x no-show x slow
-    /// fractions): one table, one JSON.
-    Sweep(tranche_network::sweep::SweepArgs),
+    /// A grid of runs: `sweep run` (validators x cores x layout x
+    /// schedule of the benchmark) or `sweep network` (validators x cores x
+    /// no-show x slow fractions of the simulation); one table, one JSON.
+    Sweep {
+        #[command(subcommand)]
+        of: SweepOf,
+    },
     /// List the shipped example test sequences, or write them out.
     Examples {
         /// Write every example into this folder (never over a file).
@@ -183,7 +196,15 @@ fn run(cli: Cli) -> Result<ExitCode> {
             tranche_network::cli::execute(&args)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Sweep(args) => {
+        Command::Sweep {
+            of: SweepOf::Run(args),
+        } => {
+            tranche_bench::sweep::execute(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Sweep {
+            of: SweepOf::Network(args),
+        } => {
             tranche_network::sweep::execute(&args)?;
             Ok(ExitCode::SUCCESS)
         }

@@ -372,7 +372,7 @@ fn invocation_meta(args: &RunArgs, config: &BenchConfig) -> Meta {
     Meta::collect(database, args.seed, &config.steps)
 }
 
-fn floor_mode(arg: FloorArg) -> crate::floor::FloorMode {
+pub(crate) fn floor_mode(arg: FloorArg) -> crate::floor::FloorMode {
     match arg {
         FloorArg::Sample => crate::floor::FloorMode::Sample,
         FloorArg::Full => crate::floor::FloorMode::Full,

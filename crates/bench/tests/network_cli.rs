@@ -31,7 +31,7 @@ fn network_prints_its_table_and_sweep_its_rows() {
     assert!(text.contains("20/20"), "{text}");
     assert!(text.contains("every block approved by every honest validator"));
 
-    let out = tranche(&["sweep", f, "--validators", "20,24"]);
+    let out = tranche(&["sweep", "network", f, "--validators", "20,24"]);
     assert!(
         out.status.success(),
         "{}",

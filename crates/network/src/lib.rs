@@ -74,7 +74,7 @@
 //! Modules: `config` (the `!ApprovalNetwork` objective), `model`,
 //! `verdicts`, `node` (one validator), `setup` (what a process shares),
 //! `engine`, `report`, `html` (the `--html` page), `cli`, `sweep`
-//! (`tranche sweep`: a grid of runs).
+//! (`tranche sweep network`: a grid of runs).
 
 pub mod cli;
 pub mod config;

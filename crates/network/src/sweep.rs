@@ -1,4 +1,4 @@
-//! `tranche sweep`: a grid of `tranche network` runs — validators × cores
+//! `tranche sweep network`: a grid of `tranche network` runs — validators × cores
 //! × no-show fraction × slow fraction, from comma-separated flags or a
 //! small `!ApprovalSweep` file over a base `!ApprovalNetwork` file (or the
 //! default) — run one after another in this process, summarised in one
@@ -15,7 +15,7 @@ use std::path::PathBuf;
 /// Most runs one sweep may ask for.
 pub const MAX_SWEEP_RUNS: usize = 256;
 
-/// `tranche sweep [FILE.yaml]`.
+/// `tranche sweep network [FILE.yaml]`.
 #[derive(clap::Args, Debug, Clone)]
 pub struct SweepArgs {
     /// An `!ApprovalSweep` file (the lists and a base), or the base
@@ -260,7 +260,7 @@ pub fn table(rows: &[SweepRow]) -> String {
     s
 }
 
-/// Run `tranche sweep`.
+/// Run `tranche sweep network`.
 pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     let (specs, source) = grid(args)?;
     let engine = engine_of(&NetworkArgs {

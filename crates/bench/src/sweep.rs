@@ -1,0 +1,409 @@
+//! `tranche sweep run`: a grid of `tranche run` configurations —
+//! validators × cores × layout (classic, parallel/N for each worker count)
+//! × schedule — over one approval step (a file's first, or the embedded
+//! default), one after another in this process; one table on stdout, one
+//! JSON file, and an HTML page with the scaling plots: the node's CPU per
+//! block and the slowest block's approval time against validators, one
+//! line per layout and schedule. `tranche sweep network` is the same for
+//! the whole-network simulation (`tranche-network`).
+//!
+//! Each grid point is the base step's YAML with `n_validators` and
+//! `n_cores` replaced, parsed and checked like any file, so a point the
+//! configuration rules refuse is an error naming the point.
+
+use crate::run::{prepare, run_step, ClockKind, DbKind, Progress, RunOptions};
+use crate::run_cli::{ClockArg, FloorArg, ScheduleArg};
+use anyhow::{bail, Context, Result};
+use clap::{Args, ValueEnum};
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use tranche_node::{Architecture, CheckPolicy, Schedule};
+use tranche_workload::config::{self, BenchStep};
+
+/// Most runs one sweep may ask for.
+pub const MAX_SWEEP_RUNS: usize = 64;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum LayoutArg {
+    Classic,
+    Parallel,
+}
+
+/// `tranche sweep run [FILE.yaml]`.
+#[derive(Args, Debug, Clone)]
+pub struct RunSweepArgs {
+    /// A test sequence; its first approval step is the base (default: the
+    /// embedded default of `tranche run`).
+    pub file: Option<PathBuf>,
+    /// Validator counts, comma-separated (default: the step's).
+    #[arg(long, value_delimiter = ',')]
+    pub validators: Vec<u32>,
+    /// Core counts, comma-separated (default: the step's).
+    #[arg(long, value_delimiter = ',')]
+    pub cores: Vec<u32>,
+    /// Layouts, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_values = ["classic", "parallel"])]
+    pub architecture: Vec<LayoutArg>,
+    /// Worker counts of the parallel layout, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values = ["4"])]
+    pub workers: Vec<u32>,
+    /// Schedules, comma-separated.
+    #[arg(long, value_enum, value_delimiter = ',', default_values = ["fifo"])]
+    pub schedule: Vec<ScheduleArg>,
+    /// Which clock drives each run.
+    #[arg(long, value_enum, default_value_t = ClockArg::Virtual)]
+    pub clock: ClockArg,
+    /// How each run's crypto floor is measured.
+    #[arg(long, value_enum, default_value_t = FloorArg::Sample)]
+    pub floor: FloorArg,
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Directory of the message cache (default: the step's
+    /// `workdir_prefix`).
+    #[arg(long)]
+    pub cache_dir: Option<PathBuf>,
+    /// Write every row as JSON to this file.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write the table and the scaling plots as one HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+}
+
+/// One run of a sweep, summarised.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunSweepRow {
+    pub n_validators: u32,
+    pub n_cores: u32,
+    /// `classic` or `parallel/N`.
+    pub layout: String,
+    pub schedule: String,
+    pub all_approved: bool,
+    /// The slowest block's approval, ms after its slot start.
+    pub max_approval_ms: Option<u64>,
+    pub node_cpu_per_block_s: f64,
+    pub floor_per_block_s: f64,
+    pub node_ratio: f64,
+    pub wall_s: f64,
+    pub peak_memory_mib: f64,
+}
+
+/// One grid point: the step and how to run it.
+struct Point {
+    step: BenchStep,
+    architecture: Architecture,
+    schedule: Schedule,
+}
+
+fn schedule_of(s: ScheduleArg) -> Schedule {
+    match s {
+        ScheduleArg::Fifo => Schedule::Fifo,
+        ScheduleArg::UsefulFirst => Schedule::UsefulFirst,
+    }
+}
+
+fn schedule_name(s: Schedule) -> &'static str {
+    match s {
+        Schedule::Fifo => "fifo",
+        Schedule::UsefulFirst => "useful-first",
+    }
+}
+
+/// The base step's YAML with its size replaced, parsed and checked.
+fn step_with(text: &str, source: &str, n: u32, cores: u32) -> Result<BenchStep> {
+    let mut doc: yaml_serde::Value =
+        yaml_serde::from_str(text).with_context(|| format!("{source}: not YAML"))?;
+    let Some(first) = doc
+        .get_mut("TestConfiguration")
+        .and_then(|v| v.as_sequence_mut())
+        .and_then(|s| s.first_mut())
+        .and_then(|v| v.as_mapping_mut())
+    else {
+        bail!("{source}: no TestConfiguration step to sweep");
+    };
+    first.insert("n_validators".into(), n.into());
+    first.insert("n_cores".into(), cores.into());
+    let name = format!("{source} [validators {n}, cores {cores}]");
+    let text = yaml_serde::to_string(&doc).context("re-encoding the swept step")?;
+    let cfg = config::parse(&text, &name)?;
+    config::check_not_vacuous(&cfg)?;
+    Ok(cfg
+        .steps
+        .into_iter()
+        .next()
+        .expect("a parsed file has a step"))
+}
+
+/// Every grid point, in row order (validators outermost).
+fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
+    let (text, source) = match &args.file {
+        Some(p) => (
+            tranche_primitives::limits::read_text(
+                p,
+                tranche_primitives::limits::MAX_INPUT_FILE_BYTES,
+            )
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+            p.display().to_string(),
+        ),
+        None => (
+            config::DEFAULT_YAML.to_owned(),
+            config::DEFAULT_SOURCE.to_owned(),
+        ),
+    };
+    let base = config::parse(&text, &source)?;
+    let first = &base.steps[0];
+    let or = |v: &Vec<u32>, d: u32| if v.is_empty() { vec![d] } else { v.clone() };
+    let (ns, cs) = (
+        or(&args.validators, first.n_validators),
+        or(&args.cores, first.n_cores),
+    );
+    let mut layouts = Vec::new();
+    for l in &args.architecture {
+        match l {
+            LayoutArg::Classic => layouts.push(Architecture::Classic),
+            LayoutArg::Parallel => {
+                for &w in &args.workers {
+                    if !(1..=64).contains(&w) {
+                        bail!("--workers {w}: a parallel layout has 1 to 64 workers");
+                    }
+                    layouts.push(Architecture::Parallel {
+                        workers: w as usize,
+                    });
+                }
+            }
+        }
+    }
+    let runs = ns.len() * cs.len() * layouts.len() * args.schedule.len();
+    if runs == 0 {
+        bail!("the sweep has no runs");
+    }
+    if runs > MAX_SWEEP_RUNS {
+        bail!("{runs} runs asked for; at most {MAX_SWEEP_RUNS}");
+    }
+    let mut points = Vec::new();
+    for &n in &ns {
+        for &c in &cs {
+            let step = step_with(&text, &source, n, c)?;
+            for &architecture in &layouts {
+                for &s in &args.schedule {
+                    points.push(Point {
+                        step: step.clone(),
+                        architecture,
+                        schedule: schedule_of(s),
+                    });
+                }
+            }
+        }
+    }
+    Ok(points)
+}
+
+fn layout_name(a: Architecture) -> String {
+    match a {
+        Architecture::Classic => "classic".into(),
+        Architecture::Parallel { workers } => format!("parallel/{workers}"),
+    }
+}
+
+/// Run `tranche sweep run`; returns its rows.
+pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
+    let outputs: Vec<(&str, &std::path::Path)> = [
+        ("--json", args.json.as_deref()),
+        ("--html", args.html.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(f, p)| p.map(|p| (f, p)))
+    .collect();
+    let inputs: Vec<&std::path::Path> = args.file.as_deref().into_iter().collect();
+    crate::outputs::check(&outputs, &inputs)?;
+    let points = grid(args)?;
+    let mut rows = Vec::new();
+    for (i, p) in points.iter().enumerate() {
+        let options = RunOptions {
+            architecture: p.architecture,
+            clock: match args.clock {
+                ClockArg::Real => ClockKind::Real,
+                ClockArg::Virtual => ClockKind::Virtual,
+            },
+            seed: args.seed,
+            cache_dir: args
+                .cache_dir
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(&p.step.workdir_prefix)),
+            db: DbKind::Redb,
+            progress: Progress::detect(true),
+            floor: crate::run_cli::floor_mode(args.floor),
+            db_path: None,
+            restart_at_block: None,
+            checks: CheckPolicy {
+                schedule: p.schedule,
+                ..CheckPolicy::default()
+            },
+        };
+        let prepared = prepare(&p.step, &options)?;
+        let r = run_step(&p.step, &prepared, &options)
+            .with_context(|| format!("running {}", p.step.name))?;
+        let blocks = f64::from(r.num_blocks.max(1));
+        let row = RunSweepRow {
+            n_validators: r.n_validators,
+            n_cores: r.n_cores,
+            layout: layout_name(p.architecture),
+            schedule: schedule_name(p.schedule).into(),
+            all_approved: r.blocks.iter().all(|b| b.approved_after_ms.is_some()),
+            max_approval_ms: r.blocks.iter().filter_map(|b| b.approved_after_ms).max(),
+            node_cpu_per_block_s: r.node_cpu_s / blocks,
+            floor_per_block_s: r.crypto_floor.per_block_s,
+            node_ratio: r.crypto_floor.node_ratio,
+            wall_s: r.wall_time_s,
+            peak_memory_mib: r.peak_memory_bytes as f64 / 1048576.0,
+        };
+        eprintln!(
+            "sweep: {}/{} ({} validators, {} cores, {}, {}) in {:.1} s",
+            i + 1,
+            points.len(),
+            row.n_validators,
+            row.n_cores,
+            row.layout,
+            row.schedule,
+            row.wall_s
+        );
+        rows.push(row);
+    }
+    let text = table(&rows);
+    print!("{text}");
+    if let Some(path) = &args.json {
+        let json = serde_json::to_string_pretty(&rows).expect("rows serialise") + "\n";
+        crate::outputs::write_atomic(path, json.as_bytes())?;
+    }
+    if let Some(path) = &args.html {
+        crate::outputs::write_atomic(path, html(&rows, &text).as_bytes())?;
+    }
+    Ok(rows)
+}
+
+/// The sweep's table.
+pub fn table(rows: &[RunSweepRow]) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:>6} {:>5} {:>12} {:>12} {:>8} {:>14} {:>14} {:>12} {:>7} {:>8} {:>9}",
+        "vals",
+        "cores",
+        "layout",
+        "schedule",
+        "approved",
+        "slowest ms",
+        "node CPU-s/b",
+        "floor CPU-s/b",
+        "÷ floor",
+        "wall s",
+        "peak MiB"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:>6} {:>5} {:>12} {:>12} {:>8} {:>14} {:>14.3} {:>12.3} {:>7.2} {:>8.1} {:>9.0}",
+            r.n_validators,
+            r.n_cores,
+            r.layout,
+            r.schedule,
+            if r.all_approved { "all" } else { "NOT all" },
+            r.max_approval_ms.map_or("-".into(), |v| v.to_string()),
+            r.node_cpu_per_block_s,
+            r.floor_per_block_s,
+            r.node_ratio,
+            r.wall_s,
+            r.peak_memory_mib
+        );
+    }
+    s
+}
+
+/// The series of a plot: one per (layout, schedule), points by validators.
+fn series(
+    rows: &[RunSweepRow],
+    y: impl Fn(&RunSweepRow) -> Option<f64>,
+) -> Vec<(String, Vec<(f64, f64)>)> {
+    let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for r in rows {
+        let name = format!("{} {}", r.layout, r.schedule);
+        let Some(v) = y(r) else { continue };
+        let point = (f64::from(r.n_validators), v);
+        match out.iter_mut().find(|(n, _)| *n == name) {
+            Some((_, pts)) => pts.push(point),
+            None => out.push((name, vec![point])),
+        }
+    }
+    for (_, pts) in &mut out {
+        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    out
+}
+
+/// The page: the table and two scaling plots (inline SVG, no external
+/// resource).
+fn html(rows: &[RunSweepRow], table: &str) -> String {
+    let cpu = series(rows, |r| Some(r.node_cpu_per_block_s));
+    let approval = series(rows, |r| r.max_approval_ms.map(|ms| ms as f64 / 1000.0));
+    let esc = |s: &str| {
+        s.replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+    };
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tranche sweep</title>\n\
+         <style>body{{font-family:sans-serif;margin:2em}}pre{{font-size:13px}}</style></head><body>\n\
+         <h1>tranche sweep run</h1>\n<pre>{}</pre>\n<h2>Node CPU per block against validators</h2>\n{}\n\
+         <h2>Slowest block's approval against validators</h2>\n{}\n</body></html>\n",
+        esc(table),
+        crate::sweep_plot::line_chart(&cpu, "validators", "node CPU-s per block"),
+        crate::sweep_plot::line_chart(&approval, "validators", "s after slot start"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_swept_step_keeps_the_base_and_takes_the_size() {
+        let s = step_with(config::DEFAULT_YAML, "default", 40, 8).unwrap();
+        let base = &config::embedded_default().unwrap().steps[0];
+        assert_eq!((s.n_validators, s.n_cores), (40, 8));
+        assert_eq!(s.num_blocks, base.num_blocks);
+        assert_eq!(s.needed_approvals, base.needed_approvals);
+        // A size the rules refuse names the point.
+        let e = step_with(config::DEFAULT_YAML, "default", 1, 8).unwrap_err();
+        assert!(format!("{e:#}").contains("validators 1"), "{e:#}");
+    }
+
+    #[test]
+    fn series_are_per_layout_and_schedule_sorted_by_validators() {
+        let row = |n, layout: &str, cpu| RunSweepRow {
+            n_validators: n,
+            n_cores: 4,
+            layout: layout.into(),
+            schedule: "fifo".into(),
+            all_approved: true,
+            max_approval_ms: Some(100),
+            node_cpu_per_block_s: cpu,
+            floor_per_block_s: 0.0,
+            node_ratio: 0.0,
+            wall_s: 0.0,
+            peak_memory_mib: 0.0,
+        };
+        let rows = [
+            row(40, "classic", 2.0),
+            row(20, "classic", 1.0),
+            row(20, "parallel/4", 0.5),
+        ];
+        let s = series(&rows, |r| Some(r.node_cpu_per_block_s));
+        assert_eq!(s.len(), 2);
+        assert_eq!(
+            s[0],
+            ("classic fifo".into(), vec![(20.0, 1.0), (40.0, 2.0)])
+        );
+        assert_eq!(s[1].1, vec![(20.0, 0.5)]);
+    }
+}

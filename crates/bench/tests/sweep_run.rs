@@ -1,0 +1,77 @@
+//! `tranche sweep run` through the binary: two validator counts and both
+//! layouts give four rows in the table and the JSON, every block approved,
+//! and an HTML page with the two scaling plots, one line per layout.
+
+use std::process::Command;
+
+#[test]
+fn a_sweep_over_two_sizes_and_both_layouts_writes_table_json_and_plots() {
+    let dir = tempfile::tempdir().unwrap();
+    let guard = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ci/guard.yaml");
+    let (json, html) = (dir.path().join("rows.json"), dir.path().join("sweep.html"));
+    let out = Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args([
+            "sweep",
+            "run",
+            guard,
+            "--validators",
+            "60,80",
+            "--cores",
+            "12",
+        ])
+        .args(["--architecture", "classic,parallel", "--workers", "2"])
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .arg("--json")
+        .arg(&json)
+        .arg("--html")
+        .arg(&html)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let table = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<&str> = table.lines().skip(1).collect();
+    assert_eq!(rows.len(), 4, "{table}");
+    assert!(rows.iter().all(|r| r.contains(" all ")), "{table}");
+    assert_eq!(rows.iter().filter(|r| r.contains("classic")).count(), 2);
+    assert_eq!(rows.iter().filter(|r| r.contains("parallel/2")).count(), 2);
+
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let v = v.as_array().unwrap();
+    assert_eq!(v.len(), 4);
+    let sizes: Vec<u64> = v
+        .iter()
+        .map(|r| r["n_validators"].as_u64().unwrap())
+        .collect();
+    assert_eq!(sizes, vec![60, 60, 80, 80]);
+    assert!(v
+        .iter()
+        .all(|r| r["node_cpu_per_block_s"].as_f64().unwrap() > 0.0));
+
+    let page = std::fs::read_to_string(&html).unwrap();
+    // Self-contained: the only URL is the SVG namespace.
+    assert_eq!(
+        page.matches("http").count(),
+        page.matches("http://www.w3.org/2000/svg").count()
+    );
+    assert_eq!(page.matches("<svg").count(), 2, "two plots");
+    assert_eq!(
+        page.matches("<polyline").count(),
+        4,
+        "a line per layout in each"
+    );
+    assert!(page.contains("classic fifo") && page.contains("parallel/2 fifo"));
+}
+
+#[test]
+fn a_sweep_with_nothing_to_measure_is_refused_in_one_line() {
+    let out = Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args(["sweep", "run", "--validators", "20", "--cores", "4"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains("validators 20"), "{err}");
+}
