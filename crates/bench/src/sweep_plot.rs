@@ -18,12 +18,7 @@ const MR: f64 = 190.0;
 const MT: f64 = 15.0;
 const MB: f64 = 45.0;
 
-fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
-}
+use tranche_report::html::escape as esc;
 
 /// A chart of `series` (name, points (x, y)); `x_label` and `y_label`
 /// name the axes.

@@ -19,7 +19,8 @@ use std::fmt::Write as _;
 /// from `6 i` s to `6 (i + 1)` s, the last block everything after.
 const SLOT_S: f64 = 6.0;
 
-fn escape(s: &str) -> String {
+/// Text made safe inside HTML or SVG markup and attributes.
+pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
