@@ -722,3 +722,38 @@ mod tests {
         std::fs::remove_dir_all(&dir).ok();
     }
 }
+
+#[cfg(test)]
+mod older_files {
+    use super::*;
+
+    /// The committed CI baseline was written by an earlier build: a file
+    /// without the fields added since still loads, those reading 0.
+    #[test]
+    fn the_committed_baseline_loads_with_the_fields_added_since() {
+        let path = Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../ci/baseline.json"
+        ));
+        let file = load(path).unwrap();
+        assert!(!file.runs.is_empty());
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        // Take away what later versions added: it must still load.
+        for run in v["runs"].as_array_mut().unwrap() {
+            run["generation"].as_object_mut().unwrap().remove("cpu_s");
+            run["crypto_floor"]
+                .as_object_mut()
+                .unwrap()
+                .remove("batched_cpu_s");
+            run["protocol"]
+                .as_object_mut()
+                .unwrap()
+                .remove("reputation_changes");
+            run.as_object_mut().unwrap().remove("schedule");
+        }
+        let older: ReportFile = serde_json::from_value(v).unwrap();
+        assert_eq!(older.runs.len(), file.runs.len());
+        assert_eq!(older.runs[0].generation.cpu_s, 0.0);
+    }
+}

@@ -65,8 +65,10 @@ pub struct Counts {
     pub verifications: u64,
 }
 
-/// How the run's messages were obtained.
+/// How the run's messages were obtained (fields added later read 0 in
+/// older files).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct GenerationReport {
     pub cache_file: String,
     pub cache_hit: bool,
