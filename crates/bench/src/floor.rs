@@ -23,9 +23,9 @@ use crate::run::Phase;
 use rand::SeedableRng;
 use std::time::Duration;
 use tranche_node::thread_cpu_time;
-use tranche_primitives::criteria::check_assignment_cert;
+use tranche_primitives::criteria::check_assignment_in_block;
 use tranche_primitives::vote::{approval_payload, verify_approval, verify_batch, BatchItem};
-use tranche_primitives::{ApprovalDistributionMessage, Block, CoreBitfield, GroupIndex, Session};
+use tranche_primitives::{ApprovalDistributionMessage, Block, Session};
 use tranche_workload::generate::bundles::TestMessage;
 use tranche_workload::generate::world::World;
 
@@ -196,17 +196,8 @@ fn verify(block: &Block, session: &Session, m: &TestMessage) -> (u64, u64) {
     match &m.message {
         ApprovalDistributionMessage::Assignments(items) => {
             for (a, claimed) in items {
-                let cands: Vec<_> = claimed
-                    .iter_ones()
-                    .filter_map(|i| block.candidates.get(i as usize))
-                    .collect();
-                let cores: Vec<u32> = cands.iter().map(|c| c.core.0).collect();
-                let groups: Vec<GroupIndex> = cands.iter().map(|c| c.group).collect();
-                let ok = CoreBitfield::from_indices(&cores).is_ok_and(|cb| {
-                    let story = &block.relay_vrf_story;
-                    check_assignment_cert(&cb, a.validator, session, story, &a.cert, &groups)
-                        .is_ok()
-                });
+                let ok = check_assignment_in_block(block, session, a.validator, &a.cert, claimed)
+                    .is_ok();
                 failures += u64::from(!ok);
             }
             (items.len() as u64, failures)

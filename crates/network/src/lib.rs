@@ -56,9 +56,11 @@
 //! * reputation changes are dropped.
 //!
 //! **Shared** (`verdicts`): each assignment certificate and approval
-//! signature is verified once per process, by the first node that needs
-//! it; every other node of the process reuses the verdict, which is the one
-//! it would have computed. `--verify every` makes every node verify.
+//! signature is verified once network-wide, by its own validator's process
+//! as it leaves that node; every other node reuses the verdict — through
+//! the process's cache, and in other processes through the verdicts the
+//! packets carry — which is the one it would have computed. `--verify
+//! every` makes every node verify.
 //!
 //! # Time and determinism
 //!
@@ -106,6 +108,9 @@ pub fn simulate(
     let wall = std::time::Instant::now();
     let cpu = cli::process_cpu_seconds();
     let shared = Arc::new(setup::Shared::new(spec, seed, verify));
+    shared
+        .verdicts
+        .set_across_processes(engine.processes.max(1) > 1);
     let result = engine::run(shared, engine)?;
     if engine.process != 0 {
         return Ok(None);

@@ -19,7 +19,10 @@ use std::time::Duration;
 use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State, View};
 use tranche_netsim as netsim;
 use tranche_primitives::time::TICK_DURATION_MILLIS;
-use tranche_primitives::{Block, Session, Tick, ValidationProtocol, ValidatorIndex, ValidatorPair};
+use tranche_primitives::{
+    ApprovalDistributionMessage, Block, Session, Tick, ValidationProtocol, ValidatorIndex,
+    ValidatorPair,
+};
 use tranche_voting::{self as voting, ApprovalVoting, CheckedApproval, CheckedAssignment};
 
 /// One notification on its way: who sends it to whom, the sender's
@@ -33,6 +36,12 @@ pub struct Packet {
     pub seq: u64,
     pub bytes: Vec<u8>,
     pub finality: Option<u32>,
+    /// With several processes: the shared verdict of each item, in order
+    /// (`Some(tranche)` of a valid assignment, `Some(0)` of a valid
+    /// approval; `None` unknown), so that another process need not check
+    /// again what was checked where it was made (`crate::verdicts`).
+    #[serde(default)]
+    pub known: Vec<Option<u32>>,
 }
 
 /// What one validator saw of one block.
@@ -117,6 +126,43 @@ pub struct SimNode {
     votes: Option<Vec<u32>>,
     /// The highest block finalized here (0: none).
     finalized: u32,
+}
+
+/// The shared verdicts of a notification's items, to travel with it.
+fn known_verdicts(v: &Verdicts, m: &ApprovalDistributionMessage) -> Vec<Option<u32>> {
+    match m {
+        ApprovalDistributionMessage::Assignments(items) => {
+            items.iter().map(|i| v.known_assignment(i)).collect()
+        }
+        ApprovalDistributionMessage::Approvals(votes) => votes
+            .iter()
+            .map(|vote| v.known_approval(vote).then_some(0))
+            .collect(),
+    }
+}
+
+/// Take the verdicts that came with a notification into this process's
+/// cache (a packet from this process carries none).
+fn learn_verdicts(v: &Verdicts, m: &ApprovalDistributionMessage, known: &[Option<u32>]) {
+    if known.is_empty() {
+        return;
+    }
+    match m {
+        ApprovalDistributionMessage::Assignments(items) => {
+            for (item, k) in items.iter().zip(known) {
+                if let Some(t) = k {
+                    v.learn_assignment(item, *t);
+                }
+            }
+        }
+        ApprovalDistributionMessage::Approvals(votes) => {
+            for (vote, k) in votes.iter().zip(known) {
+                if k.is_some() {
+                    v.learn_approval(vote);
+                }
+            }
+        }
+    }
 }
 
 /// Milliseconds of virtual time as the netsim's `SimTime`.
@@ -272,6 +318,7 @@ impl SimNode {
                 continue;
             };
             self.record.items_in += m.len() as u64;
+            learn_verdicts(verdicts, &m, &p.known);
             let mut work = std::mem::take(&mut self.actions);
             self.dist
                 .handle_peer_message(tick_of(now_ms), PeerId(p.from), m, &mut work);
@@ -357,6 +404,8 @@ impl SimNode {
                 voting::Action::DistributeAssignment { cert, claimed } => {
                     if let Some(i) = self.block_index(&cert.block_hash) {
                         self.record.blocks[i].own_assignments += claimed.count_ones() as u32;
+                        let item = (cert.clone(), claimed.clone());
+                        v.made_assignment(&item, &self.blocks[i], &self.session);
                     }
                     self.dist.distribute_assignment(cert, claimed, &mut work);
                 }
@@ -369,6 +418,7 @@ impl SimNode {
                         let r = &mut self.record.blocks[i];
                         r.own_approvals += 1;
                         r.last_approval_after_ms = Some(now_ms.saturating_sub(start));
+                        v.made_approval(&vote, &self.blocks[i], &self.session);
                     }
                     self.dist.distribute_approval(vote, &mut work);
                 }
@@ -444,7 +494,7 @@ impl SimNode {
             }
         }
         self.actions = work;
-        self.flush_sends(now_ms, m, out);
+        self.flush_sends(now_ms, v, m, out);
         for item in imports {
             let o = match item {
                 ImportItem::Assignment(a) => {
@@ -466,11 +516,22 @@ impl SimNode {
     }
 
     /// Cut the pending sends into notifications and put them on the links.
-    fn flush_sends(&mut self, now_ms: u64, model: &Model, out: &mut Vec<(u64, Packet)>) {
+    fn flush_sends(
+        &mut self,
+        now_ms: u64,
+        v: &Verdicts,
+        model: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
         if self.sends.is_empty() {
             return;
         }
         for (peer, message) in batch_notifications(self.sends.drain(..)) {
+            let known = if v.across_processes() {
+                known_verdicts(v, &message)
+            } else {
+                Vec::new()
+            };
             let bytes = ValidationProtocol::ApprovalDistribution(message).encode();
             let len = bytes.len() as u64;
             self.record.bytes_out += len;
@@ -490,6 +551,7 @@ impl SimNode {
                     seq,
                     bytes,
                     finality: None,
+                    known,
                 },
             ));
         }
@@ -532,6 +594,7 @@ impl SimNode {
                     seq,
                     bytes: Vec::new(),
                     finality: Some(up_to),
+                    known: Vec::new(),
                 },
             ));
         }

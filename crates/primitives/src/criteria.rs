@@ -310,6 +310,35 @@ fn vrf_parts(vrf: &VrfSignature) -> Option<(VRFPreOut, VRFProof)> {
     Some((pre, proof))
 }
 
+/// [`check_assignment_cert`] of a certificate claiming the `claimed`
+/// candidates of `block`: their cores and backing groups are the block's
+/// (claimed indices the block does not have are left out, and a claim
+/// whose cores do not form a bitfield is `CoreIndexOutOfBounds`).
+pub fn check_assignment_in_block(
+    block: &crate::block::Block,
+    session: &Session,
+    validator: ValidatorIndex,
+    cert: &AssignmentCert,
+    claimed: &crate::bitfield::CandidateBitfield,
+) -> Result<DelayTranche, InvalidAssignmentReason> {
+    let cands: Vec<&Candidate> = claimed
+        .iter_ones()
+        .filter_map(|i| block.candidates.get(i as usize))
+        .collect();
+    let cores: Vec<u32> = cands.iter().map(|c| c.core.0).collect();
+    let groups: Vec<GroupIndex> = cands.iter().map(|c| c.group).collect();
+    let cores = CoreBitfield::from_indices(&cores)
+        .map_err(|_| InvalidAssignmentReason::CoreIndexOutOfBounds)?;
+    check_assignment_cert(
+        &cores,
+        validator,
+        session,
+        &block.relay_vrf_story,
+        cert,
+        &groups,
+    )
+}
+
 /// Check a certificate (Polkadot's `check_assignment_cert`) and return the
 /// tranche it proves. `claimed_cores` are the cores of the candidates the
 /// message claims; `backing_groups` their backing groups in ascending
