@@ -13,4 +13,3 @@ pub mod profile;
 pub mod run;
 pub mod run_cli;
 pub mod sweep;
-mod sweep_plot;

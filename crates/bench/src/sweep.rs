@@ -2,7 +2,8 @@
 //! validators × cores × layout (classic, parallel/N for each worker count)
 //! × schedule — over one approval step (a file's first, or the embedded
 //! default), one after another in this process; one table on stdout, one
-//! JSON file, and an HTML page with the scaling plots: the node's CPU per
+//! JSON file, and an HTML page with the scaling plots (the report crate's
+//! plotters charts): the node's CPU per
 //! block and the slowest block's approval time against validators, one
 //! line per layout and schedule. `tranche sweep network` is the same for
 //! the whole-network simulation (`tranche-network`).
@@ -19,6 +20,8 @@ use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use tranche_node::{Architecture, CheckPolicy, Schedule};
+use tranche_report::html::escape;
+use tranche_report::html_chart::{line_chart, Line};
 use tranche_workload::config::{self, BenchStep};
 
 /// Most runs one sweep may ask for.
@@ -277,7 +280,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
         crate::outputs::write_atomic(path, json.as_bytes())?;
     }
     if let Some(path) = &args.html {
-        crate::outputs::write_atomic(path, html(&rows, &text).as_bytes())?;
+        crate::outputs::write_atomic(path, html(&rows, &text)?.as_bytes())?;
     }
     Ok(rows)
 }
@@ -320,46 +323,51 @@ pub fn table(rows: &[RunSweepRow]) -> String {
     s
 }
 
-/// The series of a plot: one per (layout, schedule), points by validators.
-fn series(
-    rows: &[RunSweepRow],
-    y: impl Fn(&RunSweepRow) -> Option<f64>,
-) -> Vec<(String, Vec<(f64, f64)>)> {
-    let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+/// The lines of a plot: one per (layout, schedule), points by validators.
+fn series(rows: &[RunSweepRow], y: impl Fn(&RunSweepRow) -> Option<f64>) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::new();
     for r in rows {
         let name = format!("{} {}", r.layout, r.schedule);
         let Some(v) = y(r) else { continue };
         let point = (f64::from(r.n_validators), v);
-        match out.iter_mut().find(|(n, _)| *n == name) {
-            Some((_, pts)) => pts.push(point),
-            None => out.push((name, vec![point])),
+        match out.iter_mut().find(|l| l.name == name) {
+            Some(l) => l.points.push(point),
+            None => out.push(Line {
+                name,
+                layout: r.layout.clone(),
+                points: vec![point],
+            }),
         }
     }
-    for (_, pts) in &mut out {
-        pts.sort_by(|a, b| a.0.total_cmp(&b.0));
+    for l in &mut out {
+        l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
     }
     out
 }
 
 /// The page: the table and two scaling plots (inline SVG, no external
 /// resource).
-fn html(rows: &[RunSweepRow], table: &str) -> String {
+fn html(rows: &[RunSweepRow], table: &str) -> Result<String> {
     let cpu = series(rows, |r| Some(r.node_cpu_per_block_s));
     let approval = series(rows, |r| r.max_approval_ms.map(|ms| ms as f64 / 1000.0));
-    let esc = |s: &str| {
-        s.replace('&', "&amp;")
-            .replace('<', "&lt;")
-            .replace('>', "&gt;")
-    };
-    format!(
+    let cpu = line_chart(
+        "Node CPU per block against validators",
+        "validators",
+        "node CPU-s per block",
+        &cpu,
+    )?;
+    let approval = line_chart(
+        "Slowest block's approval against validators",
+        "validators",
+        "s after slot start",
+        &approval,
+    )?;
+    Ok(format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tranche sweep</title>\n\
          <style>body{{font-family:sans-serif;margin:2em}}pre{{font-size:13px}}</style></head><body>\n\
-         <h1>tranche sweep run</h1>\n<pre>{}</pre>\n<h2>Node CPU per block against validators</h2>\n{}\n\
-         <h2>Slowest block's approval against validators</h2>\n{}\n</body></html>\n",
-        esc(table),
-        crate::sweep_plot::line_chart(&cpu, "validators", "node CPU-s per block"),
-        crate::sweep_plot::line_chart(&approval, "validators", "s after slot start"),
-    )
+         <h1>tranche sweep run</h1>\n<pre>{}</pre>\n{cpu}\n{approval}\n</body></html>\n",
+        escape(table),
+    ))
 }
 
 #[cfg(test)]

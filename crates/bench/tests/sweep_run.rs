@@ -56,11 +56,20 @@ fn a_sweep_over_two_sizes_and_both_layouts_writes_table_json_and_plots() {
         page.matches("http://www.w3.org/2000/svg").count()
     );
     assert_eq!(page.matches("<svg").count(), 2, "two plots");
-    assert_eq!(
-        page.matches("<polyline").count(),
-        4,
-        "a line per layout in each"
-    );
+    // The data lines are the 2-pixel polylines (axes and ticks are 1 px):
+    // one per layout in each plot, in the layout's colour.
+    let lines: Vec<&str> = page
+        .split("<polyline")
+        .skip(1)
+        .filter_map(|p| p.split('>').next())
+        .filter(|p| p.contains("stroke-width=\"2\""))
+        .collect();
+    assert_eq!(lines.len(), 4, "a line per layout in each");
+    let colours: std::collections::BTreeSet<&str> = lines
+        .iter()
+        .filter_map(|p| p.split("stroke=\"").nth(1)?.split('"').next())
+        .collect();
+    assert_eq!(colours.len(), 2, "one colour per layout: {colours:?}");
     assert!(page.contains("classic fifo") && page.contains("parallel/2 fifo"));
 }
 

@@ -1,4 +1,5 @@
-//! The plots of the HTML report (`html.rs`): grouped bars per block drawn
+//! The plots of the HTML reports: grouped bars per block (`html.rs`) and
+//! lines against a numeric x (`tranche sweep run`'s scaling plots), drawn
 //! as inline SVG by plotters' SVG backend, one fixed colour per layout and
 //! the legend in a strip beside the data, never over it.
 
@@ -152,4 +153,63 @@ fn draw_legend<DB: DrawingBackend>(
         area.draw(&Text::new(m.label.clone(), (26, y), ("sans-serif", 13)))?;
     }
     Ok(())
+}
+
+/// One line of a [`line_chart`]: its name (in the legend), the layout
+/// whose colour it takes, its points (x, y) in ascending x.
+pub struct Line {
+    pub name: String,
+    pub layout: String,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A line per series against a numeric x (e.g. validators), each point
+/// marked, the legend in the strip beside the data; colours by layout as
+/// in every other plot of the reports.
+pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, lines: &[Line]) -> Result<String> {
+    let layouts: Vec<String> = lines.iter().map(|l| l.layout.clone()).collect();
+    let pts = || lines.iter().flat_map(|l| l.points.iter().copied());
+    let top = |v: f64| if v > 0.0 { v * 1.08 } else { 1.0 };
+    let x_hi = top(pts().map(|p| p.0).fold(0.0, f64::max));
+    let y_hi = top(pts().map(|p| p.1).fold(0.0, f64::max));
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let err = |e: DrawingAreaErrorKind<std::io::Error>| anyhow!("cannot draw {title}: {e}");
+        root.fill(&WHITE).map_err(err)?;
+        let (plot, legend) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
+        let mut c = ChartBuilder::on(&plot)
+            .caption(title, ("sans-serif", 17))
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.0..x_hi, 0.0..y_hi)
+            .map_err(err)?;
+        c.configure_mesh()
+            .x_desc(x_desc)
+            .y_desc(y_desc)
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(err)?;
+        let mut y = 40;
+        for l in lines {
+            let colour = layout_colour(&l.layout, &layouts);
+            c.draw_series(LineSeries::new(
+                l.points.iter().copied(),
+                colour.stroke_width(2),
+            ))
+            .map_err(err)?;
+            c.draw_series(l.points.iter().map(|p| Circle::new(*p, 3, colour.filled())))
+                .map_err(err)?;
+            legend
+                .draw(&Rectangle::new([(6, y), (20, y + 12)], colour.filled()))
+                .map_err(err)?;
+            legend
+                .draw(&Text::new(l.name.clone(), (26, y), ("sans-serif", 13)))
+                .map_err(err)?;
+            y += 20;
+        }
+        root.present().map_err(err)?;
+    }
+    Ok(svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""))
 }

@@ -5,7 +5,7 @@
 
 pub mod compare;
 pub mod html;
-mod html_chart;
+pub mod html_chart;
 pub mod meta;
 pub mod prometheus;
 mod prometheus_upstream;
