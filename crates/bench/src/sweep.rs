@@ -408,10 +408,9 @@ mod tests {
         ];
         let s = series(&rows, |r| Some(r.node_cpu_per_block_s));
         assert_eq!(s.len(), 2);
-        assert_eq!(
-            s[0],
-            ("classic fifo".into(), vec![(20.0, 1.0), (40.0, 2.0)])
-        );
-        assert_eq!(s[1].1, vec![(20.0, 0.5)]);
+        assert_eq!(s[0].name, "classic fifo");
+        assert_eq!(s[0].layout, "classic");
+        assert_eq!(s[0].points, vec![(20.0, 1.0), (40.0, 2.0)]);
+        assert_eq!(s[1].points, vec![(20.0, 0.5)]);
     }
 }
