@@ -2,14 +2,8 @@
 //! shipped examples, shell completions, warnings for flags without effect,
 //! output paths refused before any work.
 
-use std::process::Command;
-
-fn tranche(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tranche"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+use common::tranche;
 
 #[test]
 fn version_names_the_commit() {

@@ -1,14 +1,8 @@
 //! `tranche network` and `tranche sweep` through the binary: the table on
 //! stdout, a one-line error and a failing exit for a bad file.
 
-use std::process::Command;
-
-fn tranche(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_tranche"))
-        .args(args)
-        .output()
-        .unwrap()
-}
+mod common;
+use common::tranche;
 
 #[test]
 fn network_prints_its_table_and_sweep_its_rows() {

@@ -103,9 +103,9 @@ fn one_peer_cannot_fill_the_held_messages_of_a_block() {
     assert!(out.is_empty(), "dropped without cost");
 }
 
-#[test]
-fn late_topology_routes_what_was_pending() {
-    let m = meta(1, 4);
+/// A node that knows the block `m`, its session and every peer (each with
+/// `m` in view), but no gossip topology yet.
+fn without_topology(m: &Block) -> State {
     let mut s = State::new(Config::default());
     s.add_session(session(N, 4));
     let mut out = Vec::new();
@@ -117,6 +117,13 @@ fn late_topology_routes_what_was_pending() {
     for v in (0..N).filter(|v| *v != LOCAL) {
         s.peer_view_change(0, PeerId(v), view(&[m.hash], 0), &mut out);
     }
+    s
+}
+
+#[test]
+fn late_topology_routes_what_was_pending() {
+    let m = meta(1, 4);
+    let mut s = without_topology(&m);
     let got = receive_ok(
         &mut s,
         0,
@@ -145,21 +152,7 @@ fn late_topology_routes_what_was_pending() {
 #[test]
 fn a_later_topology_for_a_session_still_propagates_and_keeps_the_first_grid() {
     let m = meta(1, 4);
-    // A node that knows the block and every peer, but no topology yet.
-    let fresh = || {
-        let mut s = State::new(Config::default());
-        s.add_session(session(N, 4));
-        let mut out = Vec::new();
-        for v in (0..N).filter(|v| *v != LOCAL) {
-            s.peer_connected(PeerId(v), Some(ValidatorIndex(v)))
-                .unwrap();
-        }
-        s.new_blocks(0, vec![m.clone()], &mut out);
-        for v in (0..N).filter(|v| *v != LOCAL) {
-            s.peer_view_change(0, PeerId(v), view(&[m.hash], 0), &mut out);
-        }
-        s
-    };
+    let fresh = || without_topology(&m);
     let identity = || SessionGridTopology::identity(N as usize);
     let mut s = fresh();
     let got = receive_ok(

@@ -158,11 +158,11 @@ fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
     Ok(grid)
 }
 
-/// The specs of a sweep, in row order (validators outermost), each checked.
-pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
-    let grid = read_grid(args)?;
-    let base_args = NetworkArgs {
-        file: grid.base.clone(),
+/// The `tranche network` arguments of one run of the sweep: one process,
+/// the sweep's seed and threads, verdicts shared.
+fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> NetworkArgs {
+    NetworkArgs {
+        file,
         seed: args.seed,
         threads: args.threads,
         processes: 1,
@@ -173,9 +173,14 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
         html: None,
         validators: None,
         cores: None,
-        blocks: grid.num_blocks,
-    };
-    let (base, source) = crate::cli::spec_of(&base_args)?;
+        blocks,
+    }
+}
+
+/// The specs of a sweep, in row order (validators outermost), each checked.
+pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
+    let grid = read_grid(args)?;
+    let (base, source) = crate::cli::spec_of(&run_args(args, grid.base.clone(), grid.num_blocks))?;
     let or = |v: &Vec<u32>, d: u32| if v.is_empty() { vec![d] } else { v.clone() };
     let orf = |v: &Vec<f64>, d: f64| if v.is_empty() { vec![d] } else { v.clone() };
     let (ns, cs) = (
@@ -263,20 +268,7 @@ pub fn table(rows: &[SweepRow]) -> String {
 /// Run `tranche sweep network`.
 pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     let (specs, source) = grid(args)?;
-    let engine = engine_of(&NetworkArgs {
-        file: None,
-        seed: args.seed,
-        threads: args.threads,
-        processes: 1,
-        process: 0,
-        hostfile: None,
-        verify: Verify::Once,
-        json: None,
-        html: None,
-        validators: None,
-        cores: None,
-        blocks: None,
-    })?;
+    let engine = engine_of(&run_args(args, None, None))?;
     let mut rows = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         let report = crate::simulate(spec, &source, args.seed, Verify::Once, &engine)?

@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tranche_node::{Architecture, Clock, Node, NodeEvent, StoreConfig};
+use tranche_node::{Architecture, Clock, Node, NodeEvent};
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::{Hash, ValidatorIndex};
 use tranche_voting::{RedbStore, Store, ValidatorSet};
@@ -34,8 +34,7 @@ fn hex(h: &Hash) -> String {
 /// moment it is seen leaving the node.
 fn child(db: &str, layout: &str) {
     let n = net(40, 4, 6, 3);
-    let mut cfg = config(&n, architecture(layout), Clock::virtual_at(0));
-    cfg.store = StoreConfig::Redb(db.into());
+    let cfg = config_with_db(&n, architecture(layout), Clock::virtual_at(0), db.as_ref());
     let mut node = Node::start(cfg).unwrap();
     let first = n.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let end = first + 12 * 12;
@@ -88,8 +87,7 @@ fn real_child(db: &str, layout: &str, t0: u64) {
     let first = n.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let start = first - 2 + (unix_ms() - t0) / 500;
     let clock = Clock::real(start);
-    let mut cfg = config(&n, architecture(layout), clock.clone());
-    cfg.store = StoreConfig::Redb(db.into());
+    let cfg = config_with_db(&n, architecture(layout), clock.clone(), db.as_ref());
     let mut node = Node::start(cfg).unwrap();
     connect(&n, &mut node, start, false);
     let end = n.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 8;

@@ -235,11 +235,7 @@ fn a_restarted_node_re_announces_what_it_stored_and_approves_every_block() {
     for arch in [Architecture::Classic, Architecture::Parallel { workers: 2 }] {
         let db = dir.join(format!("{}.redb", arch.name()));
         let _ = std::fs::remove_file(&db);
-        let with_db = |clock| {
-            let mut cfg = config(&net, arch, clock);
-            cfg.store = tranche_node::StoreConfig::Redb(db.clone());
-            cfg
-        };
+        let with_db = |clock| config_with_db(&net, arch, clock, &db);
         let mut first = Node::start(with_db(Clock::virtual_at(start))).unwrap();
         let before = run_virtual_span(&net, &mut first, start, mid, false);
         first.shutdown().unwrap();
@@ -267,18 +263,7 @@ fn a_restarted_node_re_announces_what_it_stored_and_approves_every_block() {
         );
         // Our own assignments and approvals of the stored blocks went out
         // again at activation.
-        let ours_again = after
-            .sent
-            .values()
-            .flatten()
-            .filter(|(_, k)| {
-                matches!(
-                    k,
-                    ItemKey::Assignment { validator: 0, .. }
-                        | ItemKey::Approval { validator: 0, .. }
-                )
-            })
-            .count();
+        let ours_again = own_items_sent(&after);
         assert!(ours_again > 0, "{arch:?}: nothing of ours re-sent");
     }
     std::fs::remove_dir_all(&dir).ok();
@@ -353,11 +338,7 @@ fn classic_and_parallel_agree_across_two_sessions_and_a_restart() {
     {
         let db = dir.join(format!("{i}.redb"));
         let _ = std::fs::remove_file(&db);
-        let with_db = |clock| {
-            let mut cfg = config(&net, arch, clock);
-            cfg.store = tranche_node::StoreConfig::Redb(db.clone());
-            cfg
-        };
+        let with_db = |clock| config_with_db(&net, arch, clock, &db);
         let mut first = Node::start(with_db(Clock::virtual_at(start))).unwrap();
         let before = run_virtual_span(&net, &mut first, start, mid, false);
         first.crash();
@@ -433,18 +414,7 @@ fn parallel_workers_take_blocks_and_our_own_messages_on_their_bounded_input() {
     for arch in [Architecture::Classic, Architecture::Parallel { workers: 2 }] {
         let mut node = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
         let trace = run_virtual(&net, &mut node, end);
-        let ours = trace
-            .sent
-            .values()
-            .flatten()
-            .filter(|(_, k)| {
-                matches!(
-                    k,
-                    ItemKey::Assignment { validator: 0, .. }
-                        | ItemKey::Approval { validator: 0, .. }
-                )
-            })
-            .count();
+        let ours = own_items_sent(&trace);
         assert!(ours > 0, "{arch:?}: the node sent nothing of its own");
         let metrics = node.shutdown().unwrap();
         let prio: Vec<(String, u64)> = metrics

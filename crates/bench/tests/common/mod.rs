@@ -1,6 +1,8 @@
 //! Helpers shared by the integration tests that run the `tranche` binary
 //! on the CI guard's configuration (`ci/guard.yaml`).
 
+#![allow(dead_code)]
+
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -36,4 +38,9 @@ pub fn args<const N: usize>(a: [&dyn AsRef<std::ffi::OsStr>; N]) -> Vec<OsString
 /// A path in the temporary directory, unique to this process and `test`.
 pub fn tmp(test: &str, name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("tranche-{test}-{}-{name}", std::process::id()))
+}
+
+/// `tranche ARGS`, its output whatever the exit.
+pub fn tranche(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).output().unwrap()
 }

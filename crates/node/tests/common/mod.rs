@@ -214,6 +214,18 @@ pub fn config(net: &Net, architecture: Architecture, clock: Clock) -> NodeConfig
     }
 }
 
+/// [`config`] with the store in the redb file `db`.
+pub fn config_with_db(
+    net: &Net,
+    architecture: Architecture,
+    clock: Clock,
+    db: &std::path::Path,
+) -> NodeConfig {
+    let mut cfg = config(net, architecture, clock);
+    cfg.store = StoreConfig::Redb(db.to_path_buf());
+    cfg
+}
+
 /// An outgoing item without its proof or signature bytes (the node's own
 /// certificates and votes are randomised).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -480,4 +492,20 @@ pub fn assert_same_trace(a: &Trace, b: &Trace, what: &str) {
         }
     }
     assert_eq!(a.notifications, b.notifications, "{what}: notifications");
+}
+
+/// Items of the node's own (validator 0's assignments and approvals) that
+/// `trace` saw leave it.
+pub fn own_items_sent(trace: &Trace) -> usize {
+    trace
+        .sent
+        .values()
+        .flatten()
+        .filter(|(_, k)| {
+            matches!(
+                k,
+                ItemKey::Assignment { validator: 0, .. } | ItemKey::Approval { validator: 0, .. }
+            )
+        })
+        .count()
 }
