@@ -1,0 +1,32 @@
+//! The simulation's per-validator records and block summaries for a
+//! committed file and seed equal a committed golden JSON, generated
+//! before the crate's parts were moved: behaviour is unchanged as long as
+//! this passes. Regenerate only deliberately:
+//! `TRANCHE_GOLDEN_UPDATE=1 cargo test -p tranche-network --test golden`.
+
+use std::path::Path;
+use tranche_network::config::load;
+use tranche_network::{simulate, EngineConfig, Verify};
+
+const SEED: u64 = 7;
+
+#[test]
+fn records_equal_the_golden_json() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
+    let spec = load(&dir.join("small.yaml")).unwrap();
+    let report = simulate(&spec, "small.yaml", SEED, Verify::Once, &EngineConfig::default())
+        .unwrap()
+        .expect("process 0 reports");
+    let got = serde_json::json!({
+        "seed": SEED,
+        "blocks": report.blocks,
+        "validators": report.validators,
+    });
+    let path = dir.join("small.seed7.json");
+    if std::env::var_os("TRANCHE_GOLDEN_UPDATE").is_some() {
+        std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
+    }
+    let want: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    assert!(got == want, "the records moved: compare with {}", path.display());
+}
