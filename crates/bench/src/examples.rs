@@ -75,7 +75,7 @@ pub fn write_all(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
                 path.display()
             );
         }
-        crate::outputs::write_atomic(&path, e.text.as_bytes())?;
+        tranche_report::outputs::write_atomic(&path, e.text.as_bytes())?;
         written.push(path);
     }
     Ok(written)

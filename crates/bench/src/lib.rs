@@ -1,15 +1,18 @@
 //! The `tranche` binary's library: the benchmark driver (`run`, `run_cli`:
 //! one run of a test-sequence step against the node under test), the crypto
-//! floor (`floor`), the profile (`profile`), where files are written
-//! (`outputs`), the shipped examples (`examples`) and `tranche sweep run`
-//! (`sweep`). The workload lives in
-//! `tranche-workload`, the reports in `tranche-report`, the reference
-//! checks in `tranche-conformance`.
+//! floor (`floor`), the profile (`profile`), the shipped examples
+//! (`examples`), `tranche sweep run` (`sweep`), and the command lines of
+//! the whole-network simulation (`network_cli`, `sweep_network`). The
+//! workload and the objectives live in `tranche-workload`, the reports,
+//! the output files and the progress display in `tranche-report`, the
+//! simulation's engine in `tranche-network`, the reference checks in
+//! `tranche-conformance`.
 
 pub mod examples;
 pub mod floor;
-pub mod outputs;
+pub mod network_cli;
 pub mod profile;
 pub mod run;
 pub mod run_cli;
 pub mod sweep;
+pub mod sweep_network;

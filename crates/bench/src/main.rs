@@ -37,7 +37,7 @@ enum SweepOf {
     /// plots (CPU per block and approval time against validators).
     Run(tranche_bench::sweep::RunSweepArgs),
     /// A grid of `tranche network` runs.
-    Network(tranche_network::sweep::SweepArgs),
+    Network(tranche_bench::sweep_network::SweepArgs),
 }
 
 #[derive(Subcommand, Debug)]
@@ -47,7 +47,7 @@ enum Command {
     Run(tranche_bench::run_cli::RunArgs),
     /// Simulate the whole network: every validator runs approval voting
     /// and distribution, on timely dataflow (an `!ApprovalNetwork` file).
-    Network(tranche_network::cli::NetworkArgs),
+    Network(tranche_bench::network_cli::NetworkArgs),
     /// A grid of runs: `sweep run` (validators x cores x layout x
     /// schedule of the benchmark) or `sweep network` (validators x cores x
     /// no-show x slow fractions of the simulation); one table, one JSON.
@@ -193,7 +193,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Network(args) => {
-            tranche_network::cli::execute(&args)?;
+            tranche_bench::network_cli::execute(&args)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Sweep {
@@ -205,7 +205,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
         Command::Sweep {
             of: SweepOf::Network(args),
         } => {
-            tranche_network::sweep::execute(&args)?;
+            tranche_bench::sweep_network::execute(&args)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Scenario {
@@ -227,12 +227,12 @@ fn run(cli: Cli) -> Result<ExitCode> {
             output,
             check,
         } => {
-            tranche_bench::outputs::check(&[("--output", &output)], &[&input])?;
+            tranche_report::outputs::check(&[("--output", &output)], &[&input])?;
             let file = conformance::load(&input)?;
             let ours = conformance::compute(&file)
                 .with_context(|| format!("computing {}", input.display()))?;
             let text = serde_json::to_string_pretty(&ours)?;
-            tranche_bench::outputs::write_atomic(&output, (text + "\n").as_bytes())?;
+            tranche_report::outputs::write_atomic(&output, (text + "\n").as_bytes())?;
             if check {
                 let report = conformance::check::compare(&file, &ours)?;
                 for f in &report.failures {

@@ -1,12 +1,15 @@
 //! The `tranche network` command line: which file, which seed, which
 //! engine (`--threads`, `--processes`, `--process`, `--hostfile`), who
-//! verifies (`--verify`), where the JSON goes; overrides of the file's
-//! sizes for quick sweeps. Bad flags and files are one-line errors.
+//! verifies (`--verify`), where the JSON and the page go (checked before
+//! any work and written atomically, `tranche_report::outputs`); overrides
+//! of the file's sizes for quick sweeps; progress on stderr while it runs
+//! (`tranche_report::progress`). Bad flags and files are one-line errors.
 
-use crate::config::{self, ConfigError, NetworkSpec};
-use crate::engine::{EngineConfig, EngineError};
-use crate::verdicts::Verify;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tranche_network::{EngineConfig, EngineError, Verify};
+use tranche_report::progress::{Phase, Progress};
+use tranche_workload::config::approval_network::{self as config, ConfigError, NetworkSpec};
 
 /// `tranche network [FILE.yaml]`.
 #[derive(clap::Args, Debug, Clone)]
@@ -14,8 +17,9 @@ pub struct NetworkArgs {
     /// An `!ApprovalNetwork` file; without one, the embedded default (100
     /// validators, 20 cores, 5 blocks).
     pub file: Option<PathBuf>,
-    /// Seed of every draw (keys, grid, latencies, behaviours, checks).
-    #[arg(long, default_value_t = 1)]
+    /// Seed of every draw (keys, grid, latencies, behaviours, checks);
+    /// 0 by default, as `tranche run`.
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Worker threads in this process.
     #[arg(long, default_value_t = 1)]
@@ -49,6 +53,9 @@ pub struct NetworkArgs {
     /// Override the file's `num_blocks`.
     #[arg(long)]
     pub blocks: Option<u32>,
+    /// Print only the results: no progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 fn parse_verify(s: &str) -> Result<Verify, String> {
@@ -68,12 +75,8 @@ pub enum CliError {
     Engine(#[from] EngineError),
     #[error("--hostfile {path}: {message}")]
     Hostfile { path: String, message: String },
-    #[error("{flag} {path}: {message}")]
-    Output {
-        flag: &'static str,
-        path: String,
-        message: String,
-    },
+    #[error(transparent)]
+    Output(#[from] anyhow::Error),
     #[error("sweep: {0}")]
     Sweep(String),
     #[error(
@@ -113,7 +116,10 @@ pub fn check_fits(spec: &NetworkSpec, source: &str, processes: usize) -> Result<
 pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     let (mut spec, source) = match &args.file {
         Some(p) => (config::load(p)?, p.display().to_string()),
-        None => (config::embedded_default(), "<embedded default>".to_owned()),
+        None => (
+            config::embedded_default(),
+            tranche_workload::config::DEFAULT_SOURCE.to_owned(),
+        ),
     };
     if let Some(v) = args.validators {
         spec.n_validators = v;
@@ -170,40 +176,84 @@ pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
     Ok(engine)
 }
 
-/// Run `tranche network`: the table on stdout (process 0), and the JSON.
+/// The files `tranche network` writes, as `tranche_report::outputs`
+/// checks them.
+fn outputs(args: &NetworkArgs) -> Vec<(&'static str, &Path)> {
+    [
+        ("--json", args.json.as_deref()),
+        ("--html", args.html.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.map(|p| (flag, p)))
+    .collect()
+}
+
+/// Progress of the simulation in virtual time: a bar in a terminal, a
+/// line per block slot reached otherwise, nothing with `--quiet`.
+fn progress_of(
+    mode: Progress,
+    spec: &NetworkSpec,
+) -> (Option<tranche_network::Progress>, Arc<Phase>) {
+    let span_s = u64::from(spec.num_blocks.saturating_sub(1)) * 6 + spec.run_after_last_block_secs;
+    let phase = Arc::new(mode.phase("simulation", "s of virtual time", span_s));
+    let blocks = spec.num_blocks;
+    let last_block = std::sync::atomic::AtomicU32::new(0);
+    let bar = phase.clone();
+    let tell: Option<tranche_network::Progress> = match mode {
+        Progress::Quiet => None,
+        Progress::Bars => Some(Arc::new(move |ms: u64, _end: u64| bar.set(ms / 1000))),
+        Progress::Lines => Some(Arc::new(move |ms: u64, _end: u64| {
+            // Block b's slot starts (b - 1) × 6 s after the first.
+            let b = ((ms / 6000) as u32 + 1).min(blocks);
+            if last_block.fetch_max(b, std::sync::atomic::Ordering::Relaxed) < b {
+                eprintln!(
+                    "simulation: block {b}'s slot reached ({} s of virtual time)",
+                    ms / 1000
+                );
+            }
+        })),
+    };
+    (tell, phase)
+}
+
+/// Run `tranche network`: the table on stdout (process 0), and the JSON
+/// and the page, written atomically with the umask's mode.
 pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
+    let inputs: Vec<&Path> = args.file.as_deref().into_iter().collect();
+    tranche_report::outputs::check(&outputs(args), &inputs)?;
     let (spec, source) = spec_of(args)?;
     let engine = engine_of(args)?;
     check_fits(&spec, &source, engine.processes)?;
-    let Some(report) = crate::simulate(&spec, &source, args.seed, args.verify, &engine)? else {
+    let mode = if engine.process == 0 {
+        Progress::detect(args.quiet)
+    } else {
+        Progress::Quiet
+    };
+    let (progress, phase) = progress_of(mode, &spec);
+    let Some(report) =
+        tranche_network::simulate(&spec, &source, args.seed, args.verify, &engine, progress)?
+    else {
         return Ok(());
     };
+    if let Ok(phase) = Arc::try_unwrap(phase) {
+        let approved = report
+            .blocks
+            .iter()
+            .filter(|b| b.approved == b.expected)
+            .count();
+        phase.finish(&format!(
+            "{approved} of {} blocks approved by all",
+            report.blocks.len()
+        ));
+    }
     print!("{}", report.table());
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("the report serialises");
-        write(path, "--json", text + "\n")?;
+        tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
-        write(path, "--html", crate::html::render(&report))?;
+        let page = tranche_report::simulation::page::render(&report)?;
+        tranche_report::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())
-}
-
-fn write(path: &Path, flag: &'static str, text: String) -> Result<(), CliError> {
-    std::fs::write(path, text).map_err(|e| CliError::Output {
-        flag,
-        path: path.display().to_string(),
-        message: e.to_string(),
-    })
-}
-
-/// CPU seconds (user and system) this process has used.
-pub fn process_cpu_seconds() -> f64 {
-    // SAFETY: getrusage writes into the struct we pass and nothing else.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
-        return 0.0;
-    }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    secs(u.ru_utime) + secs(u.ru_stime)
 }

@@ -91,7 +91,7 @@ impl Profiler {
         report
             .flamegraph_with_options(&mut svg, &mut options)
             .with_context(|| format!("cannot draw the flamegraph for {}", path.display()))?;
-        crate::outputs::write_atomic(path, &svg)
+        tranche_report::outputs::write_atomic(path, &svg)
     }
 
     /// Stop and write the flamegraph SVG to `path`.

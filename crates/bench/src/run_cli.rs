@@ -187,6 +187,27 @@ fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture>
     }
 }
 
+/// What a run announces before its work: the steps that take long (their
+/// estimate) and the steps skipped; nothing with `--quiet`.
+fn notes(config: &config::BenchConfig, costs: &[config::cost::Cost], quiet: bool) -> Vec<String> {
+    if quiet {
+        return Vec::new();
+    }
+    let long = config
+        .steps
+        .iter()
+        .zip(costs)
+        .filter(|(_, c)| c.seconds >= 10.0)
+        .map(|(step, c)| format!("note: {}: {}", step.name, c.describe()));
+    let skipped = config.skipped.iter().map(|s| {
+        format!(
+            "note: step {} ({}) is not an approval benchmark; skipped",
+            s.step, s.objective
+        )
+    });
+    long.chain(skipped).collect()
+}
+
 /// Run every approval step of the file (or the embedded default).
 pub fn execute(args: RunArgs) -> Result<()> {
     let outputs: Vec<(&str, &std::path::Path)> = [
@@ -198,7 +219,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
     .filter_map(|(flag, p)| p.map(|p| (flag, p)))
     .collect();
     let inputs: Vec<&std::path::Path> = args.file.as_deref().into_iter().collect();
-    crate::outputs::check(&outputs, &inputs)?;
+    tranche_report::outputs::check(&outputs, &inputs)?;
     if args.restart_at_block.is_some() && args.db == DbArg::Memory {
         bail!("--restart-at-block needs the redb database (--db redb): a restart in memory would start from nothing");
     }
@@ -219,19 +240,9 @@ pub fn execute(args: RunArgs) -> Result<()> {
         config::check_not_vacuous(&config)?;
     }
     // Cost before work: refuse what cannot fit, announce what takes long.
-    for (step, cost) in config.steps.iter().zip(config::cost::check_fits(
-        &config,
-        config::cost::mem_available(),
-    )?) {
-        if cost.seconds >= 10.0 {
-            eprintln!("note: {}: {}", step.name, cost.describe());
-        }
-    }
-    for s in config.skipped.iter().filter(|_| !args.quiet) {
-        eprintln!(
-            "note: step {} ({}) is not an approval benchmark; skipped",
-            s.step, s.objective
-        );
+    let costs = config::cost::check_fits(&config, config::cost::mem_available())?;
+    for line in notes(&config, &costs, args.quiet) {
+        eprintln!("{line}");
     }
     let exporter = match &args.prometheus {
         Some(addr) => {
@@ -354,11 +365,11 @@ fn write_results(args: &RunArgs, runs: &[tranche_report::RunReport], meta: &Meta
     if let Some(path) = &args.json {
         let file = ReportFile::with_meta(runs.to_vec(), meta.clone());
         let text = serde_json::to_string_pretty(&file)?;
-        crate::outputs::write_atomic(path, (text + "\n").as_bytes())?;
+        tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
         let page = tranche_report::html::render_html(runs, Some(meta))?;
-        crate::outputs::write_atomic(path, page.as_bytes())?;
+        tranche_report::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())
 }
@@ -377,5 +388,24 @@ pub(crate) fn floor_mode(arg: FloorArg) -> crate::floor::FloorMode {
         FloorArg::Sample => crate::floor::FloorMode::Sample,
         FloorArg::Full => crate::floor::FloorMode::Full,
         FloorArg::Off => crate::floor::FloorMode::Off,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quiet_announces_no_estimate() {
+        let config = config::embedded_default().unwrap();
+        let long = vec![config::cost::Cost {
+            messages: 1,
+            bytes: 1,
+            seconds: 60.0,
+        }];
+        let loud = notes(&config, &long, false);
+        assert_eq!(loud.len(), 1, "{loud:?}");
+        assert!(loud[0].starts_with("note: "), "{loud:?}");
+        assert!(notes(&config, &long, true).is_empty());
     }
 }

@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::escape;
-use tranche_report::html_chart::{line_chart, Line};
+use tranche_report::html_chart::{line_chart, line_chart_with, Line};
 use tranche_workload::config::{self, BenchStep};
 
 /// Most runs one sweep may ask for.
@@ -31,6 +31,8 @@ pub const MAX_SWEEP_RUNS: usize = 64;
 pub enum LayoutArg {
     Classic,
     Parallel,
+    /// Classic and parallel (as `tranche run --architecture both`).
+    Both,
 }
 
 /// `tranche sweep run [FILE.yaml]`.
@@ -163,20 +165,21 @@ fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
     );
     let mut layouts = Vec::new();
     for l in &args.architecture {
-        match l {
-            LayoutArg::Classic => layouts.push(Architecture::Classic),
-            LayoutArg::Parallel => {
-                for &w in &args.workers {
-                    if !(1..=64).contains(&w) {
-                        bail!("--workers {w}: a parallel layout has 1 to 64 workers");
-                    }
-                    layouts.push(Architecture::Parallel {
-                        workers: w as usize,
-                    });
+        if matches!(l, LayoutArg::Classic | LayoutArg::Both) {
+            layouts.push(Architecture::Classic);
+        }
+        if matches!(l, LayoutArg::Parallel | LayoutArg::Both) {
+            for &w in &args.workers {
+                if !(1..=64).contains(&w) {
+                    bail!("--workers {w}: a parallel layout has 1 to 64 workers");
                 }
+                layouts.push(Architecture::Parallel {
+                    workers: w as usize,
+                });
             }
         }
     }
+    layouts.dedup();
     let runs = ns.len() * cs.len() * layouts.len() * args.schedule.len();
     if runs == 0 {
         bail!("the sweep has no runs");
@@ -219,7 +222,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
     .filter_map(|(f, p)| p.map(|p| (f, p)))
     .collect();
     let inputs: Vec<&std::path::Path> = args.file.as_deref().into_iter().collect();
-    crate::outputs::check(&outputs, &inputs)?;
+    tranche_report::outputs::check(&outputs, &inputs)?;
     let points = grid(args)?;
     let mut rows = Vec::new();
     for (i, p) in points.iter().enumerate() {
@@ -277,10 +280,10 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
     print!("{text}");
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&rows).expect("rows serialise") + "\n";
-        crate::outputs::write_atomic(path, json.as_bytes())?;
+        tranche_report::outputs::write_atomic(path, json.as_bytes())?;
     }
     if let Some(path) = &args.html {
-        crate::outputs::write_atomic(path, html(&rows, &text)?.as_bytes())?;
+        tranche_report::outputs::write_atomic(path, html(&rows, &text, args.seed)?.as_bytes())?;
     }
     Ok(rows)
 }
@@ -290,7 +293,7 @@ pub fn table(rows: &[RunSweepRow]) -> String {
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "{:>6} {:>5} {:>12} {:>12} {:>8} {:>14} {:>14} {:>12} {:>7} {:>8} {:>9}",
+        "{:>6} {:>5} {:>12} {:>12} {:>8} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9}",
         "vals",
         "cores",
         "layout",
@@ -306,7 +309,7 @@ pub fn table(rows: &[RunSweepRow]) -> String {
     for r in rows {
         let _ = writeln!(
             s,
-            "{:>6} {:>5} {:>12} {:>12} {:>8} {:>14} {:>14.3} {:>12.3} {:>7.2} {:>8.1} {:>9.0}",
+            "{:>6} {:>5} {:>12} {:>12} {:>8} {:>14} {:>14.3} {:>14.3} {:>8.2} {:>8.1} {:>9.0}",
             r.n_validators,
             r.n_cores,
             r.layout,
@@ -345,16 +348,35 @@ fn series(rows: &[RunSweepRow], y: impl Fn(&RunSweepRow) -> Option<f64>) -> Vec<
     out
 }
 
-/// The page: the table and two scaling plots (inline SVG, no external
-/// resource).
-fn html(rows: &[RunSweepRow], table: &str) -> Result<String> {
+/// The crypto floor per block as a reference line: one point per
+/// validator count (the floor of the first row measured there).
+fn floor_line(rows: &[RunSweepRow]) -> Line {
+    let mut points: Vec<(f64, f64)> = Vec::new();
+    for r in rows {
+        let x = f64::from(r.n_validators);
+        if !points.iter().any(|p| p.0 == x) {
+            points.push((x, r.floor_per_block_s));
+        }
+    }
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    Line {
+        name: "floor".to_owned(),
+        layout: "floor".to_owned(),
+        points,
+    }
+}
+
+/// The page: how it was made (commit, seed, command), the table and two
+/// scaling plots (inline SVG, no external resource).
+fn html(rows: &[RunSweepRow], table: &str, seed: u64) -> Result<String> {
     let cpu = series(rows, |r| Some(r.node_cpu_per_block_s));
     let approval = series(rows, |r| r.max_approval_ms.map(|ms| ms as f64 / 1000.0));
-    let cpu = line_chart(
+    let cpu = line_chart_with(
         "Node CPU per block against validators",
         "validators",
         "node CPU-s per block",
         &cpu,
+        &[floor_line(rows)],
     )?;
     let approval = line_chart(
         "Slowest block's approval against validators",
@@ -365,7 +387,9 @@ fn html(rows: &[RunSweepRow], table: &str) -> Result<String> {
     Ok(format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tranche sweep</title>\n\
          <style>body{{font-family:sans-serif;margin:2em}}pre{{font-size:13px}}</style></head><body>\n\
-         <h1>tranche sweep run</h1>\n<pre>{}</pre>\n{cpu}\n{approval}\n</body></html>\n",
+         <h1>tranche sweep run</h1>\n<pre>commit: {}\nseed: {seed}\ncommand: {}</pre>\n<pre>{}</pre>\n{cpu}\n{approval}\n</body></html>\n",
+        escape(tranche_report::meta::COMMIT),
+        escape(&std::env::args().collect::<Vec<_>>().join(" ")),
         escape(table),
     ))
 }
@@ -386,9 +410,10 @@ mod tests {
         assert!(format!("{e:#}").contains("validators 1"), "{e:#}");
     }
 
-    #[test]
-    fn series_are_per_layout_and_schedule_sorted_by_validators() {
-        let row = |n, layout: &str, cpu| RunSweepRow {
+    /// A row of `n` validators on `layout` at `cpu` node CPU-s per block
+    /// (the floor half of it).
+    fn row(n: u32, layout: &str, cpu: f64) -> RunSweepRow {
+        RunSweepRow {
             n_validators: n,
             n_cores: 4,
             layout: layout.into(),
@@ -396,11 +421,15 @@ mod tests {
             all_approved: true,
             max_approval_ms: Some(100),
             node_cpu_per_block_s: cpu,
-            floor_per_block_s: 0.0,
-            node_ratio: 0.0,
+            floor_per_block_s: cpu / 2.0,
+            node_ratio: 2.0,
             wall_s: 0.0,
             peak_memory_mib: 0.0,
-        };
+        }
+    }
+
+    #[test]
+    fn series_are_per_layout_and_schedule_sorted_by_validators() {
         let rows = [
             row(40, "classic", 2.0),
             row(20, "classic", 1.0),
@@ -412,5 +441,46 @@ mod tests {
         assert_eq!(s[0].layout, "classic");
         assert_eq!(s[0].points, vec![(20.0, 1.0), (40.0, 2.0)]);
         assert_eq!(s[1].points, vec![(20.0, 0.5)]);
+        let f = floor_line(&rows);
+        assert_eq!(f.points, vec![(20.0, 0.5), (40.0, 1.0)]);
+    }
+
+    #[test]
+    fn the_page_has_the_floor_a_dashed_classic_and_how_it_was_made() {
+        let row = |n, layout: &str| row(n, layout, 1.0);
+        let rows = [
+            row(100, "classic"),
+            row(200, "classic"),
+            row(100, "parallel/4"),
+        ];
+        let page = html(&rows, &table(&rows), 7).unwrap();
+        assert!(
+            page.contains("commit: ") && page.contains("seed: 7") && page.contains("command: ")
+        );
+        assert!(page.contains("\nfloor\n"), "a floor line in the legend");
+        assert!(page.contains("stroke-dasharray") || page.matches("<polyline").count() > 2);
+        // The header's columns stand apart.
+        let header = table(&rows).lines().next().unwrap().to_owned();
+        assert!(
+            header.contains(" floor CPU-s/b  ") && !header.contains("CPU-s/b ÷"),
+            "{header}"
+        );
+    }
+
+    #[test]
+    fn architecture_both_is_classic_and_parallel() {
+        use clap::Parser;
+        #[derive(Parser)]
+        struct Cli {
+            #[command(flatten)]
+            args: RunSweepArgs,
+        }
+        let cli = Cli::try_parse_from(["t", "--architecture", "both"]).unwrap();
+        let points = grid(&cli.args).unwrap();
+        let layouts: Vec<_> = points.iter().map(|p| p.architecture).collect();
+        assert_eq!(
+            layouts,
+            vec![Architecture::Classic, Architecture::Parallel { workers: 4 }]
+        );
     }
 }

@@ -2,15 +2,15 @@
 //! × no-show fraction × slow fraction, from comma-separated flags or a
 //! small `!ApprovalSweep` file over a base `!ApprovalNetwork` file (or the
 //! default) — run one after another in this process, summarised in one
-//! table and one JSON file.
+//! table and one JSON file (checked before any work and written
+//! atomically, `tranche_report::outputs`). Its rows are
+//! [`tranche_report::simulation::SweepRow`]s.
 
-use crate::cli::{engine_of, CliError, NetworkArgs};
-use crate::config::NetworkSpec;
-use crate::report::NetworkReport;
-use crate::verdicts::Verify;
-use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
-use std::path::PathBuf;
+use crate::network_cli::{engine_of, CliError, NetworkArgs};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+use tranche_network::{NetworkSpec, SimulationReport, Verify};
+pub use tranche_report::simulation::sweep::{table, SweepRow};
 
 /// Most runs one sweep may ask for.
 pub const MAX_SWEEP_RUNS: usize = 256;
@@ -36,8 +36,8 @@ pub struct SweepArgs {
     /// Override the file's `num_blocks`.
     #[arg(long)]
     pub blocks: Option<u32>,
-    /// Seed of every run.
-    #[arg(long, default_value_t = 1)]
+    /// Seed of every run (0 by default, as `tranche run`).
+    #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Worker threads.
     #[arg(long, default_value_t = 1)]
@@ -45,53 +45,6 @@ pub struct SweepArgs {
     /// Write every row as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-}
-
-/// One run of a sweep, summarised.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct SweepRow {
-    pub n_validators: u32,
-    pub n_cores: u32,
-    pub no_show_fraction: f64,
-    pub slow_fraction: f64,
-    pub all_approved: bool,
-    /// Over the blocks: the median of the per-block p50 approval times,
-    /// and the largest per-block p99 and max.
-    pub p50_ms: Option<u64>,
-    pub p99_ms: Option<u64>,
-    pub max_ms: Option<u64>,
-    /// Candidates claimed by triggered assignments, per block on average.
-    pub assignments_per_block: f64,
-    pub max_tranche: u32,
-    pub no_shows_max: u32,
-    /// Median bytes one validator sent.
-    pub bytes_out_p50: u64,
-    pub wall_s: f64,
-    pub cpu_s: f64,
-}
-
-impl SweepRow {
-    fn of(spec: &NetworkSpec, r: &NetworkReport) -> SweepRow {
-        let mut p50: Vec<u64> = r.blocks.iter().filter_map(|b| b.p50_ms).collect();
-        p50.sort_unstable();
-        SweepRow {
-            n_validators: spec.n_validators,
-            n_cores: spec.n_cores,
-            no_show_fraction: spec.no_show_fraction,
-            slow_fraction: spec.slow_fraction,
-            all_approved: r.all_approved,
-            p50_ms: p50.get(p50.len() / 2).copied(),
-            p99_ms: r.blocks.iter().filter_map(|b| b.p99_ms).max(),
-            max_ms: r.blocks.iter().filter_map(|b| b.max_ms).max(),
-            assignments_per_block: r.blocks.iter().map(|b| b.assignments).sum::<u64>() as f64
-                / r.blocks.len().max(1) as f64,
-            max_tranche: r.blocks.iter().map(|b| b.max_tranche).max().unwrap_or(0),
-            no_shows_max: r.blocks.iter().map(|b| b.no_shows_max).max().unwrap_or(0),
-            bytes_out_p50: r.bytes_out.p50,
-            wall_s: r.cost.wall_s,
-            cpu_s: r.cost.cpu_s,
-        }
-    }
 }
 
 /// A sweep file: the lists to combine, over a base `!ApprovalNetwork`
@@ -174,13 +127,15 @@ fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> Net
         validators: None,
         cores: None,
         blocks,
+        quiet: true,
     }
 }
 
 /// The specs of a sweep, in row order (validators outermost), each checked.
 pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
     let grid = read_grid(args)?;
-    let (base, source) = crate::cli::spec_of(&run_args(args, grid.base.clone(), grid.num_blocks))?;
+    let (base, source) =
+        crate::network_cli::spec_of(&run_args(args, grid.base.clone(), grid.num_blocks))?;
     let or = |v: &Vec<u32>, d: u32| if v.is_empty() { vec![d] } else { v.clone() };
     let orf = |v: &Vec<f64>, d: f64| if v.is_empty() { vec![d] } else { v.clone() };
     let (ns, cs) = (
@@ -213,7 +168,7 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
                         "{source} [validators {n}, cores {c}, no-show {no_show}, slow {slow}]"
                     );
                     spec.validate(&name)?;
-                    crate::cli::check_fits(&spec, &name, 1)?;
+                    crate::network_cli::check_fits(&spec, &name, 1)?;
                     specs.push(spec);
                 }
             }
@@ -222,57 +177,18 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
     Ok((specs, source))
 }
 
-/// The sweep's table.
-pub fn table(rows: &[SweepRow]) -> String {
-    let ms = |v: Option<u64>| v.map_or("-".to_owned(), |v| v.to_string());
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{:>5} {:>5} {:>7} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9} {:>6} {:>8} {:>9} {:>7}",
-        "vals",
-        "cores",
-        "no-show",
-        "slow",
-        "approved",
-        "p50 ms",
-        "p99 ms",
-        "max ms",
-        "assign/b",
-        "max tr",
-        "no-shows",
-        "KiB out",
-        "wall s"
-    );
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{:>5} {:>5} {:>7} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9.1} {:>6} {:>8} {:>9.0} {:>7.1}",
-            r.n_validators,
-            r.n_cores,
-            r.no_show_fraction,
-            r.slow_fraction,
-            if r.all_approved { "all" } else { "NOT all" },
-            ms(r.p50_ms),
-            ms(r.p99_ms),
-            ms(r.max_ms),
-            r.assignments_per_block,
-            r.max_tranche,
-            r.no_shows_max,
-            r.bytes_out_p50 as f64 / 1024.0,
-            r.wall_s
-        );
-    }
-    s
-}
-
 /// Run `tranche sweep network`.
 pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
+    let outputs: Vec<(&str, &Path)> = args.json.iter().map(|p| ("--json", p.as_path())).collect();
+    let inputs: Vec<&Path> = args.file.as_deref().into_iter().collect();
+    tranche_report::outputs::check(&outputs, &inputs)?;
     let (specs, source) = grid(args)?;
     let engine = engine_of(&run_args(args, None, None))?;
     let mut rows = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
-        let report = crate::simulate(spec, &source, args.seed, Verify::Once, &engine)?
-            .expect("a single process reports");
+        let report: SimulationReport =
+            tranche_network::simulate(spec, &source, args.seed, Verify::Once, &engine, None)?
+                .expect("a single process reports");
         let row = SweepRow::of(spec, &report);
         // Progress on stderr; the table goes to stdout at the end.
         eprintln!(
@@ -290,11 +206,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     print!("{}", table(&rows));
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&rows).expect("rows serialise");
-        std::fs::write(path, text + "\n").map_err(|e| CliError::Output {
-            flag: "--json",
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })?;
+        tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     Ok(rows)
 }

@@ -3,7 +3,7 @@
 //! written and readable.
 
 use clap::Parser;
-use tranche_network::cli::{execute, NetworkArgs};
+use tranche_bench::network_cli::{execute, NetworkArgs};
 
 #[derive(Parser)]
 struct Cli {
@@ -14,7 +14,7 @@ struct Cli {
 #[derive(Parser)]
 struct SweepCli {
     #[command(flatten)]
-    args: tranche_network::sweep::SweepArgs,
+    args: tranche_bench::sweep_network::SweepArgs,
 }
 
 fn args(extra: &[&str]) -> NetworkArgs {
@@ -29,6 +29,7 @@ fn the_default_approves_every_block_at_every_honest_validator() {
     let html = json.with_extension("html");
     let path = json.to_str().unwrap();
     execute(&args(&[
+        "--quiet",
         "--threads",
         "2",
         "--json",
@@ -40,12 +41,39 @@ fn the_default_approves_every_block_at_every_honest_validator() {
     let page = std::fs::read_to_string(&html).unwrap();
     std::fs::remove_file(&html).unwrap();
     well_formed(&page);
-    assert_eq!(page.matches("<svg").count(), 3);
-    // Four bars per block in the first plot, two in the second.
-    assert_eq!(page.matches("<rect").count(), 5 * 4 + 4 + 5 * 2 + 2);
+    let svgs: Vec<&str> = page.split("<svg").skip(1).collect();
+    assert_eq!(svgs.len(), 3);
+    // The header: configuration and metadata; the legend of the table.
+    for key in [
+        "seed: 0",
+        "commit: ",
+        "command: ",
+        "n_validators: 100",
+        "check_delay_ms: ",
+        "legend: ",
+    ] {
+        assert!(page.contains(key), "{key}");
+    }
+    // Readable ticks: every number on the plots has at most two
+    // significant digits (no 3146 / 6291 / 9437).
+    for svg in &svgs {
+        for n in numbers(svg) {
+            let digits = n
+                .trim_start_matches('0')
+                .trim_end_matches('0')
+                .replace('.', "");
+            assert!(digits.trim_matches('0').len() <= 2, "tick {n}");
+        }
+    }
+    // The bytes plot has x ticks (validator ranks), not only y ticks.
+    let bytes_ticks = numbers(svgs[2]);
+    assert!(
+        bytes_ticks.iter().any(|n| n.parse::<f64>() == Ok(50.0)),
+        "{bytes_ticks:?}"
+    );
     let text = std::fs::read_to_string(&json).unwrap();
     std::fs::remove_file(&json).unwrap();
-    let report: tranche_network::NetworkReport = serde_json::from_str(&text).unwrap();
+    let report: tranche_report::simulation::SimulationReport = serde_json::from_str(&text).unwrap();
     assert_eq!(report.n_validators, 100);
     assert_eq!(report.blocks.len(), 5);
     assert!(report.all_approved);
@@ -55,6 +83,17 @@ fn the_default_approves_every_block_at_every_honest_validator() {
         assert!(b.p99_ms.unwrap() <= b.max_ms.unwrap());
     }
     assert!(report.bytes_out.min > 0);
+}
+
+/// The numbers written as text in an SVG: its tick labels.
+fn numbers(svg: &str) -> Vec<String> {
+    svg.split("<text")
+        .skip(1)
+        .filter_map(|t| {
+            let body = t.split_once('>')?.1.split_once("</text>")?.0.trim();
+            (!body.is_empty() && body.parse::<f64>().is_ok()).then(|| body.to_owned())
+        })
+        .collect()
 }
 
 /// The page parses as XML from end to end.
@@ -122,11 +161,26 @@ fn bad_flags_and_files_are_one_line_errors() {
         e.to_string().starts_with("--json /nonexistent/r.json: "),
         "{e}"
     );
+    // The other objective gets a hint, not the YAML parser's words.
+    let seq = std::env::temp_dir().join(format!("tranche-seq-{}.yaml", std::process::id()));
+    std::fs::write(&seq, tranche_workload::config::DEFAULT_YAML).unwrap();
+    let e = execute(&args(&[seq.to_str().unwrap()])).unwrap_err();
+    std::fs::remove_file(&seq).unwrap();
+    assert!(
+        e.to_string()
+            .ends_with("this is an !ApprovalVoting file; use `tranche run`"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_default_seed_is_0_as_run() {
+    assert_eq!(args(&[]).seed, 0);
 }
 
 #[test]
 fn the_shipped_examples_parse() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/examples");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../network/examples");
     let mut n = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -136,9 +190,12 @@ fn the_shipped_examples_parse() {
                 let args = SweepCli::try_parse_from(["sweep", path.to_str().unwrap()])
                     .unwrap()
                     .args;
-                assert_eq!(tranche_network::sweep::grid(&args).unwrap().0.len(), 6);
+                assert_eq!(
+                    tranche_bench::sweep_network::grid(&args).unwrap().0.len(),
+                    6
+                );
             } else {
-                tranche_network::config::load(&path).unwrap();
+                tranche_workload::config::approval_network::load(&path).unwrap();
             }
             n += 1;
         }

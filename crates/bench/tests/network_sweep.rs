@@ -1,7 +1,7 @@
 //! `tranche sweep`: one row per combination, in order, each a real run.
 
 use clap::Parser;
-use tranche_network::sweep::{execute, grid, SweepArgs};
+use tranche_bench::sweep_network::{execute, grid, SweepArgs};
 
 #[derive(Parser)]
 struct Cli {

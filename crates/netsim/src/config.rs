@@ -49,6 +49,17 @@ pub enum LatencyModel {
     },
 }
 
+impl LatencyModel {
+    /// The normal law of [`LatencyModel::Normal`], for both shapes' draws.
+    pub(crate) fn normal(
+        mean_ms: f64,
+        std_dev_ms: f64,
+    ) -> Result<rand_distr::Normal<f64>, ConfigError> {
+        rand_distr::Normal::new(mean_ms, std_dev_ms)
+            .map_err(|_| ConfigError::LatencyStdDev(std_dev_ms))
+    }
+}
+
 /// Which directions of a link the peer's latency applies to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum LatencyDirections {
@@ -210,6 +221,8 @@ pub enum ConfigError {
     #[error("connectivity {0}% is above 100%")]
     Connectivity(u8),
     /// Loss probability outside `0.0..=1.0`.
+    #[error("a full mesh draws normal latencies only, not a uniform range")]
+    MeshLatency,
     #[error("loss probability {0} is outside 0.0..=1.0")]
     LossProbability(f64),
 }

@@ -1,5 +1,9 @@
-//! The emulated network of the tranche benchmark: it knows bytes, not
-//! protocol.
+//! The emulated network of the tranche benchmark and simulation: it knows
+//! bytes, not protocol. One link model — a latency law
+//! ([`LatencyModel`]), a loss probability, upstream's token bucket
+//! ([`RateLimiter`]) — in two shapes: the star around the node under test
+//! ([`Network`], below) and the full mesh of the whole-network simulation
+//! ([`mesh`]).
 //!
 //! # Model
 //!
@@ -76,6 +80,7 @@
 
 pub mod config;
 pub mod limiter;
+pub mod mesh;
 mod time;
 
 use std::cmp::Ordering;
@@ -85,11 +90,12 @@ use std::time::Duration;
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha20Rng;
-use rand_distr::{Distribution, Normal};
+use rand_distr::Distribution;
 use thiserror::Error;
 
 pub use config::{Bandwidth, ConfigError, LatencyDirections, LatencyModel, NetworkConfig, Side};
 pub use limiter::RateLimiter;
+pub use mesh::Mesh;
 
 use time::{add_sat, from_nanos_sat};
 
@@ -314,8 +320,7 @@ fn draw_latencies(config: &NetworkConfig) -> Result<Vec<Duration>, ConfigError> 
             mean_ms,
             std_dev_ms,
         } => {
-            let normal = Normal::new(mean_ms, std_dev_ms)
-                .map_err(|_| ConfigError::LatencyStdDev(std_dev_ms))?;
+            let normal = LatencyModel::normal(mean_ms, std_dev_ms)?;
             (0..n)
                 .map(|_| Duration::from_millis(normal.sample(&mut rng) as u64))
                 .collect()

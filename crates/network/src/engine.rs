@@ -24,6 +24,7 @@
 
 use crate::node::{NodeRecord, Packet, SimNode};
 use crate::setup::Shared;
+use crate::verdicts::Verdicts;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -108,20 +109,29 @@ impl EngineConfig {
     }
 }
 
+/// Told, by worker 0 of process 0, each moment it has handled:
+/// milliseconds of virtual time since the first block's slot, and the
+/// span to the end.
+pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
+
 /// What one process learnt: every validator's record (on process 0; the
 /// others return none) and this process's crypto counts.
 pub struct ProcessResult {
     pub records: Vec<NodeRecord>,
-    /// Checks run for real in this process.
+    /// Checks run for real in this process (all its workers).
     pub verified: u64,
-    /// Verdicts reused from this process's cache.
+    /// Verdicts reused from its workers' caches.
     pub reused: u64,
     /// Moments handled by this process's workers.
     pub moments: u64,
 }
 
 /// Run the simulation of `shared` on this process's workers.
-pub fn run(shared: Arc<Shared>, engine: &EngineConfig) -> Result<ProcessResult, EngineError> {
+pub fn run(
+    shared: Arc<Shared>,
+    engine: &EngineConfig,
+    progress: Option<Progress>,
+) -> Result<ProcessResult, EngineError> {
     let config = engine.timely()?;
     let s = shared.clone();
     let guards = timely::execute(config, move |worker| {
@@ -129,7 +139,9 @@ pub fn run(shared: Arc<Shared>, engine: &EngineConfig) -> Result<ProcessResult, 
         let moments = Rc::new(RefCell::new(0u64));
         let (index, peers) = (worker.index(), worker.peers());
         let shared = s.clone();
-        let (sink, counter) = (records.clone(), moments.clone());
+        let verdicts = Rc::new(Verdicts::new(shared.verify, index, peers));
+        let tell = progress.clone().filter(|_| index == 0);
+        let (sink, counter, cache) = (records.clone(), moments.clone(), verdicts.clone());
         worker.dataflow::<u64, _, _>(move |scope| {
             let (handle, cycle) = scope.feedback::<Vec<Packet>>(1);
             let mut builder = OperatorBuilder::new("validators".to_owned(), scope);
@@ -141,6 +153,8 @@ pub fn run(shared: Arc<Shared>, engine: &EngineConfig) -> Result<ProcessResult, 
                 let record_cap = caps.pop();
                 let cap = caps.pop();
                 let mut shard = Shard::new(shared, index, peers, cap, record_cap, counter);
+                shard.verdicts = cache;
+                shard.progress = tell;
                 move |frontiers: &[MutableAntichain<u64>]| {
                     input.for_each(|c, data| {
                         let t = *c.least().expect("a batch has a time");
@@ -172,18 +186,19 @@ pub fn run(shared: Arc<Shared>, engine: &EngineConfig) -> Result<ProcessResult, 
         while worker.step_or_park(None) {}
         let out = records.borrow().clone();
         let m = *moments.borrow();
-        (out, m)
+        (out, m, verdicts.counts())
     })
     .map_err(EngineError::Timely)?;
     let mut records = Vec::new();
-    let mut moments = 0;
+    let (mut moments, mut verified, mut reused) = (0, 0, 0);
     for r in guards.join() {
-        let (recs, m) = r.map_err(EngineError::Worker)?;
+        let (recs, m, (v, u)) = r.map_err(EngineError::Worker)?;
         records.extend(recs);
         moments += m;
+        verified += v;
+        reused += u;
     }
     records.sort_by_key(|r| r.validator);
-    let (verified, reused) = shared.verdicts.counts();
     Ok(ProcessResult {
         records,
         verified,
@@ -208,6 +223,9 @@ struct Shard {
     record_cap: Option<Capability<u64>>,
     moments: Rc<RefCell<u64>>,
     sends: Vec<(u64, Packet)>,
+    /// This worker's verdicts, its own (no lock).
+    verdicts: Rc<Verdicts>,
+    progress: Option<Progress>,
 }
 
 impl Shard {
@@ -237,6 +255,8 @@ impl Shard {
             record_cap,
             moments,
             sends: Vec::new(),
+            verdicts: Rc::new(Verdicts::default()),
+            progress: None,
         }
     }
 
@@ -268,6 +288,10 @@ impl Shard {
                 break;
             }
             self.moment(t);
+            if let Some(tell) = &self.progress {
+                let start = self.shared.start_ms;
+                tell(t.saturating_sub(start), self.shared.end_ms - start);
+            }
             let cap = self.cap.as_ref().expect("held while work is left");
             let mut by_time: BTreeMap<u64, Vec<Packet>> = BTreeMap::new();
             for (at, p) in self.sends.drain(..) {
@@ -323,7 +347,7 @@ impl Shard {
                 d.sort_by_key(|p| (p.from, p.seq));
             }
             let d = delivered.as_ref().unwrap_or(&empty);
-            self.nodes[i].moment(t, d, &shared.verdicts, &shared.model, &mut self.sends);
+            self.nodes[i].moment(t, d, &self.verdicts, &shared.model, &mut self.sends);
         }
     }
 

@@ -73,51 +73,60 @@
 //! sequence) — so the per-validator results are the same for any number
 //! of threads and processes.
 //!
-//! Modules: `config` (the `!ApprovalNetwork` objective), `model`,
-//! `verdicts`, `node` (one validator), `setup` (what a process shares),
-//! `engine`, `report`, `html` (the `--html` page), `cli`, `sweep`
-//! (`tranche sweep network`: a grid of runs).
+//! Modules: `model` (behaviours and check durations; the links are
+//! `tranche_netsim::mesh`), `verdicts`, `node` (one validator), `setup`
+//! (what a process shares), `engine`. What is not the engine lives where
+//! its kind lives: the `!ApprovalNetwork` objective in
+//! `tranche_workload::config::approval_network`, the records, report,
+//! table and page in `tranche_report::simulation`, the command line and
+//! `tranche sweep network` in the `tranche` binary
+//! (`crates/bench/src/network_cli.rs`, `sweep_network.rs`).
 
-pub mod cli;
-pub mod config;
 pub mod engine;
-pub mod html;
 pub mod model;
 pub mod node;
-pub mod report;
 pub mod setup;
-pub mod sweep;
 pub mod verdicts;
 
 use std::sync::Arc;
 
-pub use config::NetworkSpec;
-pub use engine::{EngineConfig, EngineError};
-pub use report::NetworkReport;
+pub use engine::{EngineConfig, EngineError, Progress};
+pub use tranche_report::simulation::{Cost, SimulationReport};
+pub use tranche_workload::config::approval_network::NetworkSpec;
 pub use verdicts::Verify;
 
-/// Run a simulation on this process's share of the engine. Process 0
-/// returns the report; the other processes return `None`.
+/// CPU seconds (user and system) this process has used.
+pub fn process_cpu_seconds() -> f64 {
+    // SAFETY: getrusage writes into the struct we pass and nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return 0.0;
+    }
+    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    secs(u.ru_utime) + secs(u.ru_stime)
+}
+
+/// Run a simulation on this process's share of the engine, telling
+/// `progress` (if any) how far virtual time has come. Process 0 returns
+/// the report; the other processes return `None`.
 pub fn simulate(
     spec: &NetworkSpec,
     source: &str,
     seed: u64,
     verify: Verify,
     engine: &EngineConfig,
-) -> Result<Option<NetworkReport>, EngineError> {
+    progress: Option<Progress>,
+) -> Result<Option<SimulationReport>, EngineError> {
     let wall = std::time::Instant::now();
-    let cpu = cli::process_cpu_seconds();
+    let cpu = process_cpu_seconds();
     let shared = Arc::new(setup::Shared::new(spec, seed, verify));
-    shared
-        .verdicts
-        .set_across_processes(engine.processes.max(1) > 1);
-    let result = engine::run(shared, engine)?;
+    let result = engine::run(shared, engine, progress)?;
     if engine.process != 0 {
         return Ok(None);
     }
-    let cost = report::Cost {
+    let cost = Cost {
         wall_s: wall.elapsed().as_secs_f64(),
-        cpu_s: cli::process_cpu_seconds() - cpu,
+        cpu_s: process_cpu_seconds() - cpu,
         threads: engine.threads,
         processes: engine.processes.max(1),
         deliveries: result.records.iter().map(|r| r.notifications_in).sum(),
@@ -125,7 +134,7 @@ pub fn simulate(
         reused: result.reused,
         moments: result.moments,
     };
-    Ok(Some(NetworkReport::new(
+    Ok(Some(SimulationReport::new(
         source,
         spec,
         seed,

@@ -1,57 +1,17 @@
 //! What the simulation models rather than runs, all drawn from the run's
 //! seed so that every worker and every process draws the same: each
-//! validator's behaviour (no-show, slow, offline from a block), each link's
-//! latency, each notification's loss, each check's duration. Shared
-//! read-only by every worker of a process.
+//! validator's behaviour (no-show, slow, offline from a block) and each
+//! check's duration; the links (latency, loss, bandwidth) are the link
+//! model's full-mesh shape, `tranche_netsim::mesh`. Shared read-only by
+//! every worker of a process.
 
-use crate::config::NetworkSpec;
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::Rng;
 use rand_chacha::ChaCha20Rng;
-use rand_distr::{Distribution, Normal};
-use serde::{Deserialize, Serialize};
-
-/// How one validator behaves.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
-pub enum Behaviour {
-    /// Checks at the configured speed and sends everything.
-    #[default]
-    Honest,
-    /// Triggers and sends its assignments, never sends an approval.
-    NoShow,
-    /// Honest, but its checks take `slow_factor` times longer.
-    Slow,
-    /// Honest until the slot of this block (1-based), then silent: it
-    /// handles nothing and sends nothing.
-    Offline { at_block: u32 },
-}
-
-impl Behaviour {
-    /// Whether the validator is expected to approve every block: honest and
-    /// slow ones are; no-shows and offline ones are not counted.
-    pub fn counts(self) -> bool {
-        matches!(self, Behaviour::Honest | Behaviour::Slow)
-    }
-
-    /// A short name for tables.
-    pub fn name(self) -> &'static str {
-        match self {
-            Behaviour::Honest => "honest",
-            Behaviour::NoShow => "no-show",
-            Behaviour::Slow => "slow",
-            Behaviour::Offline { .. } => "offline",
-        }
-    }
-}
-
-/// One stream of random numbers per purpose and subject.
-fn rng(seed: u64, purpose: &[u8], subject: u64) -> ChaCha20Rng {
-    let mut data = Vec::with_capacity(purpose.len() + 16);
-    data.extend_from_slice(purpose);
-    data.extend_from_slice(&seed.to_le_bytes());
-    data.extend_from_slice(&subject.to_le_bytes());
-    ChaCha20Rng::from_seed(tranche_primitives::Hash::blake2_256(&data).0)
-}
+use tranche_netsim::mesh::{stream as rng, Mesh};
+use tranche_netsim::LatencyModel;
+use tranche_report::simulation::Behaviour;
+use tranche_workload::config::approval_network::NetworkSpec;
 
 /// The model of one run: behaviours, latencies, the check-delay law.
 #[derive(Debug)]
@@ -59,12 +19,10 @@ pub struct Model {
     pub n: u32,
     pub seed: u64,
     pub behaviours: Vec<Behaviour>,
-    /// One-way latency of the link between two validators, milliseconds
-    /// (at least 1), symmetric, row-major `n × n`.
-    latency_ms: Vec<u32>,
+    /// Every pair of validators linked: latency and loss.
+    pub links: Mesh,
     /// Per-validator bandwidth, bytes per second.
     pub bandwidth: u64,
-    loss_probability: f64,
     check_mean_ms: f64,
     check_std_dev_ms: f64,
     slow_factor: f64,
@@ -99,50 +57,24 @@ impl Model {
                 },
             );
         }
-        let mut latency_ms = vec![1u32; (n as usize) * (n as usize)];
-        if let Some(l) = spec.latency {
-            let normal = Normal::new(l.mean_latency_ms, l.std_dev).expect("validated");
-            for a in 0..n {
-                // Row `a` draws the links to every higher validator.
-                let mut r = rng(seed, b"latency", u64::from(a));
-                for b in (a + 1)..n {
-                    let ms = (normal.sample(&mut r).max(0.0) as u32).max(1);
-                    latency_ms[(a * n + b) as usize] = ms;
-                    latency_ms[(b * n + a) as usize] = ms;
-                }
-            }
-        }
+        let latency = match spec.latency {
+            Some(l) => LatencyModel::Normal {
+                mean_ms: l.mean_latency_ms,
+                std_dev_ms: l.std_dev,
+            },
+            None => LatencyModel::None,
+        };
+        let links = Mesh::new(n, seed, latency, spec.loss_probability).expect("validated");
         Model {
             n,
             seed,
             behaviours,
-            latency_ms,
+            links,
             bandwidth: spec.peer_bandwidth,
-            loss_probability: spec.loss_probability,
             check_mean_ms: spec.check_delay_ms.mean,
             check_std_dev_ms: spec.check_delay_ms.std_dev,
             slow_factor: spec.slow_factor,
         }
-    }
-
-    /// The one-way latency from `a` to `b`, milliseconds (at least 1).
-    pub fn latency_ms(&self, a: u32, b: u32) -> u64 {
-        u64::from(self.latency_ms[(a * self.n + b) as usize])
-    }
-
-    /// Whether the `seq`-th notification of `from` to `to` is lost: a
-    /// hash of the three, so any worker decides the same.
-    pub fn lost(&self, from: u32, to: u32, seq: u64) -> bool {
-        if self.loss_probability <= 0.0 {
-            return false;
-        }
-        let mut x = self.seed ^ (u64::from(from) << 40) ^ (u64::from(to) << 20) ^ seq;
-        // splitmix64
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^= x >> 31;
-        (x as f64 / u64::MAX as f64) < self.loss_probability
     }
 
     /// The random stream of one validator's check durations.
@@ -169,7 +101,7 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Offline;
+    use tranche_workload::config::approval_network::Offline;
 
     #[test]
     fn groups_are_disjoint_and_sized() {
@@ -189,17 +121,5 @@ mod tests {
         assert_eq!(count(|b| *b == Behaviour::Slow), 10);
         assert_eq!(count(|b| matches!(b, Behaviour::Offline { .. })), 5);
         assert_eq!(Model::new(&spec, 7).behaviours, m.behaviours);
-    }
-
-    #[test]
-    fn latency_is_symmetric_and_at_least_one() {
-        let m = Model::new(&NetworkSpec::default(), 1);
-        for a in 0..10 {
-            for b in 0..10 {
-                assert_eq!(m.latency_ms(a, b), m.latency_ms(b, a));
-                assert!(m.latency_ms(a, b) >= 1);
-            }
-        }
-        assert!((25..=35).contains(&m.latency_ms(3, 4)));
     }
 }

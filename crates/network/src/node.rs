@@ -8,7 +8,7 @@
 //! leave through the validator's egress bandwidth. Its behaviour (no-show,
 //! slow, offline) and its record of what happened live here too.
 
-use crate::model::{Behaviour, Model};
+use crate::model::Model;
 use crate::verdicts::Verdicts;
 use netsim::RateLimiter;
 use parity_scale_codec::Encode;
@@ -23,6 +23,7 @@ use tranche_primitives::{
     ApprovalDistributionMessage, Block, Session, Tick, ValidationProtocol, ValidatorIndex,
     ValidatorPair,
 };
+pub use tranche_report::simulation::{Behaviour, BlockRecord, NodeRecord};
 use tranche_voting::{self as voting, ApprovalVoting, CheckedApproval, CheckedAssignment};
 
 /// One notification on its way: who sends it to whom, the sender's
@@ -42,50 +43,6 @@ pub struct Packet {
     /// again what was checked where it was made (`crate::verdicts`).
     #[serde(default)]
     pub known: Vec<Option<u32>>,
-}
-
-/// What one validator saw of one block.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BlockRecord {
-    /// When it approved the block, milliseconds after the block's slot
-    /// started.
-    pub approved_after_ms: Option<u64>,
-    /// Candidates its own triggered assignments claim.
-    pub own_assignments: u32,
-    /// Its approval signatures sent (each may cover several candidates).
-    pub own_approvals: u32,
-    /// When it sent its last approval for the block, milliseconds after
-    /// the block's slot started.
-    pub last_approval_after_ms: Option<u64>,
-    /// Highest tranche of a peer's assignment it imported.
-    pub max_tranche: u32,
-    /// Candidates claimed by the peers' assignments it imported, by
-    /// tranche (index 0: tranche 0).
-    pub by_tranche: Vec<u32>,
-    /// Assignees it saw as no-shows.
-    pub no_shows: u32,
-    /// When it finalized the block (with `finality` on), milliseconds
-    /// after the block's slot started.
-    pub finalized_after_ms: Option<u64>,
-}
-
-/// Everything one validator reports at the end.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct NodeRecord {
-    pub validator: u32,
-    pub behaviour: Behaviour,
-    /// One per block, in block order.
-    pub blocks: Vec<BlockRecord>,
-    /// Distribution's notifications: bytes and count, out and in.
-    pub bytes_out: u64,
-    pub bytes_in: u64,
-    pub notifications_out: u64,
-    pub notifications_in: u64,
-    /// Items (assignments and approvals) it handled from peers.
-    pub items_in: u64,
-    /// Blocks imported while the unfinalized chain was at least the
-    /// aggression L1 threshold long.
-    pub aggression: u32,
 }
 
 /// What a node needs to be built.
@@ -527,7 +484,7 @@ impl SimNode {
             return;
         }
         for (peer, message) in batch_notifications(self.sends.drain(..)) {
-            let known = if v.across_processes() {
+            let known = if v.carries_to(peer.0) {
                 known_verdicts(v, &message)
             } else {
                 Vec::new()
@@ -539,10 +496,10 @@ impl SimNode {
             let left = ms_ceil(self.egress.reap(sim(now_ms), len));
             let seq = self.seq;
             self.seq += 1;
-            if model.lost(self.index, peer.0, seq) {
+            if model.links.lost(self.index, peer.0, seq) {
                 continue;
             }
-            let arrival = left + model.latency_ms(self.index, peer.0);
+            let arrival = left + model.links.latency_ms(self.index, peer.0);
             out.push((
                 arrival,
                 Packet {
@@ -587,7 +544,7 @@ impl SimNode {
             let seq = self.seq;
             self.seq += 1;
             out.push((
-                now_ms + model.latency_ms(self.index, to),
+                now_ms + model.links.latency_ms(self.index, to),
                 Packet {
                     to,
                     from: self.index,

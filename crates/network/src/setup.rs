@@ -1,16 +1,15 @@
-//! What every worker of a process shares, read-only but for the verdict
-//! cache: the chain (keys, the session, the blocks, from the benchmark's
+//! What every worker of a process shares, read-only: the chain (keys, the session, the blocks, from the benchmark's
 //! world generator `crates/workload/src/generate/world.rs`), the session's
-//! gossip grid, the model, and the verdicts. Built once per process from
+//! gossip grid, the model, who verifies. Built once per process from
 //! the spec and the seed, so every process builds the same.
 
-use crate::config::NetworkSpec;
 use crate::model::Model;
 use crate::node::{slot_ms, NodeSetup, SimNode};
-use crate::verdicts::{Verdicts, Verify};
+use crate::verdicts::Verify;
 use std::sync::Arc;
 use tranche_distribution::SessionGridTopology;
 use tranche_primitives::{Block, Hash, Session, ValidatorPair};
+use tranche_workload::config::approval_network::NetworkSpec;
 use tranche_workload::config::Coalescing;
 use tranche_workload::generate::params::GenerationParams;
 use tranche_workload::generate::world::World;
@@ -25,7 +24,8 @@ pub struct Shared {
     pairs: Vec<ValidatorPair>,
     assignment_pairs: Vec<ValidatorPair>,
     grid: SessionGridTopology,
-    pub verdicts: Verdicts,
+    /// Who verifies; each worker keeps its own verdicts (`crate::verdicts`).
+    pub verify: Verify,
     /// The simulation stops at this moment (milliseconds of virtual time).
     pub end_ms: u64,
     /// The first block's slot: where the simulation starts.
@@ -74,7 +74,7 @@ impl Shared {
             pairs: world.pairs,
             assignment_pairs: world.assignment_pairs,
             grid,
-            verdicts: Verdicts::new(verify),
+            verify,
             end_ms: last + spec.run_after_last_block_secs * 1000,
             start_ms,
         }

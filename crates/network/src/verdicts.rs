@@ -1,21 +1,21 @@
 //! Crypto once per message, network-wide: the verdict of every assignment
 //! certificate and approval signature is computed once, where the message
-//! is made (its validator's process checks it as it leaves its node), and
-//! shared — with every node of that process through this cache, and with
-//! the other processes on the packets that carry the message
-//! ([`crate::node::Packet::known`]), which fill the receiving process's
-//! cache before its nodes look. A verdict is a pure function of the message
-//! (its block fixes the session's keys and the candidates), so a shared
-//! verdict is exactly what any honest node would compute; only the CPU
-//! spent differs. A message whose verdict did not come with it (none that
-//! honest nodes make) is checked by the first node of a process that needs
-//! it. `Verify::Every` turns all sharing off and every node checks for
-//! itself.
+//! is made (its validator's worker checks it as it leaves its node), and
+//! shared — with every node of that worker through the worker's own cache,
+//! and with the other workers, in this process or another, on the packets
+//! that carry the message ([`crate::node::Packet::known`]), which fill the
+//! receiving worker's cache before its nodes look. Each worker owns its
+//! cache: no lock, nothing shared between threads on the hot path. A
+//! verdict is a pure function of the message (its block fixes the
+//! session's keys and the candidates), so a shared verdict is exactly what
+//! any honest node would compute; only the CPU spent differs. A message
+//! whose verdict did not come with it (none that honest nodes make) is
+//! checked by the first node of a worker that needs it. `Verify::Every`
+//! turns all sharing off and every node checks for itself.
 
 use parity_scale_codec::Encode;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
 use tranche_distribution::{
     ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict,
 };
@@ -34,75 +34,73 @@ pub enum Verify {
     Every,
 }
 
-/// The shared verdicts of one process, keyed by the message's encoding.
+/// The verdicts one worker knows, keyed by the message's encoding.
 #[derive(Default)]
 pub struct Verdicts {
     mode: Verify,
-    assignments: Mutex<HashMap<Vec<u8>, AssignmentVerdict>>,
-    approvals: Mutex<HashMap<Vec<u8>, ApprovalVerdict>>,
-    verified: AtomicU64,
-    reused: AtomicU64,
-    /// Several processes: verdicts travel with the packets.
-    across: std::sync::atomic::AtomicBool,
+    /// This worker's index and the number of workers in all processes:
+    /// validator `v` lives on worker `v mod workers`.
+    worker: usize,
+    workers: usize,
+    assignments: RefCell<HashMap<Vec<u8>, AssignmentVerdict>>,
+    approvals: RefCell<HashMap<Vec<u8>, ApprovalVerdict>>,
+    verified: Cell<u64>,
+    reused: Cell<u64>,
 }
 
 impl Verdicts {
-    pub fn new(mode: Verify) -> Self {
+    /// The cache of worker `worker` of `workers`.
+    pub fn new(mode: Verify, worker: usize, workers: usize) -> Self {
         Verdicts {
             mode,
+            worker,
+            workers: workers.max(1),
             ..Verdicts::default()
         }
+    }
+
+    fn count(c: &Cell<u64>) {
+        c.set(c.get() + 1);
     }
 
     /// The verdict of an assignment certificate.
     pub fn assignment(&self, check: &AssignmentCheck) -> AssignmentVerdict {
         if self.mode == Verify::Every {
-            self.verified.fetch_add(1, Ordering::Relaxed);
+            Self::count(&self.verified);
             return check.check();
         }
         let key = check.assignment.encode();
-        if let Some(v) = self.assignments.lock().expect("not poisoned").get(&key) {
-            self.reused.fetch_add(1, Ordering::Relaxed);
+        if let Some(v) = self.assignments.borrow().get(&key) {
+            Self::count(&self.reused);
             return *v;
         }
-        // Verified outside the lock; two threads may both verify a message
-        // that arrives at both at once, and they agree.
         let verdict = check.check();
-        self.verified.fetch_add(1, Ordering::Relaxed);
-        self.assignments
-            .lock()
-            .expect("not poisoned")
-            .insert(key, verdict);
+        Self::count(&self.verified);
+        self.assignments.borrow_mut().insert(key, verdict);
         verdict
     }
 
     /// The verdict of an approval signature.
     pub fn approval(&self, check: &ApprovalCheck) -> ApprovalVerdict {
         if self.mode == Verify::Every {
-            self.verified.fetch_add(1, Ordering::Relaxed);
+            Self::count(&self.verified);
             return check.check();
         }
         let key = check.vote.encode();
-        if let Some(v) = self.approvals.lock().expect("not poisoned").get(&key) {
-            self.reused.fetch_add(1, Ordering::Relaxed);
+        if let Some(v) = self.approvals.borrow().get(&key) {
+            Self::count(&self.reused);
             return *v;
         }
         let verdict = check.check();
-        self.verified.fetch_add(1, Ordering::Relaxed);
-        self.approvals
-            .lock()
-            .expect("not poisoned")
-            .insert(key, verdict);
+        Self::count(&self.verified);
+        self.approvals.borrow_mut().insert(key, verdict);
         verdict
     }
 
-    /// Run with several processes: verdicts travel with the packets.
-    pub fn set_across_processes(&self, across: bool) {
-        self.across.store(across, Ordering::Relaxed);
-    }
-
-    pub fn across_processes(&self) -> bool {
-        self.shares() && self.across.load(Ordering::Relaxed)
+    /// Whether a notification to validator `to` carries its verdicts: it
+    /// does when `to` lives on another worker.
+    pub fn carries_to(&self, to: u32) -> bool {
+        self.shares() && to as usize % self.workers != self.worker
     }
 
     /// Whether verdicts are shared (not `Verify::Every`).
@@ -119,11 +117,8 @@ impl Verdicts {
         let (cert, claimed) = item;
         let verdict =
             check_assignment_in_block(block, session, cert.validator, &cert.cert, claimed);
-        self.verified.fetch_add(1, Ordering::Relaxed);
-        self.assignments
-            .lock()
-            .expect("not poisoned")
-            .insert(item.encode(), verdict);
+        Self::count(&self.verified);
+        self.assignments.borrow_mut().insert(item.encode(), verdict);
     }
 
     /// Our own approval, checked once where it is made.
@@ -147,41 +142,35 @@ impl Verdicts {
             Some(None) => Err(tranche_distribution::InvalidVote::InvalidKey),
             None => Err(tranche_distribution::InvalidVote::ValidatorIndexOutOfBounds),
         };
-        self.verified.fetch_add(1, Ordering::Relaxed);
-        self.approvals
-            .lock()
-            .expect("not poisoned")
-            .insert(vote.encode(), verdict);
+        Self::count(&self.verified);
+        self.approvals.borrow_mut().insert(vote.encode(), verdict);
     }
 
     /// What a packet says of its assignment: valid, of this tranche.
     pub fn known_assignment(&self, item: &AssignmentItem) -> Option<DelayTranche> {
-        let map = self.assignments.lock().expect("not poisoned");
+        let map = self.assignments.borrow();
         map.get(&item.encode()).and_then(|v| v.ok())
     }
 
     /// What a packet says of its approval: valid.
     pub fn known_approval(&self, vote: &IndirectSignedApprovalVote) -> bool {
-        let map = self.approvals.lock().expect("not poisoned");
+        let map = self.approvals.borrow();
         map.get(&vote.encode()).is_some_and(|v| v.is_ok())
     }
 
     /// A valid verdict that came with a packet from another process.
     pub fn learn_assignment(&self, item: &AssignmentItem, tranche: DelayTranche) {
-        let mut map = self.assignments.lock().expect("not poisoned");
+        let mut map = self.assignments.borrow_mut();
         map.entry(item.encode()).or_insert(Ok(tranche));
     }
 
     pub fn learn_approval(&self, vote: &IndirectSignedApprovalVote) {
-        let mut map = self.approvals.lock().expect("not poisoned");
+        let mut map = self.approvals.borrow_mut();
         map.entry(vote.encode()).or_insert(Ok(()));
     }
 
-    /// Checks run for real, and verdicts reused, so far in this process.
+    /// Checks run for real, and verdicts reused, so far on this worker.
     pub fn counts(&self) -> (u64, u64) {
-        (
-            self.verified.load(Ordering::Relaxed),
-            self.reused.load(Ordering::Relaxed),
-        )
+        (self.verified.get(), self.reused.get())
     }
 }

@@ -2,9 +2,9 @@
 //! block is still approved by every honest validator; slow validators
 //! approve later; offline validators stop at their block.
 
-use tranche_network::config::{parse, NetworkSpec};
-use tranche_network::model::Behaviour;
-use tranche_network::{simulate, EngineConfig, NetworkReport, Verify};
+use tranche_network::{simulate, EngineConfig, SimulationReport, Verify};
+use tranche_report::simulation::Behaviour;
+use tranche_workload::config::approval_network::{parse, NetworkSpec};
 
 /// Few samples, so that tranche 0 alone rarely covers `needed_approvals`
 /// and later tranches matter.
@@ -16,17 +16,17 @@ fn spec(extra: &str) -> NetworkSpec {
     parse(&format!("{BASE}{extra}"), "test").unwrap()
 }
 
-fn run(spec: &NetworkSpec) -> NetworkReport {
+fn run(spec: &NetworkSpec) -> SimulationReport {
     let engine = EngineConfig {
         threads: 2,
         ..EngineConfig::default()
     };
-    simulate(spec, "test", 3, Verify::Once, &engine)
+    simulate(spec, "test", 3, Verify::Once, &engine, None)
         .unwrap()
         .unwrap()
 }
 
-fn assignments(r: &NetworkReport) -> u64 {
+fn assignments(r: &SimulationReport) -> u64 {
     r.blocks.iter().map(|b| b.assignments).sum()
 }
 
@@ -49,10 +49,10 @@ fn a_fifth_of_no_shows_triggers_more_tranches_and_still_approves() {
         assignments(&some),
         assignments(&none)
     );
-    let tranche = |r: &NetworkReport| r.blocks.iter().map(|b| b.max_tranche).max().unwrap();
+    let tranche = |r: &SimulationReport| r.blocks.iter().map(|b| b.max_tranche).max().unwrap();
     assert!(tranche(&some) > tranche(&none));
     let triggered =
-        |r: &NetworkReport| -> u32 { r.blocks.iter().map(|b| b.tranches_triggered).sum() };
+        |r: &SimulationReport| -> u32 { r.blocks.iter().map(|b| b.tranches_triggered).sum() };
     assert!(triggered(&some) > triggered(&none));
     // The histogram adds up to what validators imported.
     for b in &some.blocks {

@@ -1,9 +1,9 @@
 //! The same seed gives the same per-validator results on one thread, two
 //! threads, and two timely processes talking over TCP on 127.0.0.1.
 
-use tranche_network::config::{parse, NetworkSpec};
 use tranche_network::node::NodeRecord;
 use tranche_network::{simulate, EngineConfig, Verify};
+use tranche_workload::config::approval_network::{parse, NetworkSpec};
 
 fn small() -> NetworkSpec {
     parse(
@@ -16,7 +16,7 @@ fn small() -> NetworkSpec {
 }
 
 fn records(engine: &EngineConfig) -> Vec<NodeRecord> {
-    simulate(&small(), "small", 5, Verify::Once, engine)
+    simulate(&small(), "small", 5, Verify::Once, engine, None)
         .unwrap()
         .expect("process 0 reports")
         .validators
@@ -50,8 +50,8 @@ fn one_thread_two_threads_and_two_processes_agree() {
         hosts: hosts.clone(),
     };
     let (c0, c1) = (cluster(0), cluster(1));
-    let other = std::thread::spawn(move || simulate(&small(), "small", 5, Verify::Once, &c1));
-    let first = simulate(&small(), "small", 5, Verify::Once, &c0)
+    let other = std::thread::spawn(move || simulate(&small(), "small", 5, Verify::Once, &c1, None));
+    let first = simulate(&small(), "small", 5, Verify::Once, &c0, None)
         .unwrap()
         .expect("process 0 reports");
     assert!(
@@ -62,9 +62,16 @@ fn one_thread_two_threads_and_two_processes_agree() {
     // Crypto once network-wide: a message is checked where it is made and
     // its verdict travels with it, so process 0 checks about its half of
     // the messages, not everything it receives.
-    let single = simulate(&small(), "small", 5, Verify::Once, &EngineConfig::default())
-        .unwrap()
-        .unwrap();
+    let single = simulate(
+        &small(),
+        "small",
+        5,
+        Verify::Once,
+        &EngineConfig::default(),
+        None,
+    )
+    .unwrap()
+    .unwrap();
     let (mine, all) = (first.cost.verified, single.cost.verified);
     assert!(
         mine * 4 < all * 3 && mine * 4 > all,
@@ -74,15 +81,23 @@ fn one_thread_two_threads_and_two_processes_agree() {
 
 #[test]
 fn every_node_verifying_changes_the_cost_not_the_results() {
-    let once = simulate(&small(), "small", 5, Verify::Once, &EngineConfig::default())
-        .unwrap()
-        .unwrap();
+    let once = simulate(
+        &small(),
+        "small",
+        5,
+        Verify::Once,
+        &EngineConfig::default(),
+        None,
+    )
+    .unwrap()
+    .unwrap();
     let every = simulate(
         &small(),
         "small",
         5,
         Verify::Every,
         &EngineConfig::default(),
+        None,
     )
     .unwrap()
     .unwrap();
@@ -95,9 +110,16 @@ fn every_node_verifying_changes_the_cost_not_the_results() {
 #[test]
 fn another_seed_gives_other_results() {
     let a = records(&EngineConfig::default());
-    let b = simulate(&small(), "small", 6, Verify::Once, &EngineConfig::default())
-        .unwrap()
-        .unwrap()
-        .validators;
+    let b = simulate(
+        &small(),
+        "small",
+        6,
+        Verify::Once,
+        &EngineConfig::default(),
+        None,
+    )
+    .unwrap()
+    .unwrap()
+    .validators;
     assert_ne!(a, b);
 }

@@ -5,8 +5,8 @@
 //! `TRANCHE_GOLDEN_UPDATE=1 cargo test -p tranche-network --test golden`.
 
 use std::path::Path;
-use tranche_network::config::load;
 use tranche_network::{simulate, EngineConfig, Verify};
+use tranche_workload::config::approval_network::load;
 
 const SEED: u64 = 7;
 
@@ -14,9 +14,16 @@ const SEED: u64 = 7;
 fn records_equal_the_golden_json() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let spec = load(&dir.join("small.yaml")).unwrap();
-    let report = simulate(&spec, "small.yaml", SEED, Verify::Once, &EngineConfig::default())
-        .unwrap()
-        .expect("process 0 reports");
+    let report = simulate(
+        &spec,
+        "small.yaml",
+        SEED,
+        Verify::Once,
+        &EngineConfig::default(),
+        None,
+    )
+    .unwrap()
+    .expect("process 0 reports");
     let got = serde_json::json!({
         "seed": SEED,
         "blocks": report.blocks,
@@ -28,5 +35,9 @@ fn records_equal_the_golden_json() {
     }
     let want: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
-    assert!(got == want, "the records moved: compare with {}", path.display());
+    assert!(
+        got == want,
+        "the records moved: compare with {}",
+        path.display()
+    );
 }

@@ -19,12 +19,14 @@ use std::fmt::Write as _;
 /// from `6 i` s to `6 (i + 1)` s, the last block everything after.
 const SLOT_S: f64 = 6.0;
 
-/// Text made safe inside HTML or SVG markup and attributes.
+/// Text made safe inside HTML or SVG markup and attributes (either
+/// quote): the one escape of every page.
 pub fn escape(s: &str) -> String {
     s.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
         .replace('"', "&quot;")
+        .replace('\'', "&#39;")
 }
 
 /// The samples of each block's slot, in block order.

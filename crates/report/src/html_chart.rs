@@ -163,14 +163,47 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
+/// The x range of a line chart: the data's span with a margin of 5 % on
+/// each side (100 to 200 validators: 95 to 205, not 0 to 220).
+pub fn x_span(xs: impl Iterator<Item = f64>) -> (f64, f64) {
+    let (lo, hi) = xs
+        .filter(|x| x.is_finite())
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        });
+    if lo > hi {
+        return (0.0, 1.0);
+    }
+    let pad = if hi > lo { (hi - lo) * 0.05 } else { 1.0 };
+    (lo - pad, hi + pad)
+}
+
 /// A line per series against a numeric x (e.g. validators), each point
 /// marked, the legend in the strip beside the data; colours by layout as
-/// in every other plot of the reports.
+/// in every other plot of the reports. The classic layout's line is dashed
+/// with hollow markers, so it stays visible where it runs under another;
+/// `marks` are horizontal reference lines (e.g. the crypto floor).
 pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, lines: &[Line]) -> Result<String> {
+    line_chart_with(title, x_desc, y_desc, lines, &[])
+}
+
+/// [`line_chart`] with reference lines.
+pub fn line_chart_with(
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    lines: &[Line],
+    marks: &[Line],
+) -> Result<String> {
     let layouts: Vec<String> = lines.iter().map(|l| l.layout.clone()).collect();
-    let pts = || lines.iter().flat_map(|l| l.points.iter().copied());
+    let pts = || {
+        lines
+            .iter()
+            .chain(marks)
+            .flat_map(|l| l.points.iter().copied())
+    };
     let top = |v: f64| if v > 0.0 { v * 1.08 } else { 1.0 };
-    let x_hi = top(pts().map(|p| p.0).fold(0.0, f64::max));
+    let (x_lo, x_hi) = x_span(pts().map(|p| p.0));
     let y_hi = top(pts().map(|p| p.1).fold(0.0, f64::max));
     let mut svg = String::new();
     {
@@ -183,7 +216,7 @@ pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, lines: &[Line]) -> Re
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(60)
-            .build_cartesian_2d(0.0..x_hi, 0.0..y_hi)
+            .build_cartesian_2d(x_lo..x_hi, 0.0..y_hi)
             .map_err(err)?;
         c.configure_mesh()
             .x_desc(x_desc)
@@ -194,18 +227,51 @@ pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, lines: &[Line]) -> Re
         let mut y = 40;
         for l in lines {
             let colour = layout_colour(&l.layout, &layouts);
-            c.draw_series(LineSeries::new(
-                l.points.iter().copied(),
-                colour.stroke_width(2),
-            ))
-            .map_err(err)?;
-            c.draw_series(l.points.iter().map(|p| Circle::new(*p, 3, colour.filled())))
+            if l.layout == "classic" {
+                c.draw_series(DashedLineSeries::new(
+                    l.points.iter().copied(),
+                    8,
+                    5,
+                    colour.stroke_width(2),
+                ))
                 .map_err(err)?;
+                c.draw_series(
+                    l.points
+                        .iter()
+                        .map(|p| Circle::new(*p, 5, colour.stroke_width(2))),
+                )
+                .map_err(err)?;
+            } else {
+                c.draw_series(LineSeries::new(
+                    l.points.iter().copied(),
+                    colour.stroke_width(2),
+                ))
+                .map_err(err)?;
+                c.draw_series(l.points.iter().map(|p| Circle::new(*p, 3, colour.filled())))
+                    .map_err(err)?;
+            }
             legend
                 .draw(&Rectangle::new([(6, y), (20, y + 12)], colour.filled()))
                 .map_err(err)?;
             legend
                 .draw(&Text::new(l.name.clone(), (26, y), ("sans-serif", 13)))
+                .map_err(err)?;
+            y += 20;
+        }
+        for m in marks {
+            c.draw_series(LineSeries::new(
+                m.points.iter().copied(),
+                BLACK.stroke_width(1),
+            ))
+            .map_err(err)?;
+            legend
+                .draw(&PathElement::new(
+                    vec![(6, y + 6), (20, y + 6)],
+                    BLACK.stroke_width(1),
+                ))
+                .map_err(err)?;
+            legend
+                .draw(&Text::new(m.name.clone(), (26, y), ("sans-serif", 13)))
                 .map_err(err)?;
             y += 20;
         }

@@ -1,15 +1,20 @@
 //! The outputs of a benchmark run. The report: one layout for every run (these types,
 //! written as JSON with `--json`), printed as a table (`table`), drawn as
 //! an HTML page (`html`), served live to Prometheus (`prometheus`) and
-//! judged against a baseline (`compare`).
+//! judged against a baseline (`compare`). Shared by every command: where
+//! files are written and how (`outputs`), progress on stderr
+//! (`progress`).
 
 pub mod compare;
 pub mod html;
 pub mod html_chart;
 pub mod meta;
+pub mod outputs;
+pub mod progress;
 pub mod prometheus;
 mod prometheus_upstream;
 pub mod repeat;
+pub mod simulation;
 mod table;
 
 pub use meta::Meta;

@@ -1,14 +1,37 @@
-//! The files a run writes (`--json`, `--html`, `--profile`): checked before
-//! any work — each must be a writable place for a regular file, not a
-//! folder, not an input of the run, not another output — and written
-//! atomically (a temporary file beside it, then renamed), so a failed write
-//! never leaves half a file and a later failure never loses what was
-//! written before.
+//! The files every command writes (`--json`, `--html`, `--profile`,
+//! `--output`, `examples --write`): checked before any work — each must be
+//! a writable place for a regular file, not a folder, not an input of the
+//! run, not another output, and not an existing file of another kind —
+//! and written atomically (a temporary file beside it, then renamed), so a
+//! failed write never leaves half a file and a later failure never loses
+//! what was written before. Files get the mode the user's umask gives
+//! (0644 under umask 022), as `open(2)` with 0666 would.
+//!
+//! # Which existing file may be replaced
+//!
+//! An output path that does not exist yet may have any name. An existing
+//! one is replaced only when its name ends with the extension of what the
+//! flag writes (`.json` for `--json` and `--output`, `.html` or `.htm` for
+//! `--html`, `.svg` for `--profile`); any other existing file — a YAML
+//! test sequence, a source file, a file without an extension — is refused,
+//! so a slip such as `--html examples/default.yaml` never replaces a
+//! tracked input.
 
 use anyhow::{bail, Context, Result};
 use std::io::Write;
-use std::os::unix::fs::MetadataExt;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
+
+/// The extensions an existing file may have to be replaced by `flag`'s
+/// output (none: no existing file is replaced).
+fn replaceable(flag: &str) -> &'static [&'static str] {
+    match flag {
+        "--json" | "--output" => &["json"],
+        "--html" => &["html", "htm"],
+        "--profile" => &["svg"],
+        _ => &[],
+    }
+}
 
 /// The identity of an existing file (device, inode), to tell two names of
 /// one file apart from two files.
@@ -39,6 +62,15 @@ pub fn check(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<()> {
             if outputs[..i].iter().any(|(_, p)| identity(p) == Some(id)) {
                 bail!("{}: is also another output of this run", named());
             }
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            let ours = replaceable(flag);
+            if !ours.iter().any(|o| o.eq_ignore_ascii_case(ext)) {
+                bail!(
+                    "{}: exists and is not a .{} file; not replaced (remove it or pick another name)",
+                    named(),
+                    ours.first().copied().unwrap_or("json")
+                );
+            }
         }
         if outputs[..i].iter().any(|(_, p)| p == path) {
             bail!("{}: is also another output of this run", named());
@@ -59,11 +91,14 @@ fn parent(path: &Path) -> &Path {
     }
 }
 
-/// Write `bytes` to `path` atomically.
+/// Write `bytes` to `path` atomically, with the mode the umask gives.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
     let context = || format!("cannot write {}", path.display());
     let mut tmp = tempfile::Builder::new()
         .prefix(".tranche-out-")
+        // Opened with 0666, so the umask decides, as for any other file
+        // the user writes (tempfile's default is 0600).
+        .permissions(std::fs::Permissions::from_mode(0o666))
         .tempfile_in(parent(path))
         .with_context(context)?;
     tmp.write_all(bytes).with_context(context)?;
@@ -100,6 +135,18 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(e.contains("is an input"), "{e}");
+        let tracked = d.join("tracked.yaml");
+        std::fs::write(&tracked, "keep").unwrap();
+        let e = check(&[("--html", &tracked)], &[&input])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--html") && e.contains("not a .html file"),
+            "{e}"
+        );
+        let old = d.join("old.json");
+        std::fs::write(&old, "{}").unwrap();
+        check(&[("--json", &old)], &[&input]).unwrap();
         let link = d.join("link.json");
         std::os::unix::fs::symlink(&input, &link).unwrap();
         let e = check(&[("--html", &link)], &[&input])

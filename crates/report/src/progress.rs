@@ -1,14 +1,33 @@
-//! What a run tells on stderr while it goes: in a terminal one bar per
-//! phase (generation, run, floor) with done/total, elapsed and ETA;
-//! otherwise (a log, CI) plain lines — one when a phase starts and ends,
-//! and one per block, `block N approved after M ms`, as upstream's
-//! benchmark logs "Chain selection approved after N ms"
+//! What a long command tells on stderr while it goes (`tranche run`'s
+//! generation, run and floor; `tranche network`'s simulation; the sweeps):
+//! in a terminal one bar per phase with done/total, elapsed and — once it
+//! means something — the ETA; otherwise (a log, CI) plain lines — one when
+//! a phase starts and ends, and one per block, `block N approved after M
+//! ms`, as upstream's benchmark logs "Chain selection approved after N ms"
 //! (`polkadot/node/subsystem-bench/src/lib/approval/mod.rs`). `--quiet`
 //! keeps stderr for warnings and errors.
 
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{ProgressBar, ProgressState, ProgressStyle};
 use std::io::IsTerminal;
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+/// The time left of a phase, once it can be told: not before 5 % of the
+/// work or 2 s have passed (indicatif's own ETA starts at "0 s" and grows
+/// while it has nothing to go by).
+pub fn eta(done: u64, total: u64, elapsed: Duration) -> Option<Duration> {
+    if done == 0 || done >= total || done * 20 < total || elapsed < Duration::from_secs(2) {
+        return None;
+    }
+    Some(elapsed.mul_f64((total - done) as f64 / done as f64))
+}
+
+/// The `{eta_known}` key of a bar: `, ETA 12s`, or nothing.
+fn eta_key(state: &ProgressState, w: &mut dyn std::fmt::Write) {
+    let total = state.len().unwrap_or(0);
+    if let Some(left) = eta(state.pos(), total, state.elapsed()) {
+        let _ = write!(w, ", ETA {}s", left.as_secs());
+    }
+}
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,10 +72,11 @@ impl Progress {
             Progress::Bars => {
                 let bar = ProgressBar::new(total);
                 let template = format!(
-                    "{{msg}} {{bar:30}} {{pos}}/{{len}} {unit}, {{elapsed}} elapsed, ETA {{eta}}"
+                    "{{msg}} {{bar:30}} {{pos}}/{{len}} {unit}, {{elapsed}} elapsed{{eta_known}}"
                 );
                 bar.set_style(
                     ProgressStyle::with_template(&template)
+                        .map(|s| s.with_key("eta_known", eta_key))
                         .unwrap_or_else(|_| ProgressStyle::default_bar()),
                 );
                 bar.set_message(name.to_owned());
@@ -115,5 +135,20 @@ impl Phase {
             }
             Progress::Quiet => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_eta_until_it_means_something() {
+        let s = Duration::from_secs;
+        assert_eq!(eta(0, 100, s(0)), None, "nothing done: no \"0 s\"");
+        assert_eq!(eta(1, 100, s(30)), None, "under 5 % done");
+        assert_eq!(eta(50, 100, s(1)), None, "under 2 s elapsed");
+        assert_eq!(eta(50, 100, s(10)), Some(s(10)));
+        assert_eq!(eta(100, 100, s(10)), None, "done");
     }
 }

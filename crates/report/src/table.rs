@@ -272,10 +272,11 @@ impl Table<'_> {
             if let Some(x) = &r.restart {
                 let _ = writeln!(
                     self.out,
-                    "restart ({}): crashed at block {}'s slot (tick {}), back in {:.0} ms, {} own items re-sent",
+                    "restart ({}): crashed at the start of block {}'s slot ({} s into the run), back in {:.0} ms, {} own items re-sent",
                     r.layout(),
                     x.block,
-                    x.tick,
+                    // The run starts at block 1's slot; a slot is 6 s.
+                    u64::from(x.block.saturating_sub(1)) * 6,
                     x.recover_ms,
                     x.resent_items
                 );
@@ -451,5 +452,22 @@ mod tests {
         .collect();
         assert!(missing.is_empty(), "{missing:?} missing in\n{text}");
         assert!(text.contains("sample of"), "{text}");
+    }
+
+    #[test]
+    fn a_restart_is_told_in_seconds_not_ticks() {
+        let mut run = fixture::run();
+        run.restart = Some(crate::RestartReport {
+            block: 3,
+            tick: 12012,
+            recover_ms: 40.0,
+            resent_items: 2,
+        });
+        let text = render(&[run]);
+        assert!(
+            text.contains("crashed at the start of block 3's slot (12 s into the run)"),
+            "{text}"
+        );
+        assert!(!text.contains("(tick "), "{text}");
     }
 }

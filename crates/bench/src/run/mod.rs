@@ -9,10 +9,9 @@
 
 mod assemble;
 mod driver;
-mod progress;
 mod restart;
 
-pub use progress::{Phase, Progress};
+pub use tranche_report::progress::{Phase, Progress};
 
 use anyhow::{Context, Result};
 use driver::Driver;

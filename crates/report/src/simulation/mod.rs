@@ -1,13 +1,97 @@
-//! The results of a whole-network run: per block, when the validators
+//! The results of a whole-network simulation (`tranche network`): what
+//! each validator recorded ([`NodeRecord`], its behaviour and what it saw
+//! of each block) and, built from those, per block when the validators
 //! approved it (min, p50, p99, max and who was last), the assignments
 //! triggered and the highest tranche reached network-wide, the no-shows
-//! seen; per validator, distribution's bytes in and out; the run's cost.
-//! Built from every validator's [`NodeRecord`]; printed as a table or
-//! written as JSON.
+//! seen; per validator, distribution's bytes in and out; the run's cost
+//! and configuration. Written as JSON (`--json`), printed as a table
+//! (`table`), drawn as a page (`page`).
 
-use crate::node::NodeRecord;
+pub mod page;
+pub mod sweep;
+mod table;
+
+pub use table::LEGEND;
+
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
+use tranche_workload::config::approval_network::NetworkSpec;
+
+/// How one validator behaves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Behaviour {
+    /// Checks at the configured speed and sends everything.
+    #[default]
+    Honest,
+    /// Triggers and sends its assignments, never sends an approval.
+    NoShow,
+    /// Honest, but its checks take `slow_factor` times longer.
+    Slow,
+    /// Honest until the slot of this block (1-based), then silent: it
+    /// handles nothing and sends nothing.
+    Offline { at_block: u32 },
+}
+
+impl Behaviour {
+    /// Whether the validator is expected to approve every block: honest and
+    /// slow ones are; no-shows and offline ones are not counted.
+    pub fn counts(self) -> bool {
+        matches!(self, Behaviour::Honest | Behaviour::Slow)
+    }
+
+    /// A short name for tables.
+    pub fn name(self) -> &'static str {
+        match self {
+            Behaviour::Honest => "honest",
+            Behaviour::NoShow => "no-show",
+            Behaviour::Slow => "slow",
+            Behaviour::Offline { .. } => "offline",
+        }
+    }
+}
+
+/// What one validator saw of one block.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockRecord {
+    /// When it approved the block, milliseconds after the block's slot
+    /// started.
+    pub approved_after_ms: Option<u64>,
+    /// Candidates its own triggered assignments claim.
+    pub own_assignments: u32,
+    /// Its approval signatures sent (each may cover several candidates).
+    pub own_approvals: u32,
+    /// When it sent its last approval for the block, milliseconds after
+    /// the block's slot started.
+    pub last_approval_after_ms: Option<u64>,
+    /// Highest tranche of a peer's assignment it imported.
+    pub max_tranche: u32,
+    /// Candidates claimed by the peers' assignments it imported, by
+    /// tranche (index 0: tranche 0).
+    pub by_tranche: Vec<u32>,
+    /// Assignees it saw as no-shows.
+    pub no_shows: u32,
+    /// When it finalized the block (with `finality` on), milliseconds
+    /// after the block's slot started.
+    pub finalized_after_ms: Option<u64>,
+}
+
+/// Everything one validator reports at the end.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NodeRecord {
+    pub validator: u32,
+    pub behaviour: Behaviour,
+    /// One per block, in block order.
+    pub blocks: Vec<BlockRecord>,
+    /// Distribution's notifications: bytes and count, out and in.
+    pub bytes_out: u64,
+    pub bytes_in: u64,
+    pub notifications_out: u64,
+    pub notifications_in: u64,
+    /// Items (assignments and approvals) it handled from peers.
+    pub items_in: u64,
+    /// Blocks imported while the unfinalized chain was at least the
+    /// aggression L1 threshold long.
+    pub aggression: u32,
+}
 
 /// One block, network-wide.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -90,7 +174,7 @@ pub struct Cost {
 
 /// A whole-network run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct NetworkReport {
+pub struct SimulationReport {
     pub source: String,
     pub seed: u64,
     pub n_validators: u32,
@@ -102,6 +186,14 @@ pub struct NetworkReport {
     /// Every honest (and slow) validator approved every block.
     pub all_approved: bool,
     pub cost: Cost,
+    /// The configuration simulated (every key with its value).
+    #[serde(default)]
+    pub spec: NetworkSpec,
+    /// The tool's commit and the command line, for the page's header.
+    #[serde(default)]
+    pub commit: String,
+    #[serde(default)]
+    pub command: String,
     pub validators: Vec<NodeRecord>,
 }
 
@@ -161,20 +253,20 @@ fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
     }
 }
 
-impl NetworkReport {
+impl SimulationReport {
     pub fn new(
         source: &str,
-        spec: &crate::config::NetworkSpec,
+        spec: &NetworkSpec,
         seed: u64,
         validators: Vec<NodeRecord>,
         cost: Cost,
-    ) -> NetworkReport {
+    ) -> SimulationReport {
         let n_blocks = validators.first().map_or(0, |r| r.blocks.len());
         let blocks: Vec<BlockSummary> = (0..n_blocks)
             .map(|i| summarise_block(i, &validators))
             .collect();
         let all_approved = blocks.iter().all(|b| b.approved == b.expected);
-        NetworkReport {
+        SimulationReport {
             source: source.to_owned(),
             seed,
             n_validators: spec.n_validators,
@@ -185,12 +277,15 @@ impl NetworkReport {
             all_approved,
             blocks,
             cost,
+            spec: spec.clone(),
+            commit: crate::meta::COMMIT.to_owned(),
+            command: std::env::args().collect::<Vec<_>>().join(" "),
             validators,
         }
     }
 
     /// How many validators of each behaviour.
-    fn behaviours(&self) -> String {
+    pub(crate) fn behaviours(&self) -> String {
         let mut counts: Vec<(&str, usize)> = Vec::new();
         for r in &self.validators {
             let name = r.behaviour.name();
@@ -204,94 +299,5 @@ impl NetworkReport {
             .map(|(n, c)| format!("{c} {n}"))
             .collect::<Vec<_>>()
             .join(", ")
-    }
-
-    /// The terminal table.
-    pub fn table(&self) -> String {
-        let ms = |v: Option<u64>| v.map_or("-".to_owned(), |v| format!("{v}"));
-        let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "tranche network: {} validators ({}), {} cores, {} blocks, seed {}",
-            self.n_validators,
-            self.behaviours(),
-            self.n_cores,
-            self.blocks.len(),
-            self.seed
-        );
-        let _ = writeln!(
-            s,
-            "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
-            "block",
-            "approved",
-            "min ms",
-            "p50 ms",
-            "p99 ms",
-            "max ms",
-            "last",
-            "assign",
-            "approv",
-            "max tr",
-            "tranches",
-            "no-shows",
-            "final ms"
-        );
-        for b in &self.blocks {
-            let _ = writeln!(
-                s,
-                "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
-                b.number,
-                format!("{}/{}", b.approved, b.expected),
-                ms(b.min_ms),
-                ms(b.p50_ms),
-                ms(b.p99_ms),
-                ms(b.max_ms),
-                b.last.map_or("-".to_owned(), |v| format!("v{v}")),
-                b.assignments,
-                b.approvals,
-                b.max_tranche,
-                b.tranches_triggered,
-                b.no_shows_max,
-                ms(b.finalized_p50_ms)
-            );
-        }
-        let kib = |b: u64| b as f64 / 1024.0;
-        let _ = writeln!(
-            s,
-            "bytes per validator (distribution): out min {:.0} / p50 {:.0} / max {:.0} KiB, in min {:.0} / p50 {:.0} / max {:.0} KiB",
-            kib(self.bytes_out.min),
-            kib(self.bytes_out.p50),
-            kib(self.bytes_out.max),
-            kib(self.bytes_in.min),
-            kib(self.bytes_in.p50),
-            kib(self.bytes_in.max)
-        );
-        let c = &self.cost;
-        let _ = writeln!(
-            s,
-            "aggression events {}; {} deliveries; crypto: {} verified, {} reused (process 0)",
-            self.aggression_events, c.deliveries, c.verified, c.reused
-        );
-        let vb = f64::from(self.n_validators) * self.blocks.len() as f64;
-        let _ = writeln!(
-            s,
-            "cost: {:.1} s wall, {:.1} s CPU of process 0, on {} thread(s) x {} process(es): {:.0} validator-blocks/s, {:.2} CPU s per block",
-            c.wall_s,
-            c.cpu_s,
-            c.threads,
-            c.processes,
-            vb / c.wall_s.max(1e-9),
-            c.cpu_s / (self.blocks.len().max(1) as f64)
-        );
-        let _ = writeln!(
-            s,
-            "{}",
-            if self.all_approved {
-                "every block approved by every honest validator"
-            } else {
-                "NOT every block was approved by every honest validator"
-            }
-        );
-        s
     }
 }

@@ -1,4 +1,5 @@
-//! The `!ApprovalNetwork` objective: what a whole-network simulation runs
+//! The `!ApprovalNetwork` objective of `tranche network`: what a
+//! whole-network simulation runs
 //! (validators, cores, blocks, the session's approval parameters, the
 //! network model of `!ApprovalVoting`, the behaviour knobs), read from YAML
 //! with strict keys and bounded values. Every bad value is a one-line
@@ -25,7 +26,7 @@ use tranche_primitives::limits::{self, MAX_BLOCKS, MAX_CORES, MAX_INPUT_FILE_BYT
 /// The embedded default (`tranche network` without a file): 100
 /// validators, 20 cores, 5 blocks, no misbehaviour; about a minute on 2
 /// cores.
-pub const DEFAULT_YAML: &str = include_str!("default.yaml");
+pub const DEFAULT_YAML: &str = include_str!("approval_network.yaml");
 
 /// The most validators a simulation may have: peer ids index the
 /// distribution state's bitsets, and every node keeps a row of the latency
@@ -173,6 +174,8 @@ enum File {
 pub enum ConfigError {
     #[error("{file}: {message}")]
     Read { file: String, message: String },
+    #[error("{file}: {hint}")]
+    OtherCommand { file: String, hint: &'static str },
     #[error("{file}: not an `!ApprovalNetwork` file: {message}")]
     Yaml { file: String, message: String },
     #[error("{file}: `{key}` = {value}: {why}")]
@@ -196,6 +199,12 @@ pub fn load(path: &Path) -> Result<NetworkSpec, ConfigError> {
 
 /// Parses and checks `!ApprovalNetwork` YAML; `source` names it in errors.
 pub fn parse(text: &str, source: &str) -> Result<NetworkSpec, ConfigError> {
+    if super::file_kind(text) == super::FileKind::TestSequence {
+        return Err(ConfigError::OtherCommand {
+            file: source.to_owned(),
+            hint: super::USE_RUN,
+        });
+    }
     let File::ApprovalNetwork(spec) =
         yaml_serde::from_str::<File>(text).map_err(|e| ConfigError::Yaml {
             file: source.to_owned(),
@@ -481,5 +490,20 @@ mod tests {
         assert!(e.to_string().contains("n_cores"));
         let e = parse("!ApprovalVoting\nn_cores: 3\n", "t").unwrap_err();
         assert!(e.to_string().contains("not an `!ApprovalNetwork` file"));
+    }
+
+    #[test]
+    fn a_test_sequence_gets_the_hint_and_the_other_way_round() {
+        let e = parse(crate::config::DEFAULT_YAML, "d.yaml").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "d.yaml: this is an !ApprovalVoting file; use `tranche run`"
+        );
+        let e = crate::config::parse(DEFAULT_YAML, "n.yaml").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("this is an !ApprovalNetwork file; use `tranche network`"),
+            "{e}"
+        );
     }
 }

@@ -40,6 +40,9 @@ fn step_prefix(step: Option<usize>) -> String {
 /// step, dotted (`objective.coalesce_mean`, `latency.min_latency.secs`).
 #[derive(Debug, Error)]
 pub enum ConfigErrorKind {
+    /// The file is another command's objective.
+    #[error("{0}")]
+    OtherCommand(&'static str),
     /// The file cannot be opened or read (missing, unreadable).
     #[error("cannot read the file: {0}")]
     Read(std::io::Error),

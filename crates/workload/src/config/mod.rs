@@ -91,6 +91,7 @@
 //! | `blocks_per_session` (tranche's extension) | absent: one session | — |
 //! | `approval_distribution_expected_tof`, `approval_distribution_cpu_ms`, `approval_voting_cpu_ms` | — | 6.0 each |
 
+pub mod approval_network;
 pub mod cost;
 mod depth;
 mod error;
@@ -322,10 +323,43 @@ pub fn load(path: &Path) -> Result<BenchConfig, ConfigError> {
     parse(&text, &source)
 }
 
+/// Which command a file is for, from its top level: `!ApprovalNetwork`
+/// (`tranche network`) or a `TestConfiguration` list (`tranche run`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FileKind {
+    TestSequence,
+    ApprovalNetwork,
+    Unknown,
+}
+
+/// The kind of `yaml`, from its first line that is not blank or a comment.
+pub fn file_kind(yaml: &str) -> FileKind {
+    let first = yaml
+        .lines()
+        .map(str::trim_start)
+        .find(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("---"));
+    match first {
+        Some(l) if l.starts_with("!ApprovalNetwork") => FileKind::ApprovalNetwork,
+        Some(l) if l.starts_with("TestConfiguration") => FileKind::TestSequence,
+        _ => FileKind::Unknown,
+    }
+}
+
+/// The one-line hint for a file given to the wrong command.
+pub const USE_NETWORK: &str = "this is an !ApprovalNetwork file; use `tranche network`";
+pub const USE_RUN: &str = "this is an !ApprovalVoting file; use `tranche run`";
+
 /// Parses and checks test-sequence YAML; `source` names it in errors and
 /// benchmark names. Text nested deeper than [`MAX_DEPTH`] is refused
 /// before the YAML parser sees it (`config/depth.rs` says what is counted).
 pub fn parse(yaml: &str, source: &str) -> Result<BenchConfig, ConfigError> {
+    if file_kind(yaml) == FileKind::ApprovalNetwork {
+        return Err(ConfigError::new(
+            source,
+            None,
+            ConfigErrorKind::OtherCommand(USE_NETWORK),
+        ));
+    }
     depth::check_depth(yaml).map_err(|d| {
         ConfigError::new(
             source,

@@ -1,0 +1,124 @@
+//! The files every writing command makes, through the binary: `run`,
+//! `sweep run`, `network` and `sweep network` refuse a folder, their own
+//! input and an existing file of another kind before any work (within
+//! 2 s, nothing on stdout, one line on stderr); written files take the
+//! mode the umask gives (0644 under umask 022), `examples --write` too.
+
+mod common;
+use common::{tmp, BIN};
+use std::os::unix::fs::PermissionsExt;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const NETWORK: &str =
+    "!ApprovalNetwork\nn_validators: 20\nn_cores: 4\nnum_blocks: 1\nneeded_approvals: 6\n";
+
+/// `tranche ARGS` refuses before any work: fails within 2 s, prints
+/// nothing on stdout, one line on stderr containing `why`.
+fn refused(args: &[&str], why: &str) {
+    let start = Instant::now();
+    let out = Command::new(BIN).args(args).output().unwrap();
+    let took = start.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} ran");
+    assert!(took < Duration::from_secs(2), "{args:?} took {took:?}");
+    assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(why), "{args:?}: {err}");
+}
+
+#[test]
+fn every_writing_command_refuses_a_folder_its_input_and_a_foreign_file_first() {
+    let dir = tmp("outputs", "refuse");
+    std::fs::create_dir_all(&dir).unwrap();
+    let seq = dir.join("seq.yaml");
+    std::fs::write(&seq, tranche_workload::config::DEFAULT_YAML).unwrap();
+    let net = dir.join("net.yaml");
+    std::fs::write(&net, NETWORK).unwrap();
+    let foreign = dir.join("notes.txt");
+    std::fs::write(&foreign, "keep").unwrap();
+    let leak = |p: &std::path::Path| -> &'static str { p.to_str().unwrap().to_owned().leak() };
+    let (d, s, n, f) = (leak(&dir), leak(&seq), leak(&net), leak(&foreign));
+    for cmd in [
+        vec!["run", s],
+        vec!["sweep", "run", s],
+        vec!["network", n],
+        vec!["sweep", "network", n],
+    ] {
+        let input = *cmd.last().unwrap();
+        let with = |flag: &'static str, path: &'static str| {
+            let mut a = cmd.clone();
+            a.extend([flag, path]);
+            a
+        };
+        refused(&with("--json", d), "is a folder");
+        refused(&with("--json", input), "is an input");
+        refused(&with("--json", f), "not a .json file");
+        if cmd[0] != "sweep" || cmd[1] == "run" {
+            refused(&with("--html", input), "is an input");
+            refused(&with("--html", f), "not a .html file");
+        }
+    }
+    assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "keep");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Runs `sh -c 'umask 022; exec tranche ARGS'`; fails unless it succeeds.
+fn under_umask_022(args: &[&str]) {
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("umask 022; exec \"$@\"")
+        .arg("sh")
+        .arg(BIN)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn mode(path: &std::path::Path) -> u32 {
+    std::fs::metadata(path).unwrap().permissions().mode() & 0o777
+}
+
+#[test]
+fn written_files_follow_the_umask() {
+    let dir = tmp("outputs", "umask");
+    std::fs::create_dir_all(&dir).unwrap();
+    let net = dir.join("net.yaml");
+    std::fs::write(&net, NETWORK).unwrap();
+    let (json, html) = (dir.join("n.json"), dir.join("n.html"));
+    under_umask_022(&[
+        "network",
+        net.to_str().unwrap(),
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert_eq!(mode(&json), 0o644);
+    assert_eq!(mode(&html), 0o644);
+    // Replacing our own earlier output is fine, and keeps the mode.
+    under_umask_022(&[
+        "network",
+        net.to_str().unwrap(),
+        "--quiet",
+        "--json",
+        json.to_str().unwrap(),
+    ]);
+    assert_eq!(mode(&json), 0o644);
+    let examples = dir.join("examples");
+    under_umask_022(&["examples", "--write", examples.to_str().unwrap()]);
+    let first = std::fs::read_dir(&examples)
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    assert_eq!(mode(&first), 0o644);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -1,0 +1,97 @@
+//! The rows and table of `tranche sweep network` (the grid itself is run
+//! by the `tranche` binary, `crates/bench/src/sweep_network.rs`).
+
+use super::SimulationReport;
+use serde::{Deserialize, Serialize};
+use std::fmt::Write as _;
+use tranche_workload::config::approval_network::NetworkSpec;
+
+/// One run of a sweep, summarised.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SweepRow {
+    pub n_validators: u32,
+    pub n_cores: u32,
+    pub no_show_fraction: f64,
+    pub slow_fraction: f64,
+    pub all_approved: bool,
+    /// Over the blocks: the median of the per-block p50 approval times,
+    /// and the largest per-block p99 and max.
+    pub p50_ms: Option<u64>,
+    pub p99_ms: Option<u64>,
+    pub max_ms: Option<u64>,
+    /// Candidates claimed by triggered assignments, per block on average.
+    pub assignments_per_block: f64,
+    pub max_tranche: u32,
+    pub no_shows_max: u32,
+    /// Median bytes one validator sent.
+    pub bytes_out_p50: u64,
+    pub wall_s: f64,
+    pub cpu_s: f64,
+}
+
+impl SweepRow {
+    pub fn of(spec: &NetworkSpec, r: &SimulationReport) -> SweepRow {
+        let mut p50: Vec<u64> = r.blocks.iter().filter_map(|b| b.p50_ms).collect();
+        p50.sort_unstable();
+        SweepRow {
+            n_validators: spec.n_validators,
+            n_cores: spec.n_cores,
+            no_show_fraction: spec.no_show_fraction,
+            slow_fraction: spec.slow_fraction,
+            all_approved: r.all_approved,
+            p50_ms: p50.get(p50.len() / 2).copied(),
+            p99_ms: r.blocks.iter().filter_map(|b| b.p99_ms).max(),
+            max_ms: r.blocks.iter().filter_map(|b| b.max_ms).max(),
+            assignments_per_block: r.blocks.iter().map(|b| b.assignments).sum::<u64>() as f64
+                / r.blocks.len().max(1) as f64,
+            max_tranche: r.blocks.iter().map(|b| b.max_tranche).max().unwrap_or(0),
+            no_shows_max: r.blocks.iter().map(|b| b.no_shows_max).max().unwrap_or(0),
+            bytes_out_p50: r.bytes_out.p50,
+            wall_s: r.cost.wall_s,
+            cpu_s: r.cost.cpu_s,
+        }
+    }
+}
+
+/// The sweep's table.
+pub fn table(rows: &[SweepRow]) -> String {
+    let ms = |v: Option<u64>| v.map_or("-".to_owned(), |v| v.to_string());
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "{:>5} {:>5} {:>7} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9} {:>6} {:>8} {:>9} {:>7}",
+        "vals",
+        "cores",
+        "no-show",
+        "slow",
+        "approved",
+        "p50 ms",
+        "p99 ms",
+        "max ms",
+        "assign/b",
+        "max tr",
+        "no-shows",
+        "KiB out",
+        "wall s"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:>5} {:>5} {:>7} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9.1} {:>6} {:>8} {:>9.0} {:>7.1}",
+            r.n_validators,
+            r.n_cores,
+            r.no_show_fraction,
+            r.slow_fraction,
+            if r.all_approved { "all" } else { "NOT all" },
+            ms(r.p50_ms),
+            ms(r.p99_ms),
+            ms(r.max_ms),
+            r.assignments_per_block,
+            r.max_tranche,
+            r.no_shows_max,
+            r.bytes_out_p50 as f64 / 1024.0,
+            r.wall_s
+        );
+    }
+    s
+}

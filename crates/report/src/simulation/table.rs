@@ -1,0 +1,114 @@
+//! The terminal table of a whole-network run, with a legend for every
+//! column and for the crypto counts, so it can be read without the docs.
+
+use super::SimulationReport;
+use std::fmt::Write as _;
+
+/// What every column and count of the table means.
+pub const LEGEND: &str = "\
+legend: approved = validators that approved the block / those expected to (honest and slow);
+  min/p50/p99/max ms = when they approved, ms after the block's slot start; last = the last
+  expected validator to approve (or the first that never did); assign = candidates claimed by
+  the assignments triggered network-wide; approv = approval signatures sent network-wide (each
+  may cover several candidates); max tr = the highest tranche of an assignment any validator
+  imported; tranches = tranches that held any assignment; no-shows = the most no-shows one
+  validator saw; final ms = median time of finality after the slot start (`finality: true`).
+  crypto: verified = certificates and signatures checked for real; reused = checks answered by
+  the verdict already computed where the message was made (`--verify every`: no reuse).
+  Later than `tranche run`'s default: there the emulated peers send each approval with its
+  assignment (upstream's generator gives them no time to check), here every validator first
+  checks the candidate (`check_delay_ms`, on voting's 500 ms tick), coalesces its approvals
+  and gossips them over the grid's two hops with link latency.
+";
+
+impl SimulationReport {
+    /// The terminal table.
+    pub fn table(&self) -> String {
+        let ms = |v: Option<u64>| v.map_or("-".to_owned(), |v| format!("{v}"));
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "tranche network: {} validators ({}), {} cores, {} blocks, seed {}",
+            self.n_validators,
+            self.behaviours(),
+            self.n_cores,
+            self.blocks.len(),
+            self.seed
+        );
+        let _ = writeln!(
+            s,
+            "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
+            "block",
+            "approved",
+            "min ms",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "last",
+            "assign",
+            "approv",
+            "max tr",
+            "tranches",
+            "no-shows",
+            "final ms"
+        );
+        for b in &self.blocks {
+            let _ = writeln!(
+                s,
+                "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
+                b.number,
+                format!("{}/{}", b.approved, b.expected),
+                ms(b.min_ms),
+                ms(b.p50_ms),
+                ms(b.p99_ms),
+                ms(b.max_ms),
+                b.last.map_or("-".to_owned(), |v| format!("v{v}")),
+                b.assignments,
+                b.approvals,
+                b.max_tranche,
+                b.tranches_triggered,
+                b.no_shows_max,
+                ms(b.finalized_p50_ms)
+            );
+        }
+        let kib = |b: u64| b as f64 / 1024.0;
+        let _ = writeln!(
+            s,
+            "bytes per validator (distribution): out min {:.0} / p50 {:.0} / max {:.0} KiB, in min {:.0} / p50 {:.0} / max {:.0} KiB",
+            kib(self.bytes_out.min),
+            kib(self.bytes_out.p50),
+            kib(self.bytes_out.max),
+            kib(self.bytes_in.min),
+            kib(self.bytes_in.p50),
+            kib(self.bytes_in.max)
+        );
+        let c = &self.cost;
+        let _ = writeln!(
+            s,
+            "aggression events {}; {} deliveries; crypto: {} verified, {} reused (process 0)",
+            self.aggression_events, c.deliveries, c.verified, c.reused
+        );
+        s.push_str(LEGEND);
+        let vb = f64::from(self.n_validators) * self.blocks.len() as f64;
+        let _ = writeln!(
+            s,
+            "cost: {:.1} s wall, {:.1} s CPU of process 0, on {} thread(s) x {} process(es): {:.0} validator-blocks/s, {:.2} CPU s per block",
+            c.wall_s,
+            c.cpu_s,
+            c.threads,
+            c.processes,
+            vb / c.wall_s.max(1e-9),
+            c.cpu_s / (self.blocks.len().max(1) as f64)
+        );
+        let _ = writeln!(
+            s,
+            "{}",
+            if self.all_approved {
+                "every block approved by every honest validator"
+            } else {
+                "NOT every block was approved by every honest validator"
+            }
+        );
+        s
+    }
+}
