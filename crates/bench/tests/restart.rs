@@ -47,7 +47,9 @@ fn a_run_restarted_at_block_two_approves_every_block_in_both_layouts() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        stdout.contains("restart (classic): crashed at block 2"),
+        stdout.contains(
+            "restart (classic): crashed at the start of block 2's slot (6 s into the run)"
+        ),
         "{stdout}"
     );
     let v: serde_json::Value =
