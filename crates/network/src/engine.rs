@@ -133,13 +133,15 @@ pub fn run(
     progress: Option<Progress>,
 ) -> Result<ProcessResult, EngineError> {
     let config = engine.timely()?;
+    let processes = engine.processes.max(1);
     let s = shared.clone();
     let guards = timely::execute(config, move |worker| {
         let records = Rc::new(RefCell::new(Vec::new()));
         let moments = Rc::new(RefCell::new(0u64));
         let (index, peers) = (worker.index(), worker.peers());
         let shared = s.clone();
-        let verdicts = Rc::new(Verdicts::new(shared.verify, index, peers));
+        let across = processes > 1;
+        let verdicts = Rc::new(Verdicts::new(shared.verify, across, &shared.verdicts));
         let tell = progress.clone().filter(|_| index == 0);
         let (sink, counter, cache) = (records.clone(), moments.clone(), verdicts.clone());
         worker.dataflow::<u64, _, _>(move |scope| {
@@ -152,9 +154,14 @@ pub fn run(
             builder.build(move |mut caps| {
                 let record_cap = caps.pop();
                 let cap = caps.pop();
-                let mut shard = Shard::new(shared, index, peers, cap, record_cap, counter);
-                shard.verdicts = cache;
-                shard.progress = tell;
+                let mut shard = Shard::new(
+                    shared,
+                    (index, peers),
+                    (cap, record_cap),
+                    counter,
+                    cache,
+                    tell,
+                );
                 move |frontiers: &[MutableAntichain<u64>]| {
                     input.for_each(|c, data| {
                         let t = *c.least().expect("a batch has a time");
@@ -231,11 +238,11 @@ struct Shard {
 impl Shard {
     fn new(
         shared: Arc<Shared>,
-        index: usize,
-        peers: usize,
-        cap: Option<Capability<u64>>,
-        record_cap: Option<Capability<u64>>,
+        (index, peers): (usize, usize),
+        (cap, record_cap): (Option<Capability<u64>>, Option<Capability<u64>>),
         moments: Rc<RefCell<u64>>,
+        verdicts: Rc<Verdicts>,
+        progress: Option<Progress>,
     ) -> Shard {
         let nodes = (index..shared.spec.n_validators as usize)
             .step_by(peers)
@@ -255,8 +262,8 @@ impl Shard {
             record_cap,
             moments,
             sends: Vec::new(),
-            verdicts: Rc::new(Verdicts::default()),
-            progress: None,
+            verdicts,
+            progress,
         }
     }
 

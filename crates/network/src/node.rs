@@ -484,7 +484,7 @@ impl SimNode {
             return;
         }
         for (peer, message) in batch_notifications(self.sends.drain(..)) {
-            let known = if v.carries_to(peer.0) {
+            let known = if v.across_processes() {
                 known_verdicts(v, &message)
             } else {
                 Vec::new()

@@ -1,11 +1,12 @@
-//! What every worker of a process shares, read-only: the chain (keys, the session, the blocks, from the benchmark's
+//! What every worker of a process shares, read-only but for the process's
+//! verdicts: the chain (keys, the session, the blocks, from the benchmark's
 //! world generator `crates/workload/src/generate/world.rs`), the session's
 //! gossip grid, the model, who verifies. Built once per process from
 //! the spec and the seed, so every process builds the same.
 
 use crate::model::Model;
 use crate::node::{slot_ms, NodeSetup, SimNode};
-use crate::verdicts::Verify;
+use crate::verdicts::{ProcessVerdicts, Verify};
 use std::sync::Arc;
 use tranche_distribution::SessionGridTopology;
 use tranche_primitives::{Block, Hash, Session, ValidatorPair};
@@ -24,8 +25,10 @@ pub struct Shared {
     pairs: Vec<ValidatorPair>,
     assignment_pairs: Vec<ValidatorPair>,
     grid: SessionGridTopology,
-    /// Who verifies; each worker keeps its own verdicts (`crate::verdicts`).
+    /// Who verifies; the process's verdicts behind each worker's own
+    /// (`crate::verdicts`).
     pub verify: Verify,
+    pub verdicts: ProcessVerdicts,
     /// The simulation stops at this moment (milliseconds of virtual time).
     pub end_ms: u64,
     /// The first block's slot: where the simulation starts.
@@ -75,6 +78,7 @@ impl Shared {
             assignment_pairs: world.assignment_pairs,
             grid,
             verify,
+            verdicts: ProcessVerdicts::default(),
             end_ms: last + spec.run_after_last_block_secs * 1000,
             start_ms,
         }

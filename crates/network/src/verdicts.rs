@@ -1,21 +1,27 @@
 //! Crypto once per message, network-wide: the verdict of every assignment
 //! certificate and approval signature is computed once, where the message
 //! is made (its validator's worker checks it as it leaves its node), and
-//! shared — with every node of that worker through the worker's own cache,
-//! and with the other workers, in this process or another, on the packets
-//! that carry the message ([`crate::node::Packet::known`]), which fill the
-//! receiving worker's cache before its nodes look. Each worker owns its
-//! cache: no lock, nothing shared between threads on the hot path. A
-//! verdict is a pure function of the message (its block fixes the
-//! session's keys and the candidates), so a shared verdict is exactly what
-//! any honest node would compute; only the CPU spent differs. A message
-//! whose verdict did not come with it (none that honest nodes make) is
-//! checked by the first node of a worker that needs it. `Verify::Every`
-//! turns all sharing off and every node checks for itself.
+//! shared — with the other processes on the packets that carry the message
+//! ([`crate::node::Packet::known`]), which fill the receiving process's
+//! verdicts before its nodes look. A verdict is a pure function of the
+//! message (its block fixes the session's keys and the candidates), so a
+//! shared verdict is exactly what any honest node would compute; only the
+//! CPU spent differs. A message whose verdict did not come with it (none
+//! that honest nodes make) is checked by the first node of a process that
+//! needs it. `Verify::Every` turns all sharing off and every node checks
+//! for itself.
+//!
+//! Two levels, so that no lock is on the hot path: each worker keeps its
+//! own map (no lock: a worker is one thread) in front of the process's map
+//! (behind a mutex). Every repeat look-up — the many nodes of a worker
+//! checking the same message — is answered by the worker's map; the
+//! process's map is touched once per message and worker, and where a
+//! message is made.
 
 use parity_scale_codec::Encode;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use tranche_distribution::{
     ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict,
 };
@@ -34,28 +40,69 @@ pub enum Verify {
     Every,
 }
 
-/// The verdicts one worker knows, keyed by the message's encoding.
+/// The verdicts of one kind, keyed by the message's encoding: the worker's
+/// own map in front of the process's.
+struct Cache<V: Copy> {
+    local: RefCell<HashMap<Vec<u8>, V>>,
+    process: Arc<Mutex<HashMap<Vec<u8>, V>>>,
+}
+
+impl<V: Copy> Cache<V> {
+    fn new(process: &Arc<Mutex<HashMap<Vec<u8>, V>>>) -> Self {
+        Cache {
+            local: RefCell::default(),
+            process: process.clone(),
+        }
+    }
+
+    fn get(&self, key: &[u8]) -> Option<V> {
+        if let Some(v) = self.local.borrow().get(key) {
+            return Some(*v);
+        }
+        let v = *self.process.lock().expect("not poisoned").get(key)?;
+        self.local.borrow_mut().insert(key.to_vec(), v);
+        Some(v)
+    }
+
+    /// Keeps the first verdict of a message (they all agree).
+    fn put(&self, key: Vec<u8>, v: V) {
+        self.process
+            .lock()
+            .expect("not poisoned")
+            .entry(key.clone())
+            .or_insert(v);
+        self.local.borrow_mut().entry(key).or_insert(v);
+    }
+}
+
+/// The process's verdicts, shared by its workers' [`Verdicts`].
 #[derive(Default)]
+pub struct ProcessVerdicts {
+    assignments: Arc<Mutex<HashMap<Vec<u8>, AssignmentVerdict>>>,
+    approvals: Arc<Mutex<HashMap<Vec<u8>, ApprovalVerdict>>>,
+}
+
+/// The verdicts one worker knows.
 pub struct Verdicts {
     mode: Verify,
-    /// This worker's index and the number of workers in all processes:
-    /// validator `v` lives on worker `v mod workers`.
-    worker: usize,
-    workers: usize,
-    assignments: RefCell<HashMap<Vec<u8>, AssignmentVerdict>>,
-    approvals: RefCell<HashMap<Vec<u8>, ApprovalVerdict>>,
+    /// Several processes: verdicts travel with the packets.
+    across: bool,
+    assignments: Cache<AssignmentVerdict>,
+    approvals: Cache<ApprovalVerdict>,
     verified: Cell<u64>,
     reused: Cell<u64>,
 }
 
 impl Verdicts {
-    /// The cache of worker `worker` of `workers`.
-    pub fn new(mode: Verify, worker: usize, workers: usize) -> Self {
+    /// A worker's verdicts over its process's.
+    pub fn new(mode: Verify, across_processes: bool, process: &ProcessVerdicts) -> Self {
         Verdicts {
             mode,
-            worker,
-            workers: workers.max(1),
-            ..Verdicts::default()
+            across: across_processes,
+            assignments: Cache::new(&process.assignments),
+            approvals: Cache::new(&process.approvals),
+            verified: Cell::new(0),
+            reused: Cell::new(0),
         }
     }
 
@@ -70,13 +117,13 @@ impl Verdicts {
             return check.check();
         }
         let key = check.assignment.encode();
-        if let Some(v) = self.assignments.borrow().get(&key) {
+        if let Some(v) = self.assignments.get(&key) {
             Self::count(&self.reused);
-            return *v;
+            return v;
         }
         let verdict = check.check();
         Self::count(&self.verified);
-        self.assignments.borrow_mut().insert(key, verdict);
+        self.assignments.put(key, verdict);
         verdict
     }
 
@@ -87,20 +134,19 @@ impl Verdicts {
             return check.check();
         }
         let key = check.vote.encode();
-        if let Some(v) = self.approvals.borrow().get(&key) {
+        if let Some(v) = self.approvals.get(&key) {
             Self::count(&self.reused);
-            return *v;
+            return v;
         }
         let verdict = check.check();
         Self::count(&self.verified);
-        self.approvals.borrow_mut().insert(key, verdict);
+        self.approvals.put(key, verdict);
         verdict
     }
 
-    /// Whether a notification to validator `to` carries its verdicts: it
-    /// does when `to` lives on another worker.
-    pub fn carries_to(&self, to: u32) -> bool {
-        self.shares() && to as usize % self.workers != self.worker
+    /// Whether notifications carry their verdicts: with several processes.
+    pub fn across_processes(&self) -> bool {
+        self.shares() && self.across
     }
 
     /// Whether verdicts are shared (not `Verify::Every`).
@@ -118,7 +164,7 @@ impl Verdicts {
         let verdict =
             check_assignment_in_block(block, session, cert.validator, &cert.cert, claimed);
         Self::count(&self.verified);
-        self.assignments.borrow_mut().insert(item.encode(), verdict);
+        self.assignments.put(item.encode(), verdict);
     }
 
     /// Our own approval, checked once where it is made.
@@ -143,30 +189,28 @@ impl Verdicts {
             None => Err(tranche_distribution::InvalidVote::ValidatorIndexOutOfBounds),
         };
         Self::count(&self.verified);
-        self.approvals.borrow_mut().insert(vote.encode(), verdict);
+        self.approvals.put(vote.encode(), verdict);
     }
 
     /// What a packet says of its assignment: valid, of this tranche.
     pub fn known_assignment(&self, item: &AssignmentItem) -> Option<DelayTranche> {
-        let map = self.assignments.borrow();
-        map.get(&item.encode()).and_then(|v| v.ok())
+        self.assignments.get(&item.encode()).and_then(|v| v.ok())
     }
 
     /// What a packet says of its approval: valid.
     pub fn known_approval(&self, vote: &IndirectSignedApprovalVote) -> bool {
-        let map = self.approvals.borrow();
-        map.get(&vote.encode()).is_some_and(|v| v.is_ok())
+        self.approvals
+            .get(&vote.encode())
+            .is_some_and(|v| v.is_ok())
     }
 
     /// A valid verdict that came with a packet from another process.
     pub fn learn_assignment(&self, item: &AssignmentItem, tranche: DelayTranche) {
-        let mut map = self.assignments.borrow_mut();
-        map.entry(item.encode()).or_insert(Ok(tranche));
+        self.assignments.put(item.encode(), Ok(tranche));
     }
 
     pub fn learn_approval(&self, vote: &IndirectSignedApprovalVote) {
-        let mut map = self.approvals.borrow_mut();
-        map.entry(vote.encode()).or_insert(Ok(()));
+        self.approvals.put(vote.encode(), Ok(()));
     }
 
     /// Checks run for real, and verdicts reused, so far on this worker.
