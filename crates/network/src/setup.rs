@@ -42,11 +42,7 @@ impl Shared {
             n_cores: spec.n_cores,
             n_included_candidates: spec.n_cores,
             num_blocks: spec.num_blocks,
-            needed_approvals: spec.needed_approvals,
-            zeroth_delay_tranche_width: spec.zeroth_delay_tranche_width,
-            relay_vrf_modulo_samples: spec.relay_vrf_modulo_samples,
-            n_delay_tranches: spec.n_delay_tranches,
-            no_show_slots: spec.no_show_slots,
+            session: spec.session(),
             max_validators_per_core: spec.max_validators_per_core,
             // Coalescing is the voting state machine's own here; the
             // generator's law is unused.

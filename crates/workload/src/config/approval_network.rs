@@ -19,6 +19,7 @@
 //!
 //! Every key is optional; the defaults are in [`NetworkSpec::default`].
 
+use super::session::{bound, SessionParams};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use tranche_primitives::limits::{self, MAX_BLOCKS, MAX_CORES, MAX_INPUT_FILE_BYTES};
@@ -131,15 +132,16 @@ pub struct NetworkSpec {
 
 impl Default for NetworkSpec {
     fn default() -> Self {
+        let session = SessionParams::DEFAULT;
         NetworkSpec {
             n_validators: 100,
             n_cores: 20,
             num_blocks: 5,
-            needed_approvals: 30,
-            relay_vrf_modulo_samples: 6,
-            n_delay_tranches: 89,
-            zeroth_delay_tranche_width: 0,
-            no_show_slots: 3,
+            needed_approvals: session.needed_approvals,
+            relay_vrf_modulo_samples: session.relay_vrf_modulo_samples,
+            n_delay_tranches: session.n_delay_tranches,
+            zeroth_delay_tranche_width: session.zeroth_delay_tranche_width,
+            no_show_slots: session.no_show_slots,
             max_validators_per_core: 5,
             enable_assignments_v2: true,
             max_approval_coalesce_count: 6,
@@ -254,6 +256,17 @@ impl NetworkSpec {
         (per_block * f64::from(held) + matrix + 64e6) as u64
     }
 
+    /// The session's approval parameters as one value.
+    pub fn session(&self) -> SessionParams {
+        SessionParams {
+            needed_approvals: self.needed_approvals,
+            zeroth_delay_tranche_width: self.zeroth_delay_tranche_width,
+            relay_vrf_modulo_samples: self.relay_vrf_modulo_samples,
+            n_delay_tranches: self.n_delay_tranches,
+            no_show_slots: self.no_show_slots,
+        }
+    }
+
     /// Backing groups: `ceil(n_validators / max_validators_per_core)`.
     pub fn n_backing_groups(&self) -> u32 {
         self.n_validators
@@ -294,40 +307,24 @@ impl NetworkSpec {
                 "must be 1..=10000",
             );
         }
-        if self.needed_approvals == 0 || self.needed_approvals >= n {
-            return bad(
-                "needed_approvals",
-                self.needed_approvals.to_string(),
-                "must be 1..n_validators",
-            );
-        }
-        if self.relay_vrf_modulo_samples == 0 || self.relay_vrf_modulo_samples > MAX_CORES {
-            return bad(
-                "relay_vrf_modulo_samples",
-                self.relay_vrf_modulo_samples.to_string(),
-                "must be 1..=2000",
-            );
-        }
-        if self.n_delay_tranches == 0 || self.n_delay_tranches > limits::MAX_DELAY_TRANCHES {
-            return bad(
-                "n_delay_tranches",
-                self.n_delay_tranches.to_string(),
-                "must be 1..=10000",
-            );
-        }
-        if self.zeroth_delay_tranche_width > self.n_delay_tranches {
-            return bad(
-                "zeroth_delay_tranche_width",
-                self.zeroth_delay_tranche_width.to_string(),
-                "must be at most n_delay_tranches",
-            );
-        }
-        if self.no_show_slots == 0 || self.no_show_slots > limits::MAX_NO_SHOW_SLOTS {
-            return bad(
-                "no_show_slots",
-                self.no_show_slots.to_string(),
-                "must be 1..=1000",
-            );
+        // The bounds of `config::session`, and what a simulation needs
+        // beyond them: at least one of each, fewer approvals than
+        // validators, the zeroth tranche within the delay tranches.
+        for (key, value) in self.session().entries() {
+            let b = bound(key);
+            let (min, max) = match key {
+                "zeroth_delay_tranche_width" => (0, self.n_delay_tranches),
+                "needed_approvals" => (1, b.max.min(n - 1)),
+                _ => (1, b.max),
+            };
+            if !(min..=max).contains(&value) {
+                let why = match key {
+                    "needed_approvals" => "must be 1..n_validators".to_owned(),
+                    "zeroth_delay_tranche_width" => "must be at most n_delay_tranches".to_owned(),
+                    _ => format!("must be 1..={max} ({})", b.why),
+                };
+                return bad(key, value.to_string(), &why);
+            }
         }
         if self.max_approval_coalesce_count == 0 || self.max_approval_coalesce_count > MAX_CORES {
             return bad(

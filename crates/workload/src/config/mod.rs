@@ -96,6 +96,7 @@ pub mod cost;
 mod depth;
 mod error;
 mod parse;
+pub mod session;
 
 use std::path::Path;
 
@@ -484,6 +485,17 @@ impl BenchStep {
         ((u64::from(self.n_validators) - 1) * u64::from(self.connectivity) / 100) as u32
     }
 
+    /// The step's session parameters as one value.
+    pub fn session(&self) -> session::SessionParams {
+        session::SessionParams {
+            needed_approvals: self.needed_approvals,
+            zeroth_delay_tranche_width: self.zeroth_delay_tranche_width,
+            relay_vrf_modulo_samples: self.relay_vrf_modulo_samples,
+            n_delay_tranches: self.n_delay_tranches,
+            no_show_slots: self.no_show_slots,
+        }
+    }
+
     /// What message generation needs of this step (with the run's seed):
     /// two steps with equal parameters generate the same messages.
     pub fn generation_params(&self, seed: u64) -> GenerationParams {
@@ -492,11 +504,7 @@ impl BenchStep {
             n_cores: self.n_cores,
             n_included_candidates: self.candidates_per_block(),
             num_blocks: self.num_blocks,
-            needed_approvals: self.needed_approvals,
-            zeroth_delay_tranche_width: self.zeroth_delay_tranche_width,
-            relay_vrf_modulo_samples: self.relay_vrf_modulo_samples,
-            n_delay_tranches: self.n_delay_tranches,
-            no_show_slots: self.no_show_slots,
+            session: self.session(),
             max_validators_per_core: match self.schema {
                 Schema::G1 => 1,
                 Schema::G2G3 => self.max_validators_per_core,

@@ -204,11 +204,13 @@ pub(crate) mod tests {
             n_cores: 3,
             n_included_candidates: 3,
             num_blocks: 2,
-            needed_approvals: 3,
-            zeroth_delay_tranche_width: 0,
-            relay_vrf_modulo_samples: 2,
-            n_delay_tranches: 20,
-            no_show_slots: 3,
+            session: crate::config::session::SessionParams {
+                needed_approvals: 3,
+                zeroth_delay_tranche_width: 0,
+                relay_vrf_modulo_samples: 2,
+                n_delay_tranches: 20,
+                no_show_slots: 3,
+            },
             max_validators_per_core: 2,
             coalesce: Coalescing::Normal {
                 mean: 3.0,

@@ -2,6 +2,7 @@
 //! `GenerationParams` are equal produce the same messages, so the cache is
 //! keyed by a hash of these fields (plus the file format version).
 
+use crate::config::session::SessionParams;
 use crate::config::Coalescing;
 use parity_scale_codec::Encode;
 
@@ -14,11 +15,8 @@ pub struct GenerationParams {
     /// every core).
     pub n_included_candidates: u32,
     pub num_blocks: u32,
-    pub needed_approvals: u32,
-    pub zeroth_delay_tranche_width: u32,
-    pub relay_vrf_modulo_samples: u32,
-    pub n_delay_tranches: u32,
-    pub no_show_slots: u32,
+    /// The session's approval parameters.
+    pub session: SessionParams,
     /// Backing-group size (G1: groups of one validator).
     pub max_validators_per_core: u32,
     pub coalesce: Coalescing,
@@ -41,11 +39,11 @@ impl GenerationParams {
             self.n_cores,
             self.n_included_candidates,
             self.num_blocks,
-            self.needed_approvals,
-            self.zeroth_delay_tranche_width,
-            self.relay_vrf_modulo_samples,
-            self.n_delay_tranches,
-            self.no_show_slots,
+            self.session.needed_approvals,
+            self.session.zeroth_delay_tranche_width,
+            self.session.relay_vrf_modulo_samples,
+            self.session.n_delay_tranches,
+            self.session.no_show_slots,
             self.max_validators_per_core,
         )
             .encode_to(&mut out);

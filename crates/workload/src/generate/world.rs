@@ -98,11 +98,11 @@ impl World {
         let session = SessionInfo {
             session_index: BENCH_SESSION,
             n_cores: p.n_cores,
-            needed_approvals: p.needed_approvals,
-            relay_vrf_modulo_samples: p.relay_vrf_modulo_samples,
-            n_delay_tranches: p.n_delay_tranches,
-            zeroth_delay_tranche_width: p.zeroth_delay_tranche_width,
-            no_show_slots: p.no_show_slots,
+            needed_approvals: p.session.needed_approvals,
+            relay_vrf_modulo_samples: p.session.relay_vrf_modulo_samples,
+            n_delay_tranches: p.session.n_delay_tranches,
+            zeroth_delay_tranche_width: p.session.zeroth_delay_tranche_width,
+            no_show_slots: p.session.no_show_slots,
             validator_groups: validator_groups(
                 p.n_validators,
                 p.n_cores,

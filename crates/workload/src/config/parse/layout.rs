@@ -6,22 +6,14 @@
 use super::fields::{Fields, Tracker, NO_DEFAULT};
 use super::objective::Defaults;
 use crate::config::error::ConfigErrorKind as Kind;
+use crate::config::session::{bound, SessionParams};
 use crate::config::Schema;
-use tranche_primitives::limits::{
-    MAX_BLOCKS, MAX_CORES, MAX_DELAY_TRANCHES, MAX_NO_SHOW_SLOTS, MAX_VALIDATORS,
-};
+use tranche_primitives::limits::{MAX_BLOCKS, MAX_CORES, MAX_VALIDATORS};
 
 /// The bounds, as errors name them.
-pub(super) const VALIDATORS_BOUND: &str =
-    "the most validators of a session, limits::MAX_VALIDATORS";
+pub(super) use crate::config::session::{TRANCHES_BOUND, VALIDATORS_BOUND};
 pub(super) const CORES_BOUND: &str = "the most cores of a session, limits::MAX_CORES";
-pub(super) const TRANCHES_BOUND: &str = "the most delay tranches, limits::MAX_DELAY_TRANCHES";
 
-const NEEDED_APPROVALS: u32 = 30;
-const ZEROTH_DELAY_TRANCHE_WIDTH: u32 = 0;
-const RELAY_VRF_MODULO_SAMPLES: u32 = 6;
-const N_DELAY_TRANCHES: u32 = 89;
-const NO_SHOW_SLOTS: u32 = 3;
 const MAX_VALIDATORS_PER_CORE: u32 = 5;
 const POV_SIZE_KIB: u64 = 5120;
 
@@ -158,62 +150,33 @@ pub(super) fn read_num_blocks(f: &Fields<'_>) -> Result<u32, Kind> {
     )
 }
 
-/// The session's approval parameters of a step: keys in G2/G3, constants
-/// in G1.
-pub(super) struct SessionParams {
-    pub(super) needed_approvals: u32,
-    pub(super) zeroth_delay_tranche_width: u32,
-    pub(super) relay_vrf_modulo_samples: u32,
-    pub(super) n_delay_tranches: u32,
-    pub(super) no_show_slots: u32,
-}
-
-/// Reads the session's approval parameters, then checks the G3 keys that
-/// only other objectives use.
+/// Reads the session's approval parameters (keys in G2/G3, the defaults
+/// as constants in G1; defaults and bounds from `config::session`), then
+/// checks the G3 keys that only other objectives use.
 pub(super) fn read_session(
     f: &Fields<'_>,
     t: &mut Tracker,
     schema: Schema,
 ) -> Result<SessionParams, Kind> {
     let g1 = schema == Schema::G1;
-    let mut param = |key: &'static str, default: u32, max: u32, bound: &str| {
+    let mut param = |key: &'static str, default: u32| {
         if g1 {
             Ok(default)
         } else {
-            f.in_range(key, t.or(key, f.u32(key)?, default), 0, max, bound)
+            let b = bound(key);
+            f.in_range(key, t.or(key, f.u32(key)?, default), 0, b.max, b.why)
         }
     };
+    let d = SessionParams::DEFAULT;
     let session = SessionParams {
-        needed_approvals: param(
-            "needed_approvals",
-            NEEDED_APPROVALS,
-            MAX_VALIDATORS,
-            VALIDATORS_BOUND,
-        )?,
+        needed_approvals: param("needed_approvals", d.needed_approvals)?,
         zeroth_delay_tranche_width: param(
             "zeroth_delay_tranche_width",
-            ZEROTH_DELAY_TRANCHE_WIDTH,
-            MAX_DELAY_TRANCHES,
-            TRANCHES_BOUND,
+            d.zeroth_delay_tranche_width,
         )?,
-        relay_vrf_modulo_samples: param(
-            "relay_vrf_modulo_samples",
-            RELAY_VRF_MODULO_SAMPLES,
-            MAX_CORES,
-            "a sample draws a core: limits::MAX_CORES",
-        )?,
-        n_delay_tranches: param(
-            "n_delay_tranches",
-            N_DELAY_TRANCHES,
-            MAX_DELAY_TRANCHES,
-            TRANCHES_BOUND,
-        )?,
-        no_show_slots: param(
-            "no_show_slots",
-            NO_SHOW_SLOTS,
-            MAX_NO_SHOW_SLOTS,
-            "the most no-show slots, limits::MAX_NO_SHOW_SLOTS",
-        )?,
+        relay_vrf_modulo_samples: param("relay_vrf_modulo_samples", d.relay_vrf_modulo_samples)?,
+        n_delay_tranches: param("n_delay_tranches", d.n_delay_tranches)?,
+        no_show_slots: param("no_show_slots", d.no_show_slots)?,
     };
     if !g1 {
         // Read by G3 mocks of other objectives; checked, then ignored.
