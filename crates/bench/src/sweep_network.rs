@@ -45,6 +45,9 @@ pub struct SweepArgs {
     /// Write every row as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Write the table and the approval plots as one HTML page.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
 }
 
 /// A sweep file: the lists to combine, over a base `!ApprovalNetwork`
@@ -179,7 +182,13 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
 
 /// Run `tranche sweep network`.
 pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
-    let outputs: Vec<(&str, &Path)> = args.json.iter().map(|p| ("--json", p.as_path())).collect();
+    let outputs: Vec<(&str, &Path)> = [
+        ("--json", args.json.as_deref()),
+        ("--html", args.html.as_deref()),
+    ]
+    .into_iter()
+    .filter_map(|(flag, p)| p.map(|p| (flag, p)))
+    .collect();
     let inputs: Vec<&Path> = args.file.as_deref().into_iter().collect();
     tranche_report::outputs::check(&outputs, &inputs)?;
     let (specs, source) = grid(args)?;
@@ -207,6 +216,16 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&rows).expect("rows serialise");
         tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
+    }
+    if let Some(path) = &args.html {
+        let command = std::env::args().collect::<Vec<_>>().join(" ");
+        let page = tranche_report::simulation::sweep::page(
+            &rows,
+            args.seed,
+            tranche_report::meta::COMMIT,
+            &command,
+        )?;
+        tranche_report::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(rows)
 }

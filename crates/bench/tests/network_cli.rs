@@ -1,5 +1,6 @@
 //! `tranche network` and `tranche sweep` through the binary: the table on
-//! stdout, a one-line error and a failing exit for a bad file.
+//! stdout, progress lines on stderr, a one-line error and a failing exit
+//! for a bad file.
 
 mod common;
 use common::tranche;
@@ -21,6 +22,11 @@ fn network_prints_its_table_and_sweep_its_rows() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    // Not a terminal: progress as plain lines on stderr.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("simulation: started"), "{err}");
+    assert!(err.contains("simulation: block 1's slot reached"), "{err}");
+    assert!(err.contains("simulation: done in"), "{err}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("20/20"), "{text}");
     assert!(text.contains("every block approved by every honest validator"));
@@ -41,4 +47,39 @@ fn network_prints_its_table_and_sweep_its_rows() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("`slow_factor` = 0.5"), "{err}");
+}
+
+#[test]
+fn on_a_terminal_network_draws_a_bar() {
+    // util-linux `script` gives the command a terminal; without it there
+    // is nothing to test here (said, not passed silently).
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("on_a_terminal_network_draws_a_bar: skipped, no `script` on this machine");
+        return;
+    }
+    let file =
+        std::env::temp_dir().join(format!("tranche-network-tty-{}.yaml", std::process::id()));
+    std::fs::write(
+        &file,
+        "!ApprovalNetwork\nn_validators: 20\nn_cores: 4\nnum_blocks: 1\nneeded_approvals: 6\n",
+    )
+    .unwrap();
+    let command = format!("{} network {}", common::BIN, file.display());
+    let out = std::process::Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .output()
+        .unwrap();
+    std::fs::remove_file(&file).unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("s of virtual time"), "a bar: {text}");
+    assert!(
+        !text.contains("slot reached"),
+        "no plain lines on a terminal: {text}"
+    );
+    assert!(text.contains("20/20"), "{text}");
 }

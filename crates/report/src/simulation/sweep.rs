@@ -1,7 +1,9 @@
-//! The rows and table of `tranche sweep network` (the grid itself is run
-//! by the `tranche` binary, `crates/bench/src/sweep_network.rs`).
+//! The rows, table and page of `tranche sweep network` (the grid itself is
+//! run by the `tranche` binary, `crates/bench/src/sweep_network.rs`).
 
 use super::SimulationReport;
+use crate::html::escape;
+use crate::html_chart::{line_chart, Line};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use tranche_workload::config::approval_network::NetworkSpec;
@@ -94,4 +96,85 @@ pub fn table(rows: &[SweepRow]) -> String {
         );
     }
     s
+}
+
+/// The lines of a plot: one per (cores, no-show, slow), points by
+/// validators.
+fn series(rows: &[SweepRow], y: impl Fn(&SweepRow) -> Option<u64>) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::new();
+    for r in rows {
+        let name = format!(
+            "{} cores, no-show {}, slow {}",
+            r.n_cores, r.no_show_fraction, r.slow_fraction
+        );
+        let Some(v) = y(r) else { continue };
+        let point = (f64::from(r.n_validators), v as f64 / 1000.0);
+        match out.iter_mut().find(|l| l.name == name) {
+            Some(l) => l.points.push(point),
+            None => out.push(Line {
+                layout: name.clone(),
+                name,
+                points: vec![point],
+            }),
+        }
+    }
+    for l in &mut out {
+        l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    out
+}
+
+/// The page: how it was made, the table, the median and the slowest
+/// approval against validators (the report crate's plotters charts).
+pub fn page(rows: &[SweepRow], seed: u64, commit: &str, command: &str) -> anyhow::Result<String> {
+    let p50 = line_chart(
+        "Median approval against validators",
+        "validators",
+        "s after slot start (median over blocks of the p50)",
+        &series(rows, |r| r.p50_ms),
+    )?;
+    let max = line_chart(
+        "Slowest approval against validators",
+        "validators",
+        "s after slot start (max over blocks)",
+        &series(rows, |r| r.max_ms),
+    )?;
+    Ok(format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>tranche sweep network</title></head>\
+         <body style=\"font-family:sans-serif\"><h1>tranche sweep network</h1>\
+         <pre>commit: {}\nseed: {seed}\ncommand: {}</pre><pre>{}</pre><div>{p50}</div><div>{max}</div></body></html>\n",
+        escape(commit),
+        escape(command),
+        escape(&table(rows))
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_page_has_a_line_per_setting_and_how_it_was_made() {
+        let row = |n, cores| SweepRow {
+            n_validators: n,
+            n_cores: cores,
+            no_show_fraction: 0.0,
+            slow_fraction: 0.0,
+            all_approved: true,
+            p50_ms: Some(11_000),
+            p99_ms: Some(12_000),
+            max_ms: Some(12_500),
+            assignments_per_block: 1.0,
+            max_tranche: 3,
+            no_shows_max: 0,
+            bytes_out_p50: 1024,
+            wall_s: 1.0,
+            cpu_s: 1.0,
+        };
+        let rows = [row(100, 20), row(200, 20), row(100, 40)];
+        assert_eq!(series(&rows, |r| r.p50_ms).len(), 2);
+        let page = page(&rows, 3, "abc", "tranche sweep network").unwrap();
+        assert_eq!(page.matches("<svg").count(), 2);
+        assert!(page.contains("seed: 3") && page.contains("commit: abc"));
+    }
 }
