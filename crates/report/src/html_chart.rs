@@ -279,3 +279,15 @@ pub fn line_chart_with(
     }
     Ok(svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_x_axis_spans_the_data() {
+        assert_eq!(x_span([100.0, 200.0].into_iter()), (95.0, 205.0));
+        assert_eq!(x_span([20.0].into_iter()), (19.0, 21.0));
+        assert_eq!(x_span(std::iter::empty()), (0.0, 1.0));
+    }
+}
