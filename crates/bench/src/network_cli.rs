@@ -176,18 +176,6 @@ pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
     Ok(engine)
 }
 
-/// The files `tranche network` writes, as `tranche_report::outputs`
-/// checks them.
-fn outputs(args: &NetworkArgs) -> Vec<(&'static str, &Path)> {
-    [
-        ("--json", args.json.as_deref()),
-        ("--html", args.html.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(flag, p)| p.map(|p| (flag, p)))
-    .collect()
-}
-
 /// Progress of the simulation in virtual time: a bar in a terminal, a
 /// line per block slot reached otherwise, nothing with `--quiet`.
 fn progress_of(
@@ -219,8 +207,13 @@ fn progress_of(
 /// Run `tranche network`: the table on stdout (process 0), and the JSON
 /// and the page, written atomically with the umask's mode.
 pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
-    let inputs: Vec<&Path> = args.file.as_deref().into_iter().collect();
-    tranche_report::outputs::check(&outputs(args), &inputs)?;
+    tranche_report::outputs::check_flags(
+        &[
+            ("--json", args.json.as_deref()),
+            ("--html", args.html.as_deref()),
+        ],
+        args.file.as_deref(),
+    )?;
     let (spec, source) = spec_of(args)?;
     let engine = engine_of(args)?;
     check_fits(&spec, &source, engine.processes)?;

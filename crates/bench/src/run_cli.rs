@@ -210,16 +210,14 @@ fn notes(config: &config::BenchConfig, costs: &[config::cost::Cost], quiet: bool
 
 /// Run every approval step of the file (or the embedded default).
 pub fn execute(args: RunArgs) -> Result<()> {
-    let outputs: Vec<(&str, &std::path::Path)> = [
-        ("--json", args.json.as_deref()),
-        ("--html", args.html.as_deref()),
-        ("--profile", args.profile.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(flag, p)| p.map(|p| (flag, p)))
-    .collect();
-    let inputs: Vec<&std::path::Path> = args.file.as_deref().into_iter().collect();
-    tranche_report::outputs::check(&outputs, &inputs)?;
+    tranche_report::outputs::check_flags(
+        &[
+            ("--json", args.json.as_deref()),
+            ("--html", args.html.as_deref()),
+            ("--profile", args.profile.as_deref()),
+        ],
+        args.file.as_deref(),
+    )?;
     if args.restart_at_block.is_some() && args.db == DbArg::Memory {
         bail!("--restart-at-block needs the redb database (--db redb): a restart in memory would start from nothing");
     }

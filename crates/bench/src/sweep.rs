@@ -21,7 +21,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::escape;
-use tranche_report::html_chart::{line_chart, line_chart_with, Line};
+use tranche_report::html_chart::{group_lines, line_chart, line_chart_with, Line};
 use tranche_workload::config::{self, BenchStep};
 
 /// Most runs one sweep may ask for.
@@ -214,15 +214,13 @@ fn layout_name(a: Architecture) -> String {
 
 /// Run `tranche sweep run`; returns its rows.
 pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
-    let outputs: Vec<(&str, &std::path::Path)> = [
-        ("--json", args.json.as_deref()),
-        ("--html", args.html.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(f, p)| p.map(|p| (f, p)))
-    .collect();
-    let inputs: Vec<&std::path::Path> = args.file.as_deref().into_iter().collect();
-    tranche_report::outputs::check(&outputs, &inputs)?;
+    tranche_report::outputs::check_flags(
+        &[
+            ("--json", args.json.as_deref()),
+            ("--html", args.html.as_deref()),
+        ],
+        args.file.as_deref(),
+    )?;
     let points = grid(args)?;
     let mut rows = Vec::new();
     for (i, p) in points.iter().enumerate() {
@@ -328,24 +326,10 @@ pub fn table(rows: &[RunSweepRow]) -> String {
 
 /// The lines of a plot: one per (layout, schedule), points by validators.
 fn series(rows: &[RunSweepRow], y: impl Fn(&RunSweepRow) -> Option<f64>) -> Vec<Line> {
-    let mut out: Vec<Line> = Vec::new();
-    for r in rows {
+    group_lines(rows.iter().filter_map(|r| {
         let name = format!("{} {}", r.layout, r.schedule);
-        let Some(v) = y(r) else { continue };
-        let point = (f64::from(r.n_validators), v);
-        match out.iter_mut().find(|l| l.name == name) {
-            Some(l) => l.points.push(point),
-            None => out.push(Line {
-                name,
-                layout: r.layout.clone(),
-                points: vec![point],
-            }),
-        }
-    }
-    for l in &mut out {
-        l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    }
-    out
+        Some((name, r.layout.clone(), (f64::from(r.n_validators), y(r)?)))
+    }))
 }
 
 /// The crypto floor per block as a reference line: one point per

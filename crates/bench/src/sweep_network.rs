@@ -8,7 +8,7 @@
 
 use crate::network_cli::{engine_of, CliError, NetworkArgs};
 use serde::Deserialize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use tranche_network::{NetworkSpec, SimulationReport, Verify};
 pub use tranche_report::simulation::sweep::{table, SweepRow};
 
@@ -182,15 +182,13 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
 
 /// Run `tranche sweep network`.
 pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
-    let outputs: Vec<(&str, &Path)> = [
-        ("--json", args.json.as_deref()),
-        ("--html", args.html.as_deref()),
-    ]
-    .into_iter()
-    .filter_map(|(flag, p)| p.map(|p| (flag, p)))
-    .collect();
-    let inputs: Vec<&Path> = args.file.as_deref().into_iter().collect();
-    tranche_report::outputs::check(&outputs, &inputs)?;
+    tranche_report::outputs::check_flags(
+        &[
+            ("--json", args.json.as_deref()),
+            ("--html", args.html.as_deref()),
+        ],
+        args.file.as_deref(),
+    )?;
     let (specs, source) = grid(args)?;
     let engine = engine_of(&run_args(args, None, None))?;
     let mut rows = Vec::new();

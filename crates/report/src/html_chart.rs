@@ -163,6 +163,26 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
+/// Lines from `(name, layout, point)` triples: one line per name, in the
+/// order names first appear, each line's points in ascending x.
+pub fn group_lines(points: impl IntoIterator<Item = (String, String, (f64, f64))>) -> Vec<Line> {
+    let mut out: Vec<Line> = Vec::new();
+    for (name, layout, point) in points {
+        match out.iter_mut().find(|l| l.name == name) {
+            Some(l) => l.points.push(point),
+            None => out.push(Line {
+                name,
+                layout,
+                points: vec![point],
+            }),
+        }
+    }
+    for l in &mut out {
+        l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
+    out
+}
+
 /// The x range of a line chart: the data's span with a margin of 5 % on
 /// each side (100 to 200 validators: 95 to 205, not 0 to 220).
 pub fn x_span(xs: impl Iterator<Item = f64>) -> (f64, f64) {

@@ -84,6 +84,17 @@ pub fn check(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<()> {
     Ok(())
 }
 
+/// [`check`] of the outputs a command line names (a flag with no path is
+/// skipped) against its one input file, if any.
+pub fn check_flags(outputs: &[(&str, Option<&Path>)], input: Option<&Path>) -> Result<()> {
+    let named: Vec<(&str, &Path)> = outputs
+        .iter()
+        .filter_map(|(flag, p)| p.map(|p| (*flag, p)))
+        .collect();
+    let inputs: Vec<&Path> = input.into_iter().collect();
+    check(&named, &inputs)
+}
+
 fn parent(path: &Path) -> &Path {
     match path.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,

@@ -3,7 +3,7 @@
 
 use super::SimulationReport;
 use crate::html::escape;
-use crate::html_chart::{line_chart, Line};
+use crate::html_chart::{group_lines, line_chart, Line};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use tranche_workload::config::approval_network::NetworkSpec;
@@ -101,27 +101,14 @@ pub fn table(rows: &[SweepRow]) -> String {
 /// The lines of a plot: one per (cores, no-show, slow), points by
 /// validators.
 fn series(rows: &[SweepRow], y: impl Fn(&SweepRow) -> Option<u64>) -> Vec<Line> {
-    let mut out: Vec<Line> = Vec::new();
-    for r in rows {
+    group_lines(rows.iter().filter_map(|r| {
         let name = format!(
             "{} cores, no-show {}, slow {}",
             r.n_cores, r.no_show_fraction, r.slow_fraction
         );
-        let Some(v) = y(r) else { continue };
-        let point = (f64::from(r.n_validators), v as f64 / 1000.0);
-        match out.iter_mut().find(|l| l.name == name) {
-            Some(l) => l.points.push(point),
-            None => out.push(Line {
-                layout: name.clone(),
-                name,
-                points: vec![point],
-            }),
-        }
-    }
-    for l in &mut out {
-        l.points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    }
-    out
+        let point = (f64::from(r.n_validators), y(r)? as f64 / 1000.0);
+        Some((name.clone(), name, point))
+    }))
 }
 
 /// The page: how it was made, the table, the median and the slowest
