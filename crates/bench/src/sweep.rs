@@ -17,7 +17,6 @@ use crate::run_cli::{ClockArg, FloorArg, ScheduleArg};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 use std::path::PathBuf;
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::escape;
@@ -288,40 +287,40 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
 
 /// The sweep's table.
 pub fn table(rows: &[RunSweepRow]) -> String {
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{:>6} {:>5} {:>12} {:>12} {:>8} {:>14} {:>14} {:>14} {:>8} {:>8} {:>9}",
-        "vals",
-        "cores",
-        "layout",
-        "schedule",
-        "approved",
-        "slowest ms",
-        "node CPU-s/b",
-        "floor CPU-s/b",
-        "÷ floor",
-        "wall s",
-        "peak MiB"
-    );
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{:>6} {:>5} {:>12} {:>12} {:>8} {:>14} {:>14.3} {:>14.3} {:>8.2} {:>8.1} {:>9.0}",
-            r.n_validators,
-            r.n_cores,
-            r.layout,
-            r.schedule,
-            if r.all_approved { "all" } else { "NOT all" },
-            r.max_approval_ms.map_or("-".into(), |v| v.to_string()),
-            r.node_cpu_per_block_s,
-            r.floor_per_block_s,
-            r.node_ratio,
-            r.wall_s,
-            r.peak_memory_mib
-        );
-    }
-    s
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.n_validators.to_string(),
+                r.n_cores.to_string(),
+                r.layout.clone(),
+                r.schedule.clone(),
+                (if r.all_approved { "all" } else { "NOT all" }).to_owned(),
+                r.max_approval_ms.map_or("-".into(), |v| v.to_string()),
+                format!("{:.3}", r.node_cpu_per_block_s),
+                format!("{:.3}", r.floor_per_block_s),
+                format!("{:.2}", r.node_ratio),
+                format!("{:.1}", r.wall_s),
+                format!("{:.0}", r.peak_memory_mib),
+            ]
+        })
+        .collect();
+    tranche_report::columns(
+        &[
+            "vals",
+            "cores",
+            "layout",
+            "schedule",
+            "approved",
+            "slowest ms",
+            "node CPU-s/b",
+            "floor CPU-s/b",
+            "÷ floor",
+            "wall s",
+            "peak MiB",
+        ],
+        &cells,
+    )
 }
 
 /// The lines of a plot: one per (layout, schedule), points by validators.

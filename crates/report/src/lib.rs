@@ -18,7 +18,7 @@ pub mod simulation;
 mod table;
 
 pub use meta::Meta;
-pub use table::render;
+pub use table::{columns, render};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

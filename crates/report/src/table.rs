@@ -357,6 +357,33 @@ pub fn render(runs: &[RunReport]) -> String {
     t.out
 }
 
+/// A table of right-aligned columns, each as wide as its widest cell,
+/// two spaces apart (the sweeps' tables): `headers`, then one line per row.
+pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let width = |c: usize| {
+        rows.iter()
+            .filter_map(|r| r.get(c))
+            .map(|v| v.chars().count())
+            .chain(std::iter::once(headers[c].chars().count()))
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..headers.len()).map(width).collect();
+    let line = |cells: Vec<&str>| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:>w$}"))
+            .collect();
+        padded.join("  ") + "\n"
+    };
+    let mut out = line(headers.to_vec());
+    for r in rows {
+        out += &line(r.iter().map(String::as_str).collect());
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -469,5 +496,16 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("(tick "), "{text}");
+    }
+
+    #[test]
+    fn columns_are_as_wide_as_their_cells_and_apart() {
+        let t = columns(
+            &["a", "floor CPU-s/b", "÷ floor"],
+            &[vec!["1".into(), "0.5".into(), "12.25".into()]],
+        );
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(lines[0], "a  floor CPU-s/b  ÷ floor");
+        assert_eq!(lines[1], "1            0.5    12.25");
     }
 }

@@ -5,7 +5,6 @@ use super::SimulationReport;
 use crate::html::escape;
 use crate::html_chart::{group_lines, line_chart, Line};
 use serde::{Deserialize, Serialize};
-use std::fmt::Write as _;
 use tranche_workload::config::approval_network::NetworkSpec;
 
 /// One run of a sweep, summarised.
@@ -58,44 +57,33 @@ impl SweepRow {
 /// The sweep's table.
 pub fn table(rows: &[SweepRow]) -> String {
     let ms = |v: Option<u64>| v.map_or("-".to_owned(), |v| v.to_string());
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "{:>5} {:>5} {:>7} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9} {:>6} {:>8} {:>9} {:>7}",
-        "vals",
-        "cores",
-        "no-show",
-        "slow",
-        "approved",
-        "p50 ms",
-        "p99 ms",
-        "max ms",
-        "assign/b",
-        "max tr",
-        "no-shows",
-        "KiB out",
-        "wall s"
-    );
-    for r in rows {
-        let _ = writeln!(
-            s,
-            "{:>5} {:>5} {:>7} {:>5} {:>8} {:>8} {:>8} {:>8} {:>9.1} {:>6} {:>8} {:>9.0} {:>7.1}",
-            r.n_validators,
-            r.n_cores,
-            r.no_show_fraction,
-            r.slow_fraction,
-            if r.all_approved { "all" } else { "NOT all" },
-            ms(r.p50_ms),
-            ms(r.p99_ms),
-            ms(r.max_ms),
-            r.assignments_per_block,
-            r.max_tranche,
-            r.no_shows_max,
-            r.bytes_out_p50 as f64 / 1024.0,
-            r.wall_s
-        );
-    }
-    s
+    let cells: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| {
+            vec![
+                r.n_validators.to_string(),
+                r.n_cores.to_string(),
+                r.no_show_fraction.to_string(),
+                r.slow_fraction.to_string(),
+                (if r.all_approved { "all" } else { "NOT all" }).to_owned(),
+                ms(r.p50_ms),
+                ms(r.p99_ms),
+                ms(r.max_ms),
+                format!("{:.1}", r.assignments_per_block),
+                r.max_tranche.to_string(),
+                r.no_shows_max.to_string(),
+                format!("{:.0}", r.bytes_out_p50 as f64 / 1024.0),
+                format!("{:.1}", r.wall_s),
+            ]
+        })
+        .collect();
+    crate::columns(
+        &[
+            "vals", "cores", "no-show", "slow", "approved", "p50 ms", "p99 ms", "max ms",
+            "assign/b", "max tr", "no-shows", "KiB out", "wall s",
+        ],
+        &cells,
+    )
 }
 
 /// The lines of a plot: one per (cores, no-show, slow), points by
