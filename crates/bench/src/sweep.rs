@@ -285,26 +285,28 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
     Ok(rows)
 }
 
+/// One row's cells in the table's column order.
+fn cells(r: &RunSweepRow) -> Vec<String> {
+    let approved = if r.all_approved { "all" } else { "NOT all" };
+    let slowest = r.max_approval_ms.map_or("-".into(), |v| v.to_string());
+    vec![
+        format!("{}", r.n_validators),
+        format!("{}", r.n_cores),
+        r.layout.clone(),
+        r.schedule.clone(),
+        approved.to_owned(),
+        slowest,
+        format!("{:.3}", r.node_cpu_per_block_s),
+        format!("{:.3}", r.floor_per_block_s),
+        format!("{:.2}", r.node_ratio),
+        format!("{:.1}", r.wall_s),
+        format!("{:.0}", r.peak_memory_mib),
+    ]
+}
+
 /// The sweep's table.
 pub fn table(rows: &[RunSweepRow]) -> String {
-    let cells: Vec<Vec<String>> = rows
-        .iter()
-        .map(|r| {
-            vec![
-                r.n_validators.to_string(),
-                r.n_cores.to_string(),
-                r.layout.clone(),
-                r.schedule.clone(),
-                (if r.all_approved { "all" } else { "NOT all" }).to_owned(),
-                r.max_approval_ms.map_or("-".into(), |v| v.to_string()),
-                format!("{:.3}", r.node_cpu_per_block_s),
-                format!("{:.3}", r.floor_per_block_s),
-                format!("{:.2}", r.node_ratio),
-                format!("{:.1}", r.wall_s),
-                format!("{:.0}", r.peak_memory_mib),
-            ]
-        })
-        .collect();
+    let cells: Vec<Vec<String>> = rows.iter().map(cells).collect();
     tranche_report::columns(
         &[
             "vals",
