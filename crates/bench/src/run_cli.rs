@@ -155,9 +155,16 @@ pub struct RunArgs {
     /// (default: as many as its bounded input, 16 000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub backlog: Option<u64>,
+    /// Parallel layout, fifo: messages a worker drains at once to check
+    /// their certificates back to back before handling them in order (0:
+    /// each certificate when its message is handled; decisions and sends
+    /// are the same either way).
+    #[arg(long, value_name = "N", default_value_t = tranche_node::DEFAULT_AHEAD_BATCH as u64,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub check_ahead: u64,
 }
 
-/// The `--signatures` and `--schedule` choices.
+/// The `--signatures`, `--schedule` and `--check-ahead` choices.
 fn check_policy(args: &RunArgs) -> tranche_node::CheckPolicy {
     tranche_node::CheckPolicy {
         signatures: match args.signatures {
@@ -169,6 +176,7 @@ fn check_policy(args: &RunArgs) -> tranche_node::CheckPolicy {
             ScheduleArg::UsefulFirst => tranche_node::Schedule::UsefulFirst,
         },
         backlog: args.backlog.map(|n| n as usize),
+        ahead: args.check_ahead as usize,
     }
 }
 

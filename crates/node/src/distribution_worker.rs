@@ -6,6 +6,7 @@
 //! `--schedule useful-first` takes its bounded input in the order of
 //! `crate::schedule`.
 
+use crate::ahead::Ahead;
 use crate::channel::{InFlight, Rx, Tx};
 use crate::clock::Clock;
 use crate::messages::{
@@ -70,6 +71,9 @@ pub(crate) struct DistributionWorker {
     pub waits: [Vec<u32>; 2],
     pub backlog_peak: u64,
     pub schedule_stats: Arc<ScheduleStats>,
+    /// `fifo` in the parallel layout: certificates of a drained batch
+    /// checked back to back (`None`: each when phase 1 asks).
+    pub ahead: Option<Ahead>,
 }
 
 impl Worker for DistributionWorker {
@@ -106,7 +110,10 @@ impl Worker for DistributionWorker {
     /// from it in its order.
     fn take_normal(&mut self, normal: &Rx<DistMsg>) -> Option<DistMsg> {
         let Some(backlog) = self.backlog.as_mut() else {
-            return normal.try_recv();
+            return match self.ahead.as_mut() {
+                Some(ahead) => ahead.take(normal, &self.state),
+                None => normal.try_recv(),
+            };
         };
         let now = self.clock.now();
         while !backlog.is_full() {
@@ -127,6 +134,9 @@ impl Worker for DistributionWorker {
 
     /// What is still summed is reported before the worker stops.
     fn finish(mut self) -> Result<(), String> {
+        if let Some(ahead) = &self.ahead {
+            self.counters.checked_ahead_unused(ahead.unused);
+        }
         self.reputations.flush(&self.events);
         Ok(())
     }
@@ -245,11 +255,15 @@ impl DistributionWorker {
             }
             CheckMode::ViaVoting => {
                 let (tx, rx) = crossbeam_channel::bounded(1);
+                let started = std::time::Instant::now();
                 self.to_voting
                     .send(ask(check, tx))
                     .map_err(|e| e.to_string())?;
-                rx.recv()
-                    .map_err(|_| "voting stopped before answering a check".to_owned())
+                let verdict = rx
+                    .recv()
+                    .map_err(|_| "voting stopped before answering a check".to_owned());
+                self.counters.waited_for_verdict(started.elapsed());
+                verdict
             }
         }
     }
@@ -342,10 +356,22 @@ impl DistributionWorker {
         match action {
             Action::CheckAssignment(check) => {
                 let token = check.token;
-                let verdict =
-                    self.verdict(check, AssignmentCheck::check, stats, |check, reply| {
-                        VoteMsg::CheckAssignment { check, reply }
-                    })?;
+                let ahead = self
+                    .ahead
+                    .as_mut()
+                    .and_then(|a| a.verdict(&check.assignment));
+                let verdict = match ahead {
+                    Some(v) => {
+                        stats.add_verifications(1);
+                        self.counters.took_checked_ahead();
+                        v
+                    }
+                    None => {
+                        self.verdict(check, AssignmentCheck::check, stats, |check, reply| {
+                            VoteMsg::CheckAssignment { check, reply }
+                        })?
+                    }
+                };
                 self.state.assignment_checked(now, token, verdict, work);
             }
             Action::CheckApproval(check) if self.batching() => {

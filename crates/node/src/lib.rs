@@ -9,8 +9,10 @@
 //! (`distribution_worker.rs`, `voting_worker.rs`) in the same worker loop
 //! (`worker.rs`), over metered channels (`channel.rs`), on a real or virtual
 //! clock (`clock.rs`), with per-thread CPU time (`cpu.rs`) and protocol
-//! counters (`metrics.rs`).
+//! counters (`metrics.rs`). A parallel-layout worker checks the
+//! certificates of a drained batch back to back (`ahead.rs`).
 
+mod ahead;
 mod channel;
 mod classic;
 mod clock;
@@ -28,6 +30,7 @@ mod voting_worker;
 mod wiring;
 mod worker;
 
+pub use ahead::DEFAULT_AHEAD_BATCH;
 pub use channel::ChannelMeter;
 pub use clock::Clock;
 pub use cpu::{process_cpu_time, thread_cpu_time};

@@ -62,7 +62,7 @@ pub enum Schedule {
 }
 
 /// How the node spends its checking CPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckPolicy {
     pub signatures: SignatureCheck,
     pub schedule: Schedule,
@@ -71,6 +71,21 @@ pub struct CheckPolicy {
     /// the worker see further ahead past the messages that can no longer
     /// change an approval.
     pub backlog: Option<usize>,
+    /// Parallel layout, `fifo`: how many messages a worker drains at once
+    /// to check their certificates back to back (`crate::ahead`); 0: each
+    /// certificate when phase 1 asks for it.
+    pub ahead: usize,
+}
+
+impl Default for CheckPolicy {
+    fn default() -> Self {
+        CheckPolicy {
+            signatures: SignatureCheck::default(),
+            schedule: Schedule::default(),
+            backlog: None,
+            ahead: crate::ahead::DEFAULT_AHEAD_BATCH,
+        }
+    }
 }
 
 /// Upstream's `APPROVAL_DISTRIBUTION_WORKER_COUNT`.

@@ -90,13 +90,11 @@ impl Layout for Parallel {
         self.router.send(RouterMsg::PeerBytes { peer, bytes })
     }
 
-    /// Blocks take the router's bounded input, everything else its
-    /// high-priority one.
+    /// Every input but peers' bytes takes the router's high-priority
+    /// input: a new block too, as upstream's `ActiveLeaves` is an overseer
+    /// signal, taken before any message waiting in the router's inbox.
     fn send(&mut self, input: Input) -> Result<(), Closed> {
-        match input {
-            Input::Block(_) => self.router.send(RouterMsg::Input(input)),
-            _ => self.router_prio.send(RouterMsg::Input(input)),
-        }
+        self.router_prio.send(RouterMsg::Input(input))
     }
 
     fn inject_fault(&self, target: usize) -> Result<(), Closed> {
@@ -233,5 +231,90 @@ impl Worker for Router {
             RouterMsg::Control(Control::Fault) => panic!("fault injected into the router"),
         }
         Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::channel::{channel, recv_prioritised, InFlight, Next};
+    use std::time::{Duration, Instant};
+    use tranche_primitives::{Block, Hash, RelayVrfStory, Session, SessionInfo};
+    use tranche_voting::NewBlock;
+
+    fn new_block() -> NewBlock {
+        let info = SessionInfo {
+            session_index: 0,
+            n_cores: 1,
+            needed_approvals: 1,
+            relay_vrf_modulo_samples: 1,
+            n_delay_tranches: 1,
+            zeroth_delay_tranche_width: 0,
+            no_show_slots: 1,
+            validator_groups: Vec::new(),
+            assignment_keys: Vec::new(),
+            validators: Vec::new(),
+            assignments_v2: true,
+            max_approval_coalesce_count: 1,
+        };
+        NewBlock {
+            block: Block {
+                hash: Hash([7; 32]),
+                number: 1,
+                parent: Hash([0; 32]),
+                slot: 1,
+                session: 0,
+                relay_vrf_story: RelayVrfStory::default(),
+                candidates: Vec::new(),
+            },
+            session: Arc::new(Session::new(info)),
+        }
+    }
+
+    /// A new block is an overseer signal upstream: it reaches the router
+    /// ahead of a full inbox of peer messages, and sending it never waits
+    /// for room there.
+    #[test]
+    fn a_block_goes_ahead_of_a_full_router_inbox() {
+        let in_flight = InFlight::new();
+        let (router, inbox) = channel::<RouterMsg>("router", Some(2), &in_flight);
+        let (router_prio, prio) = channel::<RouterMsg>("router-prio", None, &in_flight);
+        let (voting, _voting_rx) = channel::<crate::messages::VoteMsg>("voting", None, &in_flight);
+        let mut layout = Parallel {
+            router,
+            router_prio,
+            workers: PrioLinks {
+                workers: Vec::new(),
+                voting,
+            },
+        };
+        for peer in 1..=2 {
+            layout
+                .peer_bytes(PeerId(peer), Arc::from(vec![0u8; 4]))
+                .unwrap();
+        }
+        // The inbox is full: a block on it would wait for ever; this thread
+        // gives up after a generous deadline instead of hanging the test.
+        let (done_tx, done) = crossbeam_channel::bounded(1);
+        let sender = std::thread::spawn(move || {
+            let r = layout.send(Input::Block(new_block()));
+            let _ = done_tx.send(r.is_ok());
+            layout
+        });
+        assert_eq!(
+            done.recv_timeout(Duration::from_secs(30)),
+            Ok(true),
+            "sending the block waited for room in the full inbox"
+        );
+        let _layout = sender.join().unwrap();
+        let deadline = Some(Instant::now() + Duration::from_secs(30));
+        let first = match recv_prioritised(&prio, &inbox, deadline) {
+            Next::Message(m) => m,
+            _ => panic!("nothing to read"),
+        };
+        assert!(
+            matches!(first, RouterMsg::Input(Input::Block(_))),
+            "the router takes the block first"
+        );
     }
 }

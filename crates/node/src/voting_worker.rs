@@ -6,6 +6,7 @@
 
 use crate::channel::{Closed, Tx};
 use crate::clock::Clock;
+use crate::cpu::thread_cpu_time;
 use crate::messages::{Control, DistMsg, NodeEvent, VoteMsg};
 use crate::metrics::ProtocolCounters;
 use crate::parallel::RouterMsg;
@@ -75,32 +76,92 @@ pub(crate) struct VotingWorker {
     pub crashing: Arc<std::sync::atomic::AtomicBool>,
     /// `useful-first`: tell distribution each candidate approved.
     pub tell_approved: bool,
+    /// The group commit: the tick of the oldest write not yet committed
+    /// (`None`: nothing waits). Committed once a later tick has begun.
+    pub uncommitted_since: Option<Tick>,
+    /// Time spent in the store (writes, commits, fsyncs).
+    pub db_time: DbTime,
+}
+
+/// The database's own time on the voting thread: the buffering of each
+/// input's writes (wall time of the call, cheap to take; the thread is busy
+/// meanwhile, so it is CPU time) and every commit and fsync (the thread's
+/// CPU clock around it).
+#[derive(Default)]
+pub(crate) struct DbTime {
+    write_nanos: u64,
+    commit_nanos: u64,
 }
 
 impl VotingWorker {
-    fn apply(&mut self, out: Output) -> Result<(), String> {
-        if !out.writes.is_empty() {
-            self.store
-                .write(out.writes)
-                .map_err(|e| format!("database write failed: {e}"))?;
+    /// Buffer one input's writes in the store (committed by the group
+    /// commit, see [`VotingWorker::commit_if_due`]).
+    fn write(&mut self, now: Tick, writes: tranche_voting::WriteBatch) -> Result<(), String> {
+        if writes.is_empty() {
+            return Ok(());
         }
-        // What we tell others — our own assignment or approval, a block
-        // approved — is fsynced before it leaves (docs/durability.md).
-        let announces = out.actions.iter().any(|a| {
+        let start = Instant::now();
+        let r = self.store.write(writes);
+        self.db_time.write_nanos += start.elapsed().as_nanos() as u64;
+        r.map_err(|e| format!("database write failed: {e}"))?;
+        self.uncommitted_since.get_or_insert(now);
+        Ok(())
+    }
+
+    /// A commit or an fsync, timed on the thread's CPU clock.
+    fn commit_with(&mut self, fsync: bool) -> Result<(), String> {
+        let start = thread_cpu_time();
+        let r = if fsync {
+            self.store.flush()
+        } else {
+            self.store.commit()
+        };
+        self.db_time.commit_nanos += thread_cpu_time().saturating_sub(start).as_nanos() as u64;
+        self.uncommitted_since = None;
+        self.note_durability();
+        let what = if fsync { "flush" } else { "commit" };
+        r.map_err(|e| format!("database {what} failed: {e}"))
+    }
+
+    /// The group commit: what was written during an earlier tick is
+    /// committed once a later tick has begun (never per message; the store
+    /// also commits by itself once its write-behind bound is reached).
+    fn commit_if_due(&mut self, now: Tick) -> Result<(), String> {
+        match self.uncommitted_since {
+            Some(since) if now > since => self.commit_with(false),
+            _ => Ok(()),
+        }
+    }
+
+    /// Whether carrying out these actions tells anyone something: our own
+    /// assignment or approval, a block approved.
+    fn announces(actions: &[Action]) -> bool {
+        actions.iter().any(|a| {
             matches!(
                 a,
                 Action::DistributeAssignment { .. }
                     | Action::DistributeApproval(_)
                     | Action::BlockApproved { .. }
             )
-        });
-        if announces {
-            self.store
-                .flush()
-                .map_err(|e| format!("database flush failed: {e}"))?;
-            self.note_durability();
+        })
+    }
+
+    fn apply(&mut self, now: Tick, out: Output) -> Result<(), String> {
+        self.write(now, out.writes)?;
+        // What we tell others — our own assignment or approval, a block
+        // approved — is fsynced before it leaves (docs/durability.md).
+        if Self::announces(&out.actions) {
+            self.commit_with(true)?;
         }
-        for action in out.actions {
+        let tell = self.tell_approved;
+        self.dispatch(out.actions, tell)
+    }
+
+    /// Carry out voting's actions (after their writes); `tell_approved`:
+    /// tell distribution each candidate approved (`useful-first`, unless
+    /// it was told already).
+    fn dispatch(&mut self, actions: Vec<Action>, tell_approved: bool) -> Result<(), String> {
+        for action in actions {
             match action {
                 Action::NewBlock(m) => {
                     self.counters
@@ -152,7 +213,7 @@ impl VotingWorker {
                     tolerated_no_shows,
                     ..
                 } => {
-                    if self.tell_approved {
+                    if tell_approved {
                         self.dist
                             .candidate_approved(block, candidate_index)
                             .map_err(|e| e.to_string())?;
@@ -180,15 +241,23 @@ impl VotingWorker {
         if actions.is_empty() {
             return Ok(());
         }
-        self.apply(Output {
-            actions,
-            ..Output::default()
-        })
+        let now = self.clock.now();
+        self.apply(
+            now,
+            Output {
+                actions,
+                ..Output::default()
+            },
+        )
     }
 
     fn note_durability(&self) {
         let c = self.store.durability_counts();
-        self.counters.set_database(c.commits, c.fsyncs);
+        self.counters.set_database(
+            c.commits,
+            c.fsyncs,
+            self.db_time.write_nanos + self.db_time.commit_nanos,
+        );
     }
 
     fn ticks_since_slot(&self, block: &Hash, tick: Tick) -> u64 {
@@ -203,12 +272,15 @@ impl VotingWorker {
 
     /// Handle one message; `Ok(true)` means stop.
     fn handle_at(&mut self, now: Tick, msg: VoteMsg, stats: &WorkerStats) -> Result<bool, String> {
+        self.commit_if_due(now)?;
         let out = match msg {
             VoteMsg::Block(b) => self.machine.import_block(now, b),
             VoteMsg::Assignment(a) => self.machine.import_assignment(now, a),
             VoteMsg::Approval(a) => self.machine.import_approval(now, a),
             VoteMsg::CheckAssignment { check, reply } => {
+                let started = Instant::now();
                 let verdict = check.check();
+                self.counters.checked_for_distribution(started.elapsed());
                 stats.add_verifications(1);
                 let block = check.assignment.0.block_hash;
                 let out = match verdict {
@@ -230,13 +302,16 @@ impl VotingWorker {
                     ),
                     Err(_) => Output::default(),
                 };
-                self.apply(out)?;
                 // Distribution waits for this answer; it may have stopped.
-                let _ = reply.send(verdict);
+                self.reply_then_apply(now, out, move || {
+                    let _ = reply.send(verdict);
+                })?;
                 return Ok(false);
             }
             VoteMsg::CheckApproval { check, reply } => {
+                let started = Instant::now();
                 let verdict = check.check();
+                self.counters.checked_for_distribution(started.elapsed());
                 stats.add_verifications(1);
                 let out = match verdict {
                     Ok(()) => self.machine.import_approval(
@@ -250,8 +325,9 @@ impl VotingWorker {
                     ),
                     Err(_) => Output::default(),
                 };
-                self.apply(out)?;
-                let _ = reply.send(verdict);
+                self.reply_then_apply(now, out, move || {
+                    let _ = reply.send(verdict);
+                })?;
                 return Ok(false);
             }
             VoteMsg::Finalized { hash, number } => self.machine.finalize(now, hash, number),
@@ -264,8 +340,49 @@ impl VotingWorker {
             VoteMsg::Control(Control::Stop) => return Ok(true),
             VoteMsg::Control(Control::Fault) => panic!("fault injected into the voting worker"),
         };
-        self.apply(out)?;
+        self.apply(now, out)?;
         Ok(false)
+    }
+
+    /// Classic: answer distribution's check as soon as the message is
+    /// imported, then write and carry out what the import caused, as
+    /// upstream's approval-voting did before polkadot-sdk#4928
+    /// (`polkadot/node/core/approval-voting/src/lib.rs`,
+    /// `CheckAndImportAssignment`: the check's outcome is sent before the
+    /// actions are handled and written). Two things keep today's order:
+    /// `useful-first`'s `CandidateApproved` goes to distribution before the
+    /// answer (so it is on distribution's priority input when it takes its
+    /// next message), and an import that makes us announce something — our
+    /// own assignment or approval, a block approved — is written, fsynced
+    /// and sent before the answer, as every announcement is.
+    fn reply_then_apply(
+        &mut self,
+        now: Tick,
+        out: Output,
+        reply: impl FnOnce(),
+    ) -> Result<(), String> {
+        if Self::announces(&out.actions) {
+            self.apply(now, out)?;
+            reply();
+            return Ok(());
+        }
+        if self.tell_approved {
+            for a in &out.actions {
+                if let Action::CandidateApproved {
+                    block,
+                    candidate_index,
+                    ..
+                } = a
+                {
+                    self.dist
+                        .candidate_approved(*block, *candidate_index)
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+        }
+        reply();
+        self.write(now, out.writes)?;
+        self.dispatch(out.actions, false)
     }
 }
 
@@ -279,35 +396,30 @@ impl Worker for VotingWorker {
             return Ok(None);
         }
         let now = self.clock.now();
+        self.commit_if_due(now)?;
         if self.wakeup_due(now) {
             // One due timer per turn of the worker loop, so that messages
             // waiting meanwhile are taken between them.
             self.counters.wakeup();
             let (out, more) = self.machine.tick_one(now);
-            self.apply(out)?;
+            self.apply(now, out)?;
             if more {
                 return Ok(Some(Instant::now()));
             }
         }
-        Ok(self
-            .machine
-            .next_wakeup()
-            .and_then(|t| self.clock.instant_of(t)))
+        // Wake for the next wakeup, or for the group commit of what waits
+        // once the next tick begins.
+        let commit_at = self.uncommitted_since.map(|t| t.max(now) + 1);
+        let next = match (self.machine.next_wakeup(), commit_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Ok(next.and_then(|t| self.clock.instant_of(t)))
     }
 
     fn handle(&mut self, msg: VoteMsg, stats: &WorkerStats) -> Result<bool, String> {
         let now = self.clock.now();
         self.handle_at(now, msg, stats)
-    }
-
-    /// Group commit: every import of the batch just drained survives a
-    /// crash of the process once the worker waits again.
-    fn idle(&mut self, _stats: &WorkerStats) -> Result<(), String> {
-        self.store
-            .commit()
-            .map_err(|e| format!("database commit failed: {e}"))?;
-        self.note_durability();
-        Ok(())
     }
 
     /// The store is flushed before the worker stops — unless the node is
@@ -318,10 +430,6 @@ impl Worker for VotingWorker {
             self.store.abandon();
             return Ok(());
         }
-        self.store
-            .flush()
-            .map_err(|e| format!("database flush failed: {e}"))?;
-        self.note_durability();
-        Ok(())
+        self.commit_with(true)
     }
 }

@@ -3,6 +3,7 @@
 //! metered channels, worker threads that stop quietly once the node is
 //! stopping, and the voting worker with its distribution workers.
 
+use crate::ahead::Ahead;
 use crate::channel::{channel, InFlight, Rx, Tx};
 use crate::distribution_worker::{CheckMode, DistributionWorker};
 use crate::fanout::{Fanout, PrioLinks};
@@ -192,6 +193,8 @@ impl<'a> Wiring<'a> {
             slot_starts: Default::default(),
             crashing: self.crashing.clone(),
             tell_approved: self.config.checks.schedule == Schedule::UsefulFirst,
+            uncommitted_since: None,
+            db_time: Default::default(),
         }
     }
 
@@ -227,6 +230,10 @@ impl<'a> Wiring<'a> {
             waits: Default::default(),
             backlog_peak: 0,
             schedule_stats: self.metrics.schedule.clone(),
+            ahead: (matches!(mode, CheckMode::Inline)
+                && checks.schedule == Schedule::Fifo
+                && checks.ahead > 0)
+                .then(|| Ahead::new(checks.ahead)),
         }
     }
 }
