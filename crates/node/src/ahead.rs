@@ -1,5 +1,7 @@
 //! Crypto back to back: a parallel-layout distribution worker drains up to
-//! a batch of messages from its bounded input, checks the certificates of
+//! a batch of messages from its bounded input, decodes the peers' bytes
+//! among them (the router only read where their items lie), checks the
+//! certificates of
 //! their first-seen assignments one after the other, and only then hands
 //! the messages to the state machine in arrival order; when phase 1 asks
 //! for a certificate check that was done ahead, the verdict is taken from
@@ -17,7 +19,7 @@
 //! pass takes them, as without this.
 
 use crate::channel::Rx;
-use crate::messages::DistMsg;
+use crate::messages::{decoded, DistMsg};
 use std::collections::{HashMap, VecDeque};
 use tranche_distribution::{AssignmentItem, AssignmentVerdict, State};
 use tranche_primitives::{ApprovalDistributionMessage, CandidateBitfield, Hash, ValidatorIndex};
@@ -53,7 +55,7 @@ impl Ahead {
             self.verdicts.clear();
             while self.queue.len() < self.limit {
                 match normal.try_recv() {
-                    Some(m) => self.queue.push_back(m),
+                    Some(m) => self.queue.push_back(decoded(m)),
                     None => break,
                 }
             }
@@ -74,8 +76,11 @@ impl Ahead {
         let mut taken: HashMap<(Hash, ValidatorIndex), Vec<CandidateBitfield>> = HashMap::new();
         let mut checks = Vec::new();
         for m in &self.queue {
-            let DistMsg::Peer { message, .. } = m else {
-                break;
+            let message = match m {
+                DistMsg::Peer { message, .. } => message,
+                // Bytes that did not decode: reported when handled.
+                DistMsg::PeerBytes { .. } | DistMsg::PeerItem { .. } => continue,
+                _ => break,
             };
             let ApprovalDistributionMessage::Assignments(items) = message else {
                 continue;

@@ -10,8 +10,8 @@ use crate::ahead::Ahead;
 use crate::channel::{InFlight, Rx, Tx};
 use crate::clock::Clock;
 use crate::messages::{
-    checked_approval, checked_assignment, decode_peer_bytes, CheckPolicy, Control, DistMsg,
-    NetworkEvent, NodeEvent, SignatureCheck, VoteMsg,
+    checked_approval, checked_assignment, decode_peer_bytes, decoded, report_malformed,
+    CheckPolicy, Control, DistMsg, NetworkEvent, NodeEvent, SignatureCheck, VoteMsg,
 };
 use crate::metrics::{ProtocolCounters, ScheduleStats};
 use crate::reputation::Reputations;
@@ -142,21 +142,6 @@ impl Worker for DistributionWorker {
     }
 }
 
-/// A peer's bytes decoded ahead (classic layout, `useful-first`), so that
-/// the backlog can judge them; bytes that do not decode stay bytes and are
-/// reported when handled.
-fn decoded(m: DistMsg) -> DistMsg {
-    match m {
-        DistMsg::PeerBytes { peer, bytes } => match ValidationProtocol::decode_wire(&bytes) {
-            Ok(ValidationProtocol::ApprovalDistribution(message)) => {
-                DistMsg::Peer { peer, message }
-            }
-            Err(_) => DistMsg::PeerBytes { peer, bytes },
-        },
-        other => other,
-    }
-}
-
 impl DistributionWorker {
     fn handle_at(
         &mut self,
@@ -172,6 +157,15 @@ impl DistributionWorker {
                     self.state.handle_peer_message(now, peer, m, out)
                 }
             }
+            DistMsg::PeerItem {
+                peer,
+                bytes,
+                kind,
+                range,
+            } => match tranche_primitives::wire_skim::decode_item(kind, &bytes[range]) {
+                Ok(m) => self.state.handle_peer_message(now, peer, m, out),
+                Err(e) => report_malformed(peer, e.to_string(), &self.events),
+            },
             DistMsg::Peer { peer, message } => {
                 self.state.handle_peer_message(now, peer, message, out)
             }

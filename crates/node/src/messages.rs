@@ -130,8 +130,17 @@ pub(crate) enum DistMsg {
         peer: PeerId,
         bytes: Arc<[u8]>,
     },
-    /// A decoded message from a peer (parallel: the router decoded and
-    /// split it).
+    /// One item of a peer's notification whose items go to several
+    /// workers (parallel: the router read where each item lies, this
+    /// worker decodes its own); `range` is the item's bytes.
+    PeerItem {
+        peer: PeerId,
+        bytes: Arc<[u8]>,
+        kind: tranche_primitives::wire_skim::ItemKind,
+        range: std::ops::Range<usize>,
+    },
+    /// A decoded message from a peer (decoded ahead of handling by a
+    /// worker that looks at its input before it handles it).
     Peer {
         peer: PeerId,
         message: ApprovalDistributionMessage,
@@ -283,6 +292,49 @@ pub(crate) fn checked_approval(vote: &IndirectSignedApprovalVote) -> CheckedAppr
 
 /// Decode one notification from a peer; bytes that do not decode are
 /// reported (with the invalid-message cost) instead.
+/// Report bytes from `peer` that do not decode: at once, not aggregated.
+pub(crate) fn report_malformed(
+    peer: PeerId,
+    error: String,
+    events: &crossbeam_channel::Sender<NodeEvent>,
+) {
+    let _ = events.send(NodeEvent::Malformed { peer, error });
+    let _ = events.send(NodeEvent::Reputation {
+        peer,
+        change: tranche_distribution::reputation::COST_INVALID_MESSAGE.value,
+    });
+}
+
+/// A peer's bytes (or one item of them) decoded ahead of handling, for a
+/// worker that looks at what it drained before handling it; what does not
+/// decode stays as it came and is reported when handled.
+pub(crate) fn decoded(m: DistMsg) -> DistMsg {
+    use tranche_primitives::ValidationProtocol;
+    match m {
+        DistMsg::PeerBytes { peer, bytes } => match ValidationProtocol::decode_wire(&bytes) {
+            Ok(ValidationProtocol::ApprovalDistribution(message)) => {
+                DistMsg::Peer { peer, message }
+            }
+            Err(_) => DistMsg::PeerBytes { peer, bytes },
+        },
+        DistMsg::PeerItem {
+            peer,
+            bytes,
+            kind,
+            range,
+        } => match tranche_primitives::wire_skim::decode_item(kind, &bytes[range.clone()]) {
+            Ok(message) => DistMsg::Peer { peer, message },
+            Err(_) => DistMsg::PeerItem {
+                peer,
+                bytes,
+                kind,
+                range,
+            },
+        },
+        other => other,
+    }
+}
+
 pub(crate) fn decode_peer_bytes(
     peer: PeerId,
     bytes: &[u8],
@@ -291,15 +343,7 @@ pub(crate) fn decode_peer_bytes(
     match tranche_primitives::ValidationProtocol::decode_wire(bytes) {
         Ok(tranche_primitives::ValidationProtocol::ApprovalDistribution(m)) => Some(m),
         Err(e) => {
-            let _ = events.send(NodeEvent::Malformed {
-                peer,
-                error: e.to_string(),
-            });
-            // Undecodable bytes: reported at once, not aggregated.
-            let _ = events.send(NodeEvent::Reputation {
-                peer,
-                change: tranche_distribution::reputation::COST_INVALID_MESSAGE.value,
-            });
+            report_malformed(peer, e.to_string(), events);
             None
         }
     }

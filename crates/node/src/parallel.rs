@@ -1,7 +1,9 @@
 //! The parallel layout, upstream's approval-voting-parallel
 //! (`polkadot/node/core/approval-voting-parallel/src/lib.rs`): a router
-//! (`approval-voting-parallel`) decodes each peer notification, splits it by
-//! originating validator and hands each part to distribution worker
+//! (`approval-voting-parallel`) reads where each item of a peer
+//! notification lies and whose it is (`tranche_primitives::wire_skim`; the
+//! workers decode), splits it by originating validator and hands each part
+//! to distribution worker
 //! `validator mod N` (`approval-voting-parallel-{i}`), so a validator's
 //! assignment and its later approvals always meet in the same worker; the
 //! workers check crypto themselves and hand what passes to the voting
@@ -11,14 +13,14 @@
 use crate::channel::{Closed, Tx};
 use crate::distribution_worker::CheckMode;
 use crate::fanout::{Fanout, PrioLinks};
-use crate::messages::{decode_peer_bytes, Control, DistMsg, Input, NodeEvent};
+use crate::messages::{report_malformed, Control, DistMsg, Input, NodeEvent};
 use crate::node::{Layout, NodeError, INBOX_CAPACITY, WORKER_CHANNEL_CAPACITY};
 use crate::wiring::{Voting, Wiring, Workers};
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use std::sync::Arc;
 use tranche_distribution::PeerId;
-use tranche_primitives::ApprovalDistributionMessage;
+use tranche_primitives::wire_skim::skim_wire;
 
 /// Input of the router.
 pub(crate) enum RouterMsg {
@@ -125,54 +127,35 @@ impl Router {
         v as usize % self.workers.len()
     }
 
-    fn route_peer_message(
-        &self,
-        peer: PeerId,
-        message: ApprovalDistributionMessage,
-    ) -> Result<(), String> {
-        let validators: Vec<u32> = match &message {
-            ApprovalDistributionMessage::Assignments(items) => {
-                items.iter().map(|(a, _)| a.validator.0).collect()
-            }
-            ApprovalDistributionMessage::Approvals(items) => {
-                items.iter().map(|v| v.validator.0).collect()
+    /// Route a peer's notification by the validators of its items,
+    /// reading only where each item lies (`wire_skim`): the workers decode.
+    /// A message whose items are all one validator's (or that has none:
+    /// the first worker answers it, as upstream hands it to one worker)
+    /// goes whole to that validator's worker; otherwise each item goes on
+    /// its own to its validator's worker.
+    fn route_peer_bytes(&self, peer: PeerId, bytes: Arc<[u8]>) -> Result<(), String> {
+        let skim = match skim_wire(&bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                report_malformed(peer, e.to_string(), &self.events);
+                return Ok(());
             }
         };
-        let Some(&first) = validators.first() else {
-            // An empty message: let a worker judge it (it is the first
-            // worker's to answer, as upstream hands it to one worker).
-            return self.workers[0]
-                .send(DistMsg::Peer { peer, message })
-                .map_err(err);
-        };
-        if validators.iter().all(|v| *v == first) {
+        let first = skim.items.first().map_or(0, |(v, _)| v.0);
+        if skim.items.iter().all(|(v, _)| v.0 == first) {
             return self.workers[self.worker_of(first)]
-                .send(DistMsg::Peer { peer, message })
+                .send(DistMsg::PeerBytes { peer, bytes })
                 .map_err(err);
         }
-        match message {
-            ApprovalDistributionMessage::Assignments(items) => {
-                for item in items {
-                    let w = self.worker_of(item.0.validator.0);
-                    self.workers[w]
-                        .send(DistMsg::Peer {
-                            peer,
-                            message: ApprovalDistributionMessage::Assignments(vec![item]),
-                        })
-                        .map_err(err)?;
-                }
-            }
-            ApprovalDistributionMessage::Approvals(items) => {
-                for item in items {
-                    let w = self.worker_of(item.validator.0);
-                    self.workers[w]
-                        .send(DistMsg::Peer {
-                            peer,
-                            message: ApprovalDistributionMessage::Approvals(vec![item]),
-                        })
-                        .map_err(err)?;
-                }
-            }
+        for (v, range) in skim.items {
+            self.workers[self.worker_of(v.0)]
+                .send(DistMsg::PeerItem {
+                    peer,
+                    bytes: bytes.clone(),
+                    kind: skim.kind,
+                    range,
+                })
+                .map_err(err)?;
         }
         Ok(())
     }
@@ -220,11 +203,7 @@ impl Worker for Router {
 
     fn handle(&mut self, msg: RouterMsg, _: &WorkerStats) -> Result<bool, String> {
         match msg {
-            RouterMsg::PeerBytes { peer, bytes } => {
-                if let Some(m) = decode_peer_bytes(peer, &bytes, &self.events) {
-                    self.route_peer_message(peer, m)?
-                }
-            }
+            RouterMsg::PeerBytes { peer, bytes } => self.route_peer_bytes(peer, bytes)?,
             RouterMsg::Input(input) => self.fanout.send(input).map_err(err)?,
             RouterMsg::FromVoting(msg) => self.forward_from_voting(msg)?,
             RouterMsg::Control(Control::Stop) => return Ok(true),

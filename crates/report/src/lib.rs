@@ -212,6 +212,43 @@ pub struct RunReport {
     /// With `--schedule useful-first`: what the reordering cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<ScheduleReport>,
+    /// The approval database: its commits and its own CPU (absent in older
+    /// files and with `--db memory` all zero but the CPU of the writes).
+    #[serde(default)]
+    pub database: DatabaseReport,
+    /// Where the checks ran: the classic layout's round trips to voting,
+    /// and the certificates the parallel layout's workers checked back to
+    /// back (absent in older files).
+    #[serde(default)]
+    pub checks: ChecksReport,
+}
+
+/// The approval database's share of a run (docs/durability.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DatabaseReport {
+    pub commits: u64,
+    pub fsyncs: u64,
+    pub commits_per_block: f64,
+    /// The voting thread's time in the database: buffering writes,
+    /// committing, fsyncing (part of the voting thread's CPU).
+    pub cpu_s: f64,
+    pub cpu_per_block_s: f64,
+}
+
+/// How the node's checks ran.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ChecksReport {
+    /// Classic: checks distribution handed to voting and waited for.
+    pub round_trips: u64,
+    /// Classic: what one round trip cost beyond the check itself
+    /// (distribution's wait less voting's time checking), microseconds.
+    pub round_trip_us: f64,
+    /// Parallel: certificates checked back to back before their messages
+    /// were handled, and of those, the ones never asked for.
+    pub checked_ahead: u64,
+    pub ahead_unused: u64,
 }
 
 /// What `--schedule useful-first` did: how long messages waited in the
@@ -388,6 +425,8 @@ pub(crate) mod fixture {
             repeats: None,
             restart: None,
             schedule: None,
+            database: DatabaseReport::default(),
+            checks: ChecksReport::default(),
         }
     }
 }

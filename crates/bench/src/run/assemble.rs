@@ -9,7 +9,10 @@ use anyhow::{bail, Result};
 use tranche_node::Architecture;
 use tranche_node::ASSIGNMENT_KINDS;
 use tranche_node::{process_cpu_time, thread_cpu_time};
-use tranche_report::{BlockReport, CpuRow, FloorReport, NetworkReport, ProtocolReport, RunReport};
+use tranche_report::{
+    BlockReport, ChecksReport, CpuRow, DatabaseReport, FloorReport, NetworkReport, ProtocolReport,
+    RunReport,
+};
 
 /// Reputation changes by kind, those of the node before a restart
 /// included.
@@ -181,6 +184,22 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         repeats: None,
         restart: restart.done,
         schedule: schedule_report(&metrics, options),
+        database: DatabaseReport {
+            commits: p.db_commits(),
+            fsyncs: p.db_fsyncs(),
+            commits_per_block: p.db_commits() as f64 / blocks_n,
+            cpu_s: p.db_seconds(),
+            cpu_per_block_s: p.db_seconds() / blocks_n,
+        },
+        checks: {
+            let (round_trips, round_trip_us) = p.round_trip();
+            ChecksReport {
+                round_trips,
+                round_trip_us,
+                checked_ahead: p.checked_ahead(),
+                ahead_unused: p.ahead_unused(),
+            }
+        },
     })
 }
 
