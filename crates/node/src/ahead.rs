@@ -24,9 +24,6 @@ use std::collections::{HashMap, VecDeque};
 use tranche_distribution::{AssignmentItem, AssignmentVerdict, State};
 use tranche_primitives::{ApprovalDistributionMessage, CandidateBitfield, Hash, ValidatorIndex};
 
-/// Messages drained into one batch by default.
-pub const DEFAULT_AHEAD_BATCH: usize = 256;
-
 /// A worker's drained batch and the verdicts checked ahead for it.
 pub(crate) struct Ahead {
     /// Most messages drained at once (at least 1).

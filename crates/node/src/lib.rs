@@ -19,6 +19,7 @@ mod clock;
 mod cpu;
 mod distribution_worker;
 mod fanout;
+mod layout;
 mod leaves;
 mod messages;
 mod metrics;
@@ -30,13 +31,12 @@ mod voting_worker;
 mod wiring;
 mod worker;
 
-pub use ahead::DEFAULT_AHEAD_BATCH;
 pub use channel::ChannelMeter;
 pub use clock::Clock;
 pub use cpu::{process_cpu_time, thread_cpu_time};
 pub use messages::{
     ApprovalSignatures, Architecture, CheckPolicy, NodeEvent, Schedule, SignatureCheck,
-    StoreConfig, DEFAULT_WORKERS,
+    StoreConfig, DEFAULT_AHEAD_BATCH, DEFAULT_WORKERS,
 };
 pub use metrics::{
     AtomicHistogram, HistogramSnapshot, ProtocolCounters, ScheduleStats, WaitQuantiles,

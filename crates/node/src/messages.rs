@@ -83,10 +83,14 @@ impl Default for CheckPolicy {
             signatures: SignatureCheck::default(),
             schedule: Schedule::default(),
             backlog: None,
-            ahead: crate::ahead::DEFAULT_AHEAD_BATCH,
+            ahead: DEFAULT_AHEAD_BATCH,
         }
     }
 }
+
+/// Messages a parallel-layout worker drains into one batch by default to
+/// check their certificates back to back (`ahead.rs`).
+pub const DEFAULT_AHEAD_BATCH: usize = 256;
 
 /// Upstream's `APPROVAL_DISTRIBUTION_WORKER_COUNT`.
 pub const DEFAULT_WORKERS: usize = 4;
@@ -173,6 +177,20 @@ pub(crate) enum DistMsg {
         indices: Vec<(Hash, tranche_primitives::CandidateIndex)>,
         reply: crossbeam_channel::Sender<ApprovalSignatures>,
     },
+    Control(Control),
+}
+
+/// Input of the router.
+pub(crate) enum RouterMsg {
+    PeerBytes {
+        peer: tranche_distribution::PeerId,
+        bytes: Arc<[u8]>,
+    },
+    Input(Input),
+    /// From the voting worker: new blocks (for every worker) and our own
+    /// assignments and approvals (for the worker of their validator),
+    /// forwarded on the workers' bounded inputs.
+    FromVoting(DistMsg),
     Control(Control),
 }
 

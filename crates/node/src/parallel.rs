@@ -13,28 +13,14 @@
 use crate::channel::{Closed, Tx};
 use crate::distribution_worker::CheckMode;
 use crate::fanout::{Fanout, PrioLinks};
-use crate::messages::{report_malformed, Control, DistMsg, Input, NodeEvent};
-use crate::node::{Layout, NodeError, INBOX_CAPACITY, WORKER_CHANNEL_CAPACITY};
+use crate::layout::{Layout, NodeError, INBOX_CAPACITY, WORKER_CHANNEL_CAPACITY};
+use crate::messages::{report_malformed, Control, DistMsg, Input, NodeEvent, RouterMsg};
 use crate::wiring::{Voting, Wiring, Workers};
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use std::sync::Arc;
 use tranche_distribution::PeerId;
 use tranche_primitives::wire_skim::skim_wire;
-
-/// Input of the router.
-pub(crate) enum RouterMsg {
-    PeerBytes {
-        peer: PeerId,
-        bytes: Arc<[u8]>,
-    },
-    Input(Input),
-    /// From the voting worker: new blocks (for every worker) and our own
-    /// assignments and approvals (for the worker of their validator),
-    /// forwarded on the workers' bounded inputs.
-    FromVoting(DistMsg),
-    Control(Control),
-}
 
 /// A running parallel layout: how the node reaches the router, and the
 /// workers behind it for stopping them or failing one on purpose.

@@ -7,9 +7,8 @@
 use crate::channel::{Closed, Tx};
 use crate::clock::Clock;
 use crate::cpu::thread_cpu_time;
-use crate::messages::{Control, DistMsg, NodeEvent, VoteMsg};
+use crate::messages::{Control, DistMsg, NodeEvent, RouterMsg, VoteMsg};
 use crate::metrics::ProtocolCounters;
-use crate::parallel::RouterMsg;
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use std::collections::HashMap;

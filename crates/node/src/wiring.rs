@@ -7,10 +7,9 @@ use crate::ahead::Ahead;
 use crate::channel::{channel, InFlight, Rx, Tx};
 use crate::distribution_worker::{CheckMode, DistributionWorker};
 use crate::fanout::{Fanout, PrioLinks};
+use crate::layout::{NodeConfig, NodeError, NodeMetrics, VOTING_CHANNEL_CAPACITY};
 use crate::leaves::Leaves;
-use crate::messages::{DistMsg, NodeEvent, Schedule, VoteMsg};
-use crate::node::{NodeConfig, NodeError, NodeMetrics, VOTING_CHANNEL_CAPACITY};
-use crate::parallel::RouterMsg;
+use crate::messages::{DistMsg, NodeEvent, RouterMsg, Schedule, VoteMsg};
 use crate::schedule::Backlog;
 use crate::voting_worker::{DistLinks, VotingWorker};
 use crate::worker::{
