@@ -10,8 +10,8 @@ use crate::ahead::Ahead;
 use crate::channel::{InFlight, Rx, Tx};
 use crate::clock::Clock;
 use crate::messages::{
-    checked_approval, checked_assignment, decode_peer_bytes, decoded, report_malformed,
-    CheckPolicy, Control, DistMsg, NetworkEvent, NodeEvent, SignatureCheck, VoteMsg,
+    decode_peer_bytes, decoded, report_malformed, CheckPolicy, Control, DistMsg, NetworkEvent,
+    NodeEvent, SignatureCheck, VoteMsg,
 };
 use crate::metrics::{ProtocolCounters, ScheduleStats};
 use crate::reputation::Reputations;
@@ -24,6 +24,7 @@ use tranche_distribution::{
     batch_notifications, Action, ApprovalCheck, AssignmentCheck, Outgoing, PeerId, State,
 };
 use tranche_primitives::{Tick, ValidationProtocol};
+use tranche_validator::{checked_approval, checked_assignment};
 
 /// Where crypto checks run.
 #[derive(Clone, Copy)]

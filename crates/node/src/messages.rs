@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use tranche_distribution::{
-    ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict, PeerId,
+    ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, PeerId,
     SessionGridTopology, View,
 };
 use tranche_primitives::{
@@ -286,30 +286,6 @@ pub(crate) enum Control {
 }
 
 /// An item handed from distribution to voting in the parallel layout.
-pub(crate) fn checked_assignment(
-    item: &AssignmentItem,
-    tranche: tranche_primitives::DelayTranche,
-) -> CheckedAssignment {
-    CheckedAssignment {
-        block_hash: item.0.block_hash,
-        validator: item.0.validator,
-        claimed: item.1.clone(),
-        tranche,
-        cert: Some(item.0.cert.clone()),
-    }
-}
-
-pub(crate) fn checked_approval(vote: &IndirectSignedApprovalVote) -> CheckedApproval {
-    CheckedApproval {
-        block_hash: vote.block_hash,
-        validator: vote.validator,
-        candidates: vote.candidate_indices.clone(),
-        signature: vote.signature,
-    }
-}
-
-/// Decode one notification from a peer; bytes that do not decode are
-/// reported (with the invalid-message cost) instead.
 /// Report bytes from `peer` that do not decode: at once, not aggregated.
 pub(crate) fn report_malformed(
     peer: PeerId,
@@ -353,6 +329,8 @@ pub(crate) fn decoded(m: DistMsg) -> DistMsg {
     }
 }
 
+/// Decode one notification from a peer; bytes that do not decode are
+/// reported (with the invalid-message cost) instead.
 pub(crate) fn decode_peer_bytes(
     peer: PeerId,
     bytes: &[u8],

@@ -14,8 +14,14 @@ use crossbeam_channel::Sender;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
-use tranche_primitives::{Hash, Tick, ValidatorIndex};
-use tranche_voting::{Action, ApprovalVoting, CheckedApproval, CheckedAssignment, Output, Store};
+use tranche_primitives::{
+    Block, BlockNumber, CandidateBitfield, Hash, IndirectAssignmentCert,
+    IndirectSignedApprovalVote, Tick, ValidatorIndex,
+};
+use tranche_validator::{
+    announces, checked_approval, checked_assignment, dispatch, CandidateApproved, Effects,
+};
+use tranche_voting::{Action, ApprovalVoting, Output, Store};
 
 /// How the voting worker reaches distribution: always on unbounded inputs,
 /// so the voting worker never waits for room (it is the end of every chain
@@ -132,24 +138,11 @@ impl VotingWorker {
         }
     }
 
-    /// Whether carrying out these actions tells anyone something: our own
-    /// assignment or approval, a block approved.
-    fn announces(actions: &[Action]) -> bool {
-        actions.iter().any(|a| {
-            matches!(
-                a,
-                Action::DistributeAssignment { .. }
-                    | Action::DistributeApproval(_)
-                    | Action::BlockApproved { .. }
-            )
-        })
-    }
-
     fn apply(&mut self, now: Tick, out: Output) -> Result<(), String> {
         self.write(now, out.writes)?;
         // What we tell others — our own assignment or approval, a block
         // approved — is fsynced before it leaves (docs/durability.md).
-        if Self::announces(&out.actions) {
+        if announces(&out.actions) {
             self.commit_with(true)?;
         }
         let tell = self.tell_approved;
@@ -160,77 +153,13 @@ impl VotingWorker {
     /// tell distribution each candidate approved (`useful-first`, unless
     /// it was told already).
     fn dispatch(&mut self, actions: Vec<Action>, tell_approved: bool) -> Result<(), String> {
-        for action in actions {
-            match action {
-                Action::NewBlock(m) => {
-                    self.counters
-                        .candidates_imported_with_block(m.candidates.len());
-                    self.slot_starts.insert(
-                        m.hash,
-                        tranche_primitives::time::slot_start_tick(m.slot, self.ticks_per_slot),
-                    );
-                    let sessions: Vec<_> = self.machine.session(m.session).into_iter().collect();
-                    let blocks = vec![m];
-                    self.dist
-                        .new_blocks(|| DistMsg::NewBlocks {
-                            blocks: blocks.clone(),
-                            sessions: sessions.clone(),
-                        })
-                        .map_err(|e| e.to_string())?;
-                }
-                Action::DistributeAssignment { cert, claimed } => {
-                    self.dist
-                        .ours(
-                            cert.validator,
-                            DistMsg::DistributeAssignment { cert, claimed },
-                        )
-                        .map_err(|e| e.to_string())?;
-                }
-                Action::DistributeApproval(vote) => {
-                    self.dist
-                        .ours(vote.validator, DistMsg::DistributeApproval(vote))
-                        .map_err(|e| e.to_string())?;
-                }
-                Action::BlockApproved {
-                    block,
-                    number,
-                    tick,
-                } => {
-                    self.counters
-                        .block_approved(self.ticks_since_slot(&block, tick));
-                    let _ = self.events.send(NodeEvent::BlockApproved {
-                        hash: block,
-                        number,
-                        tick,
-                    });
-                }
-                Action::CandidateApproved {
-                    block,
-                    candidate_index,
-                    tick,
-                    one_third,
-                    tolerated_no_shows,
-                    ..
-                } => {
-                    if tell_approved {
-                        self.dist
-                            .candidate_approved(block, candidate_index)
-                            .map_err(|e| e.to_string())?;
-                    }
-                    let ticks = self.ticks_since_slot(&block, tick);
-                    self.counters
-                        .candidate_approved(ticks, one_third, tolerated_no_shows);
-                }
-                Action::NoShowObserved { validators, .. } => {
-                    self.counters.no_shows_observed(validators.len());
-                }
-                Action::BlockPruned { block, .. } => {
-                    self.slot_starts.remove(&block);
-                }
-                Action::AssignmentImported { .. } | Action::ApprovalImported { .. } => {}
-            }
-        }
-        Ok(())
+        dispatch(
+            actions,
+            &mut Carry {
+                w: self,
+                tell_approved,
+            },
+        )
     }
 
     /// After a restore: tell distribution every stored block and re-send
@@ -289,16 +218,9 @@ impl VotingWorker {
                     Ok(tranche) if self.machine.is_too_far_in_future(now, &block, tranche) => {
                         Output::default()
                     }
-                    Ok(tranche) => self.machine.import_assignment(
-                        now,
-                        CheckedAssignment {
-                            block_hash: check.assignment.0.block_hash,
-                            validator: check.assignment.0.validator,
-                            claimed: check.assignment.1.clone(),
-                            tranche,
-                            cert: Some(check.assignment.0.cert.clone()),
-                        },
-                    ),
+                    Ok(tranche) => self
+                        .machine
+                        .import_assignment(now, checked_assignment(&check.assignment, tranche)),
                     Err(_) => Output::default(),
                 };
                 // Distribution waits for this answer; it may have stopped.
@@ -313,15 +235,9 @@ impl VotingWorker {
                 self.counters.checked_for_distribution(started.elapsed());
                 stats.add_verifications(1);
                 let out = match verdict {
-                    Ok(()) => self.machine.import_approval(
-                        now,
-                        CheckedApproval {
-                            block_hash: check.vote.block_hash,
-                            validator: check.vote.validator,
-                            candidates: check.vote.candidate_indices.clone(),
-                            signature: check.vote.signature,
-                        },
-                    ),
+                    Ok(()) => self
+                        .machine
+                        .import_approval(now, checked_approval(&check.vote)),
                     Err(_) => Output::default(),
                 };
                 self.reply_then_apply(now, out, move || {
@@ -360,7 +276,7 @@ impl VotingWorker {
         out: Output,
         reply: impl FnOnce(),
     ) -> Result<(), String> {
-        if Self::announces(&out.actions) {
+        if announces(&out.actions) {
             self.apply(now, out)?;
             reply();
             return Ok(());
@@ -382,6 +298,98 @@ impl VotingWorker {
         reply();
         self.write(now, out.writes)?;
         self.dispatch(out.actions, false)
+    }
+}
+
+/// The voting worker carrying out voting's actions: to distribution, to
+/// the node's user, into the counters.
+struct Carry<'a> {
+    w: &'a mut VotingWorker,
+    /// `useful-first`: tell distribution each candidate approved.
+    tell_approved: bool,
+}
+
+impl Effects for Carry<'_> {
+    type Error = String;
+
+    fn new_block(&mut self, m: Block) -> Result<(), String> {
+        let w = &mut *self.w;
+        w.counters
+            .candidates_imported_with_block(m.candidates.len());
+        w.slot_starts.insert(
+            m.hash,
+            tranche_primitives::time::slot_start_tick(m.slot, w.ticks_per_slot),
+        );
+        let sessions: Vec<_> = w.machine.session(m.session).into_iter().collect();
+        let blocks = vec![m];
+        w.dist
+            .new_blocks(|| DistMsg::NewBlocks {
+                blocks: blocks.clone(),
+                sessions: sessions.clone(),
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    fn distribute_assignment(
+        &mut self,
+        cert: IndirectAssignmentCert,
+        claimed: CandidateBitfield,
+    ) -> Result<(), String> {
+        self.w
+            .dist
+            .ours(
+                cert.validator,
+                DistMsg::DistributeAssignment { cert, claimed },
+            )
+            .map_err(|e| e.to_string())
+    }
+
+    fn distribute_approval(&mut self, vote: IndirectSignedApprovalVote) -> Result<(), String> {
+        self.w
+            .dist
+            .ours(vote.validator, DistMsg::DistributeApproval(vote))
+            .map_err(|e| e.to_string())
+    }
+
+    fn candidate_approved(&mut self, c: CandidateApproved) -> Result<(), String> {
+        if self.tell_approved {
+            self.w
+                .dist
+                .candidate_approved(c.block, c.candidate_index)
+                .map_err(|e| e.to_string())?;
+        }
+        let ticks = self.w.ticks_since_slot(&c.block, c.tick);
+        self.w
+            .counters
+            .candidate_approved(ticks, c.one_third, c.tolerated_no_shows);
+        Ok(())
+    }
+
+    fn block_approved(
+        &mut self,
+        block: Hash,
+        number: BlockNumber,
+        tick: Tick,
+    ) -> Result<(), String> {
+        self.w
+            .counters
+            .block_approved(self.w.ticks_since_slot(&block, tick));
+        let _ = self.w.events.send(NodeEvent::BlockApproved {
+            hash: block,
+            number,
+            tick,
+        });
+        Ok(())
+    }
+
+    fn no_show_observed(&mut self, _: Hash, validators: &[ValidatorIndex]) -> Result<(), String> {
+        self.w.counters.no_shows_observed(validators.len());
+        Ok(())
+    }
+
+    fn block_pruned(&mut self, block: Hash, _: BlockNumber) -> Result<(), String> {
+        self.w.slot_starts.remove(&block);
+        Ok(())
     }
 }
 
