@@ -440,3 +440,125 @@ impl Worker for VotingWorker {
         self.commit_with(true)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::channel::{channel, InFlight, Rx};
+    use std::sync::Mutex;
+    use tranche_voting::{Snapshot, StoreError, WriteBatch, WriteOp};
+
+    /// A store that logs what is done to it, in order, with the replies.
+    struct LoggingStore(Arc<Mutex<Vec<&'static str>>>);
+
+    impl Store for LoggingStore {
+        fn write(&mut self, _: WriteBatch) -> Result<(), StoreError> {
+            self.0.lock().unwrap().push("write");
+            Ok(())
+        }
+        fn commit(&mut self) -> Result<(), StoreError> {
+            self.0.lock().unwrap().push("commit");
+            Ok(())
+        }
+        fn flush(&mut self) -> Result<(), StoreError> {
+            self.0.lock().unwrap().push("fsync");
+            Ok(())
+        }
+        fn load(&mut self) -> Result<Snapshot, StoreError> {
+            Ok(Snapshot::default())
+        }
+    }
+
+    fn worker(log: &Arc<Mutex<Vec<&'static str>>>) -> (VotingWorker, Rx<DistMsg>) {
+        let in_flight = InFlight::new();
+        let (dist, dist_rx) = channel::<DistMsg>("dist-prio", None, &in_flight);
+        let (events, _) = crossbeam_channel::unbounded();
+        let w = VotingWorker {
+            machine: ApprovalVoting::new(tranche_voting::Config::default(), None),
+            store: Box::new(LoggingStore(log.clone())),
+            clock: Clock::virtual_at(10),
+            dist: DistLinks::Direct(vec![dist]),
+            events,
+            counters: Arc::new(ProtocolCounters::default()),
+            ticks_per_slot: 12,
+            slot_starts: HashMap::new(),
+            crashing: Default::default(),
+            tell_approved: true,
+            uncommitted_since: None,
+            db_time: DbTime::default(),
+        };
+        (w, dist_rx)
+    }
+
+    fn output(actions: Vec<Action>) -> Output {
+        Output {
+            actions,
+            writes: WriteBatch {
+                ops: vec![WriteOp::PutFinalized(None, None)],
+            },
+            ..Output::default()
+        }
+    }
+
+    fn candidate_approved() -> Action {
+        Action::CandidateApproved {
+            block: Hash([1; 32]),
+            candidate_index: 2,
+            candidate: tranche_primitives::CandidateHash(Hash([2; 32])),
+            tick: 10,
+            tranche: 0,
+            one_third: false,
+            tolerated_no_shows: 0,
+            required: None,
+        }
+    }
+
+    /// Classic: the verdict goes back before the import's writes, and
+    /// useful-first's `CandidateApproved` is on distribution's priority
+    /// input before the verdict (so distribution knows it before it takes
+    /// its next message, as before); nothing is committed per message.
+    #[test]
+    fn the_verdict_goes_back_before_the_writes_and_after_the_approval_news() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (mut w, dist) = worker(&log);
+        let l = log.clone();
+        let d = &dist;
+        w.reply_then_apply(10, output(vec![candidate_approved()]), move || {
+            assert!(
+                matches!(
+                    d.try_recv(),
+                    Some(DistMsg::CandidateApproved { candidate: 2, .. })
+                ),
+                "distribution hears of the approval before the verdict"
+            );
+            l.lock().unwrap().push("reply");
+        })
+        .unwrap();
+        assert_eq!(*log.lock().unwrap(), ["reply", "write"]);
+        assert!(dist.try_recv().is_none(), "the approval news is sent once");
+        // The group commit: once a later tick has begun, not per message.
+        w.commit_if_due(10).unwrap();
+        assert_eq!(*log.lock().unwrap(), ["reply", "write"]);
+        w.commit_if_due(11).unwrap();
+        assert_eq!(*log.lock().unwrap(), ["reply", "write", "commit"]);
+    }
+
+    /// An import that makes us announce something is written and fsynced
+    /// before the announcement leaves and before the verdict goes back.
+    #[test]
+    fn an_announcing_import_is_fsynced_before_the_verdict() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (mut w, _dist) = worker(&log);
+        let approved = Action::BlockApproved {
+            block: Hash([1; 32]),
+            number: 1,
+            tick: 10,
+        };
+        let l = log.clone();
+        w.reply_then_apply(10, output(vec![approved]), move || {
+            l.lock().unwrap().push("reply")
+        })
+        .unwrap();
+        assert_eq!(*log.lock().unwrap(), ["write", "fsync", "reply"]);
+    }
+}
