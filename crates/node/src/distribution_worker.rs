@@ -4,9 +4,10 @@
 //! batch verification (`SignatureCheck::Batched`) — batches its sends into
 //! notifications, hands checked messages to voting, and with
 //! `--schedule useful-first` takes its bounded input in the order of
-//! `crate::schedule`.
+//! `crate::backlog`.
 
 use crate::ahead::Ahead;
+use crate::backlog::{Backlog, Usefulness};
 use crate::channel::{InFlight, Rx, Tx};
 use crate::clock::Clock;
 use crate::messages::{
@@ -15,7 +16,6 @@ use crate::messages::{
 };
 use crate::metrics::{ProtocolCounters, ScheduleStats};
 use crate::reputation::Reputations;
-use crate::schedule::{Backlog, Usefulness};
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use parity_scale_codec::Encode;

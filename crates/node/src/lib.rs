@@ -13,6 +13,7 @@
 //! certificates of a drained batch back to back (`ahead.rs`).
 
 mod ahead;
+mod backlog;
 mod channel;
 mod classic;
 mod clock;
@@ -26,7 +27,6 @@ mod metrics;
 mod node;
 mod parallel;
 mod reputation;
-mod schedule;
 mod voting_worker;
 mod wiring;
 mod worker;

@@ -57,7 +57,7 @@ pub enum Schedule {
     /// When the backlog holds messages from before the current tick (the
     /// worker is behind), first those that can still change an approval —
     /// for candidates voting has not approved yet — lowest tranche first,
-    /// then the rest in arrival order (`crate::schedule`).
+    /// then the rest in arrival order (`crate::backlog`).
     UsefulFirst,
 }
 

@@ -4,13 +4,13 @@
 //! stopping, and the voting worker with its distribution workers.
 
 use crate::ahead::Ahead;
+use crate::backlog::Backlog;
 use crate::channel::{channel, InFlight, Rx, Tx};
 use crate::distribution_worker::{CheckMode, DistributionWorker};
 use crate::fanout::{Fanout, PrioLinks};
 use crate::layout::{NodeConfig, NodeError, NodeMetrics, VOTING_CHANNEL_CAPACITY};
 use crate::leaves::Leaves;
 use crate::messages::{DistMsg, NodeEvent, RouterMsg, Schedule, VoteMsg};
-use crate::schedule::Backlog;
 use crate::voting_worker::{DistLinks, VotingWorker};
 use crate::worker::{
     run_worker, spawn_worker, Inbox, Worker, WorkerBody, WorkerFailure, WorkerStats,
