@@ -287,13 +287,15 @@ impl Comparison {
 }
 
 /// What each verdict of the table means.
-pub const VERDICT_LEGEND: &str =
-    "verdicts: same = identical; FAIL = a deterministic figure differs, \
-a run is missing, or CPU slowed beyond the tolerance (and the baseline's --repeat range); \
-ok = CPU within them; faster = CPU faster beyond them (passes); - = shown, not judged \
-(wall time, memory, test-environment, the crypto floors, ratios without --repeat in both \
-files, CPU under --cpu-floor per block, --ignore-cpu, figures that vary under the real clock). \
-CPU per block = the run's total ÷ its blocks; [min..max]: the --repeat range.\n";
+pub const VERDICT_LEGEND: &str = "\
+verdicts: same = identical; FAIL = a deterministic figure differs, a run is
+  missing, or CPU slowed beyond the tolerance (and the baseline's --repeat
+  range); ok = CPU within them; faster = CPU faster beyond them (passes);
+  - = shown, not judged (wall time, memory, test-environment, the crypto
+  floors, ratios without --repeat in both files, CPU under --cpu-floor per
+  block, --ignore-cpu, figures that vary under the real clock).
+CPU per block = the run's total ÷ its blocks; [min..max] = the --repeat range.
+";
 
 /// Runs are matched by step, architecture and workers. A step's name
 /// starts with the path of its file as given on the command line; only the
