@@ -128,8 +128,9 @@ pub struct RunArgs {
     /// group), which measure nothing and are refused otherwise.
     #[arg(long)]
     pub allow_vacuous: bool,
-    /// Measure each layout N times on the same prepared messages; CPU is
-    /// reported as the median with its spread (min–max) over the N runs.
+    /// Measure each layout N times on the same prepared messages; CPU, the
+    /// crypto floors and the node ÷ floor ratios are reported as the median
+    /// with its range (min–max) over the N runs, one line per figure.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
     /// Keep the node's database in this folder (one subfolder per step and

@@ -577,4 +577,28 @@ mod tests {
         }
         assert!(text("0") && text("1"), "{depth}");
     }
+
+    #[test]
+    fn a_repeated_run_shows_its_spread_under_the_headline() {
+        let runs: Vec<RunReport> = [1.8, 2.0, 2.4]
+            .iter()
+            .map(|cpu| RunReport {
+                node_cpu_s: *cpu,
+                ..run("classic", 1)
+            })
+            .collect();
+        let r = crate::repeat::combine(runs, 0).unwrap();
+        let html = render_html(&[r], None).unwrap();
+        let legend =
+            &html[html.find("<div class=\"legend\">").unwrap()..html.find("<details>").unwrap()];
+        assert!(legend.contains("node CPU per block, s"), "{legend}");
+        assert!(
+            legend.contains("median 1.0000, range 0.9000..1.2000"),
+            "{legend}"
+        );
+        assert!(
+            !legend.contains("run-to-run noise is not included"),
+            "{legend}"
+        );
+    }
 }
