@@ -330,7 +330,7 @@ impl Table<'_> {
             .collect();
         if trip.iter().any(Option::is_some) {
             self.row(
-                "round trip to voting per check, µs (beyond the check)",
+                "round trip to voting per check, µs",
                 Basis::Total,
                 &trip,
                 |v| format!("{v:.1}"),
@@ -602,7 +602,7 @@ mod tests {
             ("database commits", "40.0"),
             ("database, CPU s", "0.5000"),
             ("database ÷ crypto floor", "0.050"),
-            ("round trip to voting per check", "12.5"),
+            ("round trip to voting per check, µs", "12.5"),
             ("certificates checked back to back", "30"),
         ] {
             let row = text
