@@ -65,9 +65,33 @@ fn scale_prefix<T: Decode + Encode + PartialEq + Debug>(data: &[u8]) -> Option<T
     Some(value)
 }
 
-/// `ValidationProtocol::decode_wire`, and SCALE `Decode` of the same type.
+/// `ValidationProtocol::decode_wire`, and SCALE `Decode` of the same type;
+/// the router's skim (`wire_skim::skim_wire`) accepts and refuses the same
+/// bytes with the same error, and its items decode to the message's.
 pub fn validation_protocol(data: &[u8]) -> bool {
-    let wire = ValidationProtocol::decode_wire(data).ok();
+    let full = ValidationProtocol::decode_wire(data);
+    let skim = tranche_primitives::wire_skim::skim_wire(data);
+    match (&full, &skim) {
+        (Err(a), Err(b)) => assert_eq!(a, b, "skim and decoding refuse differently"),
+        (Ok(ValidationProtocol::ApprovalDistribution(m)), Ok(s)) => {
+            assert_eq!(m.len(), s.items.len(), "skim found another item count");
+            for (i, (_, range)) in s.items.iter().enumerate() {
+                let one = tranche_primitives::wire_skim::decode_item(s.kind, &data[range.clone()])
+                    .expect("a skimmed item does not decode");
+                let want = match m {
+                    ApprovalDistributionMessage::Assignments(a) => {
+                        ApprovalDistributionMessage::Assignments(vec![a[i].clone()])
+                    }
+                    ApprovalDistributionMessage::Approvals(a) => {
+                        ApprovalDistributionMessage::Approvals(vec![a[i].clone()])
+                    }
+                };
+                assert_eq!(one, want, "a skimmed item decodes differently");
+            }
+        }
+        _ => panic!("skim and decoding disagree: {full:?} vs {skim:?}"),
+    }
+    let wire = full.ok();
     if let Some(msg) = &wire {
         let enc = msg.encode();
         assert_eq!(enc.len(), data.len(), "re-encoding changed the length");

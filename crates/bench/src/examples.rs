@@ -1,5 +1,7 @@
 //! `tranche examples`: the shipped test sequences, embedded in the binary
-//! so that a user without the repository can list them and write them out.
+//! so that a user without the repository can list them, write them out,
+//! and run one by its bare name from any folder (`tranche run NAME` where
+//! `NAME` is not a file: [`embedded`]).
 
 use anyhow::{bail, Result};
 use std::path::Path;
@@ -50,6 +52,19 @@ pub const EXAMPLES: &[Example] = &[
     },
 ];
 
+/// The embedded example `path` names, when `path` is a bare file name
+/// (no folder) that is not a file here but is listed by `tranche
+/// examples` (with or without its `.yaml`).
+pub fn embedded(path: &Path) -> Option<&'static Example> {
+    if path.components().count() != 1 || std::fs::symlink_metadata(path).is_ok() {
+        return None;
+    }
+    let name = path.to_str()?;
+    EXAMPLES
+        .iter()
+        .find(|e| e.name == name || e.name.strip_suffix(".yaml") == Some(name))
+}
+
 /// The listing `tranche examples` prints.
 pub fn listing() -> String {
     let w = EXAMPLES.iter().map(|e| e.name.len()).max().unwrap_or(0);
@@ -57,7 +72,7 @@ pub fn listing() -> String {
     for e in EXAMPLES {
         out.push_str(&format!("{:<w$}  {}\n", e.name, e.about));
     }
-    out.push_str("\nwrite them out with `tranche examples --write DIR`; run one with `tranche run DIR/NAME`\n");
+    out.push_str("\nrun one with `tranche run NAME` from any folder (a file of that name there wins);\nwrite them out with `tranche examples --write DIR`\n");
     out
 }
 
@@ -100,6 +115,18 @@ mod tests {
         for e in EXAMPLES {
             tranche_workload::config::parse(e.text, e.name).unwrap();
         }
+    }
+
+    #[test]
+    fn a_bare_listed_name_that_is_no_file_is_the_embedded_example() {
+        let e = embedded(Path::new("approvals_no_shows.yaml")).unwrap();
+        assert_eq!(e.name, "approvals_no_shows.yaml");
+        assert_eq!(
+            embedded(Path::new("approvals_no_shows")).map(|e| e.name),
+            Some("approvals_no_shows.yaml")
+        );
+        assert!(embedded(Path::new("elsewhere/approvals_no_shows.yaml")).is_none());
+        assert!(embedded(Path::new("not_an_example.yaml")).is_none());
     }
 
     #[test]

@@ -86,8 +86,10 @@ enum Command {
     },
     /// Compare two `tranche run --json` results: deterministic figures
     /// (virtual clock) must match exactly, CPU may not slow down beyond the
-    /// tolerance. Exit status 0: no regression; 1: regression; 2: a file
-    /// could not be read.
+    /// tolerance (and, with --repeat in both files, the baseline's range).
+    /// Exit status 0: no regression; 1: regression; 2: a file could not be
+    /// read; 3: the files are not comparable (another seed, configuration,
+    /// clock, database or result format; the reason is printed).
     Compare {
         /// The reference result.
         baseline: PathBuf,
@@ -97,9 +99,9 @@ enum Command {
         /// Faster is never a failure.
         #[arg(long, default_value_t = 0.25, value_parser = parse_tolerance)]
         cpu_tolerance: f64,
-        /// CPU rows below this many seconds in both files are shown but not
-        /// judged.
-        #[arg(long, default_value_t = 0.05)]
+        /// CPU rows whose per-block values (CPU s per block, as the rows
+        /// show) are below this in both files are shown but not judged.
+        #[arg(long, default_value_t = tranche_report::compare::DEFAULT_CPU_FLOOR_S)]
         cpu_floor: f64,
         /// Show CPU rows but judge none (baseline from another machine).
         #[arg(long)]
@@ -173,7 +175,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             };
             if let Some(why) = tranche_report::compare::not_comparable(&base, &cur) {
                 eprintln!("not comparable: {why}");
-                return Ok(ExitCode::from(2));
+                return Ok(ExitCode::from(tranche_report::compare::EXIT_NOT_COMPARABLE));
             }
             let policy = tranche_report::compare::CpuPolicy {
                 tolerance: cpu_tolerance,

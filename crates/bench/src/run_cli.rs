@@ -69,8 +69,10 @@ pub enum FloorArg {
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// A subsystem-bench test-sequence YAML (`TestConfiguration` list with
-    /// `!ApprovalVoting` or `!ApprovalsTest` steps). Without it, an embedded
-    /// default runs: 100 validators, 20 cores, 3 blocks, best case.
+    /// `!ApprovalVoting` or `!ApprovalsTest` steps), or the bare name of an
+    /// example `tranche examples` lists (run from the binary where no file
+    /// of that name is here). Without it, an embedded default runs: 100
+    /// validators, 20 cores, 3 blocks, best case.
     pub file: Option<PathBuf>,
     /// Node layout. Default: the file's `approval_voting_parallel_enabled`
     /// if present, else parallel. The flag wins over the file.
@@ -126,8 +128,9 @@ pub struct RunArgs {
     /// group), which measure nothing and are refused otherwise.
     #[arg(long)]
     pub allow_vacuous: bool,
-    /// Measure each layout N times on the same prepared messages; CPU is
-    /// reported as the median with its spread (min–max) over the N runs.
+    /// Measure each layout N times on the same prepared messages; CPU, the
+    /// crypto floors and the node ÷ floor ratios are reported as the median
+    /// with its range (min–max) over the N runs, one line per figure.
     #[arg(long, value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
     /// Keep the node's database in this folder (one subfolder per step and
@@ -155,9 +158,16 @@ pub struct RunArgs {
     /// (default: as many as its bounded input, 16 000).
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub backlog: Option<u64>,
+    /// Parallel layout, fifo: messages a worker drains at once to check
+    /// their certificates back to back before handling them in order (0:
+    /// each certificate when its message is handled; decisions and sends
+    /// are the same either way).
+    #[arg(long, value_name = "N", default_value_t = tranche_node::DEFAULT_AHEAD_BATCH as u64,
+          value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
+    pub check_ahead: u64,
 }
 
-/// The `--signatures` and `--schedule` choices.
+/// The `--signatures`, `--schedule` and `--check-ahead` choices.
 fn check_policy(args: &RunArgs) -> tranche_node::CheckPolicy {
     tranche_node::CheckPolicy {
         signatures: match args.signatures {
@@ -169,6 +179,7 @@ fn check_policy(args: &RunArgs) -> tranche_node::CheckPolicy {
             ScheduleArg::UsefulFirst => tranche_node::Schedule::UsefulFirst,
         },
         backlog: args.backlog.map(|n| n as usize),
+        ahead: args.check_ahead as usize,
     }
 }
 
@@ -231,7 +242,18 @@ pub fn execute(args: RunArgs) -> Result<()> {
         );
     }
     let config: BenchConfig = match &args.file {
-        Some(path) => config::load(path)?,
+        Some(path) => match crate::examples::embedded(path) {
+            Some(e) => {
+                if !args.quiet {
+                    eprintln!(
+                        "note: {} is not a file here; running the embedded example of that name (`tranche examples`)",
+                        path.display()
+                    );
+                }
+                config::parse(e.text, &format!("{} (embedded)", e.name))?
+            }
+            None => config::load(path)?,
+        },
         None => config::embedded_default()?,
     };
     if !args.allow_vacuous {
@@ -299,8 +321,8 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .filter(|r| r.name == step.name)
             .cloned()
             .collect();
+        // The table carries the `--repeat` spread (`report::repeat`).
         println!("{}", render(&step_runs));
-        print!("{}", tranche_report::repeat::render_spread(&step_runs));
         // Each step's results are written as soon as it ends: a later
         // failing step cannot lose them.
         write_results(&args, &runs, &meta)?;
@@ -331,6 +353,14 @@ pub fn execute(args: RunArgs) -> Result<()> {
         })
         .sum();
     if unapproved > 0 {
+        let stalled: usize = runs.iter().map(|r| r.stalls.len()).sum();
+        if stalled > 0 {
+            bail!(
+                "{unapproved} block(s) were never approved: {stalled} candidate(s) stalled, their \
+                 no-shows never covered because upstream's generator rule held back their next \
+                 assignments (the \"stalled\" lines above; docs/quirks.md)"
+            );
+        }
         bail!("{unapproved} block(s) were never approved (see the report above)");
     }
     Ok(())

@@ -1,6 +1,7 @@
 //! The command line around the commands: version with the commit, the
-//! shipped examples, shell completions, warnings for flags without effect,
-//! output paths refused before any work.
+//! shipped examples (and running one by its bare name from any folder),
+//! shell completions, warnings for flags without effect, output paths
+//! refused before any work.
 
 mod common;
 use common::tranche;
@@ -32,6 +33,32 @@ fn examples_are_listed_and_written_out() {
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("not overwritten"));
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_bare_example_name_runs_the_embedded_copy_from_any_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |name: &str| {
+        std::process::Command::new(common::BIN)
+            .current_dir(dir.path())
+            .args(["run", name, "--clock", "virtual", "--cache-dir", "cache"])
+            .output()
+            .unwrap()
+    };
+    let out = run("default.yaml");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("running the embedded example"), "{err}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("default.yaml (embedded) #1 ApprovalVoting"),
+        "{text}"
+    );
+    // A name no example has is still a missing file.
+    let out = run("no_such_example.yaml");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no_such_example.yaml"), "{err}");
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The `meta` object of `tranche run --json` and the report's header, and
-//! `tranche compare` refusing results it cannot judge (exit 2 with the
-//! reason): another seed, configuration, clock or database.
+//! `tranche compare` refusing results it cannot judge (exit 3 with the
+//! reason, the field named): another seed, configuration, clock or
+//! database.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -91,9 +92,19 @@ fn metadata_in_the_json_and_the_header_and_not_comparable_runs() {
     assert_eq!(same.status.code(), Some(0), "{same:?}");
     run(&b, &["--seed", "1"]);
     let other = compare(&a, &b);
-    assert_eq!(other.status.code(), Some(2), "{other:?}");
+    assert_eq!(other.status.code(), Some(3), "{other:?}");
     let err = String::from_utf8_lossy(&other.stderr);
     assert!(err.contains("not comparable: the seed differs"), "{err}");
+    // Another configuration: the field that differs is named.
+    let guard = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ci/guard.yaml");
+    run(&b, &[guard.to_str().unwrap()]);
+    let other = compare(&a, &b);
+    assert_eq!(other.status.code(), Some(3), "{other:?}");
+    let err = String::from_utf8_lossy(&other.stderr);
+    assert!(
+        err.contains("step 1 n_validators: baseline 100, current 60"),
+        "{err}"
+    );
     // Another database is not comparable either.
     run(&b, &["--db", "memory"]);
     let err = String::from_utf8_lossy(&compare(&a, &b).stderr).into_owned();
@@ -101,6 +112,19 @@ fn metadata_in_the_json_and_the_header_and_not_comparable_runs() {
         err.contains("not comparable: the database differs"),
         "{err}"
     );
+    // --help says which exit status is which.
+    let help = Command::new(BIN)
+        .args(["compare", "--help"])
+        .output()
+        .unwrap();
+    let help = String::from_utf8_lossy(&help.stdout);
+    for code in [
+        "1: regression",
+        "2: a file could not be read",
+        "3: the files are not comparable",
+    ] {
+        assert!(help.contains(code), "{code} in {help}");
+    }
     for p in [a, b, c, tmp("cache")] {
         let _ = std::fs::remove_file(&p);
         let _ = std::fs::remove_dir_all(&p);

@@ -287,7 +287,7 @@ fn prometheus_endpoint_serves_live_figures_during_the_run() {
         for target in panel["targets"].as_array().into_iter().flatten() {
             let expr = target["expr"].as_str().unwrap();
             for word in expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
-                if ["polkadot_", "subsystem_", "tranche_"]
+                if ["polkadot_", "subsystem_", "substrate_", "tranche_"]
                     .iter()
                     .any(|p| word.starts_with(p))
                 {
@@ -348,18 +348,22 @@ fn html_flamegraph_and_compare_from_one_invocation() {
     assert_eq!(plots, page.matches("<figure id=\"plot-").count());
     for title in [
         "Approval time per block",
-        "CPU per block: approval-voting",
-        "CPU per block: approval-voting-parallel-workers",
-        "CPU per block: worker approval-voting-parallel-0",
-        "Bytes in (received) per block",
-        "Bytes out (sent) per block",
-        "Deepest approval-voting channel per block",
+        "Node CPU by block slot against the crypto floor",
+        "CPU by slot: approval-voting",
+        "CPU by slot: approval-voting-parallel-workers",
+        "CPU by slot: worker approval-voting-parallel-0",
+        "CPU by slot: other",
+        "Bytes in (received) by slot",
+        "Bytes out (sent) by slot",
+        "Deepest approval-voting channel by slot",
         "<th>config hash</th>",
     ] {
         assert!(page.contains(title), "{title}");
     }
     // Both layouts in the legends.
     assert!(page.contains("\nparallel/4\n</text>") && page.contains("\nclassic\n</text>"));
+    // The run's tail is a bar of its own.
+    assert!(page.contains("\ntail\n</text>"));
 
     // Samples made it into the JSON, over the run's ticks.
     let report = load(&json);

@@ -1,8 +1,9 @@
 //! `tranche run --repeat 3 --warmup 1` on the CI guard's configuration
 //! under the virtual clock: each layout is reported once, its CPU the
-//! median of three measured runs with the spread recorded in the JSON, the
-//! deterministic figures those of a single run, and `compare` of the file
-//! with itself passes.
+//! median of three measured runs with the spread recorded in the JSON and
+//! printed beside each figure (node CPU, both floors, both ratios, wall
+//! time: one line each, median and range), the deterministic figures those
+//! of a single run, and `compare` of the file with itself passes.
 
 mod common;
 
@@ -31,7 +32,28 @@ fn three_repeats_report_the_median_and_spread_with_the_figures_of_one_run() {
     let out = guard_run(&thrice, &["--repeat", "3", "--warmup", "1"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
-        stdout.contains("classic: node CPU per block over 3 runs (after 1 warm-up)"),
+        stdout.contains("classic over 3 runs (after 1 warm-up), median and range"),
+        "{stdout}"
+    );
+    for figure in [
+        "node CPU per block, s",
+        "crypto floor per block, s",
+        "crypto floor, batched signatures, per block, s",
+        "node ÷ one-by-one floor (read this)",
+        "node ÷ batched floor (read this)",
+        "wall time, s",
+    ] {
+        let line = stdout
+            .lines()
+            .find(|l| l.starts_with(&format!("  {figure}")))
+            .unwrap_or_else(|| panic!("no spread line {figure:?} in\n{stdout}"));
+        assert!(
+            line.contains(" median ") && line.contains(", range "),
+            "{line}"
+        );
+    }
+    assert!(
+        !stdout.contains("run-to-run noise is not included"),
         "{stdout}"
     );
     let (single, repeated) = (load(&once), load(&thrice));
@@ -43,6 +65,12 @@ fn three_repeats_report_the_median_and_spread_with_the_figures_of_one_run() {
         let n = rep.node_cpu_s;
         assert!(n.min <= n.median && n.median <= n.max && n.min > 0.0);
         assert_eq!(r.node_cpu_s, n.median);
+        assert_eq!(r.crypto_floor.cpu_s, rep.floor_cpu_s.median);
+        assert_eq!(
+            r.crypto_floor.node_ratio_batched,
+            rep.node_ratio_batched.median
+        );
+        assert!(rep.floor_cpu_s.min > 0.0 && rep.floor_cpu_s.min <= rep.floor_cpu_s.max);
         for row in &r.cpu {
             assert_eq!(row.total_s, rep.cpu_s[&row.name].median, "{}", row.name);
         }

@@ -21,9 +21,15 @@ fn command_prints_a_timeline_writes_a_result_and_names_file_errors() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
-        text.contains("candidate A#0 approved at tranche 30"),
+        text.contains("candidate A#0 approved at clock tranche 30"),
         "{text}"
     );
+    // The summary reads as sentences, never "approved never".
+    assert!(
+        !text.contains(" never,") && !text.contains("approved never"),
+        "{text}"
+    );
+    assert!(text.contains("every candidate approved at tick"), "{text}");
     assert!(text.contains("no-show on A#0"));
     assert!(text.contains("block B approved"));
 
@@ -48,14 +54,23 @@ fn command_prints_a_timeline_writes_a_result_and_names_file_errors() {
             "blocks":[{"name":"A","number":1,"slot":1},{"name":"A","number":1,"slot":2}]}"#,
     )
     .unwrap();
-    let out = std::process::Command::new(exe)
-        .arg("scenario")
-        .arg(&bad)
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("duplicate block name \"A\""));
+    // Exit 2 with the error on stderr.
+    let unreadable = |p: &Path| {
+        let out = std::process::Command::new(exe)
+            .arg("scenario")
+            .arg(p)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    assert!(unreadable(&bad).contains("duplicate block name \"A\""));
     let _ = std::fs::remove_file(&bad);
+
+    // A missing file: its error once, on one line.
+    let err = unreadable(&bad);
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
 }
 
 #[test]

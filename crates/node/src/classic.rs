@@ -8,8 +8,8 @@
 use crate::channel::{Closed, Tx};
 use crate::distribution_worker::CheckMode;
 use crate::fanout::Fanout;
+use crate::layout::{Layout, NodeError, INBOX_CAPACITY};
 use crate::messages::{DistMsg, Input};
-use crate::node::{Layout, NodeError, INBOX_CAPACITY};
 use crate::wiring::{Voting, Wiring, Workers};
 use std::sync::Arc;
 use tranche_distribution::PeerId;

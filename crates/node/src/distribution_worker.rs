@@ -4,17 +4,18 @@
 //! batch verification (`SignatureCheck::Batched`) — batches its sends into
 //! notifications, hands checked messages to voting, and with
 //! `--schedule useful-first` takes its bounded input in the order of
-//! `crate::schedule`.
+//! `crate::backlog`.
 
+use crate::ahead::Ahead;
+use crate::backlog::{Backlog, Usefulness};
 use crate::channel::{InFlight, Rx, Tx};
 use crate::clock::Clock;
 use crate::messages::{
-    checked_approval, checked_assignment, decode_peer_bytes, CheckPolicy, Control, DistMsg,
-    NetworkEvent, NodeEvent, SignatureCheck, VoteMsg,
+    decode_peer_bytes, decoded, report_malformed, CheckPolicy, Control, DistMsg, NetworkEvent,
+    NodeEvent, SignatureCheck, VoteMsg,
 };
 use crate::metrics::{ProtocolCounters, ScheduleStats};
 use crate::reputation::Reputations;
-use crate::schedule::{Backlog, Usefulness};
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use parity_scale_codec::Encode;
@@ -23,6 +24,7 @@ use tranche_distribution::{
     batch_notifications, Action, ApprovalCheck, AssignmentCheck, Outgoing, PeerId, State,
 };
 use tranche_primitives::{Tick, ValidationProtocol};
+use tranche_validator::{checked_approval, checked_assignment};
 
 /// Where crypto checks run.
 #[derive(Clone, Copy)]
@@ -70,6 +72,9 @@ pub(crate) struct DistributionWorker {
     pub waits: [Vec<u32>; 2],
     pub backlog_peak: u64,
     pub schedule_stats: Arc<ScheduleStats>,
+    /// `fifo` in the parallel layout: certificates of a drained batch
+    /// checked back to back (`None`: each when phase 1 asks).
+    pub ahead: Option<Ahead>,
 }
 
 impl Worker for DistributionWorker {
@@ -106,7 +111,10 @@ impl Worker for DistributionWorker {
     /// from it in its order.
     fn take_normal(&mut self, normal: &Rx<DistMsg>) -> Option<DistMsg> {
         let Some(backlog) = self.backlog.as_mut() else {
-            return normal.try_recv();
+            return match self.ahead.as_mut() {
+                Some(ahead) => ahead.take(normal, &self.state),
+                None => normal.try_recv(),
+            };
         };
         let now = self.clock.now();
         while !backlog.is_full() {
@@ -127,23 +135,11 @@ impl Worker for DistributionWorker {
 
     /// What is still summed is reported before the worker stops.
     fn finish(mut self) -> Result<(), String> {
+        if let Some(ahead) = &self.ahead {
+            self.counters.checked_ahead_unused(ahead.unused);
+        }
         self.reputations.flush(&self.events);
         Ok(())
-    }
-}
-
-/// A peer's bytes decoded ahead (classic layout, `useful-first`), so that
-/// the backlog can judge them; bytes that do not decode stay bytes and are
-/// reported when handled.
-fn decoded(m: DistMsg) -> DistMsg {
-    match m {
-        DistMsg::PeerBytes { peer, bytes } => match ValidationProtocol::decode_wire(&bytes) {
-            Ok(ValidationProtocol::ApprovalDistribution(message)) => {
-                DistMsg::Peer { peer, message }
-            }
-            Err(_) => DistMsg::PeerBytes { peer, bytes },
-        },
-        other => other,
     }
 }
 
@@ -162,6 +158,15 @@ impl DistributionWorker {
                     self.state.handle_peer_message(now, peer, m, out)
                 }
             }
+            DistMsg::PeerItem {
+                peer,
+                bytes,
+                kind,
+                range,
+            } => match tranche_primitives::wire_skim::decode_item(kind, &bytes[range]) {
+                Ok(m) => self.state.handle_peer_message(now, peer, m, out),
+                Err(e) => report_malformed(peer, e.to_string(), &self.events),
+            },
             DistMsg::Peer { peer, message } => {
                 self.state.handle_peer_message(now, peer, message, out)
             }
@@ -245,11 +250,15 @@ impl DistributionWorker {
             }
             CheckMode::ViaVoting => {
                 let (tx, rx) = crossbeam_channel::bounded(1);
+                let started = std::time::Instant::now();
                 self.to_voting
                     .send(ask(check, tx))
                     .map_err(|e| e.to_string())?;
-                rx.recv()
-                    .map_err(|_| "voting stopped before answering a check".to_owned())
+                let verdict = rx
+                    .recv()
+                    .map_err(|_| "voting stopped before answering a check".to_owned());
+                self.counters.waited_for_verdict(started.elapsed());
+                verdict
             }
         }
     }
@@ -342,10 +351,22 @@ impl DistributionWorker {
         match action {
             Action::CheckAssignment(check) => {
                 let token = check.token;
-                let verdict =
-                    self.verdict(check, AssignmentCheck::check, stats, |check, reply| {
-                        VoteMsg::CheckAssignment { check, reply }
-                    })?;
+                let ahead = self
+                    .ahead
+                    .as_mut()
+                    .and_then(|a| a.verdict(&check.assignment));
+                let verdict = match ahead {
+                    Some(v) => {
+                        stats.add_verifications(1);
+                        self.counters.took_checked_ahead();
+                        v
+                    }
+                    None => {
+                        self.verdict(check, AssignmentCheck::check, stats, |check, reply| {
+                            VoteMsg::CheckAssignment { check, reply }
+                        })?
+                    }
+                };
                 self.state.assignment_checked(now, token, verdict, work);
             }
             Action::CheckApproval(check) if self.batching() => {

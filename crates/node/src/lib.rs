@@ -9,21 +9,24 @@
 //! (`distribution_worker.rs`, `voting_worker.rs`) in the same worker loop
 //! (`worker.rs`), over metered channels (`channel.rs`), on a real or virtual
 //! clock (`clock.rs`), with per-thread CPU time (`cpu.rs`) and protocol
-//! counters (`metrics.rs`).
+//! counters (`metrics.rs`). A parallel-layout worker checks the
+//! certificates of a drained batch back to back (`ahead.rs`).
 
+mod ahead;
+mod backlog;
 mod channel;
 mod classic;
 mod clock;
 mod cpu;
 mod distribution_worker;
 mod fanout;
+mod layout;
 mod leaves;
 mod messages;
 mod metrics;
 mod node;
 mod parallel;
 mod reputation;
-mod schedule;
 mod voting_worker;
 mod wiring;
 mod worker;
@@ -33,7 +36,7 @@ pub use clock::Clock;
 pub use cpu::{process_cpu_time, thread_cpu_time};
 pub use messages::{
     ApprovalSignatures, Architecture, CheckPolicy, NodeEvent, Schedule, SignatureCheck,
-    StoreConfig, DEFAULT_WORKERS,
+    StoreConfig, DEFAULT_AHEAD_BATCH, DEFAULT_WORKERS,
 };
 pub use metrics::{
     AtomicHistogram, HistogramSnapshot, ProtocolCounters, ScheduleStats, WaitQuantiles,

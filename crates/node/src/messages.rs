@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use tranche_distribution::{
-    ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict, PeerId,
+    ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, PeerId,
     SessionGridTopology, View,
 };
 use tranche_primitives::{
@@ -57,12 +57,12 @@ pub enum Schedule {
     /// When the backlog holds messages from before the current tick (the
     /// worker is behind), first those that can still change an approval —
     /// for candidates voting has not approved yet — lowest tranche first,
-    /// then the rest in arrival order (`crate::schedule`).
+    /// then the rest in arrival order (`crate::backlog`).
     UsefulFirst,
 }
 
 /// How the node spends its checking CPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct CheckPolicy {
     pub signatures: SignatureCheck,
     pub schedule: Schedule,
@@ -71,7 +71,26 @@ pub struct CheckPolicy {
     /// the worker see further ahead past the messages that can no longer
     /// change an approval.
     pub backlog: Option<usize>,
+    /// Parallel layout, `fifo`: how many messages a worker drains at once
+    /// to check their certificates back to back (`crate::ahead`); 0: each
+    /// certificate when phase 1 asks for it.
+    pub ahead: usize,
 }
+
+impl Default for CheckPolicy {
+    fn default() -> Self {
+        CheckPolicy {
+            signatures: SignatureCheck::default(),
+            schedule: Schedule::default(),
+            backlog: None,
+            ahead: DEFAULT_AHEAD_BATCH,
+        }
+    }
+}
+
+/// Messages a parallel-layout worker drains into one batch by default to
+/// check their certificates back to back (`ahead.rs`).
+pub const DEFAULT_AHEAD_BATCH: usize = 256;
 
 /// Upstream's `APPROVAL_DISTRIBUTION_WORKER_COUNT`.
 pub const DEFAULT_WORKERS: usize = 4;
@@ -115,8 +134,17 @@ pub(crate) enum DistMsg {
         peer: PeerId,
         bytes: Arc<[u8]>,
     },
-    /// A decoded message from a peer (parallel: the router decoded and
-    /// split it).
+    /// One item of a peer's notification whose items go to several
+    /// workers (parallel: the router read where each item lies, this
+    /// worker decodes its own); `range` is the item's bytes.
+    PeerItem {
+        peer: PeerId,
+        bytes: Arc<[u8]>,
+        kind: tranche_primitives::wire_skim::ItemKind,
+        range: std::ops::Range<usize>,
+    },
+    /// A decoded message from a peer (decoded ahead of handling by a
+    /// worker that looks at its input before it handles it).
     Peer {
         peer: PeerId,
         message: ApprovalDistributionMessage,
@@ -149,6 +177,20 @@ pub(crate) enum DistMsg {
         indices: Vec<(Hash, tranche_primitives::CandidateIndex)>,
         reply: crossbeam_channel::Sender<ApprovalSignatures>,
     },
+    Control(Control),
+}
+
+/// Input of the router.
+pub(crate) enum RouterMsg {
+    PeerBytes {
+        peer: tranche_distribution::PeerId,
+        bytes: Arc<[u8]>,
+    },
+    Input(Input),
+    /// From the voting worker: new blocks (for every worker) and our own
+    /// assignments and approvals (for the worker of their validator),
+    /// forwarded on the workers' bounded inputs.
+    FromVoting(DistMsg),
     Control(Control),
 }
 
@@ -244,25 +286,46 @@ pub(crate) enum Control {
 }
 
 /// An item handed from distribution to voting in the parallel layout.
-pub(crate) fn checked_assignment(
-    item: &AssignmentItem,
-    tranche: tranche_primitives::DelayTranche,
-) -> CheckedAssignment {
-    CheckedAssignment {
-        block_hash: item.0.block_hash,
-        validator: item.0.validator,
-        claimed: item.1.clone(),
-        tranche,
-        cert: Some(item.0.cert.clone()),
-    }
+/// Report bytes from `peer` that do not decode: at once, not aggregated.
+pub(crate) fn report_malformed(
+    peer: PeerId,
+    error: String,
+    events: &crossbeam_channel::Sender<NodeEvent>,
+) {
+    let _ = events.send(NodeEvent::Malformed { peer, error });
+    let _ = events.send(NodeEvent::Reputation {
+        peer,
+        change: tranche_distribution::reputation::COST_INVALID_MESSAGE.value,
+    });
 }
 
-pub(crate) fn checked_approval(vote: &IndirectSignedApprovalVote) -> CheckedApproval {
-    CheckedApproval {
-        block_hash: vote.block_hash,
-        validator: vote.validator,
-        candidates: vote.candidate_indices.clone(),
-        signature: vote.signature,
+/// A peer's bytes (or one item of them) decoded ahead of handling, for a
+/// worker that looks at what it drained before handling it; what does not
+/// decode stays as it came and is reported when handled.
+pub(crate) fn decoded(m: DistMsg) -> DistMsg {
+    use tranche_primitives::ValidationProtocol;
+    match m {
+        DistMsg::PeerBytes { peer, bytes } => match ValidationProtocol::decode_wire(&bytes) {
+            Ok(ValidationProtocol::ApprovalDistribution(message)) => {
+                DistMsg::Peer { peer, message }
+            }
+            Err(_) => DistMsg::PeerBytes { peer, bytes },
+        },
+        DistMsg::PeerItem {
+            peer,
+            bytes,
+            kind,
+            range,
+        } => match tranche_primitives::wire_skim::decode_item(kind, &bytes[range.clone()]) {
+            Ok(message) => DistMsg::Peer { peer, message },
+            Err(_) => DistMsg::PeerItem {
+                peer,
+                bytes,
+                kind,
+                range,
+            },
+        },
+        other => other,
     }
 }
 
@@ -276,15 +339,7 @@ pub(crate) fn decode_peer_bytes(
     match tranche_primitives::ValidationProtocol::decode_wire(bytes) {
         Ok(tranche_primitives::ValidationProtocol::ApprovalDistribution(m)) => Some(m),
         Err(e) => {
-            let _ = events.send(NodeEvent::Malformed {
-                peer,
-                error: e.to_string(),
-            });
-            // Undecodable bytes: reported at once, not aggregated.
-            let _ = events.send(NodeEvent::Reputation {
-                peer,
-                change: tranche_distribution::reputation::COST_INVALID_MESSAGE.value,
-            });
+            report_malformed(peer, e.to_string(), events);
             None
         }
     }

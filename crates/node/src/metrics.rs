@@ -118,6 +118,16 @@ pub struct ProtocolCounters {
     wakeups: AtomicU64,
     db_commits: AtomicU64,
     db_fsyncs: AtomicU64,
+    db_nanos: AtomicU64,
+    /// Classic: checks distribution handed to voting, the time voting spent
+    /// checking them, and the time distribution waited for the verdicts.
+    round_trips: AtomicU64,
+    round_trip_check_nanos: AtomicU64,
+    round_trip_wait_nanos: AtomicU64,
+    /// Certificates checked ahead that the in-order pass took, and those
+    /// it never asked for.
+    ahead_taken: AtomicU64,
+    ahead_unused: AtomicU64,
     /// Reputation changes by kind, in `reputation::ALL` order.
     reputation: [AtomicU64; 7],
     /// Ticks since the block's slot start when a candidate was approved.
@@ -140,6 +150,12 @@ impl Default for ProtocolCounters {
             wakeups: AtomicU64::new(0),
             db_commits: AtomicU64::new(0),
             db_fsyncs: AtomicU64::new(0),
+            db_nanos: AtomicU64::new(0),
+            round_trips: AtomicU64::new(0),
+            round_trip_check_nanos: AtomicU64::new(0),
+            round_trip_wait_nanos: AtomicU64::new(0),
+            ahead_taken: AtomicU64::new(0),
+            ahead_unused: AtomicU64::new(0),
             reputation: Default::default(),
             candidate_approval_ticks: AtomicHistogram::new(&APPROVAL_TIME_BUCKETS),
             block_approval_ticks: AtomicHistogram::new(&APPROVAL_TIME_BUCKETS),
@@ -239,11 +255,69 @@ impl ProtocolCounters {
         get(&self.wakeups)
     }
 
-    /// The database's commits and fsyncs so far (the voting worker keeps
-    /// them current).
-    pub fn set_database(&self, commits: u64, fsyncs: u64) {
+    /// The database's commits and fsyncs so far, and the time the voting
+    /// thread spent in it (the voting worker keeps them current).
+    pub fn set_database(&self, commits: u64, fsyncs: u64, nanos: u64) {
         self.db_commits.store(commits, Ordering::Relaxed);
         self.db_fsyncs.store(fsyncs, Ordering::Relaxed);
+        self.db_nanos.store(nanos, Ordering::Relaxed);
+    }
+
+    /// Classic: voting checked one certificate or signature for
+    /// distribution in `took`.
+    pub(crate) fn checked_for_distribution(&self, took: std::time::Duration) {
+        add(&self.round_trip_check_nanos, took.as_nanos() as u64);
+    }
+
+    /// Classic: distribution waited `took` for one verdict from voting.
+    pub(crate) fn waited_for_verdict(&self, took: std::time::Duration) {
+        add(&self.round_trips, 1);
+        add(&self.round_trip_wait_nanos, took.as_nanos() as u64);
+    }
+
+    /// Classic: how many checks went to voting and back, and what the trip
+    /// itself cost per check (distribution's wait for the verdict less
+    /// voting's time checking), in microseconds.
+    pub fn round_trip(&self) -> (u64, f64) {
+        let n = get(&self.round_trips);
+        let wait = get(&self.round_trip_wait_nanos) as f64;
+        let check = get(&self.round_trip_check_nanos) as f64;
+        let per = if n == 0 {
+            0.0
+        } else {
+            (wait - check).max(0.0) / n as f64 / 1e3
+        };
+        (n, per)
+    }
+
+    /// A worker stopped with `n` certificates checked ahead and never asked
+    /// for.
+    pub(crate) fn checked_ahead_unused(&self, n: u64) {
+        add(&self.ahead_unused, n);
+    }
+
+    /// The in-order pass took a verdict checked ahead.
+    pub(crate) fn took_checked_ahead(&self) {
+        add(&self.ahead_taken, 1);
+    }
+
+    /// Certificates checked back to back ahead of the in-order pass that
+    /// it then took.
+    pub fn checked_ahead(&self) -> u64 {
+        get(&self.ahead_taken)
+    }
+
+    /// Certificates checked back to back ahead of the in-order pass that
+    /// it never asked for (wasted checks; 0 unless blocks were finalized
+    /// while a batch waited).
+    pub fn ahead_unused(&self) -> u64 {
+        get(&self.ahead_unused)
+    }
+
+    /// Seconds the voting thread spent in the database: buffering writes,
+    /// committing and fsyncing.
+    pub fn db_seconds(&self) -> f64 {
+        get(&self.db_nanos) as f64 / 1e9
     }
 
     /// One reputation change of this kind was reported about a peer.

@@ -1,7 +1,9 @@
 //! The parallel layout, upstream's approval-voting-parallel
 //! (`polkadot/node/core/approval-voting-parallel/src/lib.rs`): a router
-//! (`approval-voting-parallel`) decodes each peer notification, splits it by
-//! originating validator and hands each part to distribution worker
+//! (`approval-voting-parallel`) reads where each item of a peer
+//! notification lies and whose it is (`tranche_primitives::wire_skim`; the
+//! workers decode), splits it by originating validator and hands each part
+//! to distribution worker
 //! `validator mod N` (`approval-voting-parallel-{i}`), so a validator's
 //! assignment and its later approvals always meet in the same worker; the
 //! workers check crypto themselves and hand what passes to the voting
@@ -11,28 +13,14 @@
 use crate::channel::{Closed, Tx};
 use crate::distribution_worker::CheckMode;
 use crate::fanout::{Fanout, PrioLinks};
-use crate::messages::{decode_peer_bytes, Control, DistMsg, Input, NodeEvent};
-use crate::node::{Layout, NodeError, INBOX_CAPACITY, WORKER_CHANNEL_CAPACITY};
+use crate::layout::{Layout, NodeError, INBOX_CAPACITY, WORKER_CHANNEL_CAPACITY};
+use crate::messages::{report_malformed, Control, DistMsg, Input, NodeEvent, RouterMsg};
 use crate::wiring::{Voting, Wiring, Workers};
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use std::sync::Arc;
 use tranche_distribution::PeerId;
-use tranche_primitives::ApprovalDistributionMessage;
-
-/// Input of the router.
-pub(crate) enum RouterMsg {
-    PeerBytes {
-        peer: PeerId,
-        bytes: Arc<[u8]>,
-    },
-    Input(Input),
-    /// From the voting worker: new blocks (for every worker) and our own
-    /// assignments and approvals (for the worker of their validator),
-    /// forwarded on the workers' bounded inputs.
-    FromVoting(DistMsg),
-    Control(Control),
-}
+use tranche_primitives::wire_skim::skim_wire;
 
 /// A running parallel layout: how the node reaches the router, and the
 /// workers behind it for stopping them or failing one on purpose.
@@ -90,13 +78,11 @@ impl Layout for Parallel {
         self.router.send(RouterMsg::PeerBytes { peer, bytes })
     }
 
-    /// Blocks take the router's bounded input, everything else its
-    /// high-priority one.
+    /// Every input but peers' bytes takes the router's high-priority
+    /// input: a new block too, as upstream's `ActiveLeaves` is an overseer
+    /// signal, taken before any message waiting in the router's inbox.
     fn send(&mut self, input: Input) -> Result<(), Closed> {
-        match input {
-            Input::Block(_) => self.router.send(RouterMsg::Input(input)),
-            _ => self.router_prio.send(RouterMsg::Input(input)),
-        }
+        self.router_prio.send(RouterMsg::Input(input))
     }
 
     fn inject_fault(&self, target: usize) -> Result<(), Closed> {
@@ -127,54 +113,35 @@ impl Router {
         v as usize % self.workers.len()
     }
 
-    fn route_peer_message(
-        &self,
-        peer: PeerId,
-        message: ApprovalDistributionMessage,
-    ) -> Result<(), String> {
-        let validators: Vec<u32> = match &message {
-            ApprovalDistributionMessage::Assignments(items) => {
-                items.iter().map(|(a, _)| a.validator.0).collect()
-            }
-            ApprovalDistributionMessage::Approvals(items) => {
-                items.iter().map(|v| v.validator.0).collect()
+    /// Route a peer's notification by the validators of its items,
+    /// reading only where each item lies (`wire_skim`): the workers decode.
+    /// A message whose items are all one validator's (or that has none:
+    /// the first worker answers it, as upstream hands it to one worker)
+    /// goes whole to that validator's worker; otherwise each item goes on
+    /// its own to its validator's worker.
+    fn route_peer_bytes(&self, peer: PeerId, bytes: Arc<[u8]>) -> Result<(), String> {
+        let skim = match skim_wire(&bytes) {
+            Ok(s) => s,
+            Err(e) => {
+                report_malformed(peer, e.to_string(), &self.events);
+                return Ok(());
             }
         };
-        let Some(&first) = validators.first() else {
-            // An empty message: let a worker judge it (it is the first
-            // worker's to answer, as upstream hands it to one worker).
-            return self.workers[0]
-                .send(DistMsg::Peer { peer, message })
-                .map_err(err);
-        };
-        if validators.iter().all(|v| *v == first) {
+        let first = skim.items.first().map_or(0, |(v, _)| v.0);
+        if skim.items.iter().all(|(v, _)| v.0 == first) {
             return self.workers[self.worker_of(first)]
-                .send(DistMsg::Peer { peer, message })
+                .send(DistMsg::PeerBytes { peer, bytes })
                 .map_err(err);
         }
-        match message {
-            ApprovalDistributionMessage::Assignments(items) => {
-                for item in items {
-                    let w = self.worker_of(item.0.validator.0);
-                    self.workers[w]
-                        .send(DistMsg::Peer {
-                            peer,
-                            message: ApprovalDistributionMessage::Assignments(vec![item]),
-                        })
-                        .map_err(err)?;
-                }
-            }
-            ApprovalDistributionMessage::Approvals(items) => {
-                for item in items {
-                    let w = self.worker_of(item.validator.0);
-                    self.workers[w]
-                        .send(DistMsg::Peer {
-                            peer,
-                            message: ApprovalDistributionMessage::Approvals(vec![item]),
-                        })
-                        .map_err(err)?;
-                }
-            }
+        for (v, range) in skim.items {
+            self.workers[self.worker_of(v.0)]
+                .send(DistMsg::PeerItem {
+                    peer,
+                    bytes: bytes.clone(),
+                    kind: skim.kind,
+                    range,
+                })
+                .map_err(err)?;
         }
         Ok(())
     }
@@ -222,16 +189,97 @@ impl Worker for Router {
 
     fn handle(&mut self, msg: RouterMsg, _: &WorkerStats) -> Result<bool, String> {
         match msg {
-            RouterMsg::PeerBytes { peer, bytes } => {
-                if let Some(m) = decode_peer_bytes(peer, &bytes, &self.events) {
-                    self.route_peer_message(peer, m)?
-                }
-            }
+            RouterMsg::PeerBytes { peer, bytes } => self.route_peer_bytes(peer, bytes)?,
             RouterMsg::Input(input) => self.fanout.send(input).map_err(err)?,
             RouterMsg::FromVoting(msg) => self.forward_from_voting(msg)?,
             RouterMsg::Control(Control::Stop) => return Ok(true),
             RouterMsg::Control(Control::Fault) => panic!("fault injected into the router"),
         }
         Ok(false)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::channel::{channel, recv_prioritised, InFlight, Next};
+    use std::time::{Duration, Instant};
+    use tranche_primitives::{Block, Hash, RelayVrfStory, Session, SessionInfo};
+    use tranche_voting::NewBlock;
+
+    fn new_block() -> NewBlock {
+        let info = SessionInfo {
+            session_index: 0,
+            n_cores: 1,
+            needed_approvals: 1,
+            relay_vrf_modulo_samples: 1,
+            n_delay_tranches: 1,
+            zeroth_delay_tranche_width: 0,
+            no_show_slots: 1,
+            validator_groups: Vec::new(),
+            assignment_keys: Vec::new(),
+            validators: Vec::new(),
+            assignments_v2: true,
+            max_approval_coalesce_count: 1,
+        };
+        NewBlock {
+            block: Block {
+                hash: Hash([7; 32]),
+                number: 1,
+                parent: Hash([0; 32]),
+                slot: 1,
+                session: 0,
+                relay_vrf_story: RelayVrfStory::default(),
+                candidates: Vec::new(),
+            },
+            session: Arc::new(Session::new(info)),
+        }
+    }
+
+    /// A new block is an overseer signal upstream: it reaches the router
+    /// ahead of a full inbox of peer messages, and sending it never waits
+    /// for room there.
+    #[test]
+    fn a_block_goes_ahead_of_a_full_router_inbox() {
+        let in_flight = InFlight::new();
+        let (router, inbox) = channel::<RouterMsg>("router", Some(2), &in_flight);
+        let (router_prio, prio) = channel::<RouterMsg>("router-prio", None, &in_flight);
+        let (voting, _voting_rx) = channel::<crate::messages::VoteMsg>("voting", None, &in_flight);
+        let mut layout = Parallel {
+            router,
+            router_prio,
+            workers: PrioLinks {
+                workers: Vec::new(),
+                voting,
+            },
+        };
+        for peer in 1..=2 {
+            layout
+                .peer_bytes(PeerId(peer), Arc::from(vec![0u8; 4]))
+                .unwrap();
+        }
+        // The inbox is full: a block on it would wait for ever; this thread
+        // gives up after a generous deadline instead of hanging the test.
+        let (done_tx, done) = crossbeam_channel::bounded(1);
+        let sender = std::thread::spawn(move || {
+            let r = layout.send(Input::Block(new_block()));
+            let _ = done_tx.send(r.is_ok());
+            layout
+        });
+        assert_eq!(
+            done.recv_timeout(Duration::from_secs(30)),
+            Ok(true),
+            "sending the block waited for room in the full inbox"
+        );
+        let _layout = sender.join().unwrap();
+        let deadline = Some(Instant::now() + Duration::from_secs(30));
+        let first = match recv_prioritised(&prio, &inbox, deadline) {
+            Next::Message(m) => m,
+            _ => panic!("nothing to read"),
+        };
+        assert!(
+            matches!(first, RouterMsg::Input(Input::Block(_))),
+            "the router takes the block first"
+        );
     }
 }

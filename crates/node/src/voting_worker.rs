@@ -6,16 +6,22 @@
 
 use crate::channel::{Closed, Tx};
 use crate::clock::Clock;
-use crate::messages::{Control, DistMsg, NodeEvent, VoteMsg};
+use crate::cpu::thread_cpu_time;
+use crate::messages::{Control, DistMsg, NodeEvent, RouterMsg, VoteMsg};
 use crate::metrics::ProtocolCounters;
-use crate::parallel::RouterMsg;
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
-use tranche_primitives::{Hash, Tick, ValidatorIndex};
-use tranche_voting::{Action, ApprovalVoting, CheckedApproval, CheckedAssignment, Output, Store};
+use tranche_primitives::{
+    Block, BlockNumber, CandidateBitfield, Hash, IndirectAssignmentCert,
+    IndirectSignedApprovalVote, Tick, ValidatorIndex,
+};
+use tranche_validator::{
+    announces, checked_approval, checked_assignment, dispatch, CandidateApproved, Effects,
+};
+use tranche_voting::{Action, ApprovalVoting, Output, Store};
 
 /// How the voting worker reaches distribution: always on unbounded inputs,
 /// so the voting worker never waits for room (it is the end of every chain
@@ -75,102 +81,85 @@ pub(crate) struct VotingWorker {
     pub crashing: Arc<std::sync::atomic::AtomicBool>,
     /// `useful-first`: tell distribution each candidate approved.
     pub tell_approved: bool,
+    /// The group commit: the tick of the oldest write not yet committed
+    /// (`None`: nothing waits). Committed once a later tick has begun.
+    pub uncommitted_since: Option<Tick>,
+    /// Time spent in the store (writes, commits, fsyncs).
+    pub db_time: DbTime,
+}
+
+/// The database's own time on the voting thread: the buffering of each
+/// input's writes (wall time of the call, cheap to take; the thread is busy
+/// meanwhile, so it is CPU time) and every commit and fsync (the thread's
+/// CPU clock around it).
+#[derive(Default)]
+pub(crate) struct DbTime {
+    write_nanos: u64,
+    commit_nanos: u64,
 }
 
 impl VotingWorker {
-    fn apply(&mut self, out: Output) -> Result<(), String> {
-        if !out.writes.is_empty() {
-            self.store
-                .write(out.writes)
-                .map_err(|e| format!("database write failed: {e}"))?;
+    /// Buffer one input's writes in the store (committed by the group
+    /// commit, see [`VotingWorker::commit_if_due`]).
+    fn write(&mut self, now: Tick, writes: tranche_voting::WriteBatch) -> Result<(), String> {
+        if writes.is_empty() {
+            return Ok(());
         }
+        let start = Instant::now();
+        let r = self.store.write(writes);
+        self.db_time.write_nanos += start.elapsed().as_nanos() as u64;
+        r.map_err(|e| format!("database write failed: {e}"))?;
+        self.uncommitted_since.get_or_insert(now);
+        Ok(())
+    }
+
+    /// A commit or an fsync, timed on the thread's CPU clock.
+    fn commit_with(&mut self, fsync: bool) -> Result<(), String> {
+        let start = thread_cpu_time();
+        let r = if fsync {
+            self.store.flush()
+        } else {
+            self.store.commit()
+        };
+        self.db_time.commit_nanos += thread_cpu_time().saturating_sub(start).as_nanos() as u64;
+        self.uncommitted_since = None;
+        self.note_durability();
+        let what = if fsync { "flush" } else { "commit" };
+        r.map_err(|e| format!("database {what} failed: {e}"))
+    }
+
+    /// The group commit: what was written during an earlier tick is
+    /// committed once a later tick has begun (never per message; the store
+    /// also commits by itself once its write-behind bound is reached).
+    fn commit_if_due(&mut self, now: Tick) -> Result<(), String> {
+        match self.uncommitted_since {
+            Some(since) if now > since => self.commit_with(false),
+            _ => Ok(()),
+        }
+    }
+
+    fn apply(&mut self, now: Tick, out: Output) -> Result<(), String> {
+        self.write(now, out.writes)?;
         // What we tell others — our own assignment or approval, a block
         // approved — is fsynced before it leaves (docs/durability.md).
-        let announces = out.actions.iter().any(|a| {
-            matches!(
-                a,
-                Action::DistributeAssignment { .. }
-                    | Action::DistributeApproval(_)
-                    | Action::BlockApproved { .. }
-            )
-        });
-        if announces {
-            self.store
-                .flush()
-                .map_err(|e| format!("database flush failed: {e}"))?;
-            self.note_durability();
+        if announces(&out.actions) {
+            self.commit_with(true)?;
         }
-        for action in out.actions {
-            match action {
-                Action::NewBlock(m) => {
-                    self.counters
-                        .candidates_imported_with_block(m.candidates.len());
-                    self.slot_starts.insert(
-                        m.hash,
-                        tranche_primitives::time::slot_start_tick(m.slot, self.ticks_per_slot),
-                    );
-                    let sessions: Vec<_> = self.machine.session(m.session).into_iter().collect();
-                    let blocks = vec![m];
-                    self.dist
-                        .new_blocks(|| DistMsg::NewBlocks {
-                            blocks: blocks.clone(),
-                            sessions: sessions.clone(),
-                        })
-                        .map_err(|e| e.to_string())?;
-                }
-                Action::DistributeAssignment { cert, claimed } => {
-                    self.dist
-                        .ours(
-                            cert.validator,
-                            DistMsg::DistributeAssignment { cert, claimed },
-                        )
-                        .map_err(|e| e.to_string())?;
-                }
-                Action::DistributeApproval(vote) => {
-                    self.dist
-                        .ours(vote.validator, DistMsg::DistributeApproval(vote))
-                        .map_err(|e| e.to_string())?;
-                }
-                Action::BlockApproved {
-                    block,
-                    number,
-                    tick,
-                } => {
-                    self.counters
-                        .block_approved(self.ticks_since_slot(&block, tick));
-                    let _ = self.events.send(NodeEvent::BlockApproved {
-                        hash: block,
-                        number,
-                        tick,
-                    });
-                }
-                Action::CandidateApproved {
-                    block,
-                    candidate_index,
-                    tick,
-                    one_third,
-                    tolerated_no_shows,
-                    ..
-                } => {
-                    if self.tell_approved {
-                        self.dist
-                            .candidate_approved(block, candidate_index)
-                            .map_err(|e| e.to_string())?;
-                    }
-                    let ticks = self.ticks_since_slot(&block, tick);
-                    self.counters
-                        .candidate_approved(ticks, one_third, tolerated_no_shows);
-                }
-                Action::NoShowObserved { validators, .. } => {
-                    self.counters.no_shows_observed(validators.len());
-                }
-                Action::BlockPruned { block, .. } => {
-                    self.slot_starts.remove(&block);
-                }
-                Action::AssignmentImported { .. } | Action::ApprovalImported { .. } => {}
-            }
-        }
-        Ok(())
+        let tell = self.tell_approved;
+        self.dispatch(out.actions, tell)
+    }
+
+    /// Carry out voting's actions (after their writes); `tell_approved`:
+    /// tell distribution each candidate approved (`useful-first`, unless
+    /// it was told already).
+    fn dispatch(&mut self, actions: Vec<Action>, tell_approved: bool) -> Result<(), String> {
+        dispatch(
+            actions,
+            &mut Carry {
+                w: self,
+                tell_approved,
+            },
+        )
     }
 
     /// After a restore: tell distribution every stored block and re-send
@@ -180,15 +169,23 @@ impl VotingWorker {
         if actions.is_empty() {
             return Ok(());
         }
-        self.apply(Output {
-            actions,
-            ..Output::default()
-        })
+        let now = self.clock.now();
+        self.apply(
+            now,
+            Output {
+                actions,
+                ..Output::default()
+            },
+        )
     }
 
     fn note_durability(&self) {
         let c = self.store.durability_counts();
-        self.counters.set_database(c.commits, c.fsyncs);
+        self.counters.set_database(
+            c.commits,
+            c.fsyncs,
+            self.db_time.write_nanos + self.db_time.commit_nanos,
+        );
     }
 
     fn ticks_since_slot(&self, block: &Hash, tick: Tick) -> u64 {
@@ -203,12 +200,15 @@ impl VotingWorker {
 
     /// Handle one message; `Ok(true)` means stop.
     fn handle_at(&mut self, now: Tick, msg: VoteMsg, stats: &WorkerStats) -> Result<bool, String> {
+        self.commit_if_due(now)?;
         let out = match msg {
             VoteMsg::Block(b) => self.machine.import_block(now, b),
             VoteMsg::Assignment(a) => self.machine.import_assignment(now, a),
             VoteMsg::Approval(a) => self.machine.import_approval(now, a),
             VoteMsg::CheckAssignment { check, reply } => {
+                let started = Instant::now();
                 let verdict = check.check();
+                self.counters.checked_for_distribution(started.elapsed());
                 stats.add_verifications(1);
                 let block = check.assignment.0.block_hash;
                 let out = match verdict {
@@ -218,40 +218,31 @@ impl VotingWorker {
                     Ok(tranche) if self.machine.is_too_far_in_future(now, &block, tranche) => {
                         Output::default()
                     }
-                    Ok(tranche) => self.machine.import_assignment(
-                        now,
-                        CheckedAssignment {
-                            block_hash: check.assignment.0.block_hash,
-                            validator: check.assignment.0.validator,
-                            claimed: check.assignment.1.clone(),
-                            tranche,
-                            cert: Some(check.assignment.0.cert.clone()),
-                        },
-                    ),
+                    Ok(tranche) => self
+                        .machine
+                        .import_assignment(now, checked_assignment(&check.assignment, tranche)),
                     Err(_) => Output::default(),
                 };
-                self.apply(out)?;
                 // Distribution waits for this answer; it may have stopped.
-                let _ = reply.send(verdict);
+                self.reply_then_apply(now, out, move || {
+                    let _ = reply.send(verdict);
+                })?;
                 return Ok(false);
             }
             VoteMsg::CheckApproval { check, reply } => {
+                let started = Instant::now();
                 let verdict = check.check();
+                self.counters.checked_for_distribution(started.elapsed());
                 stats.add_verifications(1);
                 let out = match verdict {
-                    Ok(()) => self.machine.import_approval(
-                        now,
-                        CheckedApproval {
-                            block_hash: check.vote.block_hash,
-                            validator: check.vote.validator,
-                            candidates: check.vote.candidate_indices.clone(),
-                            signature: check.vote.signature,
-                        },
-                    ),
+                    Ok(()) => self
+                        .machine
+                        .import_approval(now, checked_approval(&check.vote)),
                     Err(_) => Output::default(),
                 };
-                self.apply(out)?;
-                let _ = reply.send(verdict);
+                self.reply_then_apply(now, out, move || {
+                    let _ = reply.send(verdict);
+                })?;
                 return Ok(false);
             }
             VoteMsg::Finalized { hash, number } => self.machine.finalize(now, hash, number),
@@ -264,8 +255,141 @@ impl VotingWorker {
             VoteMsg::Control(Control::Stop) => return Ok(true),
             VoteMsg::Control(Control::Fault) => panic!("fault injected into the voting worker"),
         };
-        self.apply(out)?;
+        self.apply(now, out)?;
         Ok(false)
+    }
+
+    /// Classic: answer distribution's check as soon as the message is
+    /// imported, then write and carry out what the import caused, as
+    /// upstream's approval-voting did before polkadot-sdk#4928
+    /// (`polkadot/node/core/approval-voting/src/lib.rs`,
+    /// `CheckAndImportAssignment`: the check's outcome is sent before the
+    /// actions are handled and written). Two things keep today's order:
+    /// `useful-first`'s `CandidateApproved` goes to distribution before the
+    /// answer (so it is on distribution's priority input when it takes its
+    /// next message), and an import that makes us announce something — our
+    /// own assignment or approval, a block approved — is written, fsynced
+    /// and sent before the answer, as every announcement is.
+    fn reply_then_apply(
+        &mut self,
+        now: Tick,
+        out: Output,
+        reply: impl FnOnce(),
+    ) -> Result<(), String> {
+        if announces(&out.actions) {
+            self.apply(now, out)?;
+            reply();
+            return Ok(());
+        }
+        if self.tell_approved {
+            for a in &out.actions {
+                if let Action::CandidateApproved {
+                    block,
+                    candidate_index,
+                    ..
+                } = a
+                {
+                    self.dist
+                        .candidate_approved(*block, *candidate_index)
+                        .map_err(|e| e.to_string())?;
+                }
+            }
+        }
+        reply();
+        self.write(now, out.writes)?;
+        self.dispatch(out.actions, false)
+    }
+}
+
+/// The voting worker carrying out voting's actions: to distribution, to
+/// the node's user, into the counters.
+struct Carry<'a> {
+    w: &'a mut VotingWorker,
+    /// `useful-first`: tell distribution each candidate approved.
+    tell_approved: bool,
+}
+
+impl Effects for Carry<'_> {
+    type Error = String;
+
+    fn new_block(&mut self, m: Block) -> Result<(), String> {
+        let w = &mut *self.w;
+        w.counters
+            .candidates_imported_with_block(m.candidates.len());
+        w.slot_starts.insert(
+            m.hash,
+            tranche_primitives::time::slot_start_tick(m.slot, w.ticks_per_slot),
+        );
+        let sessions: Vec<_> = w.machine.session(m.session).into_iter().collect();
+        let blocks = vec![m];
+        w.dist
+            .new_blocks(|| DistMsg::NewBlocks {
+                blocks: blocks.clone(),
+                sessions: sessions.clone(),
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    fn distribute_assignment(
+        &mut self,
+        cert: IndirectAssignmentCert,
+        claimed: CandidateBitfield,
+    ) -> Result<(), String> {
+        self.w
+            .dist
+            .ours(
+                cert.validator,
+                DistMsg::DistributeAssignment { cert, claimed },
+            )
+            .map_err(|e| e.to_string())
+    }
+
+    fn distribute_approval(&mut self, vote: IndirectSignedApprovalVote) -> Result<(), String> {
+        self.w
+            .dist
+            .ours(vote.validator, DistMsg::DistributeApproval(vote))
+            .map_err(|e| e.to_string())
+    }
+
+    fn candidate_approved(&mut self, c: CandidateApproved) -> Result<(), String> {
+        if self.tell_approved {
+            self.w
+                .dist
+                .candidate_approved(c.block, c.candidate_index)
+                .map_err(|e| e.to_string())?;
+        }
+        let ticks = self.w.ticks_since_slot(&c.block, c.tick);
+        self.w
+            .counters
+            .candidate_approved(ticks, c.one_third, c.tolerated_no_shows);
+        Ok(())
+    }
+
+    fn block_approved(
+        &mut self,
+        block: Hash,
+        number: BlockNumber,
+        tick: Tick,
+    ) -> Result<(), String> {
+        self.w
+            .counters
+            .block_approved(self.w.ticks_since_slot(&block, tick));
+        let _ = self.w.events.send(NodeEvent::BlockApproved {
+            hash: block,
+            number,
+            tick,
+        });
+        Ok(())
+    }
+
+    fn no_show_observed(&mut self, _: Hash, validators: &[ValidatorIndex]) -> Result<(), String> {
+        self.w.counters.no_shows_observed(validators.len());
+        Ok(())
+    }
+
+    fn block_pruned(&mut self, block: Hash, _: BlockNumber) -> Result<(), String> {
+        self.w.slot_starts.remove(&block);
+        Ok(())
     }
 }
 
@@ -279,35 +403,30 @@ impl Worker for VotingWorker {
             return Ok(None);
         }
         let now = self.clock.now();
+        self.commit_if_due(now)?;
         if self.wakeup_due(now) {
             // One due timer per turn of the worker loop, so that messages
             // waiting meanwhile are taken between them.
             self.counters.wakeup();
             let (out, more) = self.machine.tick_one(now);
-            self.apply(out)?;
+            self.apply(now, out)?;
             if more {
                 return Ok(Some(Instant::now()));
             }
         }
-        Ok(self
-            .machine
-            .next_wakeup()
-            .and_then(|t| self.clock.instant_of(t)))
+        // Wake for the next wakeup, or for the group commit of what waits
+        // once the next tick begins.
+        let commit_at = self.uncommitted_since.map(|t| t.max(now) + 1);
+        let next = match (self.machine.next_wakeup(), commit_at) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        Ok(next.and_then(|t| self.clock.instant_of(t)))
     }
 
     fn handle(&mut self, msg: VoteMsg, stats: &WorkerStats) -> Result<bool, String> {
         let now = self.clock.now();
         self.handle_at(now, msg, stats)
-    }
-
-    /// Group commit: every import of the batch just drained survives a
-    /// crash of the process once the worker waits again.
-    fn idle(&mut self, _stats: &WorkerStats) -> Result<(), String> {
-        self.store
-            .commit()
-            .map_err(|e| format!("database commit failed: {e}"))?;
-        self.note_durability();
-        Ok(())
     }
 
     /// The store is flushed before the worker stops — unless the node is
@@ -318,10 +437,128 @@ impl Worker for VotingWorker {
             self.store.abandon();
             return Ok(());
         }
-        self.store
-            .flush()
-            .map_err(|e| format!("database flush failed: {e}"))?;
-        self.note_durability();
-        Ok(())
+        self.commit_with(true)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::channel::{channel, InFlight, Rx};
+    use std::sync::Mutex;
+    use tranche_voting::{Snapshot, StoreError, WriteBatch, WriteOp};
+
+    /// A store that logs what is done to it, in order, with the replies.
+    struct LoggingStore(Arc<Mutex<Vec<&'static str>>>);
+
+    impl Store for LoggingStore {
+        fn write(&mut self, _: WriteBatch) -> Result<(), StoreError> {
+            self.0.lock().unwrap().push("write");
+            Ok(())
+        }
+        fn commit(&mut self) -> Result<(), StoreError> {
+            self.0.lock().unwrap().push("commit");
+            Ok(())
+        }
+        fn flush(&mut self) -> Result<(), StoreError> {
+            self.0.lock().unwrap().push("fsync");
+            Ok(())
+        }
+        fn load(&mut self) -> Result<Snapshot, StoreError> {
+            Ok(Snapshot::default())
+        }
+    }
+
+    fn worker(log: &Arc<Mutex<Vec<&'static str>>>) -> (VotingWorker, Rx<DistMsg>) {
+        let in_flight = InFlight::new();
+        let (dist, dist_rx) = channel::<DistMsg>("dist-prio", None, &in_flight);
+        let (events, _) = crossbeam_channel::unbounded();
+        let w = VotingWorker {
+            machine: ApprovalVoting::new(tranche_voting::Config::default(), None),
+            store: Box::new(LoggingStore(log.clone())),
+            clock: Clock::virtual_at(10),
+            dist: DistLinks::Direct(vec![dist]),
+            events,
+            counters: Arc::new(ProtocolCounters::default()),
+            ticks_per_slot: 12,
+            slot_starts: HashMap::new(),
+            crashing: Default::default(),
+            tell_approved: true,
+            uncommitted_since: None,
+            db_time: DbTime::default(),
+        };
+        (w, dist_rx)
+    }
+
+    fn output(actions: Vec<Action>) -> Output {
+        Output {
+            actions,
+            writes: WriteBatch {
+                ops: vec![WriteOp::PutFinalized(None, None)],
+            },
+            ..Output::default()
+        }
+    }
+
+    fn candidate_approved() -> Action {
+        Action::CandidateApproved {
+            block: Hash([1; 32]),
+            candidate_index: 2,
+            candidate: tranche_primitives::CandidateHash(Hash([2; 32])),
+            tick: 10,
+            tranche: 0,
+            one_third: false,
+            tolerated_no_shows: 0,
+            required: None,
+        }
+    }
+
+    /// Classic: the verdict goes back before the import's writes, and
+    /// useful-first's `CandidateApproved` is on distribution's priority
+    /// input before the verdict (so distribution knows it before it takes
+    /// its next message, as before); nothing is committed per message.
+    #[test]
+    fn the_verdict_goes_back_before_the_writes_and_after_the_approval_news() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (mut w, dist) = worker(&log);
+        let l = log.clone();
+        let d = &dist;
+        w.reply_then_apply(10, output(vec![candidate_approved()]), move || {
+            assert!(
+                matches!(
+                    d.try_recv(),
+                    Some(DistMsg::CandidateApproved { candidate: 2, .. })
+                ),
+                "distribution hears of the approval before the verdict"
+            );
+            l.lock().unwrap().push("reply");
+        })
+        .unwrap();
+        assert_eq!(*log.lock().unwrap(), ["reply", "write"]);
+        assert!(dist.try_recv().is_none(), "the approval news is sent once");
+        // The group commit: once a later tick has begun, not per message.
+        w.commit_if_due(10).unwrap();
+        assert_eq!(*log.lock().unwrap(), ["reply", "write"]);
+        w.commit_if_due(11).unwrap();
+        assert_eq!(*log.lock().unwrap(), ["reply", "write", "commit"]);
+    }
+
+    /// An import that makes us announce something is written and fsynced
+    /// before the announcement leaves and before the verdict goes back.
+    #[test]
+    fn an_announcing_import_is_fsynced_before_the_verdict() {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let (mut w, _dist) = worker(&log);
+        let approved = Action::BlockApproved {
+            block: Hash([1; 32]),
+            number: 1,
+            tick: 10,
+        };
+        let l = log.clone();
+        w.reply_then_apply(10, output(vec![approved]), move || {
+            l.lock().unwrap().push("reply")
+        })
+        .unwrap();
+        assert_eq!(*log.lock().unwrap(), ["write", "fsync", "reply"]);
     }
 }

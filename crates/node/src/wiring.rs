@@ -3,14 +3,14 @@
 //! metered channels, worker threads that stop quietly once the node is
 //! stopping, and the voting worker with its distribution workers.
 
+use crate::ahead::Ahead;
+use crate::backlog::Backlog;
 use crate::channel::{channel, InFlight, Rx, Tx};
 use crate::distribution_worker::{CheckMode, DistributionWorker};
 use crate::fanout::{Fanout, PrioLinks};
+use crate::layout::{NodeConfig, NodeError, NodeMetrics, VOTING_CHANNEL_CAPACITY};
 use crate::leaves::Leaves;
-use crate::messages::{DistMsg, NodeEvent, Schedule, VoteMsg};
-use crate::node::{NodeConfig, NodeError, NodeMetrics, VOTING_CHANNEL_CAPACITY};
-use crate::parallel::RouterMsg;
-use crate::schedule::Backlog;
+use crate::messages::{DistMsg, NodeEvent, RouterMsg, Schedule, VoteMsg};
 use crate::voting_worker::{DistLinks, VotingWorker};
 use crate::worker::{
     run_worker, spawn_worker, Inbox, Worker, WorkerBody, WorkerFailure, WorkerStats,
@@ -192,6 +192,8 @@ impl<'a> Wiring<'a> {
             slot_starts: Default::default(),
             crashing: self.crashing.clone(),
             tell_approved: self.config.checks.schedule == Schedule::UsefulFirst,
+            uncommitted_since: None,
+            db_time: Default::default(),
         }
     }
 
@@ -227,6 +229,10 @@ impl<'a> Wiring<'a> {
             waits: Default::default(),
             backlog_peak: 0,
             schedule_stats: self.metrics.schedule.clone(),
+            ahead: (matches!(mode, CheckMode::Inline)
+                && checks.schedule == Schedule::Fifo
+                && checks.ahead > 0)
+                .then(|| Ahead::new(checks.ahead)),
         }
     }
 }

@@ -128,8 +128,7 @@ pub(crate) trait Worker {
     /// Handle one message; `Ok(true)` means stop.
     fn handle(&mut self, msg: Self::Msg, stats: &WorkerStats) -> Result<bool, String>;
 
-    /// Both inputs are drained: the worker is about to wait. The voting
-    /// worker commits its store here (a group commit per drained batch), a
+    /// Both inputs are drained: the worker is about to wait. A
     /// distribution worker verifies the batch of signatures it deferred.
     fn idle(&mut self, _stats: &WorkerStats) -> Result<(), String> {
         Ok(())

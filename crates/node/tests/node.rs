@@ -461,16 +461,61 @@ fn useful_first_and_batched_signatures_change_nothing_in_virtual_time() {
             signatures: SignatureCheck::OneByOne,
             schedule: Schedule::Fifo,
             backlog: None,
+            ahead: 0,
         });
         let (useful, m) = run(CheckPolicy {
             signatures: SignatureCheck::Batched,
             schedule: Schedule::UsefulFirst,
             backlog: Some(1_000_000),
+            ahead: 0,
         });
         assert_eq!(fifo.approved.len(), 3, "{arch:?}");
         assert_same_trace(&fifo, &useful, &format!("{arch:?}"));
         let [ahead, rest] = m.schedule.quantiles();
         assert_eq!(ahead.count, 0, "{arch:?}: nothing was taken ahead");
         assert!(rest.count > 0, "{arch:?}: the backlog was used");
+    }
+}
+
+/// Certificates checked back to back ahead of the in-order pass change
+/// nothing: for any split of a worker's input into batches (1, 7, all) the
+/// approval ticks, the (peer, item) sends, every notification's items and
+/// the number of checks equal checking each certificate when phase 1 asks,
+/// with either way of checking signatures; and the batches were used.
+#[test]
+fn certificates_checked_ahead_change_no_send_or_grouping_for_any_batch_split() {
+    use tranche_node::{CheckPolicy, SignatureCheck};
+    let net = net(20, 4, 3, 3);
+    let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
+    let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
+    let arch = Architecture::Parallel { workers: 2 };
+    for signatures in [SignatureCheck::OneByOne, SignatureCheck::Batched] {
+        let run = |ahead: usize| {
+            let mut cfg = config(&net, arch, Clock::virtual_at(start));
+            cfg.checks = CheckPolicy {
+                signatures,
+                ahead,
+                ..CheckPolicy::default()
+            };
+            let mut node = Node::start(cfg).unwrap();
+            let trace = run_virtual(&net, &mut node, end);
+            let metrics = node.shutdown().unwrap();
+            (trace, metrics)
+        };
+        let (inline, m) = run(0);
+        assert_eq!(inline.approved.len(), 3, "{signatures:?}");
+        assert_eq!(m.protocol.checked_ahead(), 0);
+        for ahead in [1, 7, usize::MAX] {
+            let what = format!("{signatures:?}, batches of {ahead}");
+            let (t, n) = run(ahead);
+            assert_same_trace(&inline, &t, &what);
+            assert_eq!(inline.groups, t.groups, "{what}: notifications");
+            assert_eq!(m.verifications(), n.verifications(), "{what}: checks");
+            assert!(
+                n.protocol.checked_ahead() > 0,
+                "{what}: nothing was checked ahead"
+            );
+            assert_eq!(n.protocol.ahead_unused(), 0, "{what}: checks wasted");
+        }
     }
 }

@@ -17,6 +17,7 @@ pub mod session;
 pub mod time;
 pub mod vote;
 pub mod wire;
+pub mod wire_skim;
 
 pub use bitfield::{CandidateBitfield, CoreBitfield};
 pub use block::{Block, Candidate};

@@ -72,9 +72,9 @@ impl_scale_decode!(IndirectSignedApprovalVote);
 
 /// Smallest encoded assignment item: hash, validator, a compact kind with an
 /// empty bitfield, the VRF and an empty claimed bitfield.
-const MIN_ASSIGNMENT_ITEM: usize = 32 + 4 + 2 + 96 + 1;
+pub(crate) const MIN_ASSIGNMENT_ITEM: usize = 32 + 4 + 2 + 96 + 1;
 /// Smallest encoded approval item.
-const MIN_APPROVAL_ITEM: usize = 32 + 1 + 4 + 64;
+pub(crate) const MIN_APPROVAL_ITEM: usize = 32 + 1 + 4 + 64;
 
 /// v3 `ApprovalDistributionMessage`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -206,7 +206,7 @@ impl Encode for ValidationProtocol {
 }
 impl_scale_decode!(ValidationProtocol);
 
-fn check_size(bytes: &[u8]) -> Result<(), DecodeError> {
+pub(crate) fn check_size(bytes: &[u8]) -> Result<(), DecodeError> {
     if bytes.len() > MAX_NOTIFICATION_SIZE {
         return Err(DecodeError::MessageTooLarge {
             len: bytes.len(),

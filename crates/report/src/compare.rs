@@ -6,11 +6,16 @@
 //! checks, protocol counters — are exactly reproducible (message contents
 //! are random but their sizes are fixed, and the driver drains the node to
 //! idle every step), so they must match exactly: any difference fails.
-//! CPU figures are compared as ratios current / baseline, and only a
-//! slowdown beyond the tolerance fails; an improvement passes (upstream's
-//! check was two-sided, as upstream's CI bench). CPU rows below a
-//! noise floor are shown but not judged. Wall time and memory are shown
-//! only.
+//! CPU figures (per block: the run's total ÷ its blocks) are compared as
+//! ratios current / baseline, and only a slowdown beyond the tolerance
+//! fails; an improvement passes (upstream's check was two-sided, as
+//! upstream's CI bench). With `--repeat` spreads in both files a change
+//! counts only outside the baseline's range (widened by the tolerance), and
+//! the node's CPU ÷ floor ratios are judged too; the crypto floors are
+//! shown with their spread, never judged. CPU rows whose per-block values
+//! are below a noise floor in both files are shown but not judged. Wall
+//! time and memory are shown only. A legend under the table says what each
+//! verdict means.
 
 use crate::repeat::Spread;
 use crate::{ReportFile, RunReport, FORMAT_VERSION, TOOL};
@@ -22,8 +27,9 @@ use std::path::Path;
 pub struct CpuPolicy {
     /// A current/baseline ratio above `1 + tolerance` fails.
     pub tolerance: f64,
-    /// Rows whose baseline and current totals are both below this many
-    /// seconds are not judged (timer and scheduling noise).
+    /// CPU rows whose baseline and current per-block values (the values
+    /// the rows show) are both below this many seconds are not judged
+    /// (timer and scheduling noise).
     pub floor_s: f64,
     /// Show CPU rows but judge none (comparisons across machines).
     pub ignore: bool,
@@ -33,11 +39,19 @@ impl Default for CpuPolicy {
     fn default() -> Self {
         CpuPolicy {
             tolerance: 0.25,
-            floor_s: 0.05,
+            floor_s: DEFAULT_CPU_FLOOR_S,
             ignore: false,
         }
     }
 }
+
+/// The default `--cpu-floor`: CPU seconds per block.
+pub const DEFAULT_CPU_FLOOR_S: f64 = 0.01;
+
+/// `tranche compare`'s exit status when the files cannot be judged one
+/// against the other (`not_comparable`); 1 is a regression, 2 a file that
+/// cannot be read.
+pub const EXIT_NOT_COMPARABLE: u8 = 3;
 
 /// A file could not be read as a `--json` report.
 #[derive(Debug, thiserror::Error)]
@@ -116,11 +130,11 @@ pub fn not_comparable(baseline: &ReportFile, current: &ReportFile) -> Option<Str
             return differ("seed", &b.seed, &c.seed);
         }
         if b.config_hash != c.config_hash {
-            return differ(
-                "configuration (config_hash)",
-                &b.config_hash,
-                &c.config_hash,
-            );
+            let field = crate::meta::config_difference(&b.config, &c.config);
+            return Some(format!(
+                "the configuration (config_hash) differs: baseline {}, current {}; {field}",
+                b.config_hash, c.config_hash
+            ));
         }
         if b.database != c.database {
             return differ("database", &b.database, &c.database);
@@ -200,33 +214,46 @@ impl Comparison {
         self.regressions() == 0
     }
 
-    /// The table, run by run, and the verdict line. Identical figures are
+    /// The table, run by run, its columns as wide as their longest entry,
+    /// the verdict line and a legend of the verdicts. Identical figures are
     /// counted, and listed only when `verbose`.
     pub fn render(&self, verbose: bool) -> String {
+        let shown: Vec<&Row> = self
+            .rows
+            .iter()
+            .filter(|r| verbose || r.verdict != Verdict::Same)
+            .collect();
+        let width = |min: usize, f: fn(&Row) -> &str| {
+            shown
+                .iter()
+                .map(|r| f(r).chars().count())
+                .fold(min, usize::max)
+        };
+        let (wf, wb, wc, wd) = (
+            width(6, |r| &r.figure),
+            width(8, |r| &r.baseline),
+            width(7, |r| &r.current),
+            width(4, |r| &r.difference),
+        );
+        // `{:<w$}` pads by chars: "÷" is one.
+        let line = |f: &str, b: &str, c: &str, d: &str, v: &str| {
+            format!("  {f:<wf$}  {b:>wb$}  {c:>wc$}  {d:>wd$}  {v}\n")
+        };
         let mut s = String::new();
         let mut current_run: Option<&str> = None;
-        for r in &self.rows {
-            if !verbose && r.verdict == Verdict::Same {
-                continue;
-            }
+        for r in &shown {
             if current_run != Some(r.run.as_str()) {
                 current_run = Some(r.run.as_str());
                 let _ = writeln!(s, "\n{}", r.run);
-                let _ = writeln!(
-                    s,
-                    "  {:<40} {:>14} {:>14} {:>10}  verdict",
-                    "figure", "baseline", "current", "diff"
-                );
+                s.push_str(&line("figure", "baseline", "current", "diff", "verdict"));
             }
-            let _ = writeln!(
-                s,
-                "  {:<40} {:>14} {:>14} {:>10}  {}",
-                r.figure,
-                r.baseline,
-                r.current,
-                r.difference,
-                r.verdict.label()
-            );
+            s.push_str(&line(
+                &r.figure,
+                &r.baseline,
+                &r.current,
+                &r.difference,
+                r.verdict.label(),
+            ));
         }
         s.push('\n');
         for n in &self.new_runs {
@@ -240,6 +267,7 @@ impl Comparison {
         if !verbose && same > 0 {
             let _ = writeln!(s, "{same} figures identical (not listed; -v lists them)");
         }
+        s.push_str(VERDICT_LEGEND);
         let n = self.regressions();
         if n == 0 {
             let _ = writeln!(
@@ -257,6 +285,17 @@ impl Comparison {
         s
     }
 }
+
+/// What each verdict of the table means.
+pub const VERDICT_LEGEND: &str = "\
+verdicts: same = identical; FAIL = a deterministic figure differs, a run is
+  missing, or CPU slowed beyond the tolerance (and the baseline's --repeat
+  range); ok = CPU within them; faster = CPU faster beyond them (passes);
+  - = shown, not judged (wall time, memory, test-environment, the crypto
+  floors, ratios without --repeat in both files, CPU under --cpu-floor per
+  block, --ignore-cpu, figures that vary under the real clock).
+CPU per block = the run's total ÷ its blocks; [min..max] = the --repeat range.
+";
 
 /// Runs are matched by step, architecture and workers. A step's name
 /// starts with the path of its file as given on the command line; only the
@@ -348,39 +387,104 @@ fn signed_diff(a: &str, b: &str) -> String {
     }
 }
 
-/// A CPU figure of a run in the report's unit, CPU seconds per block.
-struct CpuFigure {
-    name: String,
-    per_block: f64,
-    /// The spread of `per_block` over `--repeat` runs (absent: one run).
-    spread: Option<(f64, f64)>,
-    /// The run total, for the noise floor.
-    total: f64,
-    /// Part of the node (judged); else shown only.
-    node: bool,
+/// How a CPU figure is judged.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Judged {
+    /// The node's CPU: judged.
+    Node,
+    /// A ratio of the node's CPU to a floor: judged only with the spreads
+    /// of both files (one run's floor estimate is too noisy).
+    Ratio,
+    /// Shown only (the test environment, the floors).
+    Shown,
 }
 
-/// The CPU figures of a run, the node total first. The test
-/// environment's CPU is shown, not judged.
+/// A CPU figure of a run in the report's unit, CPU seconds per block (or
+/// a ratio).
+struct CpuFigure {
+    name: String,
+    value: f64,
+    /// The spread of `value` over `--repeat` runs (absent: one run).
+    spread: Option<(f64, f64)>,
+    judged: Judged,
+    /// Decimals shown.
+    digits: usize,
+}
+
+impl CpuFigure {
+    fn show(&self) -> String {
+        let d = self.digits;
+        match self.spread {
+            Some((lo, hi)) => format!("{:.d$} [{lo:.d$}..{hi:.d$}]", self.value),
+            None => format!("{:.d$}", self.value),
+        }
+    }
+}
+
+/// The CPU figures of a run, the node total first, then the floors and
+/// the ratios, then each thread. The test environment's CPU is shown, not
+/// judged.
 fn cpu_figures(r: &RunReport) -> Vec<CpuFigure> {
     let blocks = f64::from(r.num_blocks.max(1));
-    let spread = |s: Option<&Spread>| s.map(|s| s.per(blocks)).map(|s| (s.min, s.max));
     let reps = r.repeats.as_ref();
-    let mut v = vec![CpuFigure {
-        name: "node total, CPU s per block".to_owned(),
-        per_block: r.node_cpu_s / blocks,
-        spread: spread(reps.map(|x| &x.node_cpu_s)),
-        total: r.node_cpu_s,
-        node: true,
-    }];
+    let spread = |s: Option<&Spread>, d: f64| {
+        s.filter(|s| s.max > 0.0)
+            .map(|s| s.per(d))
+            .map(|s| (s.min, s.max))
+    };
+    let fig = |name: String, value: f64, s: Option<(f64, f64)>, judged, digits| CpuFigure {
+        name,
+        value,
+        spread: s,
+        judged,
+        digits,
+    };
+    let f = &r.crypto_floor;
+    let mut v = vec![
+        fig(
+            "node total, CPU s per block".into(),
+            r.node_cpu_s / blocks,
+            spread(reps.map(|x| &x.node_cpu_s), blocks),
+            Judged::Node,
+            4,
+        ),
+        fig(
+            "crypto floor, one-by-one, CPU s per block".into(),
+            f.cpu_s / blocks,
+            spread(reps.map(|x| &x.floor_cpu_s), blocks),
+            Judged::Shown,
+            4,
+        ),
+        fig(
+            "crypto floor, batched, CPU s per block".into(),
+            f.batched_cpu_s / blocks,
+            spread(reps.map(|x| &x.batched_floor_cpu_s), blocks),
+            Judged::Shown,
+            4,
+        ),
+        fig(
+            "node total ÷ one-by-one floor".into(),
+            f.node_ratio,
+            spread(reps.map(|x| &x.node_ratio), 1.0),
+            Judged::Ratio,
+            2,
+        ),
+        fig(
+            "node total ÷ batched floor".into(),
+            f.node_ratio_batched,
+            spread(reps.map(|x| &x.node_ratio_batched), 1.0),
+            Judged::Ratio,
+            2,
+        ),
+    ];
     for c in &r.cpu {
-        v.push(CpuFigure {
-            name: format!("{}, CPU s per block", c.name),
-            per_block: c.total_s / blocks,
-            spread: spread(reps.and_then(|x| x.cpu_s.get(&c.name))),
-            total: c.total_s,
-            node: c.node,
-        });
+        v.push(fig(
+            format!("{}, CPU s per block", c.name),
+            c.total_s / blocks,
+            spread(reps.and_then(|x| x.cpu_s.get(&c.name)), blocks),
+            if c.node { Judged::Node } else { Judged::Shown },
+            4,
+        ));
     }
     v
 }
@@ -390,21 +494,28 @@ fn cpu_figures(r: &RunReport) -> Vec<CpuFigure> {
 /// baseline's maximum plus the tolerance, an improvement only below its
 /// minimum less the tolerance.
 fn judge_cpu(base: &CpuFigure, cur: &CpuFigure, policy: &CpuPolicy) -> (String, Verdict) {
-    if base.per_block <= 0.0 {
+    if base.value <= 0.0 {
         return (String::new(), Verdict::Info);
     }
-    let ratio = cur.per_block / base.per_block;
-    let (lo, hi) = match (base.spread, cur.spread) {
-        (Some(b), Some(_)) => b,
-        _ => (base.per_block, base.per_block),
+    let ratio = cur.value / base.value;
+    let spreads = base.spread.is_some() && cur.spread.is_some();
+    let (lo, hi) = match (base.spread, spreads) {
+        (Some(b), true) => b,
+        _ => (base.value, base.value),
     };
     let diff = format!("x{ratio:.2}");
-    let quiet = base.total < policy.floor_s && cur.total < policy.floor_s;
-    let verdict = if policy.ignore || quiet || !base.node {
+    let quiet =
+        base.judged != Judged::Ratio && base.value < policy.floor_s && cur.value < policy.floor_s;
+    let judged = match base.judged {
+        Judged::Node => true,
+        Judged::Ratio => spreads,
+        Judged::Shown => false,
+    };
+    let verdict = if policy.ignore || quiet || !judged {
         Verdict::Info
-    } else if cur.per_block > hi * (1.0 + policy.tolerance) {
+    } else if cur.value > hi * (1.0 + policy.tolerance) {
         Verdict::Regression
-    } else if cur.per_block < lo / (1.0 + policy.tolerance) {
+    } else if cur.value < lo / (1.0 + policy.tolerance) {
         Verdict::Improved
     } else {
         Verdict::Within
@@ -472,8 +583,8 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
             let Some(cf) = cur_cpu.iter().find(|f| f.name == bf.name) else {
                 rows.push(Row {
                     run: run.clone(),
+                    baseline: bf.show(),
                     figure: bf.name,
-                    baseline: format!("{:.4}", bf.per_block),
                     current: "absent".into(),
                     difference: String::new(),
                     verdict: Verdict::Info,
@@ -483,9 +594,9 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
             let (difference, verdict) = judge_cpu(&bf, cf, policy);
             rows.push(Row {
                 run: run.clone(),
+                baseline: bf.show(),
+                current: cf.show(),
                 figure: bf.name,
-                baseline: format!("{:.4}", bf.per_block),
-                current: format!("{:.4}", cf.per_block),
                 difference,
                 verdict,
             });
@@ -522,238 +633,5 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::*;
-
-    use crate::fixture::run;
-
-    fn with_meta(r: RunReport) -> ReportFile {
-        let cfg = tranche_workload::config::embedded_default().unwrap();
-        ReportFile::with_meta(vec![r], Meta::collect("redb", 0, &cfg.steps))
-    }
-
-    #[test]
-    fn another_seed_config_clock_database_or_format_is_not_comparable() {
-        let base = with_meta(run());
-        assert_eq!(not_comparable(&base, &with_meta(run())), None);
-        let mut commit = with_meta(run());
-        commit.meta.as_mut().unwrap().commit = "0123456789ab".into();
-        assert_eq!(not_comparable(&base, &commit), None, "commits may differ");
-        type Change = fn(&mut ReportFile);
-        let cases: [(&str, Change); 6] = [
-            ("seed", |f| f.meta.as_mut().unwrap().seed = 1),
-            ("configuration (config_hash)", |f| {
-                f.meta.as_mut().unwrap().config_hash = "ffff".into()
-            }),
-            ("database", |f| {
-                f.meta.as_mut().unwrap().database = "memory".into()
-            }),
-            ("result format version", |f| f.version = "0.1.0".into()),
-            ("seed of ci [parallel/4]", |f| {
-                f.meta = None;
-                f.runs[0].seed = 1
-            }),
-            ("clock of ci [parallel/4]", |f| {
-                f.runs[0].clock = "real".into()
-            }),
-        ];
-        for (what, change) in cases {
-            let mut cur = with_meta(run());
-            change(&mut cur);
-            let why = not_comparable(&base, &cur).unwrap_or_else(|| panic!("{what}"));
-            assert!(why.starts_with(&format!("the {what} differs")), "{why}");
-        }
-    }
-
-    fn file(r: RunReport) -> ReportFile {
-        ReportFile::new(vec![r])
-    }
-
-    #[test]
-    fn identical_results_pass() {
-        let c = compare(&file(run()), &file(run()), &CpuPolicy::default());
-        assert!(c.passed(), "{}", c.render(true));
-        assert!(c.render(false).contains("PASS"));
-    }
-
-    #[test]
-    fn a_changed_byte_count_fails() {
-        let mut cur = run();
-        cur.network.sent_bytes += 1;
-        let c = compare(&file(run()), &file(cur), &CpuPolicy::default());
-        assert_eq!(c.regressions(), 1);
-        let row = c
-            .rows
-            .iter()
-            .find(|r| r.verdict == Verdict::Regression)
-            .unwrap();
-        assert_eq!(row.figure, "bytes sent");
-        assert_eq!(row.difference, "+1");
-        assert!(c.render(false).contains("REGRESSION"));
-    }
-
-    #[test]
-    fn figures_are_in_the_reports_units() {
-        let c = compare(&file(run()), &file(run()), &CpuPolicy::default());
-        let figures: Vec<&str> = c.rows.iter().map(|r| r.figure.as_str()).collect();
-        assert!(figures.contains(&"block 1 approved, ms after slot start"));
-        assert!(figures.contains(&"node total, CPU s per block"));
-        let node = c
-            .rows
-            .iter()
-            .find(|r| r.figure.starts_with("node total"))
-            .unwrap();
-        assert_eq!(node.baseline, "1.0000", "2 s over 2 blocks");
-        assert!(!figures.iter().any(|f| f.contains("tick")), "{figures:?}");
-    }
-
-    #[test]
-    fn cpu_inside_the_tolerance_passes_outside_fails_and_faster_passes() {
-        let policy = CpuPolicy {
-            tolerance: 0.25,
-            ..Default::default()
-        };
-        let mut slower = run();
-        slower.node_cpu_s = 2.4; // x1.20
-        assert!(compare(&file(run()), &file(slower), &policy).passed());
-        let mut much_slower = run();
-        much_slower.node_cpu_s = 2.6; // x1.30
-        let c = compare(&file(run()), &file(much_slower.clone()), &policy);
-        assert_eq!(c.regressions(), 1, "{}", c.render(true));
-        let mut faster = run();
-        faster.node_cpu_s = 0.5;
-        faster.cpu[0].total_s = 0.2;
-        let c = compare(&file(run()), &file(faster), &policy);
-        assert!(c.passed());
-        assert!(c.rows.iter().any(|r| r.verdict == Verdict::Improved));
-        // Rows under the noise floor are shown, not judged; --ignore-cpu
-        // judges none.
-        let mut noisy = run();
-        noisy.cpu[1].total_s = 0.01;
-        assert!(compare(&file(run()), &file(noisy), &policy).passed());
-        let ignore = CpuPolicy {
-            ignore: true,
-            ..policy
-        };
-        assert!(compare(&file(run()), &file(much_slower), &ignore).passed());
-    }
-
-    #[test]
-    fn approval_ticks_and_missing_runs_fail_new_runs_are_noted() {
-        let mut cur = run();
-        cur.blocks[1].approved_after_ms = Some(4500);
-        assert!(!compare(&file(run()), &file(cur), &CpuPolicy::default()).passed());
-        let mut other = run();
-        other.workers = 2;
-        let c = compare(&file(run()), &file(other), &CpuPolicy::default());
-        assert!(!c.passed());
-        assert_eq!(c.new_runs, vec!["ci [parallel/2]".to_owned()]);
-        // The same step run through another path still matches.
-        let mut a = run();
-        a.name = "ci/guard.yaml #1 ApprovalVoting".into();
-        let mut b = a.clone();
-        b.name = "/work/x/ci/guard.yaml #1 ApprovalVoting".into();
-        assert!(compare(&file(a.clone()), &file(b), &CpuPolicy::default()).passed());
-        let mut other_step = a.clone();
-        other_step.name = "ci/guard.yaml #2 ApprovalVoting".into();
-        assert!(!compare(&file(a), &file(other_step), &CpuPolicy::default()).passed());
-    }
-
-    #[test]
-    fn real_clock_figures_are_shown_not_judged() {
-        let mut a = run();
-        a.clock = "real".into();
-        let mut b = a.clone();
-        b.blocks[0].approved_after_ms = Some(5500);
-        b.network.received_bytes += 10;
-        assert!(compare(&file(a.clone()), &file(b.clone()), &CpuPolicy::default()).passed());
-        b.seed = 1;
-        assert!(!compare(&file(a), &file(b), &CpuPolicy::default()).passed());
-    }
-
-    #[test]
-    fn bad_files_are_one_line_errors_naming_the_file() {
-        let dir = std::env::temp_dir().join(format!("tranche-compare-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let bad = dir.join("bad.json");
-        std::fs::write(&bad, "{ not json").unwrap();
-        let e = load(&bad).unwrap_err().to_string();
-        assert!(e.contains("bad.json") && !e.contains('\n'), "{e}");
-        let e = load(&dir.join("absent.json")).unwrap_err().to_string();
-        assert!(e.contains("absent.json") && !e.contains('\n'), "{e}");
-        let old = dir.join("old.json");
-        let mut v = serde_json::to_value(file(run())).unwrap();
-        v["runs"][0].as_object_mut().unwrap().remove("samples");
-        v["runs"][0].as_object_mut().unwrap().remove("protocol");
-        std::fs::write(&old, v.to_string()).unwrap();
-        assert!(load(&old).is_ok(), "files without samples still load");
-        std::fs::remove_dir_all(&dir).ok();
-    }
-
-    #[test]
-    fn another_tool_another_format_or_duplicate_runs_are_refused() {
-        let dir = std::env::temp_dir().join(format!("tranche-compare-x-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let write = |name: &str, v: &serde_json::Value| {
-            let p = dir.join(name);
-            std::fs::write(&p, v.to_string()).unwrap();
-            p
-        };
-        let good = serde_json::to_value(file(run())).unwrap();
-        let mut other = good.clone();
-        other["tool"] = "subsystem-bench".into();
-        let e = load(&write("other.json", &other)).unwrap_err().to_string();
-        assert!(e.contains("written by `subsystem-bench`"), "{e}");
-        let mut newer = good.clone();
-        newer["version"] = "9.9.9".into();
-        let e = load(&write("newer.json", &newer)).unwrap_err().to_string();
-        assert!(e.contains("result format is version 9.9.9"), "{e}");
-        let mut older = good.clone();
-        older["version"] = "0.1.0".into();
-        assert!(load(&write("older.json", &older)).is_ok(), "0.1.0 is read");
-        let mut twice = good.clone();
-        let r = twice["runs"][0].clone();
-        twice["runs"].as_array_mut().unwrap().push(r);
-        let e = load(&write("twice.json", &twice)).unwrap_err().to_string();
-        assert!(e.contains("two runs of step"), "{e}");
-        assert!(!e.contains('\n'));
-        assert!(load(&write("good.json", &good)).is_ok());
-        std::fs::remove_dir_all(&dir).ok();
-    }
-}
-
-#[cfg(test)]
-mod older_files {
-    use super::*;
-
-    /// The committed CI baseline was written by an earlier build: a file
-    /// without the fields added since still loads, those reading 0.
-    #[test]
-    fn the_committed_baseline_loads_with_the_fields_added_since() {
-        let path = Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../ci/baseline.json"
-        ));
-        let file = load(path).unwrap();
-        assert!(!file.runs.is_empty());
-        let mut v: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        // Take away what later versions added: it must still load.
-        for run in v["runs"].as_array_mut().unwrap() {
-            run["generation"].as_object_mut().unwrap().remove("cpu_s");
-            run["crypto_floor"]
-                .as_object_mut()
-                .unwrap()
-                .remove("batched_cpu_s");
-            run["protocol"]
-                .as_object_mut()
-                .unwrap()
-                .remove("reputation_changes");
-            run.as_object_mut().unwrap().remove("schedule");
-        }
-        let older: ReportFile = serde_json::from_value(v).unwrap();
-        assert_eq!(older.runs.len(), file.runs.len());
-        assert_eq!(older.runs[0].generation.cpu_s, 0.0);
-    }
-}
+#[path = "compare_tests.rs"]
+mod tests;

@@ -1,23 +1,36 @@
 //! `tranche run --html FILE`: one self-contained HTML page with plots of
 //! every run (inline SVG drawn by `html_chart.rs`; no script, no font or
-//! style sheet fetched, no URL at all, so it opens offline). Every plot is
-//! per block, as upstream's `polkadot/node/subsystem-bench/src/lib/display.rs`
-//! reports per block: approval time (the 6 s slot marked), CPU of each
-//! thread group and each distribution worker, bytes in and out, and the
-//! deepest channel of each kind. Runs of the same step
-//! (`--architecture both`) share the plots, one colour per layout; the
-//! run's metadata (`report::meta`) heads the page and the text report
-//! follows each step.
+//! style sheet fetched, no URL at all, so it opens offline). The headline
+//! first: each step's first two plots are approval time per block (both
+//! layouts, the 6 s slot marked) and the node's CPU in each block's slot
+//! against the crypto floor per block (one line for each floor a layout is
+//! judged by), with a legend saying which ÷ floor to read, the spread of
+//! `--repeat` (or that a single run carries no run-to-run noise), and what
+//! per block means. Below, folded (`<details>`), the CPU of each thread
+//! group and each distribution worker, bytes in and out, and the deepest
+//! channel of each kind, slot by slot. Per block is the run's total ÷ its
+//! blocks, as in the table (upstream's
+//! `polkadot/node/subsystem-bench/src/lib/display.rs` reports per block);
+//! the bars split the run by slot, the run's tail (after the last block's
+//! slot) in a bar of its own, never folded into the last block's. Runs of
+//! the same step (`--architecture both`) share the plots, one colour per
+//! layout; the run's metadata (`report::meta`) heads the page and the text
+//! report follows each step.
 
-use crate::html_chart::{bar_chart, layout_colour, Bars, Mark};
+use crate::html_chart::{bar_chart, layout_colour, BarChart, Bars, Mark};
 use crate::{render, Meta, RunReport, Sample};
 use anyhow::Result;
+use plotters::style::RGBColor;
 use std::fmt::Write as _;
 
 /// Seconds of a slot: blocks come one per slot from the first
 /// (`tranche-workload`'s world), so block `i` (from 0) owns the samples
-/// from `6 i` s to `6 (i + 1)` s, the last block everything after.
+/// from `6 i` s to `6 (i + 1)` s; what comes after the last block's slot
+/// is the run's tail.
 const SLOT_S: f64 = 6.0;
+
+/// The thread group of the driver, not part of the node.
+const TEST_ENVIRONMENT: &str = "test-environment";
 
 /// Text made safe inside HTML or SVG markup and attributes (either
 /// quote): the one escape of every page.
@@ -29,21 +42,21 @@ pub fn escape(s: &str) -> String {
         .replace('\'', "&#39;")
 }
 
-/// The samples of each block's slot, in block order.
+/// The samples of each block's slot, in block order, then those of the
+/// run's tail (after the last block's slot).
 fn slots(run: &RunReport) -> Vec<Vec<&Sample>> {
     let n = run.blocks.len();
-    let mut out: Vec<Vec<&Sample>> = vec![Vec::new(); n];
+    let mut out: Vec<Vec<&Sample>> = vec![Vec::new(); n + 1];
     for s in &run.samples {
-        if n > 0 {
-            let i = ((s.t_s / SLOT_S).floor().max(0.0) as usize).min(n - 1);
-            out[i].push(s);
-        }
+        let i = ((s.t_s / SLOT_S).floor().max(0.0) as usize).min(n);
+        out[i].push(s);
     }
     out
 }
 
-/// What a cumulative figure grew by during each block's slot.
-fn per_block_growth(run: &RunReport, f: impl Fn(&Sample) -> Option<f64>) -> Vec<Option<f64>> {
+/// What a cumulative figure grew by during each block's slot, then during
+/// the tail (`None` where no sample fell in it).
+fn per_slot_growth(run: &RunReport, f: impl Fn(&Sample) -> Option<f64>) -> Vec<Option<f64>> {
     let mut before = 0.0;
     slots(run)
         .iter()
@@ -56,12 +69,23 @@ fn per_block_growth(run: &RunReport, f: impl Fn(&Sample) -> Option<f64>) -> Vec<
         .collect()
 }
 
-/// The highest value of a figure during each block's slot.
-fn per_block_peak(run: &RunReport, f: impl Fn(&Sample) -> Option<f64>) -> Vec<Option<f64>> {
+/// The highest value of a figure during each block's slot, then the tail.
+fn per_slot_peak(run: &RunReport, f: impl Fn(&Sample) -> Option<f64>) -> Vec<Option<f64>> {
     slots(run)
         .iter()
         .map(|slot| slot.iter().filter_map(|s| f(s)).reduce(f64::max))
         .collect()
+}
+
+/// The node's cumulative CPU at a sample: every group but the driver's.
+fn node_cpu(s: &Sample) -> Option<f64> {
+    let v: f64 = s
+        .cpu_s
+        .iter()
+        .filter(|(k, _)| k.as_str() != TEST_ENVIRONMENT)
+        .map(|(_, v)| v)
+        .sum();
+    (!s.cpu_s.is_empty()).then_some(v)
 }
 
 /// One plot's bars: a layout each, from `values` of its run; a layout
@@ -75,6 +99,7 @@ fn bars(
     group
         .iter()
         .map(|r| Bars {
+            name: r.layout(),
             layout: r.layout(),
             colour: layout_colour(&r.layout(), layouts),
             values: values(r),
@@ -99,38 +124,115 @@ fn keys<'a, V: 'a>(
     out
 }
 
-/// Every plot of one step, as SVG strings.
-fn step_plots(group: &[&RunReport], layouts: &[String]) -> Result<Vec<String>> {
-    let blocks: Vec<u32> = group[0].blocks.iter().map(|b| b.number).collect();
-    let mut plots = vec![bar_chart(
-        "Approval time per block",
-        "s after slot start",
-        &blocks,
+/// The x labels of the slot plots: the block numbers, then `tail`.
+fn slot_labels(group: &[&RunReport]) -> Vec<String> {
+    let mut v: Vec<String> = group[0]
+        .blocks
+        .iter()
+        .map(|b| b.number.to_string())
+        .collect();
+    v.push("tail".into());
+    v
+}
+
+const SLOT_X: &str = "block's slot (tail: after the last slot)";
+
+/// The two headline plots of a step: approval time per block, and the
+/// node's CPU by slot against the floor each layout is judged by.
+fn headline_plots(group: &[&RunReport], layouts: &[String]) -> Result<[String; 2]> {
+    let blocks: Vec<String> = group[0]
+        .blocks
+        .iter()
+        .map(|b| b.number.to_string())
+        .collect();
+    let approval = bar_chart(
+        &BarChart {
+            title: "Approval time per block",
+            x_desc: "block",
+            y_desc: "s after slot start",
+            groups: &blocks,
+            integer: false,
+        },
         &bars(group, layouts, |r| {
             r.blocks
                 .iter()
                 .map(|b| b.approved_after_ms.map(|ms| ms as f64 / 1e3))
                 .collect()
         }),
-        Some(&Mark {
+        &[Mark {
             y: SLOT_S,
             label: "slot (6 s)".into(),
-        }),
-    )?];
+            colour: RGBColor(0, 0, 0),
+        }],
+    )?;
+    let mut cpu_bars = bars(group, layouts, |r| per_slot_growth(r, node_cpu));
+    for b in &mut cpu_bars {
+        if let Some(r) = group.iter().find(|r| r.layout() == b.layout) {
+            let per_block = r.node_cpu_s / f64::from(r.num_blocks.max(1));
+            b.name = format!("{} node, {per_block:.4} s/block", b.layout);
+        }
+    }
+    let mut marks: Vec<Mark> = Vec::new();
+    for r in group {
+        let f = &r.crypto_floor;
+        let (y, kind) = if r.batches_signatures() {
+            (f.batched_per_block_s, "batched")
+        } else {
+            (f.per_block_s, "one by one")
+        };
+        if y <= 0.0 || marks.iter().any(|m| m.label.contains(kind)) {
+            continue;
+        }
+        let c = layout_colour(&r.layout(), layouts);
+        marks.push(Mark {
+            y,
+            label: format!("floor, {kind} ({}), per block", r.layout()),
+            colour: RGBColor(c.0 / 2, c.1 / 2, c.2 / 2),
+        });
+    }
+    let groups = slot_labels(group);
+    let cpu = bar_chart(
+        &BarChart {
+            title: "Node CPU by block slot against the crypto floor",
+            x_desc: SLOT_X,
+            y_desc: "CPU s",
+            groups: &groups,
+            integer: false,
+        },
+        &cpu_bars,
+        &marks,
+    )?;
+    Ok([approval, cpu])
+}
+
+/// The folded plots of a step, as SVG strings.
+fn detail_plots(group: &[&RunReport], layouts: &[String]) -> Result<Vec<String>> {
+    let groups = slot_labels(group);
+    let chart = |title: &str, y_desc: &str, integer: bool, bars: &[Bars]| {
+        let c = BarChart {
+            title,
+            x_desc: SLOT_X,
+            y_desc,
+            groups: &groups,
+            integer,
+        };
+        bar_chart(&c, bars, &[])
+    };
+    let mut plots = Vec::new();
     type Cpu = fn(&Sample) -> &std::collections::BTreeMap<String, f64>;
     for (what, map) in [
         ("", (|s| &s.cpu_s) as Cpu),
         ("worker ", |s| &s.worker_cpu_s),
     ] {
         for g in keys(group, map) {
-            plots.push(bar_chart(
-                &format!("CPU per block: {what}{g}"),
+            let b = bars(group, layouts, |r| {
+                per_slot_growth(r, |s| map(s).get(g).copied())
+            });
+            plots.push(chart(
+                &format!("CPU by slot: {what}{g}"),
                 "CPU s",
-                &blocks,
-                &bars(group, layouts, |r| {
-                    per_block_growth(r, |s| map(s).get(g).copied())
-                }),
-                None,
+                false,
+                &b,
             )?);
         }
     }
@@ -139,28 +241,77 @@ fn step_plots(group: &[&RunReport], layouts: &[String]) -> Result<Vec<String>> {
         ("in (received)", (|s| s.received_bytes) as Bytes),
         ("out (sent)", |s| s.sent_bytes),
     ] {
-        plots.push(bar_chart(
-            &format!("Bytes {what} per block"),
-            "KiB",
-            &blocks,
-            &bars(group, layouts, |r| {
-                per_block_growth(r, |s| Some(f(s) as f64 / 1024.0))
-            }),
-            None,
-        )?);
+        let b = bars(group, layouts, |r| {
+            per_slot_growth(r, |s| Some(f(s) as f64 / 1024.0))
+        });
+        plots.push(chart(&format!("Bytes {what} by slot"), "KiB", false, &b)?);
     }
     for k in keys(group, |s| &s.queue_depth_by_kind) {
-        plots.push(bar_chart(
-            &format!("Deepest {k} channel per block"),
+        let b = bars(group, layouts, |r| {
+            per_slot_peak(r, |s| s.queue_depth_by_kind.get(k).map(|d| *d as f64))
+        });
+        plots.push(chart(
+            &format!("Deepest {k} channel by slot"),
             "messages",
-            &blocks,
-            &bars(group, layouts, |r| {
-                per_block_peak(r, |s| s.queue_depth_by_kind.get(k).map(|d| *d as f64))
-            }),
-            None,
+            true,
+            &b,
         )?);
     }
     Ok(plots)
+}
+
+/// The legend under the headline plots: which ratio to read and why, the
+/// spread (or that there is none), what per block means.
+fn headline_legend(group: &[&RunReport]) -> String {
+    let mut s = String::from("<div class=\"legend\">\n");
+    for r in group {
+        let (kind, why) = if r.batches_signatures() {
+            (
+                "batched",
+                "it verifies approval signatures in batches, so the least its checks could cost is the batched floor",
+            )
+        } else {
+            (
+                "one-by-one",
+                "it checks each signature alone, as Polkadot does, so the least its checks could cost is the one-by-one floor",
+            )
+        };
+        let _ = writeln!(
+            s,
+            "<p><b>{}</b>: node CPU ÷ {kind} floor = <b>{:.2}</b> (read this ratio: {why}).</p>",
+            escape(&r.layout()),
+            r.floor_ratio()
+        );
+    }
+    let spread =
+        crate::repeat::render_spread(&group.iter().map(|r| (*r).clone()).collect::<Vec<_>>());
+    if spread.is_empty() {
+        s.push_str(
+            "<p>One run of each layout: run-to-run noise is not included in these figures \
+             (CPU and wall time vary between runs); <code>--repeat N</code> reports the median \
+             and range of N runs.</p>\n",
+        );
+    } else {
+        let _ = writeln!(s, "<pre class=\"spread\">{}</pre>", escape(&spread));
+    }
+    let f = &group[0].crypto_floor;
+    if f.mode == "sample" {
+        let _ = writeln!(
+            s,
+            "<p>The floor is estimated from a sample of {} of {} messages; its 95 % interval \
+             {:.4}..{:.4} s is the sampling error of that estimate only.</p>",
+            f.sampled_messages(),
+            f.population_messages(),
+            f.interval_s.0,
+            f.interval_s.1
+        );
+    }
+    s.push_str(
+        "<p>Per block is the run's total ÷ its blocks, as in the table; the bars split the \
+         run by block slot (6 s each), the run's tail after the last block's slot in a bar \
+         of its own.</p>\n</div>\n",
+    );
+    s
 }
 
 /// The run's metadata as a table.
@@ -218,7 +369,7 @@ pub fn render_html(runs: &[RunReport], meta: Option<&Meta>) -> Result<String> {
         let _ = writeln!(
             body,
             "<p>{} validators, {} cores, {} blocks, clock {}, seed {}; {}. \
-             Figures per block are taken over the block's 6 s slot.</p>",
+             Per block: the run's total ÷ its blocks.</p>",
             first.n_validators,
             first.n_cores,
             first.num_blocks,
@@ -233,11 +384,24 @@ pub fn render_html(runs: &[RunReport], meta: Option<&Meta>) -> Result<String> {
             )
         );
         body.push_str("<div class=\"plots\">\n");
-        for svg in step_plots(&group, &layouts)? {
+        for svg in headline_plots(&group, &layouts)? {
             plot_id += 1;
             let _ = writeln!(body, "<figure id=\"plot-{plot_id}\">{svg}</figure>");
         }
         body.push_str("</div>\n");
+        body.push_str(&headline_legend(&group));
+        let details = detail_plots(&group, &layouts)?;
+        let _ = writeln!(
+            body,
+            "<details><summary>CPU of each thread group and worker, bytes, channel depth, \
+             by slot ({} plots)</summary>\n<div class=\"plots\">",
+            details.len()
+        );
+        for svg in details {
+            plot_id += 1;
+            let _ = writeln!(body, "<figure id=\"plot-{plot_id}\">{svg}</figure>");
+        }
+        body.push_str("</div></details>\n");
         let owned: Vec<RunReport> = group.iter().map(|r| (*r).clone()).collect();
         let _ = writeln!(body, "<pre>{}</pre></section>", escape(&render(&owned)));
     }
@@ -249,6 +413,7 @@ pub fn render_html(runs: &[RunReport], meta: Option<&Meta>) -> Result<String> {
          figure{{margin:0;border:1px solid #ddd}}\
          table.meta th{{text-align:left;padding-right:1em}}\
          pre{{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}}\
+         .legend p{{margin:.3em 0}}details{{margin:1em 0}}summary{{cursor:pointer}}\
          </style></head><body>\n<h1>tranche run report</h1>\n{body}</body></html>\n"
     ))
 }
@@ -283,18 +448,34 @@ mod tests {
         r
     }
 
+    /// The `<svg>…</svg>` elements of a page, in order.
+    fn svgs(html: &str) -> Vec<&str> {
+        html.match_indices("<svg")
+            .map(|(i, _)| &html[i..i + html[i..].find("</svg>").unwrap()])
+            .collect()
+    }
+
     #[test]
-    fn per_block_figures_are_growth_within_the_slot_not_cumulative() {
-        let r = run("classic", 1);
-        // Samples at 0 .. 5.5 s belong to block 1, 6 .. 11.5 s to block 2.
-        let kib = per_block_growth(&r, |s| Some(s.received_bytes as f64 / 1024.0));
-        assert_eq!(kib, vec![Some(11.0), Some(12.0)]);
-        let depth = per_block_peak(&r, |s| {
+    fn per_slot_figures_are_growth_within_the_slot_and_the_tail_is_apart() {
+        let mut r = run("classic", 1);
+        // Samples at 0 .. 5.5 s belong to block 1, 6 .. 11.5 s to block 2,
+        // from 12 s on to the run's tail.
+        let kib = per_slot_growth(&r, |s| Some(s.received_bytes as f64 / 1024.0));
+        assert_eq!(kib, vec![Some(11.0), Some(12.0), None]);
+        let depth = per_slot_peak(&r, |s| {
             s.queue_depth_by_kind
                 .get("approval-voting")
                 .map(|d| *d as f64)
         });
-        assert_eq!(depth, vec![Some(11.0), Some(23.0)]);
+        assert_eq!(depth, vec![Some(11.0), Some(23.0), None]);
+        // A long tail: 40 KiB more after the last slot goes to the tail,
+        // not to block 2's bar.
+        let mut last = r.samples.last().unwrap().clone();
+        last.t_s = 30.0;
+        last.received_bytes += 40 * 1024;
+        r.samples.push(last);
+        let kib = per_slot_growth(&r, |s| Some(s.received_bytes as f64 / 1024.0));
+        assert_eq!(kib, vec![Some(11.0), Some(12.0), Some(40.0)]);
     }
 
     #[test]
@@ -314,10 +495,11 @@ mod tests {
     fn the_page_is_self_contained_with_every_plot_and_the_metadata() {
         let meta = Meta::collect("redb", 7, &[]);
         let html = render_html(&[run("classic", 1), run("parallel", 4)], Some(&meta)).unwrap();
-        // Approval, CPU of one group and one worker, bytes in and out,
-        // one channel kind.
-        assert_eq!(html.matches("<svg").count(), 6);
-        assert_eq!(html.matches("<figure id=\"plot-").count(), 6);
+        // The two headline plots, then folded: CPU of one group and one
+        // worker, bytes in and out, one channel kind.
+        assert_eq!(html.matches("<svg").count(), 7);
+        assert_eq!(html.matches("<figure id=\"plot-").count(), 7);
+        assert_eq!(html.matches("<details>").count(), 1);
         assert!(html.contains("a &lt;step&gt;"));
         assert!(html.contains("slot (6 s)"));
         assert!(html.contains("parallel/4") && html.contains("classic"));
@@ -330,10 +512,14 @@ mod tests {
         let both = [&classic, &run("parallel", 4)];
         let layouts = vec!["classic".to_owned(), "parallel/4".to_owned()];
         let only = bars(&both, &layouts, |r| {
-            per_block_growth(r, |s| s.cpu_s.get("approval-distribution").copied())
+            per_slot_growth(r, |s| s.cpu_s.get("approval-distribution").copied())
         });
         assert_eq!(only.len(), 1);
         assert_eq!(only[0].layout, "classic");
+        assert!(
+            html.contains("run-to-run noise is not included"),
+            "a single run says so"
+        );
         assert!(html.contains(&format!("<td>{}</td>", meta.config_hash)));
         assert!(html.contains("<th>seed</th><td>7</td>"));
         for external in [
@@ -341,5 +527,80 @@ mod tests {
         ] {
             assert!(!html.contains(external), "the page names {external}");
         }
+    }
+
+    #[test]
+    fn the_first_two_plots_are_the_headline_with_title_legend_and_floor_inside() {
+        let mut classic = run("classic", 1);
+        let mut parallel = run("parallel", 4);
+        for (r, ratio) in [(&mut classic, 3.3), (&mut parallel, 1.4)] {
+            r.crypto_floor.per_block_s = 0.2;
+            r.crypto_floor.batched_per_block_s = 0.1;
+            r.crypto_floor.node_ratio = ratio;
+            r.crypto_floor.node_ratio_batched = ratio * 2.0;
+        }
+        let html = render_html(&[classic, parallel], None).unwrap();
+        let svgs = svgs(&html);
+        assert!(svgs[0].contains("Approval time per block"), "{}", svgs[0]);
+        assert!(svgs[0].contains("slot (6 s)") && svgs[0].contains("classic"));
+        let cpu = svgs[1];
+        assert!(cpu.contains("Node CPU by block slot against the crypto floor"));
+        assert!(cpu.contains("floor, one by one (classic)"), "{cpu}");
+        assert!(cpu.contains("floor, batched (parallel/4)"), "{cpu}");
+        assert!(cpu.contains("classic node, 1.0000 s/block"), "{cpu}");
+        assert!(
+            cpu.contains(">\ntail\n</text>"),
+            "the tail has its own group"
+        );
+        // Every per-thread plot comes after, folded.
+        let folded = html.find("<details>").unwrap();
+        assert!(html.find("CPU by slot: approval-voting").unwrap() > folded);
+        // Which ratio to read: classic 3.30 (one by one), parallel 2.80
+        // (batched).
+        assert!(html.contains("<b>classic</b>: node CPU ÷ one-by-one floor = <b>3.30</b>"));
+        assert!(html.contains("<b>parallel/4</b>: node CPU ÷ batched floor = <b>2.80</b>"));
+    }
+
+    #[test]
+    fn a_count_plot_has_integer_ticks_only() {
+        let mut r = run("classic", 1);
+        for smp in &mut r.samples {
+            smp.queue_depth_by_kind = [("approval-voting".to_owned(), 1)].into();
+        }
+        let html = render_html(&[r], None).unwrap();
+        let depth = svgs(&html)
+            .into_iter()
+            .find(|s| s.contains("Deepest approval-voting channel"))
+            .unwrap();
+        // plotters writes each text on a line of its own.
+        let text = |t: &str| depth.contains(&format!(">\n{t}\n</text>"));
+        for tick in ["0.1", "0.2", "0.5", "0.9"] {
+            assert!(!text(tick), "tick {tick} in {depth}");
+        }
+        assert!(text("0") && text("1"), "{depth}");
+    }
+
+    #[test]
+    fn a_repeated_run_shows_its_spread_under_the_headline() {
+        let runs: Vec<RunReport> = [1.8, 2.0, 2.4]
+            .iter()
+            .map(|cpu| RunReport {
+                node_cpu_s: *cpu,
+                ..run("classic", 1)
+            })
+            .collect();
+        let r = crate::repeat::combine(runs, 0).unwrap();
+        let html = render_html(&[r], None).unwrap();
+        let legend =
+            &html[html.find("<div class=\"legend\">").unwrap()..html.find("<details>").unwrap()];
+        assert!(legend.contains("node CPU per block, s"), "{legend}");
+        assert!(
+            legend.contains("median 1.0000, range 0.9000..1.2000"),
+            "{legend}"
+        );
+        assert!(
+            !legend.contains("run-to-run noise is not included"),
+            "{legend}"
+        );
     }
 }

@@ -1,15 +1,17 @@
-//! The plots of the HTML reports: grouped bars per block (`html.rs`) and
+//! The plots of the HTML reports: grouped bars per block slot with
+//! reference lines (`html.rs`: the slot length, the crypto floors) and
 //! lines against a numeric x (`tranche sweep run`'s scaling plots), drawn
-//! as inline SVG by plotters' SVG backend, one fixed colour per layout and
-//! the legend in a strip beside the data, never over it.
+//! as inline SVG by plotters' SVG backend, one fixed colour per layout,
+//! the title and the legend inside the SVG, the legend in a strip beside
+//! the data, never over it; counts get integer ticks only.
 
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 
-const WIDTH: u32 = 640;
+const WIDTH: u32 = 760;
 const HEIGHT: u32 = 340;
 /// Width of the legend strip right of the plot area.
-const LEGEND_WIDTH: u32 = 150;
+const LEGEND_WIDTH: u32 = 230;
 
 /// The colour of a layout in every plot: classic always blue, the parallel
 /// layouts of the page the next colours in order.
@@ -33,24 +35,28 @@ pub(crate) fn layout_colour(layout: &str, layouts: &[String]) -> RGBColor {
     OTHERS[i % OTHERS.len()]
 }
 
-/// The bars of one layout: a value per block (`None`: nothing to draw).
+/// The bars of one layout: a value per group (`None`: nothing to draw);
+/// `name` is its legend entry.
 pub(crate) struct Bars {
+    pub name: String,
     pub layout: String,
     pub colour: RGBColor,
     pub values: Vec<Option<f64>>,
 }
 
-/// A horizontal reference line (the slot length).
+/// A horizontal reference line (the slot length, a crypto floor), named in
+/// the legend.
 pub(crate) struct Mark {
     pub y: f64,
     pub label: String,
+    pub colour: RGBColor,
 }
 
-fn y_top(bars: &[Bars], mark: Option<&Mark>) -> f64 {
+fn y_top(bars: &[Bars], marks: &[Mark]) -> f64 {
     let hi = bars
         .iter()
         .flat_map(|b| b.values.iter().flatten().copied())
-        .chain(mark.map(|m| m.y))
+        .chain(marks.iter().map(|m| m.y))
         .filter(|v| v.is_finite())
         .fold(0.0f64, f64::max);
     if hi <= 0.0 {
@@ -60,45 +66,67 @@ fn y_top(bars: &[Bars], mark: Option<&Mark>) -> f64 {
     }
 }
 
-/// Grouped bars: one group per block (x: the block numbers), one bar per
-/// layout in the group.
-pub(crate) fn bar_chart(
-    title: &str,
-    y_desc: &str,
-    blocks: &[u32],
-    bars: &[Bars],
-    mark: Option<&Mark>,
-) -> Result<String> {
+/// What a bar chart shows: its title, the y axis, the x groups' labels
+/// (block numbers, `tail`), and whether the y values are counts (integer
+/// ticks only).
+pub(crate) struct BarChart<'a> {
+    pub title: &'a str,
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    pub groups: &'a [String],
+    pub integer: bool,
+}
+
+/// Grouped bars: one group per x label, one bar per layout in the group,
+/// the reference lines across, title and legend inside the SVG.
+pub(crate) fn bar_chart(chart: &BarChart<'_>, bars: &[Bars], marks: &[Mark]) -> Result<String> {
+    let title = chart.title;
     let mut svg = String::new();
     {
         let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
         let err = |e: DrawingAreaErrorKind<std::io::Error>| anyhow!("cannot draw {title}: {e}");
         root.fill(&WHITE).map_err(err)?;
         let (plot, legend) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
-        let n = blocks.len().max(1);
+        let n = chart.groups.len().max(1);
+        let mut top = y_top(bars, marks);
+        if chart.integer {
+            top = top.ceil().max(1.0);
+        }
         let mut c = ChartBuilder::on(&plot)
             .caption(title, ("sans-serif", 17))
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(60)
-            .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0.0..y_top(bars, mark))
+            .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0.0..top)
             .map_err(err)?;
-        let labels: Vec<String> = blocks.iter().map(u32::to_string).collect();
-        c.configure_mesh()
-            .x_labels(n.clamp(2, 24))
-            .x_label_formatter(&|x| {
-                let i = x.round() as usize;
-                if (x - x.round()).abs() < 1e-6 && (1..=labels.len()).contains(&i) {
-                    labels[i - 1].clone()
-                } else {
-                    String::new()
-                }
-            })
-            .x_desc("block")
-            .y_desc(y_desc)
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(err)?;
+        let labels = chart.groups;
+        let y_format = |y: &f64| {
+            if (y - y.round()).abs() < 1e-9 {
+                format!("{y:.0}")
+            } else {
+                String::new()
+            }
+        };
+        let x_format = |x: &f64| {
+            let i = x.round() as usize;
+            if (x - x.round()).abs() < 1e-6 && (1..=labels.len()).contains(&i) {
+                labels[i - 1].clone()
+            } else {
+                String::new()
+            }
+        };
+        let mut mesh = c.configure_mesh();
+        mesh.x_labels(n.clamp(2, 25))
+            .x_label_formatter(&x_format)
+            .x_desc(chart.x_desc)
+            .y_desc(chart.y_desc)
+            .light_line_style(WHITE.mix(0.0));
+        if chart.integer {
+            // Counts: a tick per whole number (at most 11), none between.
+            mesh.y_labels((top as usize + 1).min(11))
+                .y_label_formatter(&y_format);
+        }
+        mesh.draw().map_err(err)?;
         let width = 0.8 / bars.len().max(1) as f64;
         for (j, b) in bars.iter().enumerate() {
             let colour = b.colour;
@@ -112,10 +140,10 @@ pub(crate) fn bar_chart(
             }))
             .map_err(err)?;
         }
-        if let Some(m) = mark {
+        for m in marks {
             c.draw_series(std::iter::once(PathElement::new(
                 vec![(0.5, m.y), (n as f64 + 0.5, m.y)],
-                BLACK.stroke_width(1),
+                m.colour.stroke_width(2),
             )))
             .map_err(err)?;
         }
@@ -127,7 +155,7 @@ pub(crate) fn bar_chart(
             ))
             .map_err(err)?;
         }
-        draw_legend(&legend, bars, mark).map_err(err)?;
+        draw_legend(&legend, bars, marks).map_err(err)?;
         root.present().map_err(err)?;
     }
     // Inline SVG in HTML needs no namespace: the page names no URL at all.
@@ -137,20 +165,21 @@ pub(crate) fn bar_chart(
 fn draw_legend<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     bars: &[Bars],
-    mark: Option<&Mark>,
+    marks: &[Mark],
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
     let mut y = 40;
     for b in bars {
         area.draw(&Rectangle::new([(6, y), (20, y + 12)], b.colour.filled()))?;
-        area.draw(&Text::new(b.layout.clone(), (26, y), ("sans-serif", 13)))?;
+        area.draw(&Text::new(b.name.clone(), (26, y), ("sans-serif", 12)))?;
         y += 20;
     }
-    if let Some(m) = mark {
+    for m in marks {
         area.draw(&PathElement::new(
-            vec![(6, y + 6), (20, y + 6)],
-            BLACK.stroke_width(1),
+            vec![(4, y + 6), (22, y + 6)],
+            m.colour.stroke_width(2),
         ))?;
-        area.draw(&Text::new(m.label.clone(), (26, y), ("sans-serif", 13)))?;
+        area.draw(&Text::new(m.label.clone(), (26, y), ("sans-serif", 12)))?;
+        y += 20;
     }
     Ok(())
 }

@@ -217,6 +217,95 @@ pub struct RunReport {
     /// With `--schedule useful-first`: what the reordering cost.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<ScheduleReport>,
+    /// How the layout verified approval signatures: `batched` or
+    /// `one-by-one` (empty in older files: the parallel layout batched,
+    /// the classic one did not).
+    #[serde(default)]
+    pub signatures: String,
+    /// Candidates of blocks never approved whose no-show the peers never
+    /// covered, and why (`Stall`); empty when every block was approved.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub stalls: Vec<Stall>,
+    /// The approval database: its commits and its own CPU (absent in older
+    /// files and with `--db memory` all zero but the CPU of the writes).
+    #[serde(default)]
+    pub database: DatabaseReport,
+    /// Where the checks ran: the classic layout's round trips to voting,
+    /// and the certificates the parallel layout's workers checked back to
+    /// back (absent in older files).
+    #[serde(default)]
+    pub checks: ChecksReport,
+}
+
+/// The approval database's share of a run (docs/durability.md).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DatabaseReport {
+    pub commits: u64,
+    pub fsyncs: u64,
+    pub commits_per_block: f64,
+    /// The voting thread's time in the database: buffering writes,
+    /// committing, fsyncing (part of the voting thread's CPU).
+    pub cpu_s: f64,
+    pub cpu_per_block_s: f64,
+}
+
+/// How the node's checks ran.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ChecksReport {
+    /// Classic: checks distribution handed to voting and waited for.
+    pub round_trips: u64,
+    /// Classic: what one round trip cost beyond the check itself
+    /// (distribution's wait less voting's time checking), microseconds.
+    pub round_trip_us: f64,
+    /// Parallel: certificates checked back to back before their messages
+    /// were handled, and of those, the ones never asked for.
+    pub checked_ahead: u64,
+    pub ahead_unused: u64,
+}
+
+/// A candidate of a block never approved with a no-show whose further
+/// assignments upstream's generator rule held back (docs/quirks.md): the
+/// peers send tranches only up to `max_tranche + no_shows` once
+/// `needed_approvals + 1` assignments are out, which assumes every tranche
+/// holds an assignment for the candidate.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Stall {
+    /// The block's number.
+    pub block: u32,
+    pub candidate: u32,
+    /// Approvals withheld for it (its no-shows).
+    pub no_shows: u32,
+    /// The highest tranche of the assignments counted towards
+    /// `needed_approvals`.
+    pub max_tranche: u32,
+    /// The last tranche the rule sends: `max_tranche + no_shows`.
+    pub window: u32,
+    /// The highest tranche of its assignments that were sent.
+    pub last_sent: u32,
+    /// The first tranche of a generated assignment for it never sent.
+    pub next_tranche: u32,
+}
+
+impl Stall {
+    /// One line saying which candidate stalled and why.
+    pub fn describe(&self) -> String {
+        format!(
+            "block {} candidate {}: {} no-show(s) never covered: once needed_approvals + 1 \
+             assignments were out, upstream's rule sent only tranches up to {} (the highest \
+             counted, {}, + {} no-show(s)), which held none for it, and held back its \
+             assignment in tranche {}; too few approvals for the one-third rule \
+             (docs/quirks.md)",
+            self.block,
+            self.candidate,
+            self.no_shows,
+            self.window,
+            self.max_tranche,
+            self.no_shows,
+            self.next_tranche
+        )
+    }
 }
 
 /// What `--schedule useful-first` did: how long messages waited in the
@@ -251,6 +340,27 @@ pub struct RestartReport {
 }
 
 impl RunReport {
+    /// Whether the layout verified approval signatures in batches, and so
+    /// is judged against the batched floor (else the one-by-one floor).
+    pub fn batches_signatures(&self) -> bool {
+        match self.signatures.as_str() {
+            "batched" => true,
+            "one-by-one" => false,
+            _ => self.architecture == "parallel",
+        }
+    }
+
+    /// The node's CPU ÷ the floor this layout is judged against: the
+    /// batched floor where it batches signatures, the one-by-one floor
+    /// where it checks each alone (as Polkadot does).
+    pub fn floor_ratio(&self) -> f64 {
+        if self.batches_signatures() {
+            self.crypto_floor.node_ratio_batched
+        } else {
+            self.crypto_floor.node_ratio
+        }
+    }
+
     /// `parallel/N` or `classic`: how runs are told apart in tables.
     pub fn layout(&self) -> String {
         if self.architecture == "parallel" {
@@ -393,6 +503,10 @@ pub(crate) mod fixture {
             repeats: None,
             restart: None,
             schedule: None,
+            database: DatabaseReport::default(),
+            checks: ChecksReport::default(),
+            signatures: String::new(),
+            stalls: vec![],
         }
     }
 }

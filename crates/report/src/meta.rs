@@ -48,6 +48,10 @@ pub struct Meta {
     /// A hash of the normalised configuration of every step (names
     /// excluded): two runs of one configuration have the same.
     pub config_hash: String,
+    /// The normalised configuration the hash is taken of, one
+    /// `step N field: value` a line, so that `compare` can say which field
+    /// differs (empty in older files).
+    pub config: Vec<String>,
 }
 
 impl Meta {
@@ -69,6 +73,7 @@ impl Meta {
             .into(),
             seed,
             config_hash: config_hash(steps),
+            config: config_fields(steps),
         }
     }
 
@@ -126,6 +131,76 @@ pub fn config_hash(steps: &[BenchStep]) -> String {
         st.update(format!("{s:?}").as_bytes());
     }
     hex::encode(st.finalize().as_bytes())
+}
+
+/// Each step's normalised configuration (names excluded, as in the
+/// hash), one top-level field a line: `step 1 n_validators: 60`; a nested
+/// value on one line.
+pub fn config_fields(steps: &[BenchStep]) -> Vec<String> {
+    let mut out = Vec::new();
+    for step in steps {
+        let mut s = step.clone();
+        s.name.clear();
+        let pretty = format!("{s:#?}");
+        let mut field: Option<String> = None;
+        for line in pretty.lines().skip(1) {
+            let top = line.strip_prefix("    ").filter(|l| {
+                !l.starts_with(' ')
+                    && l.split_once(": ").is_some_and(|(k, _)| {
+                        k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                    })
+            });
+            match (top, field.as_mut()) {
+                (Some(l), _) => {
+                    out.extend(field.take());
+                    field = Some(format!("step {} {}", step.step, l.trim_end_matches(',')));
+                }
+                (None, Some(f)) if line != "}" => {
+                    f.push(' ');
+                    f.push_str(line.trim().trim_end_matches(','));
+                }
+                _ => {}
+            }
+        }
+        out.extend(field);
+    }
+    out
+}
+
+/// Which configuration field two reports differ in, from their
+/// `Meta::config` lines: the first that differs, as a phrase.
+pub fn config_difference(baseline: &[String], current: &[String]) -> String {
+    if baseline.is_empty() || current.is_empty() {
+        return "the baseline or the current file does not record its fields (written before \
+                they were recorded)"
+            .into();
+    }
+    let key = |l: &str| {
+        l.split_once(": ")
+            .map_or(l.to_owned(), |(k, _)| k.to_owned())
+    };
+    let value = |l: &str| {
+        l.split_once(": ")
+            .map_or(String::new(), |(_, v)| v.to_owned())
+    };
+    for b in baseline {
+        match current.iter().find(|c| key(c) == key(b)) {
+            Some(c) if c != b => {
+                return format!("{}: baseline {}, current {}", key(b), value(b), value(c))
+            }
+            None => return format!("{} is only in the baseline", key(b)),
+            _ => {}
+        }
+    }
+    match current
+        .iter()
+        .find(|c| !baseline.iter().any(|b| key(b) == key(c)))
+    {
+        Some(c) => format!("{} is only in the current file", key(c)),
+        None => "no recorded field differs (the files were made by builds that hash \
+                 differently)"
+            .into(),
+    }
 }
 
 fn machine() -> Machine {
@@ -202,5 +277,21 @@ mod tests {
         other[0].num_blocks += 1;
         assert_ne!(config_hash(&cfg.steps), config_hash(&other));
         assert_eq!(config_hash(&cfg.steps).len(), 16);
+    }
+
+    #[test]
+    fn the_config_fields_say_which_field_differs() {
+        let cfg = tranche_workload::config::embedded_default().unwrap();
+        let a = config_fields(&cfg.steps);
+        assert!(a.contains(&"step 1 n_validators: 100".to_owned()), "{a:#?}");
+        assert!(a.iter().all(|l| l.starts_with("step 1 ")), "{a:#?}");
+        let mut other = cfg.steps.clone();
+        other[0].num_blocks = 12;
+        let b = config_fields(&other);
+        assert_eq!(
+            config_difference(&a, &b),
+            "step 1 num_blocks: baseline 3, current 12"
+        );
+        assert!(config_difference(&[], &b).contains("does not record"));
     }
 }

@@ -9,7 +9,15 @@
 //! `polkadot/node/network/approval-distribution/src/metrics.rs`,
 //! `polkadot/node/core/approval-voting-parallel/src/metrics.rs`,
 //! `polkadot/node/subsystem-bench/src/lib/network.rs`), `tranche_*` for
-//! ours.
+//! ours; CPU per node thread also as upstream's task-manager histogram
+//! `substrate_tasks_polling_duration` (`substrate/client/service/src/
+//! task_manager/mod.rs`, labels `task_name`, `task_group`, `kind`), which
+//! upstream's subsystem-bench and Grafana CPU panels read.
+//!
+//! Every run of the invocation keeps its series after it ends, told apart
+//! by the `step` and `architecture` labels (`--architecture both
+//! --prometheus-hold`: the classic run's final figures stay beside the
+//! parallel run's); a family appears once, with every run's series.
 //! The HTTP side is hyper on a single-threaded tokio runtime of its own
 //! thread: one endpoint, `GET` only, every connection its own task with a
 //! deadline for its headers and one for the whole exchange, so an idle or
@@ -123,10 +131,11 @@ impl LiveRun {
     }
 }
 
-/// What the collector reads: the run in progress, or the last one.
+/// What the collectors read: every run of the invocation, the one in
+/// progress last.
 #[derive(Debug, Default)]
 struct Shared {
-    current: Mutex<Option<Arc<LiveRun>>>,
+    runs: Mutex<Vec<Arc<LiveRun>>>,
 }
 
 /// A running `/metrics` endpoint. Cloning shares it.
@@ -169,9 +178,12 @@ impl Exporter {
         self.addr
     }
 
-    /// From now on, export this run.
+    /// From now on, export this run too; it replaces an earlier run of the
+    /// same step and layout (a `--repeat` run), the others stay.
     pub fn set_run(&self, run: Arc<LiveRun>) {
-        *lock(&self.shared.current) = Some(run);
+        let mut runs = lock(&self.shared.runs);
+        runs.retain(|r| (&r.step, &r.architecture) != (&run.step, &run.architecture));
+        runs.push(run);
     }
 
     /// The exposition text a scrape gets now.
@@ -182,25 +194,80 @@ impl Exporter {
 
 /// Every series carries the run's `step` and `architecture` (the layout,
 /// `classic` or `parallel/N`), so that the runs of one invocation
-/// (`--architecture both`) stay apart in Prometheus.
+/// (`--architecture both`) stay apart in Prometheus: each run is encoded
+/// with its labels, then the families are merged so that each appears
+/// once.
 fn render(shared: &Arc<Shared>) -> String {
-    let labels = lock(&shared.current).as_ref().map(|run| {
-        [
-            (Cow::Borrowed("step"), Cow::Owned(run.step.clone())),
-            (
-                Cow::Borrowed("architecture"),
-                Cow::Owned(run.architecture.clone()),
-            ),
-        ]
-    });
-    let mut registry = match labels {
-        Some(labels) => Registry::with_labels(labels.into_iter()),
-        None => Registry::default(),
-    };
-    registry.register_collector(Box::new(Collector(shared.clone())));
+    let runs = lock(&shared.runs).clone();
+    let texts: Vec<String> = runs
+        .into_iter()
+        .map(|run| {
+            let labels = [
+                (Cow::Borrowed("step"), Cow::Owned(run.step.clone())),
+                (
+                    Cow::Borrowed("architecture"),
+                    Cow::Owned(run.architecture.clone()),
+                ),
+            ];
+            let mut registry = Registry::with_labels(labels.into_iter());
+            registry.register_collector(Box::new(Collector(run)));
+            let mut out = String::new();
+            // Writing into a String cannot fail.
+            let _ = prometheus_client::encoding::text::encode(&mut out, &registry);
+            out
+        })
+        .collect();
+    merge_families(&texts)
+}
+
+/// OpenMetrics texts merged into one: each family (from its `# HELP`
+/// line) once, in first-seen order, with the samples of every text; one
+/// `# EOF`.
+fn merge_families(texts: &[String]) -> String {
+    let mut order: Vec<String> = Vec::new();
+    let mut families: std::collections::HashMap<String, (String, String)> =
+        std::collections::HashMap::new();
+    for text in texts {
+        let mut name = String::new();
+        for line in text.lines() {
+            if line == "# EOF" {
+                continue;
+            }
+            if let Some(rest) = line.strip_prefix("# HELP ") {
+                name = rest.split(' ').next().unwrap_or_default().to_owned();
+                if !families.contains_key(&name) {
+                    order.push(name.clone());
+                    families.insert(name.clone(), (String::new(), String::new()));
+                }
+                let (head, samples) = families.get_mut(&name).expect("inserted");
+                if samples.is_empty() && head.is_empty() {
+                    head.push_str(line);
+                    head.push('\n');
+                }
+                continue;
+            }
+            let Some((head, samples)) = families.get_mut(&name) else {
+                continue;
+            };
+            if line.starts_with('#') {
+                // TYPE and UNIT of the family: kept from the first text.
+                if !head.contains(line) {
+                    head.push_str(line);
+                    head.push('\n');
+                }
+            } else {
+                samples.push_str(line);
+                samples.push('\n');
+            }
+        }
+    }
     let mut out = String::new();
-    // Writing into a String cannot fail.
-    let _ = prometheus_client::encoding::text::encode(&mut out, &registry);
+    for name in order {
+        let (head, samples) = &families[&name];
+        out.push_str(head);
+        out.push_str(samples);
+    }
+    out.push_str("# EOF\n");
     out
 }
 
@@ -267,7 +334,7 @@ fn answer(method: &hyper::Method, path: &str, shared: &Arc<Shared>) -> Answer {
 }
 
 #[derive(Debug)]
-struct Collector(Arc<Shared>);
+struct Collector(Arc<LiveRun>);
 
 /// One metric family: its descriptor, then each labelled series.
 pub(crate) fn family<'a>(
@@ -337,15 +404,14 @@ pub(crate) fn encode_histogram(
 
 impl prometheus_client::collector::Collector for Collector {
     fn encode(&self, mut enc: DescriptorEncoder) -> fmt::Result {
-        let Some(run) = lock(&self.0.current).clone() else {
-            return Ok(());
-        };
-        upstream::encode_subsystem_bench(&mut enc, &run)?;
-        upstream::encode_approval_voting(&mut enc, &run)?;
-        upstream::encode_approval_distribution(&mut enc, &run)?;
-        upstream::encode_parallel_channels(&mut enc, &run)?;
-        encode_threads(&mut enc, &run)?;
-        encode_channels_network_blocks(&mut enc, &run)
+        let run = &self.0;
+        upstream::encode_subsystem_bench(&mut enc, run)?;
+        upstream::encode_approval_voting(&mut enc, run)?;
+        upstream::encode_approval_distribution(&mut enc, run)?;
+        upstream::encode_parallel_channels(&mut enc, run)?;
+        upstream::encode_tasks_polling(&mut enc, run)?;
+        encode_threads(&mut enc, run)?;
+        encode_channels_network_blocks(&mut enc, run)
     }
 }
 
@@ -535,6 +601,80 @@ mod tests {
         assert!(out.contains("metrics at /metrics"), "{out}");
         assert!(start.elapsed() < Duration::from_secs(10));
         drop((idle, half, unread));
+    }
+
+    fn live(architecture: &str, threads: &[&str]) -> Arc<LiveRun> {
+        let node = NodeMetrics {
+            workers: threads
+                .iter()
+                .map(|t| tranche_node::WorkerStats::new(*t))
+                .collect(),
+            ..Default::default()
+        };
+        LiveRun::new(
+            "ci/guard.yaml #1 ApprovalVoting",
+            architecture,
+            "virtual",
+            60,
+            12,
+            node,
+        )
+    }
+
+    #[test]
+    fn every_layouts_final_series_stay_and_each_family_appears_once() {
+        let ex = Exporter::start("127.0.0.1:0").unwrap();
+        ex.set_run(live(
+            "classic",
+            &["approval-voting", "approval-distribution"],
+        ));
+        ex.set_run(live("parallel/4", &["approval-voting-parallel-0"]));
+        let body = ex.render();
+        for arch in ["classic", "parallel/4"] {
+            let label = format!("architecture=\"{arch}\"");
+            assert!(
+                body.lines()
+                    .any(|l| l.starts_with("tranche_run_seconds{") && l.contains(&label)),
+                "{arch} in\n{body}"
+            );
+        }
+        for l in body.lines().filter(|l| l.starts_with("# TYPE ")) {
+            assert_eq!(body.matches(&format!("{l}\n")).count(), 1, "{l} twice");
+        }
+        assert_eq!(body.matches("# EOF").count(), 1);
+        assert!(body.trim_end().ends_with("# EOF"));
+        // A repeat of the same layout replaces its earlier run.
+        ex.set_run(live("classic", &["approval-voting"]));
+        let body = ex.render();
+        let classic_runs = body
+            .lines()
+            .filter(|l| l.starts_with("tranche_run_seconds{") && l.contains("\"classic\""))
+            .count();
+        assert_eq!(classic_runs, 1, "{body}");
+    }
+
+    #[test]
+    fn cpu_is_served_as_upstreams_tasks_polling_duration() {
+        let ex = Exporter::start("127.0.0.1:0").unwrap();
+        ex.set_run(live(
+            "classic",
+            &["approval-voting", "approval-distribution"],
+        ));
+        let body = ex.render();
+        assert!(
+            body.contains("# TYPE substrate_tasks_polling_duration histogram"),
+            "{body}"
+        );
+        let sums: Vec<&str> = body
+            .lines()
+            .filter(|l| l.starts_with("substrate_tasks_polling_duration_sum{"))
+            .collect();
+        assert_eq!(sums.len(), 2, "{body}");
+        assert!(sums
+            .iter()
+            .any(|l| l.contains("task_name=\"approval-voting\"")
+                && l.contains("task_group=\"approval-voting\"")
+                && l.contains("kind=\"blocking\"")));
     }
 
     #[test]

@@ -5,8 +5,10 @@
 //! approval-distribution's
 //! (`polkadot/node/network/approval-distribution/src/metrics.rs`) and
 //! approval-voting-parallel's per-worker channels
-//! (`polkadot/node/core/approval-voting-parallel/src/metrics.rs`), under
-//! upstream's names and labels. What upstream has and the node cannot
+//! (`polkadot/node/core/approval-voting-parallel/src/metrics.rs`), and the
+//! task manager's polling time, which upstream's benchmark reads as CPU
+//! (`substrate/client/service/src/task_manager/mod.rs`), under upstream's
+//! names and labels. What upstream has and the node cannot
 //! serve is listed in `docs/observability.md`.
 
 use crate::prometheus::{counter, encode_histogram, family, gauge, labelled, lock, LiveRun};
@@ -202,6 +204,38 @@ pub(crate) fn encode_parallel_channels(enc: &mut DescriptorEncoder, run: &LiveRu
             &series,
             |e, c| encode_histogram(e, &c.time_of_flight(), 1e-9),
         )?;
+    }
+    Ok(())
+}
+
+/// CPU per node thread as the task manager's `substrate_tasks_polling_duration`
+/// histogram, one series per thread: `task_name` the thread, `task_group`
+/// its group (the subsystem, as upstream groups a subsystem's tasks),
+/// `kind` `blocking` (each is a thread of its own). The sum is the thread's
+/// CPU seconds and the count the messages it handled; the node does not time
+/// each message, so the only bucket is `+Inf`.
+pub(crate) fn encode_tasks_polling(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
+    let mut e = family(
+        enc,
+        "substrate_tasks_polling_duration",
+        "CPU seconds of each node thread (sum) and the messages it handled (count)",
+        MetricType::Histogram,
+    )?;
+    for w in &run.node.workers {
+        let group = crate::thread_group(&w.name);
+        let labels = [
+            ("task_name", w.name.as_str()),
+            ("task_group", group.as_str()),
+            ("kind", "blocking"),
+        ];
+        let handled = w.handled();
+        e.encode_family(&labels)?
+            .encode_histogram::<prometheus_client::encoding::NoLabelSet>(
+                w.cpu_seconds(),
+                handled,
+                &[(f64::INFINITY, handled)],
+                None,
+            )?;
     }
     Ok(())
 }

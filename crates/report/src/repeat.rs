@@ -1,7 +1,9 @@
 //! `tranche run --repeat N [--warmup K]`: N measured runs of one layout
 //! (after K unmeasured warm-up runs on the same prepared messages) folded
-//! into one report. CPU becomes the median of the N runs with its spread
-//! (min–max), recorded in `RunReport::repeats`; the deterministic figures
+//! into one report. CPU, the crypto floor (measured again after every run)
+//! and the node's CPU ÷ floor ratios become the medians of the N runs with
+//! their spread (min–max), recorded in `RunReport::repeats`; the
+//! deterministic figures
 //! (those `compare` judges exactly, `compare::exact_figures`) must be equal
 //! in every repeat under the virtual clock, or the runs are refused.
 
@@ -10,6 +12,7 @@ use crate::RunReport;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use std::fmt::Write as _;
 
 /// The median and range of one figure over the repeats.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
@@ -50,8 +53,10 @@ impl Spread {
     }
 }
 
-/// How a run's CPU varied over its repeats (CPU seconds of the run).
+/// How a run's CPU varied over its repeats (CPU seconds of the run; the
+/// floor's and the ratios' spreads are 0 in files written before them).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
 pub struct Repeats {
     /// Measured runs.
     pub runs: usize,
@@ -61,6 +66,13 @@ pub struct Repeats {
     /// By thread row (`RunReport::cpu[].name`): its `total_s`.
     pub cpu_s: BTreeMap<String, Spread>,
     pub wall_time_s: Spread,
+    /// `crypto_floor.cpu_s` (one by one) and `.batched_cpu_s`.
+    pub floor_cpu_s: Spread,
+    pub batched_floor_cpu_s: Spread,
+    /// `crypto_floor.node_ratio` and `.node_ratio_batched`: each run's
+    /// node CPU ÷ that run's floor.
+    pub node_ratio: Spread,
+    pub node_ratio_batched: Spread,
 }
 
 /// Fold the measured runs of one layout into one report: the first run's
@@ -105,6 +117,10 @@ pub fn combine(mut runs: Vec<RunReport>, warmup: usize) -> Result<RunReport> {
         node_cpu_s: spread(&|r| r.node_cpu_s),
         cpu_s,
         wall_time_s: spread(&|r| r.wall_time_s),
+        floor_cpu_s: spread(&|r| r.crypto_floor.cpu_s),
+        batched_floor_cpu_s: spread(&|r| r.crypto_floor.batched_cpu_s),
+        node_ratio: spread(&|r| r.crypto_floor.node_ratio),
+        node_ratio_batched: spread(&|r| r.crypto_floor.node_ratio_batched),
     };
     let peak = runs.iter().map(|r| r.peak_memory_bytes).max().unwrap_or(0);
     let mut out = runs.swap_remove(0);
@@ -114,32 +130,66 @@ pub fn combine(mut runs: Vec<RunReport>, warmup: usize) -> Result<RunReport> {
         row.per_block_s = row.total_s / blocks;
     }
     out.node_cpu_s = repeats.node_cpu_s.median;
-    if out.crypto_floor.cpu_s > 0.0 {
-        out.crypto_floor.node_ratio = out.node_cpu_s / out.crypto_floor.cpu_s;
-    }
+    let f = &mut out.crypto_floor;
+    f.cpu_s = repeats.floor_cpu_s.median;
+    f.per_block_s = f.cpu_s / blocks;
+    f.batched_cpu_s = repeats.batched_floor_cpu_s.median;
+    f.batched_per_block_s = f.batched_cpu_s / blocks;
+    f.node_ratio = repeats.node_ratio.median;
+    f.node_ratio_batched = repeats.node_ratio_batched.median;
     out.wall_time_s = repeats.wall_time_s.median;
     out.peak_memory_bytes = peak;
     out.repeats = Some(repeats);
     Ok(out)
 }
 
-/// The lines under the table of a step run with `--repeat`: each layout's
-/// node CPU per block as median and range over the measured runs.
+/// The lines of the table of a step run with `--repeat`: for each layout
+/// one line per figure, its median and range over the measured runs (per
+/// block for CPU); empty for single runs.
 pub fn render_spread(runs: &[RunReport]) -> String {
     let mut s = String::new();
     for r in runs {
         let Some(rep) = &r.repeats else { continue };
-        let n = rep.node_cpu_s.per(f64::from(r.num_blocks.max(1)));
-        s.push_str(&format!(
-            "{}: node CPU per block over {} runs (after {} warm-up): median {:.4} s, \
-             range {:.4}..{:.4} s\n",
+        let blocks = f64::from(r.num_blocks.max(1));
+        let _ = writeln!(
+            s,
+            "{} over {} runs (after {} warm-up), median and range (min..max):",
             r.layout(),
             rep.runs,
-            rep.warmup,
-            n.median,
-            n.min,
-            n.max
-        ));
+            rep.warmup
+        );
+        let (read, other) = if r.batches_signatures() {
+            (
+                ("batched", rep.node_ratio_batched),
+                ("one-by-one", rep.node_ratio),
+            )
+        } else {
+            (
+                ("one-by-one", rep.node_ratio),
+                ("batched", rep.node_ratio_batched),
+            )
+        };
+        let read_label = format!("node ÷ {} floor (read this)", read.0);
+        let other_label = format!("node ÷ {} floor", other.0);
+        let lines: [(&str, Spread, usize); 6] = [
+            ("node CPU per block, s", rep.node_cpu_s.per(blocks), 4),
+            ("crypto floor per block, s", rep.floor_cpu_s.per(blocks), 4),
+            (
+                "crypto floor, batched signatures, per block, s",
+                rep.batched_floor_cpu_s.per(blocks),
+                4,
+            ),
+            (&read_label, read.1, 2),
+            (&other_label, other.1, 2),
+            ("wall time, s", rep.wall_time_s, 2),
+        ];
+        for (what, x, digits) in lines {
+            let _ = writeln!(
+                s,
+                "  {what:<46} median {:.digits$}, range {:.digits$}..{:.digits$}",
+                x.median, x.min, x.max
+            );
+        }
     }
     s
 }

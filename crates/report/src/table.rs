@@ -1,12 +1,15 @@
 //! The terminal table of one step's runs, laid out as upstream's
 //! (`polkadot/node/subsystem-bench/src/lib/display.rs`, `.../usage.rs`):
-//! every figure as the run's total and per block, side by side for each
-//! layout, and with two runs a ratio column (second ÷ first, e.g.
-//! "parallel ÷ classic") on every row the two runs share. Each row's label
-//! carries its unit; the column says its basis (run total or per block).
-//! One section per concern: approval times, network, CPU, messages, the run
-//! itself; a legend under the table says what `other`, `test-environment`
-//! and the crypto floor are.
+//! every figure as the run's total and per block (the total ÷ the run's
+//! blocks, one meaning everywhere), side by side for each layout, and with
+//! two runs a ratio column (second ÷ first, e.g. "parallel ÷ classic") on
+//! every row the two runs share. Each row's label carries its unit; the
+//! column says its basis (run total, per block, or ratio). One section per
+//! concern: approval times (and the candidates that stalled), network, CPU
+//! (the node's total first), the node's CPU ÷ the crypto floor (the ratio
+//! to read marked), messages, the run itself, the `--repeat` spread; a
+//! legend under the table says what `other`, `test-environment`, the crypto
+//! floor, per block and the ratios are, and what noise the figures carry.
 
 use super::{Counts, RunReport};
 use std::fmt::Write as _;
@@ -69,6 +72,11 @@ impl Table<'_> {
     /// A section's title with the columns: each run's layout above its
     /// two columns, then the basis of each column.
     fn header(&mut self, title: &str) {
+        self.header_with(title, ["total", "per block"]);
+    }
+
+    /// A section's header with the two columns of each run named `bases`.
+    fn header_with(&mut self, title: &str, bases: [&str; 2]) {
         self.out.push('\n');
         let layouts: Vec<String> = self
             .runs
@@ -80,7 +88,7 @@ impl Table<'_> {
         let bases: Vec<String> = self
             .runs
             .iter()
-            .flat_map(|_| ["total".to_owned(), "per block".to_owned()])
+            .flat_map(|_| bases.map(str::to_owned))
             .collect();
         self.line("", &bases, None);
     }
@@ -145,6 +153,11 @@ impl Table<'_> {
             });
             self.line(&label, &cells, r.as_deref());
         }
+        for r in self.runs {
+            for st in &r.stalls {
+                let _ = writeln!(self.out, "stalled ({}): {}", r.layout(), st.describe());
+            }
+        }
     }
 
     fn network(&mut self) {
@@ -160,23 +173,8 @@ impl Table<'_> {
 
     fn cpu(&mut self) {
         self.header("CPU (thread CPU time)");
-        let mut names: Vec<String> = Vec::new();
-        for r in self.runs {
-            for c in &r.cpu {
-                if !names.contains(&c.name) {
-                    names.push(c.name.clone());
-                }
-            }
-        }
         let s = |v: f64| format!("{v:.4}");
-        for name in &names {
-            let vals: Vec<Option<f64>> = self
-                .runs
-                .iter()
-                .map(|r| r.cpu.iter().find(|c| &c.name == name).map(|c| c.total_s))
-                .collect();
-            self.row(&format!("{name}, CPU s"), Basis::Both, &vals, s);
-        }
+        // The headline first: the node, then the floors it is judged by.
         let node = self.per_run(|r| r.node_cpu_s);
         self.row(
             "node total (all but test-environment), CPU s",
@@ -185,7 +183,12 @@ impl Table<'_> {
             s,
         );
         let floor = self.per_run(|r| r.crypto_floor.cpu_s);
-        self.row("crypto floor, CPU s", Basis::Both, &floor, s);
+        self.row(
+            "crypto floor, one-by-one signatures, CPU s",
+            Basis::Both,
+            &floor,
+            s,
+        );
         let batched = self.per_run(|r| r.crypto_floor.batched_cpu_s);
         self.row(
             "crypto floor, batched signatures, CPU s",
@@ -193,11 +196,62 @@ impl Table<'_> {
             &batched,
             s,
         );
-        let ratio = self.per_run(|r| r.crypto_floor.node_ratio);
-        let times = |v: f64| format!("{v:.2}");
-        self.row("node total ÷ crypto floor", Basis::Total, &ratio, times);
-        let ratio = self.per_run(|r| r.crypto_floor.node_ratio_batched);
-        self.row("node total ÷ batched floor", Basis::Total, &ratio, times);
+        let mut names: Vec<String> = Vec::new();
+        for r in self.runs {
+            for c in &r.cpu {
+                if !names.contains(&c.name) {
+                    names.push(c.name.clone());
+                }
+            }
+        }
+        for name in &names {
+            let vals: Vec<Option<f64>> = self
+                .runs
+                .iter()
+                .map(|r| r.cpu.iter().find(|c| &c.name == name).map(|c| c.total_s))
+                .collect();
+            self.row(&format!("{name}, CPU s"), Basis::Both, &vals, s);
+        }
+        self.floor_ratios();
+    }
+
+    /// The node's CPU ÷ each floor, in a column of ratios, the one each
+    /// layout is judged by marked `*`.
+    fn floor_ratios(&mut self) {
+        self.header_with("Node CPU ÷ crypto floor (* read this one)", ["", "ratio"]);
+        type Of = fn(&RunReport) -> f64;
+        let rows: [(&str, Of, bool); 2] = [
+            (
+                "node total ÷ one-by-one floor",
+                |r| r.crypto_floor.node_ratio,
+                false,
+            ),
+            (
+                "node total ÷ batched floor",
+                |r| r.crypto_floor.node_ratio_batched,
+                true,
+            ),
+        ];
+        for (label, of, batched) in rows {
+            let mut cells = Vec::new();
+            let mut vals = Vec::new();
+            for r in self.runs {
+                let v = of(r);
+                let mark = if r.batches_signatures() == batched {
+                    "*"
+                } else {
+                    " "
+                };
+                cells.push(String::new());
+                cells.push(format!("{v:.2}{mark}"));
+                vals.push(v);
+            }
+            let ratio_cell = self.ratio.as_ref().map(|_| match vals.as_slice() {
+                [a, b] => ratio(*a, *b),
+                _ => "-".into(),
+            });
+            self.line(label, &cells, ratio_cell.as_deref());
+        }
     }
 
     fn messages(&mut self) {
@@ -240,6 +294,60 @@ impl Table<'_> {
                     .unwrap_or(0) as f64
             });
             self.row(&format!("reputation: {kind}"), Basis::Both, &vals, count);
+        }
+    }
+
+    /// The database's own share and where the checks ran
+    /// (docs/durability.md; `checks` in the JSON).
+    fn database_and_checks(&mut self) {
+        self.header("Database and checks");
+        let commits = self.per_run(|r| r.database.commits as f64);
+        self.row("database commits", Basis::Both, &commits, |v| {
+            format!("{v:.1}")
+        });
+        let cpu = self.per_run(|r| r.database.cpu_s);
+        self.row(
+            "database, CPU s (part of the voting thread's)",
+            Basis::Both,
+            &cpu,
+            |v| format!("{v:.4}"),
+        );
+        let floor = self.per_run(|r| {
+            let f = r.crypto_floor.cpu_s;
+            if f > 0.0 {
+                r.database.cpu_s / f
+            } else {
+                0.0
+            }
+        });
+        self.row("database ÷ crypto floor", Basis::Total, &floor, |v| {
+            format!("{v:.3}")
+        });
+        let trip: Vec<Option<f64>> = self
+            .runs
+            .iter()
+            .map(|r| (r.checks.round_trips > 0).then_some(r.checks.round_trip_us))
+            .collect();
+        if trip.iter().any(Option::is_some) {
+            self.row(
+                "round trip to voting per check, µs",
+                Basis::Total,
+                &trip,
+                |v| format!("{v:.1}"),
+            );
+        }
+        let ahead: Vec<Option<f64>> = self
+            .runs
+            .iter()
+            .map(|r| (r.checks.checked_ahead > 0).then_some(r.checks.checked_ahead as f64))
+            .collect();
+        if ahead.iter().any(Option::is_some) {
+            self.row(
+                "certificates checked back to back",
+                Basis::Both,
+                &ahead,
+                |v| format!("{v:.0}"),
+            );
         }
     }
 
@@ -288,7 +396,8 @@ impl Table<'_> {
         let floor = &self.runs[0].crypto_floor;
         let how = match floor.mode.as_str() {
             "sample" => format!(
-                "estimated from a seeded\n  sample of {} of the {} unique messages (95 % interval {:.4}..{:.4} s)",
+                "estimated from a seeded\n  sample of {} of the {} unique messages (95 % interval {:.4}..{:.4} s:\n  \
+                 the sampling error of the estimate only)",
                 floor.sampled_messages(),
                 floor.population_messages(),
                 floor.interval_s.0,
@@ -305,6 +414,17 @@ impl Table<'_> {
              node total.\n\
              crypto floor: the CPU one thread needs to verify the run's unique assignments\n  \
              and approvals once, after the run; {how}.\n\
+             per block: the run's total ÷ its blocks, here, in --json and in compare; the\n  \
+             run's tail (after the last block's slot) is in the total, and the HTML\n  \
+             page's bars show each block's slot and the tail apart.\n\
+             ÷ floor (*): read node ÷ batched floor for a layout that verifies approval\n  \
+             signatures in batches (parallel, by default), node ÷ one-by-one floor for one\n  \
+             that checks each alone (classic, as Polkadot): each layout against the least\n  \
+             its own way of checking could cost.\n\
+             database: commits of the approval database (once per tick, and before each\n  \
+             announcement) and the voting thread's time in it (writes, commits, fsyncs).\n\
+             round trip: classic, what one check's trip to the voting thread and back cost\n  \
+             distribution beyond the check itself (the architecture's price).\n\
              peak resident memory: the process's peak RSS from the run's start (VmHWM reset\n  \
              per run), so it includes what the process held before the run.\n"
         );
@@ -326,6 +446,14 @@ impl Table<'_> {
             },
             g.cache_bytes as f64 / 1048576.0
         );
+        if self.runs.iter().all(|r| r.repeats.is_none()) {
+            let _ = writeln!(
+                self.out,
+                "noise: one run of each layout, so run-to-run noise is not included in these\n  \
+                 figures (CPU and wall time vary between runs); --repeat N reports the median\n  \
+                 and range of N runs, and compare judges against that range."
+            );
+        }
     }
 }
 
@@ -352,7 +480,13 @@ pub fn render(runs: &[RunReport]) -> String {
     t.network();
     t.cpu();
     t.messages();
+    t.database_and_checks();
     t.run();
+    let spread = crate::repeat::render_spread(runs);
+    if !spread.is_empty() {
+        t.out.push_str("\nSpread over the repeats\n");
+        t.out.push_str(&spread);
+    }
     t.legend();
     t.out
 }
@@ -479,6 +613,33 @@ mod tests {
         .collect();
         assert!(missing.is_empty(), "{missing:?} missing in\n{text}");
         assert!(text.contains("sample of"), "{text}");
+    }
+
+    #[test]
+    fn the_database_and_the_checks_have_their_rows() {
+        let mut runs = both();
+        runs[0].database.commits = 40;
+        runs[0].database.cpu_s = 0.5;
+        runs[0].crypto_floor.cpu_s = 10.0;
+        runs[0].checks.round_trips = 100;
+        runs[0].checks.round_trip_us = 12.5;
+        runs[1].database.commits = 20;
+        runs[1].checks.checked_ahead = 30;
+        let text = render(&runs);
+        for (label, want) in [
+            ("database commits", "40.0"),
+            ("database, CPU s", "0.5000"),
+            ("database ÷ crypto floor", "0.050"),
+            ("round trip to voting per check, µs", "12.5"),
+            ("certificates checked back to back", "30"),
+        ] {
+            let row = text
+                .lines()
+                .find(|l| l.starts_with(label))
+                .unwrap_or_else(|| panic!("no row {label} in\n{text}"));
+            assert!(row.contains(want), "{label}: {row}");
+        }
+        assert!(text.contains("\nround trip:"), "{text}");
     }
 
     #[test]

@@ -90,6 +90,25 @@ pub struct ProducerStats {
     pub last_tranche_with_no_show: DelayTranche,
 }
 
+/// A candidate with a no-show whose next assignment upstream's sending
+/// rule held back ([`Producer::stalls`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StalledCandidate {
+    pub candidate: CandidateIndex,
+    /// Approvals withheld for it.
+    pub no_shows: u32,
+    /// The highest tranche of the assignments counted towards
+    /// `needed_approvals`.
+    pub max_tranche: DelayTranche,
+    /// `max_tranche + no_shows`: the last tranche the rule sends once
+    /// `needed_approvals + 1` assignments are out.
+    pub window: DelayTranche,
+    /// The highest tranche of its assignments the peers sent.
+    pub last_sent: DelayTranche,
+    /// The first tranche of a generated assignment for it never sent.
+    pub next_tranche: DelayTranche,
+}
+
 /// Decides what the emulated peers send, and when.
 pub struct Producer<'a> {
     bundles: &'a [Bundle],
@@ -100,6 +119,8 @@ pub struct Producer<'a> {
     skipped: Vec<usize>,
     initialised: Vec<bool>,
     approved: Vec<bool>,
+    /// Which bundles were sent (for [`Producer::stalls`]).
+    sent_bundle: Vec<bool>,
     books: HashMap<(u32, CandidateIndex), CandidateBook>,
     /// Which validators can deliver to the node (connected peers); empty
     /// means all.
@@ -120,6 +141,7 @@ impl<'a> Producer<'a> {
             skipped: Vec::new(),
             initialised: vec![false; n],
             approved: vec![false; n],
+            sent_bundle: vec![false; bundles.len()],
             books: HashMap::new(),
             reachable: Vec::new(),
             sent: Vec::new(),
@@ -155,6 +177,71 @@ impl<'a> Producer<'a> {
         if let Some(x) = self.approved.get_mut(b as usize) {
             *x = true;
         }
+    }
+
+    /// The candidates of block `b` (0-based) that upstream's sending rule
+    /// (`should_send_tranche`) left unapprovable: once `needed_approvals + 1`
+    /// assignments are out, tranches are sent only up to `max_tranche +
+    /// no-shows`, which assumes every tranche holds an assignment for the
+    /// candidate. A candidate is listed when it had a no-show, none of its
+    /// assignments above `max_tranche` was sent (nothing to cover the
+    /// no-show: each non-empty later tranche covers one), a generated one
+    /// was held back, and too few approvals were sent for the one-third rule
+    /// (more than a third of `n_validators`). Call it at the end of a run.
+    pub fn stalls(&self, b: u32, n_validators: u32) -> Vec<StalledCandidate> {
+        let mut approvals: HashMap<CandidateIndex, u32> = HashMap::new();
+        for (block, m) in &self.sent {
+            if *block == b && matches!(m.message, ApprovalDistributionMessage::Approvals(_)) {
+                for c in &m.candidates {
+                    *approvals.entry(*c).or_default() += 1;
+                }
+            }
+        }
+        let mut out: Vec<StalledCandidate> = Vec::new();
+        for (&(block, candidate), book) in &self.books {
+            let approved = approvals.get(&candidate).copied().unwrap_or(0);
+            if block != b || book.num_no_shows == 0 || approved * 3 > n_validators {
+                continue;
+            }
+            let window = book.max_tranche + book.num_no_shows;
+            let mut last_sent = None;
+            let mut next = None;
+            for (i, x) in self
+                .bundles
+                .iter()
+                .enumerate()
+                .filter(|(_, x)| x.block == b)
+            {
+                for m in x
+                    .assignments
+                    .iter()
+                    .filter(|m| m.candidates.contains(&candidate))
+                {
+                    let (slot, keep): (_, fn(DelayTranche, DelayTranche) -> DelayTranche) =
+                        if self.sent_bundle[i] {
+                            (&mut last_sent, Ord::max)
+                        } else {
+                            (&mut next, Ord::min)
+                        };
+                    *slot = Some(slot.map_or(m.tranche, |v| keep(v, m.tranche)));
+                }
+            }
+            let (Some(last_sent), Some(next_tranche)) = (last_sent, next) else {
+                continue;
+            };
+            if last_sent <= book.max_tranche {
+                out.push(StalledCandidate {
+                    candidate,
+                    no_shows: book.num_no_shows,
+                    max_tranche: book.max_tranche,
+                    window,
+                    last_sent,
+                    next_tranche,
+                });
+            }
+        }
+        out.sort_by_key(|s| s.candidate);
+        out
     }
 
     /// Every bundle has been sent or discarded.
@@ -234,6 +321,7 @@ impl<'a> Producer<'a> {
             }
             return false;
         }
+        self.sent_bundle[i] = true;
         let needed = self.options.needed_approvals;
         for m in &bundle.assignments {
             if !self.reaches_node(m) {
@@ -402,6 +490,57 @@ mod tests {
             / 2;
         assert!(approvals >= 2, "{approvals}");
         assert!(p.stats.max_tranche_sent >= 3);
+    }
+
+    #[test]
+    fn a_no_show_whose_cover_the_rule_held_back_is_a_stall() {
+        // Needed 2: three assignments in tranche 0 go out (needed + 1), so
+        // max_tranche is 0 and one no-show lets the rule send up to tranche
+        // 1 only; the assignment at 9 that would cover the no-show is held
+        // back.
+        let bundles: Vec<Bundle> = [0, 0, 0, 9]
+            .iter()
+            .enumerate()
+            .map(|(v, t)| bundle(v as u32 + 1, *t))
+            .collect();
+        let run = |no_shows| {
+            let mut p = Producer::new(&bundles, vec![100], opts(no_shows));
+            p.block_initialised(0);
+            let mut out = Vec::new();
+            for now in 100..120 {
+                p.poll(now, &mut out);
+            }
+            p
+        };
+        let p = run(1);
+        assert_eq!(p.stats.withheld_approvals, 1);
+        let stall = StalledCandidate {
+            candidate: 0,
+            no_shows: 1,
+            max_tranche: 0,
+            window: 1,
+            last_sent: 0,
+            next_tranche: 9,
+        };
+        assert_eq!(p.stalls(0, 60), vec![stall]);
+        // Two approvals of 5 validators are more than a third: approved by
+        // the one-third rule, no stall.
+        assert!(p.stalls(0, 5).is_empty());
+        // Without a no-show nothing needs covering: no stall.
+        assert!(run(0).stalls(0, 60).is_empty());
+        // A cover in the window is sent: no stall.
+        let bundles: Vec<Bundle> = [0, 0, 0, 1]
+            .iter()
+            .enumerate()
+            .map(|(v, t)| bundle(v as u32 + 1, *t))
+            .collect();
+        let mut p = Producer::new(&bundles, vec![100], opts(1));
+        p.block_initialised(0);
+        let mut out = Vec::new();
+        for now in 100..120 {
+            p.poll(now, &mut out);
+        }
+        assert!(p.stalls(0, 60).is_empty(), "{:?}", p.stalls(0, 60));
     }
 
     #[test]

@@ -9,7 +9,10 @@ use anyhow::{bail, Result};
 use tranche_node::Architecture;
 use tranche_node::ASSIGNMENT_KINDS;
 use tranche_node::{process_cpu_time, thread_cpu_time};
-use tranche_report::{BlockReport, CpuRow, FloorReport, NetworkReport, ProtocolReport, RunReport};
+use tranche_report::{
+    BlockReport, ChecksReport, CpuRow, DatabaseReport, FloorReport, NetworkReport, ProtocolReport,
+    RunReport,
+};
 
 /// Reputation changes by kind, those of the node before a restart
 /// included.
@@ -125,6 +128,7 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
     counts.unique_messages = producer.stats.unique_messages;
     counts.withheld_approvals = producer.stats.withheld_approvals;
     counts.verifications = metrics.verifications();
+    let stalls = stalls(world, &approved, &producer, step.n_validators);
     let node_counters = net.node_counters();
     let p = &metrics.protocol;
     let protocol = ProtocolReport {
@@ -181,7 +185,58 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         repeats: None,
         restart: restart.done,
         schedule: schedule_report(&metrics, options),
+        database: DatabaseReport {
+            commits: p.db_commits(),
+            fsyncs: p.db_fsyncs(),
+            commits_per_block: p.db_commits() as f64 / blocks_n,
+            cpu_s: p.db_seconds(),
+            cpu_per_block_s: p.db_seconds() / blocks_n,
+        },
+        checks: {
+            let (round_trips, round_trip_us) = p.round_trip();
+            ChecksReport {
+                round_trips,
+                round_trip_us,
+                checked_ahead: p.checked_ahead(),
+                ahead_unused: p.ahead_unused(),
+            }
+        },
+        signatures: match options.checks.signatures {
+            _ if options.architecture == Architecture::Classic => "one-by-one",
+            tranche_node::SignatureCheck::Batched => "batched",
+            tranche_node::SignatureCheck::OneByOne => "one-by-one",
+        }
+        .into(),
+        stalls,
     })
+}
+
+/// The candidates of the blocks never approved that upstream's sending
+/// rule stalled (`Producer::stalls`).
+fn stalls(
+    world: &tranche_workload::generate::world::World,
+    approved: &[Option<u64>],
+    producer: &tranche_workload::producer::Producer<'_>,
+    n_validators: u32,
+) -> Vec<tranche_report::Stall> {
+    let mut out = Vec::new();
+    for (i, b) in world.blocks.iter().enumerate() {
+        if approved.get(i).is_some_and(Option::is_some) {
+            continue;
+        }
+        for s in producer.stalls(i as u32, n_validators) {
+            out.push(tranche_report::Stall {
+                block: b.number,
+                candidate: s.candidate,
+                no_shows: s.no_shows,
+                max_tranche: s.max_tranche,
+                window: s.window,
+                last_sent: s.last_sent,
+                next_tranche: s.next_tranche,
+            });
+        }
+    }
+    out
 }
 
 /// Measure the crypto floor of the run's unique messages (`floor.rs`) on a

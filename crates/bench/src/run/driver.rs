@@ -232,6 +232,12 @@ impl<'a> Driver<'a> {
             *cpu_s.entry(group).or_insert(0.0) += w.cpu_seconds();
         }
         let env = thread_cpu_time().saturating_sub(self.driver_cpu_start);
+        // The process outside the named threads and the driver, as the
+        // report's `other` row (counted in the node's CPU).
+        let named: f64 = cpu_s.values().sum();
+        let process = process_cpu_time().saturating_sub(self.process_cpu_start);
+        let other = (process.as_secs_f64() - named - env.as_secs_f64()).max(0.0);
+        cpu_s.insert("other".to_owned(), other);
         cpu_s.insert("test-environment".to_owned(), env.as_secs_f64());
         let mut queue_depth = 0;
         let mut queue_depth_by_kind = BTreeMap::new();

@@ -8,6 +8,23 @@ use super::schema::Scenario;
 use super::verdict::{differences, expected_path, load_expected, scenario_files, Difference};
 use std::path::{Path, PathBuf};
 
+/// An error on one line, its causes after it, each only where the text
+/// before does not already say it (a read error's message carries its
+/// cause: it is printed once).
+pub fn one_line(e: &anyhow::Error) -> String {
+    let mut s = String::new();
+    for cause in e.chain() {
+        let c = cause.to_string();
+        if !s.contains(&c) {
+            if !s.is_empty() {
+                s.push_str(": ");
+            }
+            s.push_str(&c);
+        }
+    }
+    s
+}
+
 /// What `tranche scenario` was asked.
 #[derive(Clone, Debug)]
 pub struct Args {
@@ -50,7 +67,7 @@ fn run_file(args: &Args) -> u8 {
     let scenario = match Scenario::load(&args.path) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             return 2;
         }
     };
@@ -63,7 +80,7 @@ fn run_file(args: &Args) -> u8 {
     let expected = match expected_file.as_deref().map(load_expected).transpose() {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             return 2;
         }
     };
@@ -108,7 +125,7 @@ fn run_file(args: &Args) -> u8 {
 }
 
 fn judge(file: &Path) -> Result<Vec<Difference>, String> {
-    let scenario = Scenario::load(file).map_err(|e| format!("{e:#}"))?;
+    let scenario = Scenario::load(file).map_err(|e| one_line(&e))?;
     let expected_file = expected_path(file);
     if !expected_file.exists() {
         return Err(format!(
@@ -117,7 +134,7 @@ fn judge(file: &Path) -> Result<Vec<Difference>, String> {
             expected_file.display()
         ));
     }
-    let expected = load_expected(&expected_file).map_err(|e| format!("{e:#}"))?;
+    let expected = load_expected(&expected_file).map_err(|e| one_line(&e))?;
     Ok(differences(&run(&scenario).result, &expected))
 }
 
@@ -125,7 +142,7 @@ fn run_folder(dir: &Path) -> u8 {
     let files = match scenario_files(dir) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", one_line(&e));
             return 2;
         }
     };

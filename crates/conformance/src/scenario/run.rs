@@ -244,6 +244,14 @@ impl Runner<'_> {
                     ..
                 } => {
                     let name = self.name_of(&block);
+                    // `tranche` is the clock's tranche when the approval
+                    // happened; the tranches that sufficed are `needed`'s.
+                    let sufficed = match &required {
+                        Some(RequiredTranches::Exact { needed, .. }) if !one_third => {
+                            format!("; tranches 0..={needed} sufficed")
+                        }
+                        _ => String::new(),
+                    };
                     let why = if one_third {
                         "more than a third of all validators approved (one-third rule)".to_string()
                     } else {
@@ -262,7 +270,7 @@ impl Runner<'_> {
                             Some(r) => format!("{r:?}"),
                         }
                     };
-                    self.line(tick, format!("candidate {name}#{candidate_index} approved at tranche {tranche}: {why}"));
+                    self.line(tick, format!("candidate {name}#{candidate_index} approved at clock tranche {tranche}{sufficed}: {why}"));
                 }
                 Action::NoShowObserved {
                     block,
@@ -725,14 +733,28 @@ pub fn render_timeline(s: &Scenario, run: &Run) -> String {
     }
     out.push_str("summary\n");
     for b in &run.result.blocks {
-        let f = |t: Option<u64>| t.map_or("never".to_string(), |t| t.to_string());
+        let at = |t: Option<u64>, yes: &str, no: &str| {
+            t.map_or_else(|| no.to_owned(), |t| format!("{yes} at tick {t}"))
+        };
         out.push_str(&format!(
-            "  block {}: all candidates approved {}, signalled {}, approved-ancestor {}, pruned {}\n",
+            "  block {}: {}; {}; {}; {}\n",
             b.name,
-            f(b.all_candidates_approved_tick),
-            f(b.approved_signal_tick),
-            f(b.approved_ancestor_tick),
-            f(b.pruned_tick)
+            at(
+                b.all_candidates_approved_tick,
+                "every candidate approved",
+                "not every candidate approved"
+            ),
+            at(
+                b.approved_signal_tick,
+                "approval signalled to chain selection",
+                "approval never signalled"
+            ),
+            at(
+                b.approved_ancestor_tick,
+                "the approved ancestor",
+                "never the approved ancestor"
+            ),
+            at(b.pruned_tick, "pruned", "not pruned")
         ));
     }
     out

@@ -15,7 +15,9 @@ use tranche_primitives::constants::MAX_BITFIELD_SIZE;
 use tranche_primitives::time::{
     slot_start_tick, ticks_per_slot, tranche_now, TICK_TOO_FAR_IN_FUTURE,
 };
-use tranche_primitives::{AssignmentCertKind, CoreBitfield, GroupIndex, Tick};
+use tranche_primitives::{
+    AssignmentCertKind, CoreBitfield, GroupIndex, Session, SessionIndex, Tick,
+};
 
 /// Sanitising (upstream `sanitize_v2_assignments`). Quirk decision: an empty claimed bitfield is
 /// refused here like an oversized one (upstream computes `len - 1` on it
@@ -32,7 +34,71 @@ pub(crate) fn sane(item: &AssignmentItem) -> bool {
     cert_bits <= max && (claimed.len() as u64) <= max && claimed.is_minimal()
 }
 
+/// What checking `item` needs, if it passes the validity that needs no
+/// crypto: a known session, the validator and the claimed candidates in
+/// range, at least one claimed (the token is left 0).
+fn check_inputs(
+    sessions: &std::collections::BTreeMap<SessionIndex, Arc<Session>>,
+    entry: &super::block::BlockEntry,
+    item: &Arc<AssignmentItem>,
+) -> Option<AssignmentCheck> {
+    let (v, claimed) = (item.0.validator, &item.1);
+    let session = sessions.get(&entry.block.session)?;
+    if claimed.len() > session.info.n_cores as usize
+        || (v.0 as usize) >= session.info.n_validators()
+        || !entry.contains_candidates(claimed)
+        || claimed.count_ones() == 0
+    {
+        return None;
+    }
+    let cores: Vec<u32> = claimed
+        .iter_ones()
+        .map(|i| entry.block.candidates[i as usize].core.0)
+        .collect();
+    let backing_groups: Vec<GroupIndex> = claimed
+        .iter_ones()
+        .map(|i| entry.block.candidates[i as usize].group)
+        .collect();
+    let claimed_cores = CoreBitfield::from_indices(&cores).ok()?;
+    Some(AssignmentCheck {
+        token: CheckToken(0),
+        session: session.clone(),
+        vrf_story: entry.block.relay_vrf_story,
+        validator: v,
+        claimed_cores,
+        backing_groups,
+        assignment: item.clone(),
+    })
+}
+
 impl State {
+    /// The certificate check that handling `item` from a peer would ask
+    /// for now — whichever peer sent it — or `None` where phase 1 would not
+    /// ask for one (the item is not sane, its block is unknown or held,
+    /// the assignment is known or being checked, or it is invalid without
+    /// crypto). Reads the state only: a runtime that drained several
+    /// messages checks their certificates back to back with it, then
+    /// hands each verdict in when phase 1 asks (the token is 0).
+    pub fn assignment_check_ahead(&self, item: &AssignmentItem) -> Option<AssignmentCheck> {
+        if !sane(item) || self.pending_known.contains_key(&item.0.block_hash) {
+            return None;
+        }
+        let entry = self.blocks.get(&item.0.block_hash)?;
+        let v = item.0.validator;
+        if let Some(vm) = entry.validator(v) {
+            let checking = vm.in_flight.iter().any(
+                |t| matches!(&self.in_flight[t].message, Pending::Assignment(a) if a.1 == item.1),
+            );
+            if checking {
+                return None;
+            }
+        }
+        if entry.find_assignment(v, &item.1).is_some() {
+            return None;
+        }
+        check_inputs(&self.sessions, entry, &Arc::new(item.clone()))
+    }
+
     /// Phase 1 for one sanitised assignment from a peer.
     pub(super) fn process_assignment(
         &mut self,
@@ -91,31 +157,10 @@ impl State {
         }
         // Validity that needs no crypto (upstream's check_assignment_valid
         // before the certificate check); failures are invalid messages.
-        let Some(session) = self.sessions.get(&entry.block.session).cloned() else {
+        let Some(mut check) = check_inputs(&self.sessions, entry, &item) else {
             rep(out, peer, COST_INVALID_MESSAGE);
             return;
         };
-        if claimed.len() > session.info.n_cores as usize
-            || (v.0 as usize) >= session.info.n_validators()
-            || !entry.contains_candidates(claimed)
-            || claimed.count_ones() == 0
-        {
-            rep(out, peer, COST_INVALID_MESSAGE);
-            return;
-        }
-        let cores: Vec<u32> = claimed
-            .iter_ones()
-            .map(|i| entry.block.candidates[i as usize].core.0)
-            .collect();
-        let backing_groups: Vec<GroupIndex> = claimed
-            .iter_ones()
-            .map(|i| entry.block.candidates[i as usize].group)
-            .collect();
-        let Ok(claimed_cores) = CoreBitfield::from_indices(&cores) else {
-            rep(out, peer, COST_INVALID_MESSAGE);
-            return;
-        };
-        let vrf_story = entry.block.relay_vrf_story;
         self.next_token += 1;
         let token = CheckToken(self.next_token);
         entry.validator_mut(v).in_flight.push(token);
@@ -129,15 +174,8 @@ impl State {
                 waiting: Vec::new(),
             },
         );
-        out.push(Action::CheckAssignment(AssignmentCheck {
-            token,
-            session,
-            vrf_story,
-            validator: v,
-            claimed_cores,
-            backing_groups,
-            assignment: item,
-        }));
+        check.token = token;
+        out.push(Action::CheckAssignment(check));
     }
 
     /// Phase 2: the verdict of a `CheckAssignment`. Unknown tokens are

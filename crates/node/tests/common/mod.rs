@@ -277,6 +277,9 @@ pub struct Trace {
     /// Tick → sorted (peer, item) pairs sent during it.
     pub sent: BTreeMap<Tick, Vec<(u32, ItemKey)>>,
     pub notifications: usize,
+    /// Tick → every notification sent during it: (peer, its items in
+    /// order), sorted.
+    pub groups: BTreeMap<Tick, Vec<(u32, Vec<ItemKey>)>>,
 }
 
 fn drain(node: &Node, tick: Tick, trace: &mut Trace) {
@@ -284,10 +287,12 @@ fn drain(node: &Node, tick: Tick, trace: &mut Trace) {
         match e {
             NodeEvent::Send { peer, bytes, .. } => {
                 trace.notifications += 1;
+                let keys = item_keys(&bytes);
                 let list = trace.sent.entry(tick).or_default();
-                for k in item_keys(&bytes) {
-                    list.push((peer.0, k));
+                for k in &keys {
+                    list.push((peer.0, k.clone()));
                 }
+                trace.groups.entry(tick).or_default().push((peer.0, keys));
             }
             NodeEvent::BlockApproved { number, tick, .. } => {
                 trace.approved.entry(number).or_insert(tick);
@@ -316,6 +321,9 @@ pub fn run_virtual_with(net: &Net, node: &mut Node, end: Tick, late_authority: b
         drain(node, tick, &mut trace)
     });
     for list in trace.sent.values_mut() {
+        list.sort();
+    }
+    for list in trace.groups.values_mut() {
         list.sort();
     }
     trace

@@ -8,7 +8,7 @@
 
 use super::{BlockSummary, SimulationReport};
 use crate::html::escape;
-use crate::html_chart::{bar_chart, layout_colour, line_chart, Bars, Line, Mark};
+use crate::html_chart::{bar_chart, layout_colour, line_chart, BarChart, Bars, Line, Mark};
 use anyhow::Result;
 use std::fmt::Write as _;
 
@@ -19,6 +19,7 @@ fn series(names: &[&str], values: Vec<Vec<Option<f64>>>) -> Vec<Bars> {
         .iter()
         .zip(values)
         .map(|(name, values)| Bars {
+            name: (*name).to_owned(),
             layout: (*name).to_owned(),
             colour: layout_colour(name, &all),
             values,
@@ -43,7 +44,7 @@ fn header(report: &SimulationReport) -> String {
 
 /// The page.
 pub fn render(report: &SimulationReport) -> Result<String> {
-    let numbers: Vec<u32> = report.blocks.iter().map(|b| b.number).collect();
+    let numbers: Vec<String> = report.blocks.iter().map(|b| b.number.to_string()).collect();
     let pick = |f: fn(&BlockSummary) -> Option<u64>| -> Vec<Option<f64>> {
         report
             .blocks
@@ -54,11 +55,16 @@ pub fn render(report: &SimulationReport) -> Result<String> {
     let slot = Mark {
         y: 6000.0,
         label: "slot (6 s)".to_owned(),
+        colour: plotters::style::RGBColor(0, 0, 0),
     };
     let times = bar_chart(
-        "Approval time after the slot start",
-        "ms (validators expected to approve)",
-        &numbers,
+        &BarChart {
+            title: "Approval time after the slot start",
+            x_desc: "block",
+            y_desc: "ms (validators expected to approve)",
+            groups: &numbers,
+            integer: false,
+        },
         &series(
             &["min", "p50", "p99", "max"],
             vec![
@@ -68,17 +74,21 @@ pub fn render(report: &SimulationReport) -> Result<String> {
                 pick(|b| b.max_ms),
             ],
         ),
-        Some(&slot),
+        &[slot],
     )?;
     let sent = bar_chart(
-        "Sent network-wide per block",
-        "candidates claimed / signatures",
-        &numbers,
+        &BarChart {
+            title: "Sent network-wide per block",
+            x_desc: "block",
+            y_desc: "candidates claimed / signatures",
+            groups: &numbers,
+            integer: true,
+        },
         &series(
             &["assignments", "approvals"],
             vec![pick(|b| Some(b.assignments)), pick(|b| Some(b.approvals))],
         ),
-        None,
+        &[],
     )?;
     let mut out: Vec<f64> = report
         .validators

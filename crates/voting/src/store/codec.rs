@@ -62,6 +62,27 @@ const FINALIZED_KEY: &[u8] = b"finalized";
 /// Encoded size of one `AssignmentRecord`.
 pub const ASSIGNMENT_RECORD_LEN: usize = 16;
 
+/// Drop every put or delete of a key that a later put or delete of the same
+/// key in `ops` overrides: only the last write of a key between two commits
+/// reaches the database. (A prefix delete in between changes nothing: the
+/// later write sets the key either way.)
+pub fn coalesce(ops: Vec<KvOp>) -> Vec<KvOp> {
+    let mut seen: std::collections::HashSet<(Table, Vec<u8>)> = std::collections::HashSet::new();
+    let mut kept: Vec<KvOp> = Vec::with_capacity(ops.len());
+    for op in ops.into_iter().rev() {
+        match &op {
+            KvOp::Put(t, k, _) | KvOp::Delete(t, k) => {
+                if seen.insert((*t, k.clone())) {
+                    kept.push(op);
+                }
+            }
+            KvOp::DeletePrefix(..) => kept.push(op),
+        }
+    }
+    kept.reverse();
+    kept
+}
+
 /// Merge puts of consecutive assignment records of the same (block,
 /// candidate) into one row each, so that a commit writes one row per
 /// approval entry rather than one per message. Order relative to other

@@ -147,9 +147,9 @@ pub trait Store {
     /// must apply batches in order and each one whole.
     fn write(&mut self, batch: WriteBatch) -> Result<(), StoreError>;
     /// Commit every batch written so far so that it survives a crash of
-    /// this process (not necessarily a power loss): the group commit of a
-    /// drained batch of inputs. A store may also fsync here, at an interval
-    /// it states (see docs/durability.md).
+    /// this process (not necessarily a power loss): the group commit, once
+    /// per tick. A store may also fsync here, at an interval it states (see
+    /// docs/durability.md).
     fn commit(&mut self) -> Result<(), StoreError> {
         self.flush()
     }

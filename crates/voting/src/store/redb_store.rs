@@ -1,20 +1,21 @@
 //! `RedbStore`: the store in a `redb` database file. Batches are kept in
 //! memory and committed as one write transaction on `commit` (the group
-//! commit of a drained batch of inputs; redb `Durability::Eventual`, which
+//! commit, once per tick; redb `Durability::Eventual`, which
 //! survives a crash of the process), on `flush` (`Durability::Immediate`:
 //! fsynced, survives a power loss), once `WRITE_BEHIND_OPS` operations are
 //! waiting, and when the store is dropped. A `commit` is fsynced too when
 //! the last fsync is older than `FSYNC_INTERVAL`. Each batch is committed
-//! whole, so a crash loses a suffix of batches, never part of one. The
+//! whole, so a crash loses a suffix of batches, never part of one; of the
+//! writes to one key between two commits only the last is applied. The
 //! promise this keeps is written in docs/durability.md.
 
-use super::codec::{chunk_assignments, decode_row, to_kv, KvOp, Table, TABLES};
+use super::codec::{chunk_assignments, coalesce, decode_row, to_kv, KvOp, Table, TABLES};
 use super::{Snapshot, Store, StoreError, WriteBatch};
 use redb::{Database, Durability, ReadableTable, TableDefinition};
 use std::path::{Path, PathBuf};
 
 /// Committed once this many table operations are waiting.
-pub const WRITE_BEHIND_OPS: usize = 1024;
+pub const WRITE_BEHIND_OPS: usize = 16_384;
 
 /// A commit is fsynced when the last fsync is older than this: the bound
 /// on what a power loss can take of the imports.
@@ -112,7 +113,7 @@ impl RedbStore {
         txn.set_durability(durability);
         // Tables are independent: apply each table's operations in order,
         // opening each table once per commit.
-        let ops = chunk_assignments(std::mem::take(&mut self.pending));
+        let ops = chunk_assignments(coalesce(std::mem::take(&mut self.pending)));
         for t in TABLES {
             let mut mine = ops.iter().filter(|op| kv_table(op) == t).peekable();
             if mine.peek().is_none() {

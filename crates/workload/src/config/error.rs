@@ -10,7 +10,7 @@ use thiserror::Error;
 #[derive(Debug, Error)]
 #[error("{}", escape_controls(&format!("{}: {}{}", .source_name, step_prefix(*.step), .kind)))]
 pub struct ConfigError {
-    /// The file path as given (or `<embedded default>`).
+    /// The file path as given (or `default.yaml (embedded)`).
     pub source_name: String,
     /// The 1-based step of `TestConfiguration` at fault, if any.
     pub step: Option<usize>,

@@ -113,7 +113,7 @@ use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 pub const DEFAULT_YAML: &str = include_str!("default.yaml");
 
 /// The name errors and reports use for [`DEFAULT_YAML`].
-pub const DEFAULT_SOURCE: &str = "<embedded default>";
+pub const DEFAULT_SOURCE: &str = "default.yaml (embedded)";
 
 /// The most blocks a run can have ([`limits::MAX_BLOCKS`]). Upstream's
 /// block hashes repeat the block number in all 32 bytes, so its block 222

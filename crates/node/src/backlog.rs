@@ -1,4 +1,5 @@
-//! The order in which a distribution worker takes what waits in its
+//! The backlog of `--schedule useful-first`: the order in which a
+//! distribution worker takes what waits in its
 //! bounded input (`--schedule`). `fifo` is upstream's: arrival order.
 //! `useful-first` drains the bounded input into a local [`Backlog`] of the
 //! same bound and, while the backlog holds messages that arrived before the

@@ -1,0 +1,82 @@
+//! What the node and its two layouts share, below all of them: the
+//! channel capacities, the node's configuration, its errors and metrics,
+//! and the [`Layout`] interface each layout (`classic.rs`, `parallel.rs`)
+//! provides to `node.rs`.
+
+use crate::channel::{ChannelMeter, Closed};
+use crate::clock::Clock;
+use crate::messages::{Architecture, CheckPolicy, Input, StoreConfig};
+use crate::metrics::ProtocolCounters;
+use crate::worker::{WorkerFailure, WorkerStats};
+use std::sync::Arc;
+use std::time::Duration;
+use tranche_distribution::PeerId;
+use tranche_primitives::Session;
+use tranche_voting::LocalKeys;
+
+/// The node's inbox (upstream's approval-distribution inbox).
+pub const INBOX_CAPACITY: usize = 64_000;
+/// Each distribution worker's bounded input (upstream
+/// `DEFAULT_WORKERS_CHANNEL_SIZE` = 64 000 / 4).
+pub const WORKER_CHANNEL_CAPACITY: usize = 16_000;
+/// The voting worker's bounded input.
+pub const VOTING_CHANNEL_CAPACITY: usize = 16_000;
+
+/// Everything a node needs to start.
+pub struct NodeConfig {
+    pub architecture: Architecture,
+    pub clock: Clock,
+    pub local: Option<LocalKeys>,
+    pub sessions: Vec<Arc<Session>>,
+    pub voting: tranche_voting::Config,
+    pub distribution: tranche_distribution::Config,
+    pub store: StoreConfig,
+    /// Batched signatures and the checking order (defaults: batched,
+    /// first in first out).
+    pub checks: CheckPolicy,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum NodeError {
+    #[error(transparent)]
+    WorkerFailed(#[from] WorkerFailure),
+    #[error("cannot open the approval database: {0}")]
+    Store(String),
+    #[error("cannot start thread {0}: {1}")]
+    Spawn(String, std::io::Error),
+    #[error("the node is not idle after {0:?} (a worker is stuck)")]
+    Stalled(Duration),
+    #[error("the node has stopped")]
+    Stopped,
+}
+
+/// Per-worker, per-channel and protocol counters.
+#[derive(Clone, Default)]
+pub struct NodeMetrics {
+    pub workers: Vec<Arc<WorkerStats>>,
+    pub channels: Vec<Arc<ChannelMeter>>,
+    /// What the state machines did (upstream's approval metrics).
+    pub protocol: Arc<ProtocolCounters>,
+    /// What `--schedule useful-first` did (empty under `fifo`).
+    pub schedule: Arc<crate::metrics::ScheduleStats>,
+}
+
+impl NodeMetrics {
+    pub fn verifications(&self) -> u64 {
+        self.workers.iter().map(|w| w.verifications()).sum()
+    }
+}
+
+/// One of the two layouts, running: where each input goes, and how its
+/// workers are stopped. `Node` forwards every input to it.
+pub(crate) trait Layout: Send + Sync {
+    /// Bytes of one notification from a peer.
+    fn peer_bytes(&mut self, peer: PeerId, bytes: Arc<[u8]>) -> Result<(), Closed>;
+    /// Every other input.
+    fn send(&mut self, input: Input) -> Result<(), Closed>;
+    /// Make a worker fail: `target` 0 is the voting worker, `1..` the
+    /// distribution workers.
+    fn inject_fault(&self, target: usize) -> Result<(), Closed>;
+    /// Tell every worker to stop.
+    fn stop(&self);
+}
