@@ -1,7 +1,8 @@
 //! One simulated validator: its approval-voting and approval-distribution
 //! state machines wired as the node's parallel layout wires them
 //! (`crates/node/src/distribution_worker.rs`, `voting_worker.rs`), on one
-//! thread and in virtual time: distribution checks each new message (the
+//! thread and in virtual time, through the glue the node uses too
+//! (`tranche_validator`): distribution checks each new message (the
 //! verdict from the process's shared [`Verdicts`]) and hands what passes
 //! to voting; voting's own assignments and approvals go back to
 //! distribution; distribution's sends are cut into notifications and
@@ -24,6 +25,9 @@ use tranche_primitives::{
     ValidatorPair,
 };
 pub use tranche_report::simulation::{Behaviour, BlockRecord, NodeRecord};
+use tranche_validator::{
+    checked_approval, checked_assignment, dispatch, CandidateApproved, Effects,
+};
 use tranche_voting::{self as voting, ApprovalVoting, CheckedApproval, CheckedAssignment};
 
 /// One notification on its way: who sends it to whom, the sender's
@@ -343,7 +347,8 @@ impl SimNode {
         self.blocks.iter().position(|b| &b.hash == hash)
     }
 
-    /// Carry out voting's actions.
+    /// Carry out voting's actions (through the glue every runtime shares,
+    /// `tranche_validator::dispatch`), then settle what they caused.
     fn apply_voting(
         &mut self,
         now_ms: u64,
@@ -352,53 +357,20 @@ impl SimNode {
         m: &Model,
         out: &mut Vec<(u64, Packet)>,
     ) {
-        let mut work = std::mem::take(&mut self.actions);
-        for action in o.actions {
-            match action {
-                voting::Action::NewBlock(b) => {
-                    self.dist.new_blocks(tick_of(now_ms), vec![b], &mut work)
-                }
-                voting::Action::DistributeAssignment { cert, claimed } => {
-                    if let Some(i) = self.block_index(&cert.block_hash) {
-                        self.record.blocks[i].own_assignments += claimed.count_ones() as u32;
-                        let item = (cert.clone(), claimed.clone());
-                        v.made_assignment(&item, &self.blocks[i], &self.session);
-                    }
-                    self.dist.distribute_assignment(cert, claimed, &mut work);
-                }
-                voting::Action::DistributeApproval(vote) => {
-                    if self.behaviour == Behaviour::NoShow {
-                        continue;
-                    }
-                    if let Some(i) = self.block_index(&vote.block_hash) {
-                        let start = slot_ms(&self.blocks[i]);
-                        let r = &mut self.record.blocks[i];
-                        r.own_approvals += 1;
-                        r.last_approval_after_ms = Some(now_ms.saturating_sub(start));
-                        v.made_approval(&vote, &self.blocks[i], &self.session);
-                    }
-                    self.dist.distribute_approval(vote, &mut work);
-                }
-                voting::Action::BlockApproved { block, .. } => {
-                    if let Some(i) = self.block_index(&block) {
-                        let r = &mut self.record.blocks[i];
-                        if r.approved_after_ms.is_none() {
-                            let start = slot_ms(&self.blocks[i]);
-                            r.approved_after_ms = Some(now_ms.saturating_sub(start));
-                        }
-                        self.announce_approved(now_ms, v, m, out);
-                    }
-                }
-                voting::Action::NoShowObserved {
-                    block, validators, ..
-                } => {
-                    if let Some(i) = self.block_index(&block) {
-                        self.record.blocks[i].no_shows += validators.len() as u32;
-                    }
-                }
-                _ => {}
-            }
+        let work = std::mem::take(&mut self.actions);
+        let mut carry = Carry {
+            node: self,
+            now_ms,
+            v,
+            m,
+            out,
+            work,
+        };
+        match dispatch(o.actions, &mut carry) {
+            Ok(()) => {}
+            Err(never) => match never {},
         }
+        let work = carry.work;
         self.settle(now_ms, work, v, m, out);
     }
 
@@ -430,20 +402,12 @@ impl SimNode {
                     Action::ImportAssignment {
                         assignment,
                         tranche,
-                    } => imports.push(ImportItem::Assignment(CheckedAssignment {
-                        block_hash: assignment.0.block_hash,
-                        validator: assignment.0.validator,
-                        claimed: assignment.1.clone(),
+                    } => imports.push(ImportItem::Assignment(checked_assignment(
+                        &assignment,
                         tranche,
-                        cert: Some(assignment.0.cert.clone()),
-                    })),
+                    ))),
                     Action::ImportApproval { vote } => {
-                        imports.push(ImportItem::Approval(CheckedApproval {
-                            block_hash: vote.block_hash,
-                            validator: vote.validator,
-                            candidates: vote.candidate_indices.clone(),
-                            signature: vote.signature,
-                        }))
+                        imports.push(ImportItem::Approval(checked_approval(&vote)))
                     }
                     Action::Send { peer, item } => self.sends.push((peer, item)),
                     Action::Reputation { .. } => {}
@@ -620,4 +584,95 @@ impl SimNode {
 enum ImportItem {
     Assignment(CheckedAssignment),
     Approval(CheckedApproval),
+}
+
+/// A simulated validator carrying out voting's actions: into its
+/// distribution state machine and its record.
+struct Carry<'a> {
+    node: &'a mut SimNode,
+    now_ms: u64,
+    v: &'a Verdicts,
+    m: &'a Model,
+    out: &'a mut Vec<(u64, Packet)>,
+    /// What distribution asked for meanwhile, settled afterwards.
+    work: Vec<Action>,
+}
+
+impl Effects for Carry<'_> {
+    type Error = std::convert::Infallible;
+
+    fn new_block(&mut self, b: tranche_primitives::Block) -> Result<(), Self::Error> {
+        self.node
+            .dist
+            .new_blocks(tick_of(self.now_ms), vec![b], &mut self.work);
+        Ok(())
+    }
+
+    fn distribute_assignment(
+        &mut self,
+        cert: tranche_primitives::IndirectAssignmentCert,
+        claimed: tranche_primitives::CandidateBitfield,
+    ) -> Result<(), Self::Error> {
+        let n = &mut *self.node;
+        if let Some(i) = n.block_index(&cert.block_hash) {
+            n.record.blocks[i].own_assignments += claimed.count_ones() as u32;
+            let item = (cert.clone(), claimed.clone());
+            self.v.made_assignment(&item, &n.blocks[i], &n.session);
+        }
+        n.dist.distribute_assignment(cert, claimed, &mut self.work);
+        Ok(())
+    }
+
+    fn distribute_approval(
+        &mut self,
+        vote: tranche_primitives::IndirectSignedApprovalVote,
+    ) -> Result<(), Self::Error> {
+        let n = &mut *self.node;
+        if n.behaviour == Behaviour::NoShow {
+            return Ok(());
+        }
+        if let Some(i) = n.block_index(&vote.block_hash) {
+            let start = slot_ms(&n.blocks[i]);
+            let r = &mut n.record.blocks[i];
+            r.own_approvals += 1;
+            r.last_approval_after_ms = Some(self.now_ms.saturating_sub(start));
+            self.v.made_approval(&vote, &n.blocks[i], &n.session);
+        }
+        n.dist.distribute_approval(vote, &mut self.work);
+        Ok(())
+    }
+
+    fn candidate_approved(&mut self, _: CandidateApproved) -> Result<(), Self::Error> {
+        Ok(())
+    }
+
+    fn block_approved(
+        &mut self,
+        block: tranche_primitives::Hash,
+        _: tranche_primitives::BlockNumber,
+        _: tranche_primitives::Tick,
+    ) -> Result<(), Self::Error> {
+        let n = &mut *self.node;
+        if let Some(i) = n.block_index(&block) {
+            let r = &mut n.record.blocks[i];
+            if r.approved_after_ms.is_none() {
+                let start = slot_ms(&n.blocks[i]);
+                r.approved_after_ms = Some(self.now_ms.saturating_sub(start));
+            }
+            n.announce_approved(self.now_ms, self.v, self.m, self.out);
+        }
+        Ok(())
+    }
+
+    fn no_show_observed(
+        &mut self,
+        block: tranche_primitives::Hash,
+        validators: &[tranche_primitives::ValidatorIndex],
+    ) -> Result<(), Self::Error> {
+        let n = &mut *self.node;
+        if let Some(i) = n.block_index(&block) {
+            n.record.blocks[i].no_shows += validators.len() as u32;
+        }
+        Ok(())
+    }
 }
