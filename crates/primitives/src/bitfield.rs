@@ -103,24 +103,7 @@ impl<T> Bitfield<T> {
 
     /// Decode with the reader's bitfield limit.
     pub fn decode_from<I: Input>(r: &mut Reader<I>) -> Result<Self, DecodeError> {
-        let offset = r.offset();
-        let bits = r.compact_u32("bitfield length")?;
-        if bits > r.limits.max_bitfield_bits {
-            return Err(DecodeError::BitfieldTooLarge {
-                bits,
-                max: r.limits.max_bitfield_bits,
-                offset,
-            });
-        }
-        let n_bytes = (bits as usize).div_ceil(8);
-        if let Some(remaining) = r.remaining() {
-            if n_bytes > remaining {
-                return Err(DecodeError::Truncated {
-                    what: "bitfield bytes",
-                    offset: r.offset(),
-                });
-            }
-        }
+        let (bits, n_bytes) = read_bitfield_len(r)?;
         let mut bytes = vec![0u8; n_bytes];
         r.bytes(&mut bytes, "bitfield bytes")?;
         let mut bv = BitVec::<u8, Lsb0>::from_vec(bytes);
@@ -128,6 +111,31 @@ impl<T> Bitfield<T> {
         bv.truncate(bits as usize);
         Ok(Self::from_bitvec(bv))
     }
+}
+
+/// A bitfield's length in bits and in bytes, checked against the reader's
+/// limit and the bytes left (what decoding a bitfield reads before its
+/// bytes; `wire_skim` reads the same).
+pub(crate) fn read_bitfield_len<I: Input>(r: &mut Reader<I>) -> Result<(u32, usize), DecodeError> {
+    let offset = r.offset();
+    let bits = r.compact_u32("bitfield length")?;
+    if bits > r.limits.max_bitfield_bits {
+        return Err(DecodeError::BitfieldTooLarge {
+            bits,
+            max: r.limits.max_bitfield_bits,
+            offset,
+        });
+    }
+    let n_bytes = (bits as usize).div_ceil(8);
+    if let Some(remaining) = r.remaining() {
+        if n_bytes > remaining {
+            return Err(DecodeError::Truncated {
+                what: "bitfield bytes",
+                offset: r.offset(),
+            });
+        }
+    }
+    Ok((bits, n_bytes))
 }
 
 impl<T> Encode for Bitfield<T> {

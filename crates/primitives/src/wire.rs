@@ -165,25 +165,34 @@ pub enum ValidationProtocol {
     ApprovalDistribution(ApprovalDistributionMessage),
 }
 
-impl ValidationProtocol {
-    pub fn decode_from<I: Input>(r: &mut Reader<I>) -> Result<Self, DecodeError> {
-        let offset = r.offset();
-        match r.u8("validation protocol variant")? {
-            APPROVAL_DISTRIBUTION_INDEX => Ok(ValidationProtocol::ApprovalDistribution(
-                ApprovalDistributionMessage::decode_from(r)?,
-            )),
-            index @ (BITFIELD_DISTRIBUTION_INDEX | STATEMENT_DISTRIBUTION_INDEX) => {
-                Err(DecodeError::UnsupportedVariant {
-                    what: "validation protocol",
-                    index,
-                })
-            }
-            index => Err(DecodeError::UnknownVariant {
+/// Read the `ValidationProtocol` variant, which must be approval
+/// distribution (the only one modelled); `wire_skim` reads the same.
+pub(crate) fn read_approval_distribution_variant<I: Input>(
+    r: &mut Reader<I>,
+) -> Result<(), DecodeError> {
+    let offset = r.offset();
+    match r.u8("validation protocol variant")? {
+        APPROVAL_DISTRIBUTION_INDEX => Ok(()),
+        index @ (BITFIELD_DISTRIBUTION_INDEX | STATEMENT_DISTRIBUTION_INDEX) => {
+            Err(DecodeError::UnsupportedVariant {
                 what: "validation protocol",
                 index,
-                offset,
-            }),
+            })
         }
+        index => Err(DecodeError::UnknownVariant {
+            what: "validation protocol",
+            index,
+            offset,
+        }),
+    }
+}
+
+impl ValidationProtocol {
+    pub fn decode_from<I: Input>(r: &mut Reader<I>) -> Result<Self, DecodeError> {
+        read_approval_distribution_variant(r)?;
+        Ok(ValidationProtocol::ApprovalDistribution(
+            ApprovalDistributionMessage::decode_from(r)?,
+        ))
     }
 
     /// Decode one notification: at most `MAX_NOTIFICATION_SIZE` bytes, every

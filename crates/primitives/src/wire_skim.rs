@@ -9,14 +9,14 @@
 //! (`polkadot/node/network/bridge/src/rx/mod.rs`); this is the split that
 //! keeps decoding off the one router thread.
 
+use crate::bitfield::read_bitfield_len;
 use crate::bitfield::CandidateBitfield;
 use crate::cert::VrfSignature;
 use crate::codec::{decode_all, DecodeError, Limits, Reader};
 use crate::ids::ValidatorIndex;
 use crate::wire::{
-    check_size, ApprovalDistributionMessage, IndirectAssignmentCert, IndirectSignedApprovalVote,
-    APPROVAL_DISTRIBUTION_INDEX, BITFIELD_DISTRIBUTION_INDEX, MIN_APPROVAL_ITEM,
-    MIN_ASSIGNMENT_ITEM, STATEMENT_DISTRIBUTION_INDEX,
+    check_size, read_approval_distribution_variant, ApprovalDistributionMessage,
+    IndirectAssignmentCert, IndirectSignedApprovalVote, MIN_APPROVAL_ITEM, MIN_ASSIGNMENT_ITEM,
 };
 use std::ops::Range;
 
@@ -39,21 +39,8 @@ pub struct Skim {
 pub fn skim_wire(bytes: &[u8]) -> Result<Skim, DecodeError> {
     check_size(bytes)?;
     decode_all(bytes, Limits::WIRE, |r| {
-        let offset = r.offset();
-        match r.u8("validation protocol variant")? {
-            APPROVAL_DISTRIBUTION_INDEX => skim_message(r),
-            index @ (BITFIELD_DISTRIBUTION_INDEX | STATEMENT_DISTRIBUTION_INDEX) => {
-                Err(DecodeError::UnsupportedVariant {
-                    what: "validation protocol",
-                    index,
-                })
-            }
-            index => Err(DecodeError::UnknownVariant {
-                what: "validation protocol",
-                index,
-                offset,
-            }),
-        }
+        read_approval_distribution_variant(r)?;
+        skim_message(r)
     })
 }
 
@@ -116,24 +103,7 @@ fn skip_cert_kind(r: &mut Reader<&[u8]>) -> Result<(), DecodeError> {
 
 /// `Bitfield::decode_from`, reading only.
 fn skip_bitfield(r: &mut Reader<&[u8]>) -> Result<(), DecodeError> {
-    let offset = r.offset();
-    let bits = r.compact_u32("bitfield length")?;
-    if bits > r.limits.max_bitfield_bits {
-        return Err(DecodeError::BitfieldTooLarge {
-            bits,
-            max: r.limits.max_bitfield_bits,
-            offset,
-        });
-    }
-    let mut n_bytes = (bits as usize).div_ceil(8);
-    if let Some(remaining) = r.remaining() {
-        if n_bytes > remaining {
-            return Err(DecodeError::Truncated {
-                what: "bitfield bytes",
-                offset: r.offset(),
-            });
-        }
-    }
+    let (_, mut n_bytes) = read_bitfield_len(r)?;
     let mut buf = [0u8; 64];
     while n_bytes > 0 {
         let k = n_bytes.min(buf.len());
