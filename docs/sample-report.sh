@@ -2,7 +2,7 @@
 # Regenerates README.md's sample report from the current code: runs the
 # command the README shows above the block with the given binary (default
 # ./target/release/tranche; build it first) and replaces the text between
-# the `sample-report` markers. `crates/bench/tests/readme_sample.rs` runs
+# the `sample-report` markers. `crates/bench/tests/bench/readme_sample.rs` runs
 # the same command and fails when the README's block no longer has the
 # layout the current code prints (figures masked), naming this script.
 set -eu

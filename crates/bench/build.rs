@@ -1,6 +1,6 @@
 //! Tells the tests whether headless chromium is installed: without
 //! `/usr/bin/chromium` it sets the cfg `no_chromium`, under which the
-//! browser test (`tests/html_browser.rs`) is marked `#[ignore]` with the
+//! browser test (`tests/bench/html_browser.rs`) is marked `#[ignore]` with the
 //! reason, so that `cargo test` reports it as ignored rather than passed
 //! (libtest has no run-time skip).
 

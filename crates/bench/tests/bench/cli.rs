@@ -3,7 +3,7 @@
 //! shell completions, warnings for flags without effect, output paths
 //! refused before any work.
 
-mod common;
+use crate::common;
 use common::tranche;
 
 #[test]

@@ -2,7 +2,7 @@
 //! stdout, progress lines on stderr, a one-line error and a failing exit
 //! for a bad file.
 
-mod common;
+use crate::common;
 use common::tranche;
 
 #[test]

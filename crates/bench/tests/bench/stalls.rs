@@ -3,7 +3,7 @@
 //! tranches, one no-show per candidate) leaves one candidate of blocks 9
 //! and 11 uncovered under upstream's generator rule (docs/quirks.md).
 
-mod common;
+use crate::common;
 
 #[test]
 fn blocks_never_approved_name_the_stalled_candidates_and_the_rule() {

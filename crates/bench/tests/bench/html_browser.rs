@@ -6,7 +6,7 @@
 //! ignored with its reason (the build script's cfg `no_chromium`), so
 //! `cargo test` reports it as ignored, not as passed.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

@@ -4,7 +4,7 @@
 //! 2 s, nothing on stdout, one line on stderr); written files take the
 //! mode the umask gives (0644 under umask 022), `examples --write` too.
 
-mod common;
+use crate::common;
 use common::{tmp, BIN};
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;

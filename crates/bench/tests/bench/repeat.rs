@@ -5,7 +5,7 @@
 //! time: one line each, median and range), the deterministic figures those
 //! of a single run, and `compare` of the file with itself passes.
 
-mod common;
+use crate::common;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};

@@ -4,7 +4,7 @@
 //! date, path and machine detail masked, so that a change of rows, sections,
 //! labels or legend fails here until the block is regenerated.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 

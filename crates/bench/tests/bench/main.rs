@@ -1,0 +1,22 @@
+//! Every integration test of the `tranche` binary in one test binary (one
+//! link instead of one per file: most of a cold `cargo test` is building
+//! and linking). Each module is one concern, as its own doc says.
+
+mod cli;
+mod common;
+mod hostile;
+mod html_browser;
+mod meta_compare;
+mod network_cli;
+mod network_default_run;
+mod network_sweep;
+mod observability;
+mod outputs;
+mod progress;
+mod readme_sample;
+mod repeat;
+mod restart;
+mod run;
+mod scenario_command;
+mod stalls;
+mod sweep_run;
