@@ -21,6 +21,7 @@
 use crate::channel::Rx;
 use crate::messages::{decoded, DistMsg};
 use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
 use tranche_distribution::{AssignmentItem, AssignmentVerdict, State};
 use tranche_primitives::{ApprovalDistributionMessage, CandidateBitfield, Hash, ValidatorIndex};
 
@@ -29,8 +30,10 @@ pub(crate) struct Ahead {
     /// Most messages drained at once (at least 1).
     limit: usize,
     queue: VecDeque<DistMsg>,
-    verdicts: HashMap<AssignmentItem, AssignmentVerdict>,
-    /// Checks run ahead and not (yet) taken, over the worker's life.
+    verdicts: HashMap<Arc<AssignmentItem>, AssignmentVerdict>,
+    /// Checks run ahead that the in-order pass took, and those it never
+    /// asked for, over the worker's life.
+    pub taken: u64,
     pub unused: u64,
 }
 
@@ -40,6 +43,7 @@ impl Ahead {
             limit: limit.max(1),
             queue: VecDeque::new(),
             verdicts: HashMap::new(),
+            taken: 0,
             unused: 0,
         }
     }
@@ -63,7 +67,9 @@ impl Ahead {
 
     /// The verdict checked ahead for this assignment, if any.
     pub fn verdict(&mut self, item: &AssignmentItem) -> Option<AssignmentVerdict> {
-        self.verdicts.remove(item)
+        let v = self.verdicts.remove(item);
+        self.taken += u64::from(v.is_some());
+        v
     }
 
     /// Check, back to back, every certificate the state would ask for,
@@ -95,7 +101,7 @@ impl Ahead {
         }
         for check in checks {
             let verdict = check.check();
-            self.verdicts.insert((*check.assignment).clone(), verdict);
+            self.verdicts.insert(check.assignment, verdict);
         }
     }
 }

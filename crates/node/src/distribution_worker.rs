@@ -136,7 +136,7 @@ impl Worker for DistributionWorker {
     /// What is still summed is reported before the worker stops.
     fn finish(mut self) -> Result<(), String> {
         if let Some(ahead) = &self.ahead {
-            self.counters.checked_ahead_unused(ahead.unused);
+            self.counters.checked_ahead(ahead.taken, ahead.unused);
         }
         self.reputations.flush(&self.events);
         Ok(())
@@ -358,7 +358,6 @@ impl DistributionWorker {
                 let verdict = match ahead {
                     Some(v) => {
                         stats.add_verifications(1);
-                        self.counters.took_checked_ahead();
                         v
                     }
                     None => {

@@ -290,20 +290,16 @@ impl ProtocolCounters {
         (n, per)
     }
 
-    /// A worker stopped with `n` certificates checked ahead and never asked
-    /// for.
-    pub(crate) fn checked_ahead_unused(&self, n: u64) {
-        add(&self.ahead_unused, n);
-    }
-
-    /// The in-order pass took a verdict checked ahead.
-    pub(crate) fn took_checked_ahead(&self) {
-        add(&self.ahead_taken, 1);
+    /// A worker stopped: of the certificates it checked ahead, the
+    /// in-order pass took `taken` and never asked for `unused`.
+    pub(crate) fn checked_ahead(&self, taken: u64, unused: u64) {
+        add(&self.ahead_taken, taken);
+        add(&self.ahead_unused, unused);
     }
 
     /// Certificates checked back to back ahead of the in-order pass that
-    /// it then took.
-    pub fn checked_ahead(&self) -> u64 {
+    /// it then took (summed as the workers stop).
+    pub fn checked_ahead_taken(&self) -> u64 {
         get(&self.ahead_taken)
     }
 

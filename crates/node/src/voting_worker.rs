@@ -84,18 +84,11 @@ pub(crate) struct VotingWorker {
     /// The group commit: the tick of the oldest write not yet committed
     /// (`None`: nothing waits). Committed once a later tick has begun.
     pub uncommitted_since: Option<Tick>,
-    /// Time spent in the store (writes, commits, fsyncs).
-    pub db_time: DbTime,
-}
-
-/// The database's own time on the voting thread: the buffering of each
-/// input's writes (wall time of the call, cheap to take; the thread is busy
-/// meanwhile, so it is CPU time) and every commit and fsync (the thread's
-/// CPU clock around it).
-#[derive(Default)]
-pub(crate) struct DbTime {
-    write_nanos: u64,
-    commit_nanos: u64,
+    /// The database's own time on the voting thread, in nanoseconds: the
+    /// buffering of each input's writes (wall time of the call, cheap to
+    /// take; the thread is busy meanwhile, so it is CPU time) and every
+    /// commit and fsync (the thread's CPU clock around it).
+    pub db_nanos: u64,
 }
 
 impl VotingWorker {
@@ -107,7 +100,7 @@ impl VotingWorker {
         }
         let start = Instant::now();
         let r = self.store.write(writes);
-        self.db_time.write_nanos += start.elapsed().as_nanos() as u64;
+        self.db_nanos += start.elapsed().as_nanos() as u64;
         r.map_err(|e| format!("database write failed: {e}"))?;
         self.uncommitted_since.get_or_insert(now);
         Ok(())
@@ -121,7 +114,7 @@ impl VotingWorker {
         } else {
             self.store.commit()
         };
-        self.db_time.commit_nanos += thread_cpu_time().saturating_sub(start).as_nanos() as u64;
+        self.db_nanos += thread_cpu_time().saturating_sub(start).as_nanos() as u64;
         self.uncommitted_since = None;
         self.note_durability();
         let what = if fsync { "flush" } else { "commit" };
@@ -181,11 +174,8 @@ impl VotingWorker {
 
     fn note_durability(&self) {
         let c = self.store.durability_counts();
-        self.counters.set_database(
-            c.commits,
-            c.fsyncs,
-            self.db_time.write_nanos + self.db_time.commit_nanos,
-        );
+        self.counters
+            .set_database(c.commits, c.fsyncs, self.db_nanos);
     }
 
     fn ticks_since_slot(&self, block: &Hash, tick: Tick) -> u64 {
@@ -485,7 +475,7 @@ mod tests {
             crashing: Default::default(),
             tell_approved: true,
             uncommitted_since: None,
-            db_time: DbTime::default(),
+            db_nanos: 0,
         };
         (w, dist_rx)
     }

@@ -193,7 +193,7 @@ impl<'a> Wiring<'a> {
             crashing: self.crashing.clone(),
             tell_approved: self.config.checks.schedule == Schedule::UsefulFirst,
             uncommitted_since: None,
-            db_time: Default::default(),
+            db_nanos: 0,
         }
     }
 

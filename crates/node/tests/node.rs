@@ -504,7 +504,7 @@ fn certificates_checked_ahead_change_no_send_or_grouping_for_any_batch_split() {
         };
         let (inline, m) = run(0);
         assert_eq!(inline.approved.len(), 3, "{signatures:?}");
-        assert_eq!(m.protocol.checked_ahead(), 0);
+        assert_eq!(m.protocol.checked_ahead_taken(), 0);
         for ahead in [1, 7, usize::MAX] {
             let what = format!("{signatures:?}, batches of {ahead}");
             let (t, n) = run(ahead);
@@ -512,7 +512,7 @@ fn certificates_checked_ahead_change_no_send_or_grouping_for_any_batch_split() {
             assert_eq!(inline.groups, t.groups, "{what}: notifications");
             assert_eq!(m.verifications(), n.verifications(), "{what}: checks");
             assert!(
-                n.protocol.checked_ahead() > 0,
+                n.protocol.checked_ahead_taken() > 0,
                 "{what}: nothing was checked ahead"
             );
             assert_eq!(n.protocol.ahead_unused(), 0, "{what}: checks wasted");

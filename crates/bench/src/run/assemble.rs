@@ -197,7 +197,7 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
             ChecksReport {
                 round_trips,
                 round_trip_us,
-                checked_ahead: p.checked_ahead(),
+                checked_ahead: p.checked_ahead_taken(),
                 ahead_unused: p.ahead_unused(),
             }
         },
