@@ -5,7 +5,7 @@
 //! the whole-network simulation (`network_cli`, `sweep_network`). The
 //! workload and the objectives live in `tranche-workload`, the reports,
 //! the output files and the progress display in `tranche-report`, the
-//! simulation's engine in `tranche-network`, the reference checks in
+//! simulation's engine in `tranche-simulation`, the reference checks in
 //! `tranche-conformance`.
 
 pub mod examples;

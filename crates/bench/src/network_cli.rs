@@ -7,7 +7,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tranche_network::{EngineConfig, EngineError, Verify};
+use tranche_simulation::{EngineConfig, EngineError, Verify};
 use tranche_report::progress::{Phase, Progress};
 use tranche_workload::config::approval_network::{self as config, ConfigError, NetworkSpec};
 
@@ -181,13 +181,13 @@ pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
 fn progress_of(
     mode: Progress,
     spec: &NetworkSpec,
-) -> (Option<tranche_network::Progress>, Arc<Phase>) {
+) -> (Option<tranche_simulation::Progress>, Arc<Phase>) {
     let span_s = u64::from(spec.num_blocks.saturating_sub(1)) * 6 + spec.run_after_last_block_secs;
     let phase = Arc::new(mode.phase("simulation", "s of virtual time", span_s));
     let blocks = spec.num_blocks;
     let last_block = std::sync::atomic::AtomicU32::new(0);
     let bar = phase.clone();
-    let tell: Option<tranche_network::Progress> = match mode {
+    let tell: Option<tranche_simulation::Progress> = match mode {
         Progress::Quiet => None,
         Progress::Bars => Some(Arc::new(move |ms: u64, _end: u64| bar.set(ms / 1000))),
         Progress::Lines => Some(Arc::new(move |ms: u64, _end: u64| {
@@ -224,7 +224,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     };
     let (progress, phase) = progress_of(mode, &spec);
     let Some(report) =
-        tranche_network::simulate(&spec, &source, args.seed, args.verify, &engine, progress)?
+        tranche_simulation::simulate(&spec, &source, args.seed, args.verify, &engine, progress)?
     else {
         return Ok(());
     };

@@ -6,7 +6,7 @@
 //! plotters charts): the node's CPU per
 //! block and the slowest block's approval time against validators, one
 //! line per layout and schedule. `tranche sweep network` is the same for
-//! the whole-network simulation (`tranche-network`).
+//! the whole-network simulation (`tranche-simulation`).
 //!
 //! Each grid point is the base step's YAML with `n_validators` and
 //! `n_cores` replaced, parsed and checked like any file, so a point the

@@ -9,7 +9,7 @@
 use crate::network_cli::{engine_of, CliError, NetworkArgs};
 use serde::Deserialize;
 use std::path::PathBuf;
-use tranche_network::{NetworkSpec, SimulationReport, Verify};
+use tranche_simulation::{NetworkSpec, SimulationReport, Verify};
 pub use tranche_report::simulation::sweep::{table, SweepRow};
 
 /// Most runs one sweep may ask for.
@@ -194,7 +194,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     let mut rows = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         let report: SimulationReport =
-            tranche_network::simulate(spec, &source, args.seed, Verify::Once, &engine, None)?
+            tranche_simulation::simulate(spec, &source, args.seed, Verify::Once, &engine, None)?
                 .expect("a single process reports");
         let row = SweepRow::of(spec, &report);
         // Progress on stderr; the table goes to stdout at the end.

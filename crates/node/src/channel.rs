@@ -6,9 +6,9 @@
 //! includes sending whatever the message caused. So a count of zero means
 //! no message is queued or being handled anywhere in the node.
 
-use crate::metrics::{HistogramSnapshot, TOF_BUCKETS_NANOS};
+pub use tranche_metrics::ChannelMeter;
 use crossbeam_channel::{Receiver, Select, SendError, Sender, TryRecvError};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -61,81 +61,6 @@ impl InFlight {
     }
 }
 
-/// Counters of one channel, read by the metrics registry.
-#[derive(Debug)]
-pub struct ChannelMeter {
-    pub name: String,
-    pub capacity: Option<usize>,
-    sent: AtomicU64,
-    received: AtomicU64,
-    queue_nanos: AtomicU64,
-    /// Time in queue of each message received, counted per bucket of
-    /// [`TOF_BUCKETS_NANOS`] plus overflow (upstream's `*_tof`); the sum is
-    /// `queue_nanos`.
-    tof_buckets: [AtomicU64; TOF_BUCKETS_NANOS.len() + 1],
-    /// Highest depth seen by a sender since the last
-    /// [`ChannelMeter::take_window_peak`].
-    window_peak: AtomicU64,
-}
-
-impl ChannelMeter {
-    pub fn new(name: impl Into<String>, capacity: Option<usize>) -> Arc<Self> {
-        Arc::new(ChannelMeter {
-            name: name.into(),
-            capacity,
-            sent: AtomicU64::new(0),
-            received: AtomicU64::new(0),
-            queue_nanos: AtomicU64::new(0),
-            tof_buckets: Default::default(),
-            window_peak: AtomicU64::new(0),
-        })
-    }
-
-    /// Time-in-queue histogram, in nanoseconds.
-    pub fn time_of_flight(&self) -> HistogramSnapshot {
-        let mut acc = 0;
-        let cumulative = TOF_BUCKETS_NANOS
-            .iter()
-            .zip(&self.tof_buckets)
-            .map(|(b, c)| {
-                acc += c.load(Ordering::Relaxed);
-                (*b, acc)
-            })
-            .collect();
-        let overflow = self.tof_buckets[TOF_BUCKETS_NANOS.len()].load(Ordering::Relaxed);
-        HistogramSnapshot {
-            cumulative,
-            sum: self.queue_nanos.load(Ordering::Relaxed),
-            count: acc + overflow,
-        }
-    }
-
-    /// The highest depth a sender saw since the previous call (at least the
-    /// depth now); starts a new window.
-    pub fn take_window_peak(&self) -> u64 {
-        let now = self.depth();
-        self.window_peak.swap(now, Ordering::Relaxed).max(now)
-    }
-
-    pub fn sent(&self) -> u64 {
-        self.sent.load(Ordering::Relaxed)
-    }
-
-    pub fn received(&self) -> u64 {
-        self.received.load(Ordering::Relaxed)
-    }
-
-    /// Messages waiting now.
-    pub fn depth(&self) -> u64 {
-        self.sent().saturating_sub(self.received())
-    }
-
-    /// Total time messages spent queued.
-    pub fn time_in_queue(&self) -> Duration {
-        Duration::from_nanos(self.queue_nanos.load(Ordering::Relaxed))
-    }
-}
-
 struct Envelope<T> {
     msg: T,
     sent_at: Instant,
@@ -167,15 +92,13 @@ impl<T> Tx<T> {
     /// Send, waiting for room on a bounded channel.
     pub fn send(&self, msg: T) -> Result<(), Closed> {
         self.in_flight.add();
-        let sent = self.meter.sent.fetch_add(1, Ordering::Relaxed) + 1;
-        let depth = sent.saturating_sub(self.meter.received.load(Ordering::Relaxed));
-        self.meter.window_peak.fetch_max(depth, Ordering::Relaxed);
+        self.meter.on_send();
         let env = Envelope {
             msg,
             sent_at: Instant::now(),
         };
         self.inner.send(env).map_err(|SendError(_)| {
-            self.meter.sent.fetch_sub(1, Ordering::Relaxed);
+            self.meter.unsend();
             self.in_flight.done();
             Closed(self.meter.name.clone())
         })
@@ -194,11 +117,8 @@ pub struct Rx<T> {
 
 impl<T> Rx<T> {
     fn open(&self, env: Envelope<T>) -> T {
-        self.meter.received.fetch_add(1, Ordering::Relaxed);
-        let waited = env.sent_at.elapsed().as_nanos() as u64;
-        self.meter.queue_nanos.fetch_add(waited, Ordering::Relaxed);
-        let bucket = TOF_BUCKETS_NANOS.partition_point(|b| *b < waited);
-        self.meter.tof_buckets[bucket].fetch_add(1, Ordering::Relaxed);
+        self.meter
+            .on_receive(env.sent_at.elapsed().as_nanos() as u64);
         env.msg
     }
 

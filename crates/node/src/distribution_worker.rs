@@ -14,7 +14,7 @@ use crate::messages::{
     decode_peer_bytes, decoded, report_malformed, CheckPolicy, Control, DistMsg, NetworkEvent,
     NodeEvent, SignatureCheck, VoteMsg,
 };
-use crate::metrics::{ProtocolCounters, ScheduleStats};
+use tranche_metrics::{ProtocolCounters, ScheduleStats};
 use crate::reputation::Reputations;
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;

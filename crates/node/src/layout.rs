@@ -3,11 +3,11 @@
 //! and the [`Layout`] interface each layout (`classic.rs`, `parallel.rs`)
 //! provides to `node.rs`.
 
-use crate::channel::{ChannelMeter, Closed};
+use crate::channel::Closed;
 use crate::clock::Clock;
 use crate::messages::{Architecture, CheckPolicy, Input, StoreConfig};
-use crate::metrics::ProtocolCounters;
-use crate::worker::{WorkerFailure, WorkerStats};
+use crate::worker::WorkerFailure;
+pub use tranche_metrics::NodeMetrics;
 use std::sync::Arc;
 use std::time::Duration;
 use tranche_distribution::PeerId;
@@ -48,23 +48,6 @@ pub enum NodeError {
     Stalled(Duration),
     #[error("the node has stopped")]
     Stopped,
-}
-
-/// Per-worker, per-channel and protocol counters.
-#[derive(Clone, Default)]
-pub struct NodeMetrics {
-    pub workers: Vec<Arc<WorkerStats>>,
-    pub channels: Vec<Arc<ChannelMeter>>,
-    /// What the state machines did (upstream's approval metrics).
-    pub protocol: Arc<ProtocolCounters>,
-    /// What `--schedule useful-first` did (empty under `fifo`).
-    pub schedule: Arc<crate::metrics::ScheduleStats>,
-}
-
-impl NodeMetrics {
-    pub fn verifications(&self) -> u64 {
-        self.workers.iter().map(|w| w.verifications()).sum()
-    }
 }
 
 /// One of the two layouts, running: where each input goes, and how its

@@ -17,13 +17,13 @@ mod backlog;
 mod channel;
 mod classic;
 mod clock;
-mod cpu;
+
 mod distribution_worker;
 mod fanout;
 mod layout;
 mod leaves;
 mod messages;
-mod metrics;
+
 mod node;
 mod parallel;
 mod reputation;
@@ -33,17 +33,17 @@ mod worker;
 
 pub use channel::ChannelMeter;
 pub use clock::Clock;
-pub use cpu::{process_cpu_time, thread_cpu_time};
+pub use tranche_metrics::{process_cpu_time, thread_cpu_time};
 pub use messages::{
     ApprovalSignatures, Architecture, CheckPolicy, NodeEvent, Schedule, SignatureCheck,
     StoreConfig, DEFAULT_AHEAD_BATCH, DEFAULT_WORKERS,
 };
-pub use metrics::{
+pub use tranche_metrics::{
     AtomicHistogram, HistogramSnapshot, ProtocolCounters, ScheduleStats, WaitQuantiles,
-    APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS, TOF_BUCKETS_NANOS,
+    APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS, TOF_BUCKETS_NANOS, NodeMetrics,
 };
 pub use node::{
-    Node, NodeConfig, NodeError, NodeMetrics, INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY,
+    Node, NodeConfig, NodeError, INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY,
     WORKER_CHANNEL_CAPACITY,
 };
 pub use worker::{WorkerFailure, WorkerStats, CPU_SAMPLE_EVERY};

@@ -6,9 +6,9 @@
 
 use crate::channel::{Closed, Tx};
 use crate::clock::Clock;
-use crate::cpu::thread_cpu_time;
+use tranche_metrics::thread_cpu_time;
 use crate::messages::{Control, DistMsg, NodeEvent, RouterMsg, VoteMsg};
-use crate::metrics::ProtocolCounters;
+use tranche_metrics::ProtocolCounters;
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use std::collections::HashMap;

@@ -37,8 +37,8 @@ use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tranche_node::HistogramSnapshot;
-use tranche_node::NodeMetrics;
+use tranche_metrics::HistogramSnapshot;
+use tranche_metrics::NodeMetrics;
 
 /// The figures of the run in progress that the driver publishes (the node's
 /// own counters are read directly from its atomics).
@@ -607,7 +607,7 @@ mod tests {
         let node = NodeMetrics {
             workers: threads
                 .iter()
-                .map(|t| tranche_node::WorkerStats::new(*t))
+                .map(|t| tranche_metrics::WorkerStats::new(*t))
                 .collect(),
             ..Default::default()
         };

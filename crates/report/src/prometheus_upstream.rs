@@ -18,7 +18,7 @@ use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use std::fmt;
 use std::sync::atomic::Ordering;
-use tranche_node::ASSIGNMENT_KINDS;
+use tranche_metrics::ASSIGNMENT_KINDS;
 
 /// subsystem-bench's own gauges and its per-peer network counters.
 pub(crate) fn encode_subsystem_bench(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {

@@ -5,7 +5,7 @@
 //! carries it out. Both runtimes build on it: the node's workers
 //! (`tranche-node`, where the two machines run on threads of their own)
 //! and every validator of the whole-network simulation
-//! (`tranche-network`, where they run in one object).
+//! (`tranche-simulation`, where they run in one object).
 
 use tranche_distribution::AssignmentItem;
 use tranche_primitives::{

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tranche_netsim::{Bandwidth, LatencyModel};
+use tranche_links::{Bandwidth, LatencyModel};
 use tranche_workload::config::{
     self, BenchConfig, Coalescing, ConfigError, ConfigErrorKind, Schema,
 };

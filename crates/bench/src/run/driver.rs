@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_distribution::{PeerId, SessionGridTopology, View};
-use tranche_netsim::{Endpoint, Fate, Network, SendError};
+use tranche_links::{Endpoint, Fate, Network, SendError};
 use tranche_node::{process_cpu_time, thread_cpu_time};
 use tranche_node::{Clock, Node, NodeConfig, NodeEvent, StoreConfig};
 use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT, TICK_DURATION_MILLIS};
@@ -25,8 +25,8 @@ use tranche_workload::generate::world::NODE_UNDER_TEST;
 use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
 
 /// Peer `i` of the network is validator `i + 1`.
-fn net_peer(validator: u32) -> tranche_netsim::PeerId {
-    tranche_netsim::PeerId(validator - 1)
+fn net_peer(validator: u32) -> tranche_links::PeerId {
+    tranche_links::PeerId(validator - 1)
 }
 
 /// One run in progress: the node under test, the emulated network, the
@@ -264,7 +264,7 @@ impl<'a> Driver<'a> {
         if let Some(live) = &self.live {
             let net = &self.net;
             let peers = (0..net.n_peers()).map(|i| {
-                net.peer_counters(tranche_netsim::PeerId(i))
+                net.peer_counters(tranche_links::PeerId(i))
                     .map_or((0, 0), |c| (c.bytes_sent, c.bytes_received))
             });
             let blocks = (0..self.approved.len())

@@ -7,7 +7,7 @@ use common::tranche;
 
 #[test]
 fn network_prints_its_table_and_sweep_its_rows() {
-    let dir = std::env::temp_dir().join(format!("tranche-network-cli-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("tranche-simulation-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let file = dir.join("small.yaml");
     std::fs::write(
@@ -62,7 +62,7 @@ fn on_a_terminal_network_draws_a_bar() {
         return;
     }
     let file =
-        std::env::temp_dir().join(format!("tranche-network-tty-{}.yaml", std::process::id()));
+        std::env::temp_dir().join(format!("tranche-simulation-tty-{}.yaml", std::process::id()));
     std::fs::write(
         &file,
         "!ApprovalNetwork\nn_validators: 20\nn_cores: 4\nnum_blocks: 1\nneeded_approvals: 6\n",

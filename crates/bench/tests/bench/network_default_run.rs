@@ -25,7 +25,7 @@ fn args(extra: &[&str]) -> NetworkArgs {
 
 #[test]
 fn the_default_approves_every_block_at_every_honest_validator() {
-    let json = std::env::temp_dir().join(format!("tranche-network-{}.json", std::process::id()));
+    let json = std::env::temp_dir().join(format!("tranche-simulation-{}.json", std::process::id()));
     let html = json.with_extension("html");
     let path = json.to_str().unwrap();
     execute(&args(&[

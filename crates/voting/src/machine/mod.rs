@@ -123,7 +123,7 @@ impl ApprovalVoting {
 
     /// Set how long the checks launched from now on take, in ticks: a
     /// runtime that models each check's duration as a random draw (the
-    /// whole-network simulation, crate `tranche-network`) sets it before
+    /// whole-network simulation, crate `tranche-simulation`) sets it before
     /// the inputs that may launch one. Checks already in flight keep their
     /// completion tick.
     pub fn set_check_delay_ticks(&mut self, ticks: Tick) {

@@ -104,7 +104,7 @@ use crate::generate::params::GenerationParams;
 use crate::generate::world::INITIAL_SLOT;
 pub use depth::MAX_DEPTH;
 pub use error::{ConfigError, ConfigErrorKind};
-use tranche_netsim::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
+use tranche_links::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
 use tranche_primitives::limits::{self, InputError, MAX_INPUT_FILE_BYTES};
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 

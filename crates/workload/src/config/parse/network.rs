@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use tranche_netsim::LatencyModel;
+use tranche_links::LatencyModel;
 
 use super::fields::{Fields, Tracker};
 use crate::config::error::ConfigErrorKind as Kind;

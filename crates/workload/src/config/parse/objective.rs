@@ -6,7 +6,7 @@
 //! `TestConfiguration` and `polkadot/node/subsystem-bench/src/lib/approval/mod.rs`
 //! `ApprovalsOptions`).
 
-use tranche_netsim::LatencyModel;
+use tranche_links::LatencyModel;
 use yaml_serde::{Mapping, Value};
 
 use super::fields::{describe, Fields};

@@ -1,8 +1,8 @@
 //! The same seed gives the same per-validator results on one thread, two
 //! threads, and two timely processes talking over TCP on 127.0.0.1.
 
-use tranche_network::node::NodeRecord;
-use tranche_network::{simulate, EngineConfig, Verify};
+use tranche_simulation::member::NodeRecord;
+use tranche_simulation::{simulate, EngineConfig, Verify};
 use tranche_workload::config::approval_network::{parse, NetworkSpec};
 
 fn small() -> NetworkSpec {

@@ -5,7 +5,7 @@
 //! the spec and the seed, so every process builds the same.
 
 use crate::model::Model;
-use crate::node::{slot_ms, NodeSetup, SimNode};
+use crate::member::{slot_ms, NodeSetup, SimNode};
 use crate::verdicts::{ProcessVerdicts, Verify};
 use std::sync::Arc;
 use tranche_distribution::SessionGridTopology;
@@ -60,7 +60,7 @@ impl Shared {
         let mut info = world.session.clone();
         info.max_approval_coalesce_count = spec.max_approval_coalesce_count;
         let randomness =
-            Hash::blake2_256(&[b"tranche-network-grid".as_slice(), &seed.to_le_bytes()].concat()).0;
+            Hash::blake2_256(&[b"tranche-simulation-grid".as_slice(), &seed.to_le_bytes()].concat()).0;
         let grid = SessionGridTopology::from_randomness(&randomness, spec.n_validators as usize);
         let start_ms = slot_ms(&world.blocks[0]);
         let last = slot_ms(world.blocks.last().expect("at least one block"));

@@ -2,14 +2,14 @@
 //! seed so that every worker and every process draws the same: each
 //! validator's behaviour (no-show, slow, offline from a block) and each
 //! check's duration; the links (latency, loss, bandwidth) are the link
-//! model's full-mesh shape, `tranche_netsim::mesh`. Shared read-only by
+//! model's full-mesh shape, `tranche_links::mesh`. Shared read-only by
 //! every worker of a process.
 
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
-use tranche_netsim::mesh::{stream as rng, Mesh};
-use tranche_netsim::LatencyModel;
+use tranche_links::mesh::{stream as rng, Mesh};
+use tranche_links::LatencyModel;
 use tranche_report::simulation::Behaviour;
 use tranche_workload::config::approval_network::NetworkSpec;
 

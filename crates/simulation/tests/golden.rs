@@ -2,10 +2,10 @@
 //! committed file and seed equal a committed golden JSON, generated
 //! before the crate's parts were moved: behaviour is unchanged as long as
 //! this passes. Regenerate only deliberately:
-//! `TRANCHE_GOLDEN_UPDATE=1 cargo test -p tranche-network --test golden`.
+//! `TRANCHE_GOLDEN_UPDATE=1 cargo test -p tranche-simulation --test golden`.
 
 use std::path::Path;
-use tranche_network::{simulate, EngineConfig, Verify};
+use tranche_simulation::{simulate, EngineConfig, Verify};
 use tranche_workload::config::approval_network::load;
 
 const SEED: u64 = 7;

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use tranche_netsim::{
+use tranche_links::{
     Bandwidth, ConfigError, Endpoint, Fate, LatencyDirections, LatencyModel, Network,
     NetworkConfig, Outcome, PeerId, SendError, SimTime,
 };

@@ -172,19 +172,19 @@ fn add(a: &AtomicU64, n: u64) {
 }
 
 impl ProtocolCounters {
-    pub(crate) fn candidates_imported_with_block(&self, n: usize) {
+    pub fn candidates_imported_with_block(&self, n: usize) {
         add(&self.imported_candidates, n as u64);
     }
 
-    pub(crate) fn assignment_imported(&self, kind: &AssignmentCertKind) {
+    pub fn assignment_imported(&self, kind: &AssignmentCertKind) {
         add(&self.assignments_imported[kind_index(kind)], 1);
     }
 
-    pub(crate) fn approval_imported(&self) {
+    pub fn approval_imported(&self) {
         add(&self.approvals_imported, 1);
     }
 
-    pub(crate) fn candidate_approved(&self, ticks: u64, one_third: bool, no_shows: usize) {
+    pub fn candidate_approved(&self, ticks: u64, one_third: bool, no_shows: usize) {
         add(&self.candidates_approved, 1);
         add(&self.no_shows, no_shows as u64);
         if one_third {
@@ -193,16 +193,16 @@ impl ProtocolCounters {
         self.candidate_approval_ticks.observe(ticks);
     }
 
-    pub(crate) fn block_approved(&self, ticks: u64) {
+    pub fn block_approved(&self, ticks: u64) {
         add(&self.blocks_approved, 1);
         self.block_approval_ticks.observe(ticks);
     }
 
-    pub(crate) fn no_shows_observed(&self, n: usize) {
+    pub fn no_shows_observed(&self, n: usize) {
         add(&self.observed_no_shows, n as u64);
     }
 
-    pub(crate) fn wakeup(&self) {
+    pub fn wakeup(&self) {
         add(&self.wakeups, 1);
     }
 
@@ -265,12 +265,12 @@ impl ProtocolCounters {
 
     /// Classic: voting checked one certificate or signature for
     /// distribution in `took`.
-    pub(crate) fn checked_for_distribution(&self, took: std::time::Duration) {
+    pub fn checked_for_distribution(&self, took: std::time::Duration) {
         add(&self.round_trip_check_nanos, took.as_nanos() as u64);
     }
 
     /// Classic: distribution waited `took` for one verdict from voting.
-    pub(crate) fn waited_for_verdict(&self, took: std::time::Duration) {
+    pub fn waited_for_verdict(&self, took: std::time::Duration) {
         add(&self.round_trips, 1);
         add(&self.round_trip_wait_nanos, took.as_nanos() as u64);
     }
@@ -292,7 +292,7 @@ impl ProtocolCounters {
 
     /// A worker stopped: of the certificates it checked ahead, the
     /// in-order pass took `taken` and never asked for `unused`.
-    pub(crate) fn checked_ahead(&self, taken: u64, unused: u64) {
+    pub fn checked_ahead(&self, taken: u64, unused: u64) {
         add(&self.ahead_taken, taken);
         add(&self.ahead_unused, unused);
     }

@@ -22,7 +22,7 @@
 //! results do not depend on how validators are spread over workers and
 //! processes.
 
-use crate::node::{NodeRecord, Packet, SimNode};
+use crate::member::{NodeRecord, Packet, SimNode};
 use crate::setup::Shared;
 use crate::verdicts::Verdicts;
 use std::cell::RefCell;

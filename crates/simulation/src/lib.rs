@@ -35,7 +35,7 @@
 //!   once (normal, as `!ApprovalVoting`'s `latency`, at least 1 ms), every
 //!   validator has the same bandwidth for egress and ingress (the token
 //!   bucket of upstream's `polkadot/node/subsystem-bench/src/lib/network.rs`,
-//!   as `crates/netsim/src/limiter.rs` has it), each notification is
+//!   as `crates/links/src/limiter.rs` has it), each notification is
 //!   lost with `loss_probability` (not resent);
 //! * every validator imports each block at the start of its slot, and
 //!   learns at that moment that its peers did (views are not sent over
@@ -74,7 +74,7 @@
 //! of threads and processes.
 //!
 //! Modules: `model` (behaviours and check durations; the links are
-//! `tranche_netsim::mesh`), `verdicts`, `node` (one validator), `setup`
+//! `tranche_links::mesh`), `verdicts`, `member` (one validator), `setup`
 //! (what a process shares), `engine`. What is not the engine lives where
 //! its kind lives: the `!ApprovalNetwork` objective in
 //! `tranche_workload::config::approval_network`, the records, report,
@@ -84,7 +84,7 @@
 
 pub mod engine;
 pub mod model;
-pub mod node;
+pub mod member;
 pub mod setup;
 pub mod verdicts;
 
@@ -97,13 +97,7 @@ pub use verdicts::Verify;
 
 /// CPU seconds (user and system) this process has used.
 pub fn process_cpu_seconds() -> f64 {
-    // SAFETY: getrusage writes into the struct we pass and nothing else.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
-        return 0.0;
-    }
-    let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    secs(u.ru_utime) + secs(u.ru_stime)
+    tranche_metrics::process_cpu_time().as_secs_f64()
 }
 
 /// Run a simulation on this process's share of the engine, telling

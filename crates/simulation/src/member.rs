@@ -11,14 +11,13 @@
 
 use crate::model::Model;
 use crate::verdicts::Verdicts;
-use netsim::RateLimiter;
+use tranche_links::RateLimiter;
 use parity_scale_codec::Encode;
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
 use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State, View};
-use tranche_netsim as netsim;
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{
     ApprovalDistributionMessage, Block, Session, Tick, ValidationProtocol, ValidatorIndex,
@@ -126,7 +125,7 @@ fn learn_verdicts(v: &Verdicts, m: &ApprovalDistributionMessage, known: &[Option
     }
 }
 
-/// Milliseconds of virtual time as the netsim's `SimTime`.
+/// Milliseconds of virtual time as the links crate's `SimTime`.
 fn sim(ms: u64) -> Duration {
     Duration::from_millis(ms)
 }

@@ -1,5 +1,5 @@
 //! The full-mesh shape of the link model, for the whole-network simulation
-//! (`crates/network`): every pair of validators is linked, with the same
+//! (`crates/simulation`): every pair of validators is linked, with the same
 //! latency law ([`LatencyModel`]), loss probability and token bucket
 //! ([`crate::RateLimiter`], one per validator and direction, built by the
 //! simulated node) as the star around the node under test
