@@ -7,8 +7,8 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use tranche_simulation::{EngineConfig, EngineError, Verify};
 use tranche_report::progress::{Phase, Progress};
+use tranche_simulation::{EngineConfig, EngineError, Verify};
 use tranche_workload::config::approval_network::{self as config, ConfigError, NetworkSpec};
 
 /// `tranche network [FILE.yaml]`.

@@ -9,8 +9,8 @@
 use crate::network_cli::{engine_of, CliError, NetworkArgs};
 use serde::Deserialize;
 use std::path::PathBuf;
-use tranche_simulation::{NetworkSpec, SimulationReport, Verify};
 pub use tranche_report::simulation::sweep::{table, SweepRow};
+use tranche_simulation::{NetworkSpec, SimulationReport, Verify};
 
 /// Most runs one sweep may ask for.
 pub const MAX_SWEEP_RUNS: usize = 256;

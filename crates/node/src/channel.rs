@@ -6,11 +6,11 @@
 //! includes sending whatever the message caused. So a count of zero means
 //! no message is queued or being handled anywhere in the node.
 
-pub use tranche_metrics::ChannelMeter;
 use crossbeam_channel::{Receiver, Select, SendError, Sender, TryRecvError};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
+pub use tranche_metrics::ChannelMeter;
 
 /// Messages queued or being handled, node-wide.
 #[derive(Debug, Default)]

@@ -14,7 +14,6 @@ use crate::messages::{
     decode_peer_bytes, decoded, report_malformed, CheckPolicy, Control, DistMsg, NetworkEvent,
     NodeEvent, SignatureCheck, VoteMsg,
 };
-use tranche_metrics::{ProtocolCounters, ScheduleStats};
 use crate::reputation::Reputations;
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
@@ -23,6 +22,7 @@ use std::sync::Arc;
 use tranche_distribution::{
     batch_notifications, Action, ApprovalCheck, AssignmentCheck, Outgoing, PeerId, State,
 };
+use tranche_metrics::{ProtocolCounters, ScheduleStats};
 use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_validator::{checked_approval, checked_assignment};
 

@@ -7,10 +7,10 @@ use crate::channel::Closed;
 use crate::clock::Clock;
 use crate::messages::{Architecture, CheckPolicy, Input, StoreConfig};
 use crate::worker::WorkerFailure;
-pub use tranche_metrics::NodeMetrics;
 use std::sync::Arc;
 use std::time::Duration;
 use tranche_distribution::PeerId;
+pub use tranche_metrics::NodeMetrics;
 use tranche_primitives::Session;
 use tranche_voting::LocalKeys;
 

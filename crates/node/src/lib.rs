@@ -33,17 +33,16 @@ mod worker;
 
 pub use channel::ChannelMeter;
 pub use clock::Clock;
-pub use tranche_metrics::{process_cpu_time, thread_cpu_time};
 pub use messages::{
     ApprovalSignatures, Architecture, CheckPolicy, NodeEvent, Schedule, SignatureCheck,
     StoreConfig, DEFAULT_AHEAD_BATCH, DEFAULT_WORKERS,
 };
-pub use tranche_metrics::{
-    AtomicHistogram, HistogramSnapshot, ProtocolCounters, ScheduleStats, WaitQuantiles,
-    APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS, TOF_BUCKETS_NANOS, NodeMetrics,
-};
 pub use node::{
-    Node, NodeConfig, NodeError, INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY,
-    WORKER_CHANNEL_CAPACITY,
+    Node, NodeConfig, NodeError, INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY, WORKER_CHANNEL_CAPACITY,
+};
+pub use tranche_metrics::{process_cpu_time, thread_cpu_time};
+pub use tranche_metrics::{
+    AtomicHistogram, HistogramSnapshot, NodeMetrics, ProtocolCounters, ScheduleStats,
+    WaitQuantiles, APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS, TOF_BUCKETS_NANOS,
 };
 pub use worker::{WorkerFailure, WorkerStats, CPU_SAMPLE_EVERY};

@@ -6,14 +6,14 @@
 
 use crate::channel::{Closed, Tx};
 use crate::clock::Clock;
-use tranche_metrics::thread_cpu_time;
 use crate::messages::{Control, DistMsg, NodeEvent, RouterMsg, VoteMsg};
-use tranche_metrics::ProtocolCounters;
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
+use tranche_metrics::thread_cpu_time;
+use tranche_metrics::ProtocolCounters;
 use tranche_primitives::{
     Block, BlockNumber, CandidateBitfield, Hash, IndirectAssignmentCert,
     IndirectSignedApprovalVote, Tick, ValidatorIndex,

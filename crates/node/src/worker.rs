@@ -6,13 +6,13 @@
 //! sample the thread's CPU clock.
 
 use crate::channel::{recv_prioritised, InFlight, Next, Rx};
-pub use tranche_metrics::WorkerStats;
 use crossbeam_channel::Sender;
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Instant;
+pub use tranche_metrics::WorkerStats;
 
 /// Messages a worker handles between two samples of its CPU clock.
 pub const CPU_SAMPLE_EVERY: u64 = 256;

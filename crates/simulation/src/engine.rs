@@ -22,9 +22,6 @@
 //! results do not depend on how validators are spread over workers and
 //! processes.
 
-use crate::member::{NodeRecord, Packet, SimNode};
-use crate::setup::Shared;
-use crate::verdicts::Verdicts;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -34,6 +31,9 @@ use timely::dataflow::operators::generic::builder_rc::OperatorBuilder;
 use timely::dataflow::operators::{Capability, ConnectLoop, Exchange as _, Feedback, Inspect};
 use timely::progress::frontier::MutableAntichain;
 use timely::progress::operate::FrontierInterest;
+use tranche_model::member::{NodeRecord, Packet, SimNode};
+use tranche_model::setup::Shared;
+use tranche_model::verdicts::Verdicts;
 
 /// Where the workers run.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -4,63 +4,10 @@
 //! simulation on timely dataflow, from one thread to many machines with
 //! the same results.
 //!
-//! # The simulation model
-//!
-//! **Real**, as a node runs it:
-//!
-//! * each validator's own assignment key and approval key, its own
-//!   assignments computed with real VRFs when voting's timers say its
-//!   tranche has come, its approvals signed for real and coalesced by the
-//!   voting state machine up to the session's `max_approval_coalesce_count`;
-//! * the voting state machine (`crates/voting`, after upstream
-//!   `polkadot/node/core/approval-voting/src/lib.rs`) and the distribution
-//!   state machine (`crates/distribution`, after upstream
-//!   `polkadot/node/network/approval-distribution/src/lib.rs`) of every
-//!   validator, wired as the node's parallel layout wires them
-//!   (`crates/node/src/distribution_worker.rs`): distribution checks each
-//!   new message and hands what passes to voting; voting's due timers run
-//!   one at a time, as the node's on a real clock do;
-//! * gossip over the session's grid (a seeded shuffle) with random routing,
-//!   per-peer knowledge and deduplication; notifications cut by upstream's
-//!   limits and encoded as v3 wire messages, decoded by the receiver; their
-//!   bytes are what the bandwidth and the counters see.
-//!
-//! **Modelled** (`model`), every draw seeded by the run's seed:
-//!
-//! * a candidate check (availability recovery and validation) is a delay
-//!   drawn per check from `check_delay_ms` (normal, truncated at zero,
-//!   rounded up to the 500 ms tick voting runs on), `slow_factor` times
-//!   longer on slow validators;
-//! * every pair of validators is linked; a link's one-way latency is drawn
-//!   once (normal, as `!ApprovalVoting`'s `latency`, at least 1 ms), every
-//!   validator has the same bandwidth for egress and ingress (the token
-//!   bucket of upstream's `polkadot/node/subsystem-bench/src/lib/network.rs`,
-//!   as `crates/links/src/limiter.rs` has it), each notification is
-//!   lost with `loss_probability` (not resent);
-//! * every validator imports each block at the start of its slot, and
-//!   learns at that moment that its peers did (views are not sent over
-//!   the links);
-//! * finality, only with `finality: true`, is GRANDPA
-//!   (`substrate/client/consensus/grandpa`) reduced to its rule, votes
-//!   gated on approval as `polkadot/node/core/approval-voting` gates them:
-//!   each validator tells every other one (over the links' latency,
-//!   never lost, outside distribution's bytes and bandwidth) the highest
-//!   block it approved with all its ancestors, and finalizes the highest
-//!   block more than two thirds of the validators voted for — voting and
-//!   distribution prune it, and the peers' views carry the new finalized
-//!   number from that moment. Without it nothing is finalized, and
-//!   distribution's aggression starts once 16 blocks are unfinalized;
-//! * no-show validators trigger and send their assignments but never their
-//!   approvals; offline validators stop handling and sending anything at
-//!   their block's slot;
-//! * reputation changes are dropped.
-//!
-//! **Shared** (`verdicts`): each assignment certificate and approval
-//! signature is verified once network-wide, by its own validator's process
-//! as it leaves that node; every other node reuses the verdict — through
-//! the process's cache, and in other processes through the verdicts the
-//! packets carry — which is the one it would have computed. `--verify
-//! every` makes every node verify.
+//! What a validator is and does in virtual time — its state machines,
+//! behaviour, links, shared verdicts and CPU — is `tranche_model` (no
+//! timely there: it is tested on its own); this crate runs every
+//! validator's model on the engine.
 //!
 //! # Time and determinism
 //!
@@ -73,9 +20,7 @@
 //! sequence) — so the per-validator results are the same for any number
 //! of threads and processes.
 //!
-//! Modules: `model` (behaviours and check durations; the links are
-//! `tranche_links::mesh`), `verdicts`, `member` (one validator), `setup`
-//! (what a process shares), `engine`. What is not the engine lives where
+//! Modules: `engine` (the dataflow). What is not the engine lives where
 //! its kind lives: the `!ApprovalNetwork` objective in
 //! `tranche_workload::config::approval_network`, the records, report,
 //! table and page in `tranche_report::simulation`, the command line and
@@ -83,17 +28,13 @@
 //! (`crates/bench/src/network_cli.rs`, `sweep_network.rs`).
 
 pub mod engine;
-pub mod model;
-pub mod member;
-pub mod setup;
-pub mod verdicts;
 
 use std::sync::Arc;
 
 pub use engine::{EngineConfig, EngineError, Progress};
+pub use tranche_model::{member, model, setup, verdicts, Verify};
 pub use tranche_report::simulation::{Cost, SimulationReport};
 pub use tranche_workload::config::approval_network::NetworkSpec;
-pub use verdicts::Verify;
 
 /// CPU seconds (user and system) this process has used.
 pub fn process_cpu_seconds() -> f64 {
@@ -113,7 +54,7 @@ pub fn simulate(
 ) -> Result<Option<SimulationReport>, EngineError> {
     let wall = std::time::Instant::now();
     let cpu = process_cpu_seconds();
-    let shared = Arc::new(setup::Shared::new(spec, seed, verify));
+    let shared = Arc::new(tranche_model::setup::Shared::new(spec, seed, verify));
     let result = engine::run(shared, engine, progress)?;
     if engine.process != 0 {
         return Ok(None);

@@ -61,8 +61,10 @@ fn on_a_terminal_network_draws_a_bar() {
         eprintln!("on_a_terminal_network_draws_a_bar: skipped, no `script` on this machine");
         return;
     }
-    let file =
-        std::env::temp_dir().join(format!("tranche-simulation-tty-{}.yaml", std::process::id()));
+    let file = std::env::temp_dir().join(format!(
+        "tranche-simulation-tty-{}.yaml",
+        std::process::id()
+    ));
     std::fs::write(
         &file,
         "!ApprovalNetwork\nn_validators: 20\nn_cores: 4\nnum_blocks: 1\nneeded_approvals: 6\n",

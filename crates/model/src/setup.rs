@@ -4,8 +4,8 @@
 //! gossip grid, the model, who verifies. Built once per process from
 //! the spec and the seed, so every process builds the same.
 
-use crate::model::Model;
 use crate::member::{slot_ms, NodeSetup, SimNode};
+use crate::model::Model;
 use crate::verdicts::{ProcessVerdicts, Verify};
 use std::sync::Arc;
 use tranche_distribution::SessionGridTopology;
@@ -59,8 +59,10 @@ impl Shared {
         let world = World::build(&params);
         let mut info = world.session.clone();
         info.max_approval_coalesce_count = spec.max_approval_coalesce_count;
+        // The label is part of the draw (the grid of every record): it keeps
+        // the crate's old name.
         let randomness =
-            Hash::blake2_256(&[b"tranche-simulation-grid".as_slice(), &seed.to_le_bytes()].concat()).0;
+            Hash::blake2_256(&[b"tranche-network-grid".as_slice(), &seed.to_le_bytes()].concat()).0;
         let grid = SessionGridTopology::from_randomness(&randomness, spec.n_validators as usize);
         let start_ms = slot_ms(&world.blocks[0]);
         let last = slot_ms(world.blocks.last().expect("at least one block"));

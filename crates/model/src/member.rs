@@ -11,13 +11,13 @@
 
 use crate::model::Model;
 use crate::verdicts::Verdicts;
-use tranche_links::RateLimiter;
 use parity_scale_codec::Encode;
 use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
 use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State, View};
+use tranche_links::RateLimiter;
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{
     ApprovalDistributionMessage, Block, Session, Tick, ValidationProtocol, ValidatorIndex,
