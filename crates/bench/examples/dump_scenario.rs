@@ -35,7 +35,7 @@ fn main() {
         &p.messages.bundles,
         ticks.clone(),
         ProducerOptions {
-            needed_approvals: step.needed_approvals,
+            needed_approvals: step.session.needed_approvals,
             num_no_shows_per_candidate: step.num_no_shows_per_candidate,
             stop_when_approved: step.stop_when_approved,
             last_considered_tranche: step.send_limit_tranche(),

@@ -42,7 +42,7 @@ impl Shared {
             n_cores: spec.n_cores,
             n_included_candidates: spec.n_cores,
             num_blocks: spec.num_blocks,
-            session: spec.session(),
+            session: spec.session,
             max_validators_per_core: spec.max_validators_per_core,
             // Coalescing is the voting state machine's own here; the
             // generator's law is unused.

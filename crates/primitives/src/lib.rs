@@ -14,6 +14,7 @@ pub mod ids;
 pub mod keys;
 pub mod limits;
 pub mod session;
+pub mod session_params;
 pub mod time;
 pub mod vote;
 pub mod wire;

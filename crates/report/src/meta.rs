@@ -121,16 +121,30 @@ fn command_line(args: impl Iterator<Item = String>) -> String {
     .join(" ")
 }
 
-/// 16 hex digits of BLAKE2b over the steps' normalised configuration,
-/// their names (which hold the file's path) left out.
+/// 16 hex digits of BLAKE2b over the steps' normalised configuration as
+/// [`config_fields`] lists it (one `step N key: value` line per key, the
+/// session's parameters under their own keys, names left out): it changes
+/// when a value does, not when the Rust type is rearranged.
 pub fn config_hash(steps: &[BenchStep]) -> String {
     let mut st = blake2b_simd::Params::new().hash_length(8).to_state();
-    for step in steps {
-        let mut s = step.clone();
-        s.name.clear();
-        st.update(format!("{s:?}").as_bytes());
+    for line in config_fields(steps) {
+        st.update(line.as_bytes());
+        st.update(b"\n");
     }
     hex::encode(st.finalize().as_bytes())
+}
+
+/// A `step N session: SessionParams { k: v ... }` line as one line per
+/// parameter, as the file spells them; any other line as it is.
+fn expand_session(line: String) -> Vec<String> {
+    let Some((head, rest)) = line.split_once(" session: SessionParams {") else {
+        return vec![line];
+    };
+    let tokens: Vec<&str> = rest.split_whitespace().filter(|t| *t != "}").collect();
+    tokens
+        .chunks(2)
+        .map(|kv| format!("{head} {} {}", kv[0], kv.get(1).unwrap_or(&"")))
+        .collect()
 }
 
 /// Each step's normalised configuration (names excluded, as in the
@@ -152,7 +166,7 @@ pub fn config_fields(steps: &[BenchStep]) -> Vec<String> {
             });
             match (top, field.as_mut()) {
                 (Some(l), _) => {
-                    out.extend(field.take());
+                    out.extend(field.take().map(expand_session).into_iter().flatten());
                     field = Some(format!("step {} {}", step.step, l.trim_end_matches(',')));
                 }
                 (None, Some(f)) if line != "}" => {
@@ -162,7 +176,7 @@ pub fn config_fields(steps: &[BenchStep]) -> Vec<String> {
                 _ => {}
             }
         }
-        out.extend(field);
+        out.extend(field.map(expand_session).into_iter().flatten());
     }
     out
 }
@@ -293,5 +307,28 @@ mod tests {
             "step 1 num_blocks: baseline 3, current 12"
         );
         assert!(config_difference(&[], &b).contains("does not record"));
+    }
+
+    #[test]
+    fn the_session_parameters_are_fields_under_their_own_keys() {
+        let cfg = tranche_workload::config::embedded_default().unwrap();
+        let a = config_fields(&cfg.steps);
+        for line in [
+            "step 1 needed_approvals: 30",
+            "step 1 zeroth_delay_tranche_width: 0",
+            "step 1 relay_vrf_modulo_samples: 6",
+            "step 1 n_delay_tranches: 89",
+            "step 1 no_show_slots: 3",
+        ] {
+            assert!(a.contains(&line.to_owned()), "{line} in {a:#?}");
+        }
+        assert!(!a.iter().any(|l| l.contains("SessionParams")), "{a:#?}");
+        let mut other = cfg.steps.clone();
+        other[0].session.no_show_slots = 4;
+        assert_eq!(
+            config_difference(&a, &config_fields(&other)),
+            "step 1 no_show_slots: baseline 3, current 4"
+        );
+        assert_ne!(config_hash(&cfg.steps), config_hash(&other));
     }
 }

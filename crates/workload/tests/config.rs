@@ -92,8 +92,8 @@ fn every_example_parses() {
             assert_eq!(s.n_included_candidates, s.n_cores);
             assert_eq!(s.bandwidth, 524_288_000_000);
             assert_eq!(s.coalesce_tranche_diff, 12);
-            assert_eq!(s.needed_approvals, 30);
-            assert_eq!(s.n_delay_tranches, 89);
+            assert_eq!(s.session.needed_approvals, 30);
+            assert_eq!(s.session.n_delay_tranches, 89);
             assert_eq!(s.send_limit_tranche(), 89);
             assert_eq!(s.generation_tranche_limit(), None);
             assert!(s.name.ends_with(" #1 ApprovalVoting"), "{}", s.name);
@@ -179,7 +179,7 @@ fn a_g1_file_with_seed_era_keys_parses() {
     assert_eq!(t.approval_distribution_cpu_ms, 3.0);
     assert_eq!(t.approval_voting_cpu_ms, 4.30);
     // G1 constants and defaults.
-    assert_eq!(s.needed_approvals, 30);
+    assert_eq!(s.session.needed_approvals, 30);
     assert_eq!(s.connectivity, 100);
     assert_eq!(s.n_backing_groups(), 500);
     assert_eq!(s.approval_voting_parallel_enabled, None);
@@ -260,11 +260,11 @@ TestConfiguration:
     assert_eq!(s.g1_thresholds, None);
     assert_eq!(
         (
-            s.needed_approvals,
-            s.zeroth_delay_tranche_width,
-            s.relay_vrf_modulo_samples,
-            s.n_delay_tranches,
-            s.no_show_slots
+            s.session.needed_approvals,
+            s.session.zeroth_delay_tranche_width,
+            s.session.relay_vrf_modulo_samples,
+            s.session.n_delay_tranches,
+            s.session.no_show_slots
         ),
         (30, 0, 6, 89, 3)
     );
@@ -284,7 +284,11 @@ fn session_parameters_and_the_parallel_flag_are_read() {
     );
     let s = &parse(&yaml).unwrap().steps[0];
     assert_eq!(
-        (s.needed_approvals, s.n_delay_tranches, s.no_show_slots),
+        (
+            s.session.needed_approvals,
+            s.session.n_delay_tranches,
+            s.session.no_show_slots
+        ),
         (20, 40, 2)
     );
     assert_eq!(s.approval_voting_parallel_enabled, Some(false));

@@ -429,11 +429,11 @@ impl<'a> Driver<'a> {
         // Every no-show a candidate suffers can cost a no-show window plus the
         // clock drift it adds before a later tranche covers it, so the run may
         // go on that long per withheld approval (upstream waits without limit).
-        let no_show_window = Tick::from(step.no_show_slots) * DEFAULT_TICKS_PER_SLOT;
+        let no_show_window = Tick::from(step.session.no_show_slots) * DEFAULT_TICKS_PER_SLOT;
         let end_tick = last_tick
-            + Tick::from(step.n_delay_tranches)
+            + Tick::from(step.session.n_delay_tranches)
             + (2 + Tick::from(step.num_no_shows_per_candidate))
-                * (no_show_window + Tick::from(step.n_delay_tranches))
+                * (no_show_window + Tick::from(step.session.n_delay_tranches))
             + GRACE_TICKS;
 
         let clock = match options.clock {
@@ -446,7 +446,7 @@ impl<'a> Driver<'a> {
             &prepared.messages.bundles,
             block_ticks.clone(),
             ProducerOptions {
-                needed_approvals: step.needed_approvals,
+                needed_approvals: step.session.needed_approvals,
                 num_no_shows_per_candidate: step.num_no_shows_per_candidate,
                 stop_when_approved: step.stop_when_approved,
                 last_considered_tranche: step.send_limit_tranche(),

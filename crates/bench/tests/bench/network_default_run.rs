@@ -180,7 +180,7 @@ fn the_default_seed_is_0_as_run() {
 
 #[test]
 fn the_shipped_examples_parse() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../network/examples");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../simulation/examples");
     let mut n = 0;
     for entry in std::fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();

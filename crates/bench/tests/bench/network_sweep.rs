@@ -66,7 +66,7 @@ fn a_sweep_file_names_its_lists_and_its_base() {
     assert_eq!(specs.len(), 6);
     assert!(specs
         .iter()
-        .all(|s| s.n_cores == 4 && s.needed_approvals == 8));
+        .all(|s| s.n_cores == 4 && s.session.needed_approvals == 8));
     // A flag wins over the file's list.
     let (specs, _) = grid(&args(&[g, "--validators", "30"])).unwrap();
     assert_eq!(specs.len(), 2);

@@ -8,6 +8,7 @@ use serde::Deserialize;
 use std::collections::HashMap;
 use std::path::Path;
 use tranche_primitives::limits;
+use tranche_primitives::session_params::SessionParams;
 use tranche_primitives::time::{self, DEFAULT_SLOT_DURATION_MILLIS, TICK_DURATION_MILLIS};
 
 /// Longest run, in ticks, a scenario may ask for (about 58 days).
@@ -45,6 +46,21 @@ pub struct SessionSpec {
     /// Default: `n_cores` contiguous near-equal groups.
     #[serde(default)]
     pub validator_groups: Option<Vec<Vec<u32>>>,
+}
+
+impl SessionSpec {
+    /// The five approval parameters as the one type every reader uses
+    /// (`tranche_primitives::session_params`); absent keys are the
+    /// scenario format's zeros, not that type's defaults.
+    pub fn params(&self) -> SessionParams {
+        SessionParams {
+            needed_approvals: self.needed_approvals,
+            zeroth_delay_tranche_width: self.zeroth_delay_tranche_width,
+            relay_vrf_modulo_samples: self.relay_vrf_modulo_samples,
+            n_delay_tranches: self.n_delay_tranches,
+            no_show_slots: self.no_show_slots,
+        }
+    }
 }
 
 /// A candidate included by a block.
@@ -160,7 +176,14 @@ impl Scenario {
     /// Sizes within the tool's bounds, so that a run ends in seconds.
     fn validate_sizes(&self) -> Result<()> {
         let s = &self.session;
-        let checks: [(&str, u64, u64); 6] = [
+        if let Some((key, value, b)) = s.params().above_bound() {
+            bail!(
+                "session.{key} is {value}, above the bound of {} ({})",
+                b.max,
+                b.why
+            );
+        }
+        let checks: [(&str, u64, u64); 4] = [
             (
                 "session.n_validators",
                 s.n_validators.into(),
@@ -170,16 +193,6 @@ impl Scenario {
                 "session.n_cores",
                 s.n_cores.into(),
                 limits::MAX_CORES.into(),
-            ),
-            (
-                "session.n_delay_tranches",
-                s.n_delay_tranches.into(),
-                limits::MAX_DELAY_TRANCHES.into(),
-            ),
-            (
-                "session.no_show_slots",
-                s.no_show_slots.into(),
-                limits::MAX_NO_SHOW_SLOTS.into(),
             ),
             (
                 "blocks",

@@ -68,9 +68,11 @@ pub struct Offline {
     pub at_block: u32,
 }
 
-/// A whole-network simulation, normalised (every key has its value).
+/// A whole-network simulation, normalised (every key has its value). A
+/// file is read by the objective's field reader (`parse/network_spec.rs`,
+/// strict keys); serde is for the report that carries the spec.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
+#[serde(default)]
 pub struct NetworkSpec {
     /// Validators, every one a node (default 100; 2..=2000).
     pub n_validators: u32,
@@ -79,17 +81,10 @@ pub struct NetworkSpec {
     pub n_cores: u32,
     /// Relay blocks, one per 6 s slot (default 5).
     pub num_blocks: u32,
-    /// Session parameter (default 30).
-    pub needed_approvals: u32,
-    /// Session parameter (default 6).
-    pub relay_vrf_modulo_samples: u32,
-    /// Session parameter (default 89).
-    pub n_delay_tranches: u32,
-    /// Session parameter (default 0).
-    pub zeroth_delay_tranche_width: u32,
-    /// Session parameter, slots before an assignee without approval is a
-    /// no-show (default 3).
-    pub no_show_slots: u32,
+    /// The session's approval parameters (defaults 30 / 0 / 6 / 89 / 3,
+    /// `config::session`); their keys sit at the top level of the file.
+    #[serde(flatten)]
+    pub session: SessionParams,
     /// Backing-group size (default 5).
     pub max_validators_per_core: u32,
     /// Compact multi-core tranche-0 assignments (default true).
@@ -137,11 +132,7 @@ impl Default for NetworkSpec {
             n_validators: 100,
             n_cores: 20,
             num_blocks: 5,
-            needed_approvals: session.needed_approvals,
-            relay_vrf_modulo_samples: session.relay_vrf_modulo_samples,
-            n_delay_tranches: session.n_delay_tranches,
-            zeroth_delay_tranche_width: session.zeroth_delay_tranche_width,
-            no_show_slots: session.no_show_slots,
+            session,
             max_validators_per_core: 5,
             enable_assignments_v2: true,
             max_approval_coalesce_count: 6,
@@ -165,12 +156,6 @@ impl Default for NetworkSpec {
     }
 }
 
-/// The top level of a file: the objective's tag and its keys.
-#[derive(Deserialize)]
-enum File {
-    ApprovalNetwork(NetworkSpec),
-}
-
 /// A file or value that cannot be run.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ConfigError {
@@ -178,8 +163,6 @@ pub enum ConfigError {
     Read { file: String, message: String },
     #[error("{file}: {hint}")]
     OtherCommand { file: String, hint: &'static str },
-    #[error("{file}: not an `!ApprovalNetwork` file: {message}")]
-    Yaml { file: String, message: String },
     #[error("{file}: `{key}` = {value}: {why}")]
     Value {
         file: String,
@@ -207,10 +190,18 @@ pub fn parse(text: &str, source: &str) -> Result<NetworkSpec, ConfigError> {
             hint: super::USE_RUN,
         });
     }
-    let File::ApprovalNetwork(spec) =
-        yaml_serde::from_str::<File>(text).map_err(|e| ConfigError::Yaml {
+    super::depth::check_depth(text).map_err(|d| ConfigError::Read {
+        file: source.to_owned(),
+        message: super::error::ConfigErrorKind::TooDeep {
+            line: d.line,
+            max: super::MAX_DEPTH,
+        }
+        .to_string(),
+    })?;
+    let spec =
+        super::parse::network_spec::read_network_spec(text).map_err(|kind| ConfigError::Read {
             file: source.to_owned(),
-            message: e.to_string().replace('\n', " "),
+            message: kind.to_string(),
         })?;
     spec.validate(source)?;
     Ok(spec)
@@ -256,17 +247,6 @@ impl NetworkSpec {
         (per_block * f64::from(held) + matrix + 64e6) as u64
     }
 
-    /// The session's approval parameters as one value.
-    pub fn session(&self) -> SessionParams {
-        SessionParams {
-            needed_approvals: self.needed_approvals,
-            zeroth_delay_tranche_width: self.zeroth_delay_tranche_width,
-            relay_vrf_modulo_samples: self.relay_vrf_modulo_samples,
-            n_delay_tranches: self.n_delay_tranches,
-            no_show_slots: self.no_show_slots,
-        }
-    }
-
     /// Backing groups: `ceil(n_validators / max_validators_per_core)`.
     pub fn n_backing_groups(&self) -> u32 {
         self.n_validators
@@ -310,10 +290,10 @@ impl NetworkSpec {
         // The bounds of `config::session`, and what a simulation needs
         // beyond them: at least one of each, fewer approvals than
         // validators, the zeroth tranche within the delay tranches.
-        for (key, value) in self.session().entries() {
+        for (key, value) in self.session.entries() {
             let b = bound(key);
             let (min, max) = match key {
-                "zeroth_delay_tranche_width" => (0, self.n_delay_tranches),
+                "zeroth_delay_tranche_width" => (0, self.session.n_delay_tranches),
                 "needed_approvals" => (1, b.max.min(n - 1)),
                 _ => (1, b.max),
             };
@@ -487,6 +467,58 @@ mod tests {
         assert!(e.to_string().contains("n_cores"));
         let e = parse("!ApprovalVoting\nn_cores: 3\n", "t").unwrap_err();
         assert!(e.to_string().contains("not an `!ApprovalNetwork` file"));
+    }
+
+    #[test]
+    fn the_field_reader_of_the_steps_names_every_bad_key_and_type() {
+        let cases = [
+            (
+                "!ApprovalNetwork\nneeded_aprovals: 5\n",
+                "t: unknown key `needed_aprovals` in an !ApprovalNetwork file: did you mean \
+                 `needed_approvals`?",
+            ),
+            (
+                "!ApprovalNetwork\nn_cores: \"4\"\n",
+                "t: `n_cores` must be an unsigned integer, found string \"4\"",
+            ),
+            (
+                "!ApprovalNetwork\noffline: [{fraction: 0.1}]\n",
+                "t: missing key `offline[0].at_block` (an offline group needs `fraction` and \
+                 `at_block`)",
+            ),
+            (
+                "!ApprovalNetwork\ncheck_delay_ms: {mean: 5, sd: 1}\n",
+                "t: unknown key `check_delay_ms.sd` in `check_delay_ms`",
+            ),
+            (
+                "!ApprovalNetwork\nno_show_slots: 100000\n",
+                "t: impossible `no_show_slots: 100000`: must be between 0 and 1000 (the most \
+                 no-show slots, limits::MAX_NO_SHOW_SLOTS)",
+            ),
+        ];
+        for (text, want) in cases {
+            assert_eq!(parse(text, "t").unwrap_err().to_string(), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn the_session_parameters_sit_at_the_top_level_of_the_file() {
+        let s = parse(
+            "!ApprovalNetwork\nneeded_approvals: 7\nno_show_slots: 2\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(s.session.needed_approvals, 7);
+        assert_eq!(s.session.no_show_slots, 2);
+        assert_eq!(
+            s.session.n_delay_tranches,
+            SessionParams::DEFAULT.n_delay_tranches
+        );
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["needed_approvals"], 7);
+        assert!(json.get("session").is_none());
+        let back: NetworkSpec = serde_json::from_value(json).unwrap();
+        assert_eq!(back, s);
     }
 
     #[test]

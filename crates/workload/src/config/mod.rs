@@ -210,16 +210,11 @@ pub struct BenchStep {
     /// `num_blocks`: relay-chain blocks, one per slot. Required;
     /// `1..=MAX_BLOCKS`.
     pub num_blocks: u32,
-    /// `needed_approvals` (default 30; a constant in G1).
-    pub needed_approvals: u32,
-    /// `zeroth_delay_tranche_width` (default 0; a constant in G1).
-    pub zeroth_delay_tranche_width: u32,
-    /// `relay_vrf_modulo_samples` (default 6; a constant in G1).
-    pub relay_vrf_modulo_samples: u32,
-    /// `n_delay_tranches` (default 89; a constant in G1).
-    pub n_delay_tranches: u32,
-    /// `no_show_slots` (default 3; a constant in G1).
-    pub no_show_slots: u32,
+    /// The session's approval parameters, `needed_approvals` (default
+    /// 30), `zeroth_delay_tranche_width` (0), `relay_vrf_modulo_samples`
+    /// (6), `n_delay_tranches` (89), `no_show_slots` (3): keys in G2/G3,
+    /// constants in G1 (`config::session`).
+    pub session: session::SessionParams,
     /// `max_validators_per_core`: backing-group size (default 5, >= 1).
     /// G1 ignores it for approvals: its groups are single validators.
     pub max_validators_per_core: u32,
@@ -419,7 +414,7 @@ impl BenchStep {
     /// smallest group (the last core's, `crates/workload/src/generate/world.rs`
     /// `validator_groups`) leaves the most validators outside it.
     pub fn vacuous_reason(&self) -> Option<String> {
-        if self.needed_approvals == 0 {
+        if self.session.needed_approvals == 0 {
             return Some("needed_approvals is 0".into());
         }
         let per_core = match self.schema {
@@ -429,11 +424,11 @@ impl BenchStep {
         let last_start = u64::from(self.n_cores - 1) * u64::from(per_core);
         let smallest = u64::from(per_core).min(u64::from(self.n_validators) - last_start);
         let outside = u64::from(self.n_validators) - smallest;
-        (outside < u64::from(self.needed_approvals)).then(|| {
+        (outside < u64::from(self.session.needed_approvals)).then(|| {
             format!(
                 "needed_approvals {} exceeds the {outside} validators outside a backing group \
                  of {smallest} among {} validators",
-                self.needed_approvals, self.n_validators
+                self.session.needed_approvals, self.n_validators
             )
         })
     }
@@ -464,8 +459,8 @@ impl BenchStep {
     /// `GRACE_TICKS`. `None` on overflow, which the parse-time bounds
     /// exclude (checked when a step is read).
     pub fn drain_ticks(&self) -> Option<u64> {
-        let tranches = u64::from(self.n_delay_tranches);
-        let window = u64::from(self.no_show_slots).checked_mul(DEFAULT_TICKS_PER_SLOT)?;
+        let tranches = u64::from(self.session.n_delay_tranches);
+        let window = u64::from(self.session.no_show_slots).checked_mul(DEFAULT_TICKS_PER_SLOT)?;
         (2 + u64::from(self.num_no_shows_per_candidate))
             .checked_mul(window.checked_add(tranches)?)?
             .checked_add(tranches)
@@ -485,17 +480,6 @@ impl BenchStep {
         ((u64::from(self.n_validators) - 1) * u64::from(self.connectivity) / 100) as u32
     }
 
-    /// The step's session parameters as one value.
-    pub fn session(&self) -> session::SessionParams {
-        session::SessionParams {
-            needed_approvals: self.needed_approvals,
-            zeroth_delay_tranche_width: self.zeroth_delay_tranche_width,
-            relay_vrf_modulo_samples: self.relay_vrf_modulo_samples,
-            n_delay_tranches: self.n_delay_tranches,
-            no_show_slots: self.no_show_slots,
-        }
-    }
-
     /// What message generation needs of this step (with the run's seed):
     /// two steps with equal parameters generate the same messages.
     pub fn generation_params(&self, seed: u64) -> GenerationParams {
@@ -504,7 +488,7 @@ impl BenchStep {
             n_cores: self.n_cores,
             n_included_candidates: self.candidates_per_block(),
             num_blocks: self.num_blocks,
-            session: self.session(),
+            session: self.session,
             max_validators_per_core: match self.schema {
                 Schema::G1 => 1,
                 Schema::G2G3 => self.max_validators_per_core,

@@ -14,6 +14,7 @@ mod approvals;
 mod fields;
 mod layout;
 mod network;
+pub(super) mod network_spec;
 mod objective;
 
 use yaml_serde::{Mapping, Value};
@@ -171,11 +172,7 @@ fn build(
         n_cores,
         n_included_candidates,
         num_blocks,
-        needed_approvals: session.needed_approvals,
-        zeroth_delay_tranche_width: session.zeroth_delay_tranche_width,
-        relay_vrf_modulo_samples: session.relay_vrf_modulo_samples,
-        n_delay_tranches: session.n_delay_tranches,
-        no_show_slots: session.no_show_slots,
+        session,
         max_validators_per_core,
         min_pov_size_kib,
         max_pov_size_kib,
@@ -216,8 +213,8 @@ fn check_end_tick(step: &BenchStep) -> Result<(), Kind> {
              {}, num_no_shows_per_candidate {}): more than {} ticks",
             end.map_or("2^64".into(), |e| e.to_string()),
             step.num_blocks,
-            step.n_delay_tranches,
-            step.no_show_slots,
+            step.session.n_delay_tranches,
+            step.session.no_show_slots,
             step.num_no_shows_per_candidate,
             u32::MAX
         ))),

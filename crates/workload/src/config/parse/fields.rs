@@ -188,7 +188,7 @@ impl<'a> Fields<'a> {
         }
     }
 
-    fn f64(&self, key: &str) -> Result<Option<f64>, Kind> {
+    pub(super) fn f64(&self, key: &str) -> Result<Option<f64>, Kind> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
