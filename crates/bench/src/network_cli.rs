@@ -245,7 +245,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
-        let page = tranche_report::simulation::page::render(&report)?;
+        let page = tranche_report::network::page::render(&report)?;
         tranche_report::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())

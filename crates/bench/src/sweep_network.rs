@@ -4,12 +4,12 @@
 //! default) — run one after another in this process, summarised in one
 //! table and one JSON file (checked before any work and written
 //! atomically, `tranche_report::outputs`). Its rows are
-//! [`tranche_report::simulation::SweepRow`]s.
+//! [`tranche_report::network::SweepRow`]s.
 
 use crate::network_cli::{engine_of, CliError, NetworkArgs};
 use serde::Deserialize;
 use std::path::PathBuf;
-pub use tranche_report::simulation::sweep::{table, SweepRow};
+pub use tranche_report::network::sweep::{table, SweepRow};
 use tranche_simulation::{NetworkSpec, SimulationReport, Verify};
 
 /// Most runs one sweep may ask for.
@@ -217,7 +217,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     }
     if let Some(path) = &args.html {
         let command = std::env::args().collect::<Vec<_>>().join(" ");
-        let page = tranche_report::simulation::sweep::page(
+        let page = tranche_report::network::sweep::page(
             &rows,
             args.seed,
             tranche_report::meta::COMMIT,

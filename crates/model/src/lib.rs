@@ -24,7 +24,7 @@
 //!   limits and encoded as v3 wire messages, decoded by the receiver; their
 //!   bytes are what the bandwidth and the counters see.
 //!
-//! **Modelled** (`model`), every draw seeded by the run's seed:
+//! **Modelled** (`drawn`), every draw seeded by the run's seed:
 //!
 //! * a candidate check (availability recovery and validation) is a delay
 //!   drawn per check from `check_delay_ms` (normal, truncated at zero,
@@ -61,12 +61,12 @@
 //! packets carry — which is the one it would have computed. `--verify
 //! every` makes every node verify.
 //!
-//! Modules: `model` (behaviours and check durations; the links are
+//! Modules: `drawn` (behaviours and check durations; the links are
 //! `tranche_links::mesh`), `verdicts`, `member` (one validator), `setup`
 //! (what a process shares).
 
+pub mod drawn;
 pub mod member;
-pub mod model;
 pub mod setup;
 pub mod verdicts;
 

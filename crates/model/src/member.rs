@@ -9,7 +9,7 @@
 //! leave through the validator's egress bandwidth. Its behaviour (no-show,
 //! slow, offline) and its record of what happened live here too.
 
-use crate::model::Model;
+use crate::drawn::Model;
 use crate::verdicts::Verdicts;
 use parity_scale_codec::Encode;
 use rand_chacha::ChaCha20Rng;
@@ -23,7 +23,7 @@ use tranche_primitives::{
     ApprovalDistributionMessage, Block, Session, Tick, ValidationProtocol, ValidatorIndex,
     ValidatorPair,
 };
-pub use tranche_report::simulation::{Behaviour, BlockRecord, NodeRecord};
+pub use tranche_report::network::{Behaviour, BlockRecord, NodeRecord};
 use tranche_validator::{
     checked_approval, checked_assignment, dispatch, CandidateApproved, Effects,
 };

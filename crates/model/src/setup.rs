@@ -4,8 +4,8 @@
 //! gossip grid, the model, who verifies. Built once per process from
 //! the spec and the seed, so every process builds the same.
 
+use crate::drawn::Model;
 use crate::member::{slot_ms, NodeSetup, SimNode};
-use crate::model::Model;
 use crate::verdicts::{ProcessVerdicts, Verify};
 use std::sync::Arc;
 use tranche_distribution::SessionGridTopology;

@@ -9,12 +9,12 @@ pub mod compare;
 pub mod html;
 pub mod html_chart;
 pub mod meta;
+pub mod network;
 pub mod outputs;
 pub mod progress;
 pub mod prometheus;
 mod prometheus_upstream;
 pub mod repeat;
-pub mod simulation;
 mod table;
 
 pub use meta::Meta;

@@ -23,7 +23,7 @@
 //! Modules: `engine` (the dataflow). What is not the engine lives where
 //! its kind lives: the `!ApprovalNetwork` objective in
 //! `tranche_workload::config::approval_network`, the records, report,
-//! table and page in `tranche_report::simulation`, the command line and
+//! table and page in `tranche_report::network`, the command line and
 //! `tranche sweep network` in the `tranche` binary
 //! (`crates/bench/src/network_cli.rs`, `sweep_network.rs`).
 
@@ -32,8 +32,8 @@ pub mod engine;
 use std::sync::Arc;
 
 pub use engine::{EngineConfig, EngineError, Progress};
-pub use tranche_model::{member, model, setup, verdicts, Verify};
-pub use tranche_report::simulation::{Cost, SimulationReport};
+pub use tranche_model::{drawn, member, setup, verdicts, Verify};
+pub use tranche_report::network::{Cost, SimulationReport};
 pub use tranche_workload::config::approval_network::NetworkSpec;
 
 /// CPU seconds (user and system) this process has used.

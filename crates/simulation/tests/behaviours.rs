@@ -2,7 +2,7 @@
 //! block is still approved by every honest validator; slow validators
 //! approve later; offline validators stop at their block.
 
-use tranche_report::simulation::Behaviour;
+use tranche_report::network::Behaviour;
 use tranche_simulation::{simulate, EngineConfig, SimulationReport, Verify};
 use tranche_workload::config::approval_network::{parse, NetworkSpec};
 

@@ -73,7 +73,7 @@ fn the_default_approves_every_block_at_every_honest_validator() {
     );
     let text = std::fs::read_to_string(&json).unwrap();
     std::fs::remove_file(&json).unwrap();
-    let report: tranche_report::simulation::SimulationReport = serde_json::from_str(&text).unwrap();
+    let report: tranche_report::network::SimulationReport = serde_json::from_str(&text).unwrap();
     assert_eq!(report.n_validators, 100);
     assert_eq!(report.blocks.len(), 5);
     assert!(report.all_approved);

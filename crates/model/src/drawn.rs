@@ -10,7 +10,7 @@ use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 use tranche_links::mesh::{stream as rng, Mesh};
 use tranche_links::LatencyModel;
-use tranche_report::simulation::Behaviour;
+use tranche_report::network::Behaviour;
 use tranche_workload::config::approval_network::NetworkSpec;
 
 /// The model of one run: behaviours, latencies, the check-delay law.
