@@ -197,3 +197,57 @@ fn tick_one_runs_due_timers_one_at_a_time() {
     assert!(!more);
     assert!(a.m.next_wakeup().is_none_or(|t| t > due));
 }
+
+/// Candidates claimed by our `DistributeAssignment`s up to `until`, for
+/// validator `me`, with another validator approving both candidates at
+/// once (needed 1) and `trigger_all` as given.
+fn claimed_by_us(me: u32, other: u32, trigger_all: bool, until: Tick) -> Vec<u32> {
+    let s = session(SessionSpec {
+        n_validators: 10,
+        n_cores: 2,
+        needed: 1,
+        n_delay_tranches: 40,
+        real_keys: true,
+        samples: 1,
+        ..Default::default()
+    });
+    let config = Config {
+        trigger_all_tranches: trigger_all,
+        ..Config::default()
+    };
+    let mut d = Driver::new(
+        ApprovalVoting::new(config, Some(local_keys(me))),
+        MemoryStore::new(),
+    );
+    d.at(BT).block(block("A", 1, "genesis", 10, &s, 2));
+    d.assign(assignment("A", other, &[0, 1], 0));
+    d.approve(approval("A", other, &[0, 1]));
+    d.poll();
+    d.advance_to(until);
+    let mut claimed: Vec<u32> = d
+        .log
+        .iter()
+        .filter_map(|(_, a)| match a {
+            Action::DistributeAssignment { claimed, .. } => Some(claimed.iter_ones().collect::<Vec<_>>()),
+            _ => None,
+        })
+        .flatten()
+        .map(|c| c as u32)
+        .collect();
+    claimed.sort_unstable();
+    claimed.dedup();
+    claimed
+}
+
+#[test]
+fn trigger_all_tranches_triggers_the_assignments_no_rule_asks_for() {
+    // Validators 4..9 are in no backing group. Find one whose tranche-0
+    // assignment leaves a candidate to a delay tranche, which an approved
+    // candidate never triggers by the rules.
+    let until = BT + 41;
+    let me = (4..10)
+        .find(|&me| claimed_by_us(me, if me == 4 { 5 } else { 4 }, false, until).len() < 2)
+        .expect("some validator's tranche 0 covers one candidate only");
+    let other = if me == 4 { 5 } else { 4 };
+    assert_eq!(claimed_by_us(me, other, true, until), vec![0, 1]);
+}

@@ -23,6 +23,12 @@ pub struct Config {
     /// How long our own check of a candidate takes, in ticks (availability
     /// recovery and validation are modelled as this delay).
     pub check_delay_ticks: Tick,
+    /// Trigger our assignment of every tranche when its tranche comes,
+    /// needed or not, approved or not (the load of upstream's throughput
+    /// test, `polkadot/node/subsystem-bench/examples/approvals_throughput.yaml`,
+    /// where every tranche is sent). Not upstream behaviour: only the
+    /// whole-network simulation's `trigger_all_tranches` sets it.
+    pub trigger_all_tranches: bool,
 }
 
 impl Default for Config {
@@ -30,6 +36,7 @@ impl Default for Config {
         Config {
             slot_duration_millis: tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS,
             check_delay_ticks: 0,
+            trigger_all_tranches: false,
         }
     }
 }

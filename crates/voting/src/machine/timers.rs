@@ -82,6 +82,7 @@ impl ApprovalVoting {
 
     fn process_wakeup(&mut self, out: &mut Out, now: Tick, (block_hash, idx): Pair) {
         let tps = self.tps;
+        let trigger_all = self.config.trigger_all_tranches;
         let Some((block, chash, cand)) = self.pair_mut(&block_hash, idx) else {
             return;
         };
@@ -97,7 +98,13 @@ impl ApprovalVoting {
             clock,
             block.session.info.needed_approvals as usize,
         );
-        let trigger = should_trigger(ae, approvals, status.required, clock.tranche_now);
+        let trigger = if trigger_all {
+            ae.our
+                .as_ref()
+                .is_some_and(|o| !o.triggered && o.tranche <= clock.tranche_now)
+        } else {
+            should_trigger(ae, approvals, status.required, clock.tranche_now)
+        };
         let mut launch = None;
         if trigger {
             let our = ae

@@ -50,6 +50,7 @@ impl ApprovalVoting {
     ) -> AssignmentCheckResult {
         use AssignmentCheckError as E;
         use AssignmentCheckResult as R;
+        let trigger_all = self.config.trigger_all_tranches;
         let Some(block) = self.blocks.get(&a.block_hash) else {
             return R::Bad(E::UnknownBlock(a.block_hash));
         };
@@ -108,6 +109,7 @@ impl ApprovalVoting {
             let status = status_of(block, ae, approvals, now, self.tps);
             note_no_shows(ae, &status, now, out);
             let wake = schedule_wakeup_action(ae, block.block_tick, now, status.required);
+            let wake = with_trigger_all(trigger_all, ae, block.block_tick, wake);
             if let Some(t) = wake {
                 self.schedule_wakeup(out, (block_hash, i), t);
             }
@@ -196,6 +198,7 @@ impl ApprovalVoting {
         tr: Transition,
     ) {
         let tps = self.tps;
+        let trigger_all = self.config.trigger_all_tranches;
         let Some((block, chash, cand)) = self.pair_mut(&block_hash, idx) else {
             return;
         };
@@ -255,6 +258,7 @@ impl ApprovalVoting {
                 .push(WriteOp::PutApprovalEntry(block_hash, idx, ae.record()));
         }
         let wake = schedule_wakeup_action(ae, block.block_tick, now, status.required);
+        let wake = with_trigger_all(trigger_all, ae, block.block_tick, wake);
         let mut forks = Vec::new();
         if approved {
             if let Transition::Remote(v) = tr {
@@ -300,6 +304,25 @@ fn note_no_shows(ae: &mut ApprovalEntry, status: &TranchesToApprove, now: Tick, 
             tick: now,
         });
     }
+}
+
+/// With `trigger_all_tranches`, a pair also wakes when our untriggered
+/// assignment's tranche comes, whatever the rules say.
+fn with_trigger_all(
+    trigger_all: bool,
+    ae: &ApprovalEntry,
+    block_tick: Tick,
+    wake: Option<Tick>,
+) -> Option<Tick> {
+    if !trigger_all {
+        return wake;
+    }
+    let ours = ae
+        .our
+        .as_ref()
+        .filter(|o| !o.triggered)
+        .map(|o| block_tick.saturating_add(o.tranche as Tick));
+    min_prefer_some(wake, ours)
 }
 
 /// When a pair next needs looking at (upstream `schedule_wakeup_action`).

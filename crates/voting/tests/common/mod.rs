@@ -21,6 +21,8 @@ pub struct SessionSpec {
     pub coalesce: u32,
     pub n_delay_tranches: u32,
     pub real_keys: bool,
+    /// RelayVRFModulo samples; 0: one per core.
+    pub samples: u32,
 }
 
 impl Default for SessionSpec {
@@ -33,6 +35,7 @@ impl Default for SessionSpec {
             coalesce: 1,
             n_delay_tranches: 40,
             real_keys: false,
+            samples: 0,
         }
     }
 }
@@ -82,7 +85,11 @@ pub fn session(spec: SessionSpec) -> Arc<Session> {
         session_index: 1,
         n_cores: spec.n_cores,
         needed_approvals: spec.needed,
-        relay_vrf_modulo_samples: spec.n_cores,
+        relay_vrf_modulo_samples: if spec.samples == 0 {
+            spec.n_cores
+        } else {
+            spec.samples
+        },
         n_delay_tranches: spec.n_delay_tranches,
         zeroth_delay_tranche_width: 0,
         no_show_slots: spec.no_show_slots,
