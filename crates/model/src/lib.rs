@@ -65,9 +65,14 @@
 //! `tranche_links::mesh`), `verdicts`, `member` (one validator), `setup`
 //! (what a process shares).
 
+pub mod costs;
+pub mod cpu;
 pub mod member;
 pub mod model;
 pub mod setup;
 pub mod verdicts;
 
+pub use costs::{CostTable, CostsError};
+pub use cpu::shape::{NodeLayout, NodeShape, NodeThreads, ShapeError};
+pub use cpu::{Cpu, CpuError, Event, Rejected, ThreadId, ThreadSpec};
 pub use verdicts::Verify;
