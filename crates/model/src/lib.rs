@@ -72,7 +72,7 @@ pub mod model;
 pub mod setup;
 pub mod verdicts;
 
-pub use costs::{CostTable, CostsError};
+pub use costs::{Cost, CostTable, CostsError};
 pub use cpu::shape::{NodeLayout, NodeShape, NodeThreads, ShapeError};
 pub use cpu::{Cpu, CpuError, Event, Rejected, ThreadId, ThreadSpec};
 pub use verdicts::Verify;
