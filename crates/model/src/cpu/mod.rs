@@ -19,8 +19,8 @@
 //! how often the caller polls does not change any result. A job started
 //! with cost `c` at work `V_s` ends at the first whole nanosecond `t` with
 //! `V(t) ≥ V_s + c · 2²⁰`: never earlier than exact processor sharing,
-//! later by less than a nanosecond plus at most 2⁻²⁰ ns per change of `B`
-//! during its run. Times saturate at `u64::MAX`.
+//! later by less than a nanosecond (plus the less than 2⁻²⁰ ns of work
+//! each rebase rounds away). Times saturate at `u64::MAX`.
 //!
 //! # Order of events
 //!
