@@ -63,11 +63,17 @@
 //!
 //! Modules: `drawn` (behaviours and check durations; the links are
 //! `tranche_links::mesh`), `verdicts`, `member` (one validator), `setup`
-//! (what a process shares).
+//! (what a process shares), `cpu` (threads sharing a validator's cores in
+//! virtual time, and the node's shape), `costs` (the cost table).
 
+pub mod costs;
+pub mod cpu;
 pub mod drawn;
 pub mod member;
 pub mod setup;
 pub mod verdicts;
 
+pub use costs::{Cost, CostTable, CostsError};
+pub use cpu::shape::{NodeLayout, NodeShape, NodeThreads, ShapeError};
+pub use cpu::{Cpu, CpuError, Event, Rejected, ThreadId, ThreadSpec};
 pub use verdicts::Verify;
