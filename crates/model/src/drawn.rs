@@ -112,6 +112,7 @@ mod tests {
             offline: vec![Offline {
                 fraction: 0.05,
                 at_block: 2,
+                until_block: None,
             }],
             ..NetworkSpec::default()
         };

@@ -66,6 +66,7 @@
 //! (what a process shares), `cpu` (threads sharing a validator's cores in
 //! virtual time, and the node's shape), `costs` (the cost table).
 
+mod busy;
 pub mod costs;
 pub mod cpu;
 pub mod drawn;
@@ -74,6 +75,6 @@ pub mod setup;
 pub mod verdicts;
 
 pub use costs::{Cost, CostTable, CostsError};
-pub use cpu::shape::{NodeLayout, NodeShape, NodeThreads, ShapeError};
+pub use cpu::shape::{BuildError, NodeLayout, NodeShape, NodeThreads, ShapeError};
 pub use cpu::{Cpu, CpuError, Event, Rejected, ThreadId, ThreadSpec};
 pub use verdicts::Verify;

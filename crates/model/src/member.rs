@@ -9,6 +9,8 @@
 //! leave through the validator's egress bandwidth. Its behaviour (no-show,
 //! slow, offline) and its record of what happened live here too.
 
+use crate::busy::Busy;
+use crate::costs::CostTable;
 use crate::drawn::Model;
 use crate::verdicts::Verdicts;
 use parity_scale_codec::Encode;
@@ -28,6 +30,7 @@ use tranche_validator::{
     checked_approval, checked_assignment, dispatch, CandidateApproved, Effects,
 };
 use tranche_voting::{self as voting, ApprovalVoting, CheckedApproval, CheckedAssignment};
+use tranche_workload::config::node_shape::NodeShape;
 
 /// One notification on its way: who sends it to whom, the sender's
 /// sequence number (the order of a moment's inputs), its encoded bytes —
@@ -59,6 +62,11 @@ pub struct NodeSetup<'a> {
     pub routing_seed: u64,
     /// Model finality from the validators' approvals.
     pub finality: bool,
+    /// Trigger every tranche's assignment (`trigger_all_tranches`).
+    pub trigger_all: bool,
+    /// The CPU model: the node's shape and the cost table, scaled by the
+    /// shape's `cpu_scale` (none: every input takes no time).
+    pub cpu: Option<(NodeShape, CostTable)>,
 }
 
 /// One validator.
@@ -69,15 +77,15 @@ pub struct SimNode {
     /// From this moment on the node is silent (offline ones).
     offline_from_ms: Option<u64>,
     voting: ApprovalVoting,
-    dist: State,
+    pub(crate) dist: State,
     session: Arc<Session>,
     blocks: Vec<Block>,
     check_rng: ChaCha20Rng,
     egress: RateLimiter,
     ingress: RateLimiter,
     seq: u64,
-    actions: Vec<Action>,
-    sends: Vec<(PeerId, Outgoing)>,
+    pub(crate) actions: Vec<Action>,
+    pub(crate) sends: Vec<(PeerId, Outgoing)>,
     /// Blocks imported so far.
     imported: usize,
     record: NodeRecord,
@@ -86,6 +94,8 @@ pub struct SimNode {
     votes: Option<Vec<u32>>,
     /// The highest block finalized here (0: none).
     finalized: u32,
+    /// The CPU model, if the objective has one (`crate::busy`).
+    pub(crate) busy: Option<Busy>,
 }
 
 /// The shared verdicts of a notification's items, to travel with it.
@@ -158,7 +168,11 @@ impl SimNode {
             approval: setup.approval,
             index: ValidatorIndex(index),
         };
-        let voting = ApprovalVoting::new(voting::Config::default(), Some(keys));
+        let config = voting::Config {
+            trigger_all_tranches: setup.trigger_all,
+            ..voting::Config::default()
+        };
+        let voting = ApprovalVoting::new(config, Some(keys));
         let mut dist = State::new(tranche_distribution::Config {
             routing_seed: setup.routing_seed ^ u64::from(index),
             ..Default::default()
@@ -193,6 +207,7 @@ impl SimNode {
             imported: 0,
             votes: setup.finality.then(|| vec![0; model.n as usize]),
             finalized: 0,
+            busy: setup.cpu.map(|(shape, costs)| Busy::new(&shape, costs)),
             record: NodeRecord {
                 validator: index,
                 behaviour,
@@ -218,10 +233,8 @@ impl SimNode {
             .voting
             .next_wakeup()
             .map(|t| t.saturating_mul(TICK_DURATION_MILLIS));
-        let next = match (block, timer) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }?;
+        let cpu = self.busy.as_ref().and_then(Busy::next_ms);
+        let next = [block, timer, cpu].into_iter().flatten().min()?;
         match self.offline_from_ms {
             Some(off) if next >= off => None,
             _ => Some(next),
@@ -258,6 +271,9 @@ impl SimNode {
         if self.is_offline(now_ms) {
             return;
         }
+        if self.busy.is_some() {
+            self.drive(now_ms, verdicts, model, out);
+        }
         self.run_timers(now_ms, verdicts, model, out);
         while self
             .blocks
@@ -279,11 +295,18 @@ impl SimNode {
             };
             self.record.items_in += m.len() as u64;
             learn_verdicts(verdicts, &m, &p.known);
+            if self.busy.is_some() {
+                self.enqueue(p.from, m);
+                continue;
+            }
             let mut work = std::mem::take(&mut self.actions);
             self.dist
                 .handle_peer_message(tick_of(now_ms), PeerId(p.from), m, &mut work);
             self.settle(now_ms, work, verdicts, model, out);
             self.run_timers(now_ms, verdicts, model, out);
+        }
+        if self.busy.is_some() {
+            self.drive(now_ms, verdicts, model, out);
         }
     }
 
@@ -309,6 +332,18 @@ impl SimNode {
     fn import_block(&mut self, now_ms: u64, v: &Verdicts, m: &Model, out: &mut Vec<(u64, Packet)>) {
         let block = self.blocks[self.imported].clone();
         self.imported += 1;
+        if let Some(busy) = self.busy.as_mut() {
+            // Our assignments' VRFs: one compact modulo (v2) or one per
+            // sample (v1), and one delay per core.
+            let info = &self.session.info;
+            let modulo = if info.assignments_v2 {
+                1
+            } else {
+                u64::from(info.relay_vrf_modulo_samples)
+            };
+            let vrfs = modulo + block.candidates.len() as u64;
+            busy.owed_voting += busy.costs.block_import() + vrfs * busy.costs.own_assignment();
+        }
         let hash = block.hash;
         // The oldest block distribution still holds: the first one after
         // the last finalized.
@@ -385,36 +420,77 @@ impl SimNode {
     ) {
         let now = tick_of(now_ms);
         let mut imports = Vec::new();
+        let mut sends = Vec::new();
         while !work.is_empty() {
             for action in std::mem::take(&mut work) {
                 match action {
                     Action::CheckAssignment(check) => {
+                        if let Some(busy) = self.busy.as_mut() {
+                            busy.owed_distribution +=
+                                busy.costs.assignment(&check.assignment.0.cert.kind);
+                        }
                         let verdict = v.assignment(&check);
                         self.dist
                             .assignment_checked(now, check.token, verdict, &mut work);
                     }
                     Action::CheckApproval(check) => {
+                        if let Some(busy) = self.busy.as_mut() {
+                            busy.owed_distribution += busy
+                                .costs
+                                .approval_covering(check.vote.candidate_indices.count_ones());
+                        }
                         let verdict = v.approval(&check);
                         self.dist
                             .approval_checked(now, check.token, verdict, &mut work);
                     }
-                    Action::ImportAssignment {
-                        assignment,
-                        tranche,
-                    } => imports.push(ImportItem::Assignment(checked_assignment(
-                        &assignment,
-                        tranche,
-                    ))),
-                    Action::ImportApproval { vote } => {
-                        imports.push(ImportItem::Approval(checked_approval(&vote)))
-                    }
-                    Action::Send { peer, item } => self.sends.push((peer, item)),
-                    Action::Reputation { .. } => {}
+                    other => self.sort_action(other, &mut sends, &mut imports),
                 }
             }
         }
+        self.sends.extend(sends);
         self.actions = work;
         self.flush_sends(now_ms, v, m, out);
+        self.apply_imports(now_ms, imports, v, m, out);
+    }
+
+    /// An action that is no check: a send, an import for voting (recorded
+    /// by block and tranche), or a reputation change (dropped).
+    pub(crate) fn sort_action(
+        &mut self,
+        action: Action,
+        sends: &mut Vec<(PeerId, Outgoing)>,
+        imports: &mut Vec<ImportItem>,
+    ) {
+        match action {
+            Action::ImportAssignment {
+                assignment,
+                tranche,
+            } => imports.push(ImportItem::Assignment(checked_assignment(
+                &assignment,
+                tranche,
+            ))),
+            Action::ImportApproval { vote } => {
+                imports.push(ImportItem::Approval(checked_approval(&vote)))
+            }
+            Action::Send { peer, item } => sends.push((peer, item)),
+            Action::Reputation { .. } => {}
+            Action::CheckAssignment(_) | Action::CheckApproval(_) => {
+                unreachable!("checks are run by the caller")
+            }
+        }
+    }
+
+    /// Voting imports checked items, in order, and what that causes is
+    /// carried out.
+    pub(crate) fn apply_imports(
+        &mut self,
+        now_ms: u64,
+        imports: Vec<ImportItem>,
+        v: &Verdicts,
+        m: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
+        let now = tick_of(now_ms);
         for item in imports {
             let o = match item {
                 ImportItem::Assignment(a) => {
@@ -436,7 +512,7 @@ impl SimNode {
     }
 
     /// Cut the pending sends into notifications and put them on the links.
-    fn flush_sends(
+    pub(crate) fn flush_sends(
         &mut self,
         now_ms: u64,
         v: &Verdicts,
@@ -576,11 +652,15 @@ impl SimNode {
 
     /// The record, at the end.
     pub fn record(&self) -> NodeRecord {
-        self.record.clone()
+        let mut r = self.record.clone();
+        if let Some(busy) = &self.busy {
+            r.cpu_busy_ms = busy.busy_ms();
+        }
+        r
     }
 }
 
-enum ImportItem {
+pub(crate) enum ImportItem {
     Assignment(CheckedAssignment),
     Approval(CheckedApproval),
 }
@@ -616,7 +696,10 @@ impl Effects for Carry<'_> {
         if let Some(i) = n.block_index(&cert.block_hash) {
             n.record.blocks[i].own_assignments += claimed.count_ones() as u32;
             let item = (cert.clone(), claimed.clone());
-            self.v.made_assignment(&item, &n.blocks[i], &n.session);
+            let first = claimed.iter_ones().next();
+            let tranche = first.and_then(|c| n.voting.our_tranche(&cert.block_hash, c));
+            self.v
+                .made_assignment(&item, tranche, &n.blocks[i], &n.session);
         }
         n.dist.distribute_assignment(cert, claimed, &mut self.work);
         Ok(())
@@ -627,6 +710,9 @@ impl Effects for Carry<'_> {
         vote: tranche_primitives::IndirectSignedApprovalVote,
     ) -> Result<(), Self::Error> {
         let n = &mut *self.node;
+        if let Some(busy) = n.busy.as_mut() {
+            busy.owed_voting += busy.costs.own_approval();
+        }
         if n.behaviour == Behaviour::NoShow {
             return Ok(());
         }

@@ -4,6 +4,7 @@
 //! gossip grid, the model, who verifies. Built once per process from
 //! the spec and the seed, so every process builds the same.
 
+use crate::costs::CostTable;
 use crate::drawn::Model;
 use crate::member::{slot_ms, NodeSetup, SimNode};
 use crate::verdicts::{ProcessVerdicts, Verify};
@@ -33,10 +34,19 @@ pub struct Shared {
     pub end_ms: u64,
     /// The first block's slot: where the simulation starts.
     pub start_ms: u64,
+    /// The cost table of the CPU model (used with the objective's `node`),
+    /// scaled by its `cpu_scale`.
+    pub costs: Option<CostTable>,
 }
 
 impl Shared {
     pub fn new(spec: &NetworkSpec, seed: u64, verify: Verify) -> Shared {
+        Shared::with_costs(spec, seed, verify, &CostTable::default())
+    }
+
+    /// [`Shared::new`] with the CPU model's cost table (`tranche network
+    /// --costs FILE`).
+    pub fn with_costs(spec: &NetworkSpec, seed: u64, verify: Verify, costs: &CostTable) -> Shared {
         let params = GenerationParams {
             n_validators: spec.n_validators,
             n_cores: spec.n_cores,
@@ -79,6 +89,11 @@ impl Shared {
             verdicts: ProcessVerdicts::default(),
             end_ms: last + spec.run_after_last_block_secs * 1000,
             start_ms,
+            costs: spec.node.map(|shape| {
+                costs
+                    .scaled(shape.cpu_scale)
+                    .expect("the objective bounds cpu_scale")
+            }),
         }
     }
 
@@ -94,6 +109,8 @@ impl Shared {
                 blocks: &self.blocks,
                 routing_seed: self.seed,
                 finality: self.spec.finality,
+                trigger_all: self.spec.trigger_all_tranches,
+                cpu: self.spec.node.zip(self.costs.clone()),
             },
             &self.model,
         )

@@ -228,11 +228,12 @@ fn claimed_by_us(me: u32, other: u32, trigger_all: bool, until: Tick) -> Vec<u32
         .log
         .iter()
         .filter_map(|(_, a)| match a {
-            Action::DistributeAssignment { claimed, .. } => Some(claimed.iter_ones().collect::<Vec<_>>()),
+            Action::DistributeAssignment { claimed, .. } => {
+                Some(claimed.iter_ones().collect::<Vec<_>>())
+            }
             _ => None,
         })
         .flatten()
-        .map(|c| c as u32)
         .collect();
     claimed.sort_unstable();
     claimed.dedup();

@@ -589,6 +589,7 @@ pub fn run_probed(s: &Scenario, probes: &[Probe]) -> Run {
     let config = Config {
         slot_duration_millis: s.slot_duration_millis,
         check_delay_ticks: 0,
+        trigger_all_tranches: false,
     };
     let names = s
         .blocks

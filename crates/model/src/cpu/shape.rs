@@ -1,12 +1,14 @@
-//! The simulated node's shape, as the `!ApprovalNetwork` file gives it:
-//! its layout (classic or parallel, `crates/node/src/classic.rs`,
-//! `crates/node/src/parallel.rs`), the parallel layout's workers, the
-//! validator's cores and the scale of every cost; its validation, and the
-//! threads of its [`Cpu`] with the node's queue capacities.
+//! The threads of a simulated node's shape (`NodeShape`, the
+//! `!ApprovalNetwork` key `node`, in `tranche_workload::config::node_shape`):
+//! classic or parallel as `crates/node/src/classic.rs` and
+//! `crates/node/src/parallel.rs` run them, with the node's queue
+//! capacities, and a [`Cpu`] of them.
 
 use super::{Cpu, CpuError, ThreadId, ThreadSpec};
-use std::fmt;
-use std::str::FromStr;
+pub use tranche_workload::config::node_shape::{
+    NodeLayout, NodeShape, ShapeError, DEFAULT_CORES, DEFAULT_CPU_SCALE, DEFAULT_WORKERS,
+    MAX_CORES, MAX_WORKERS,
+};
 
 /// The node's inbox (`INBOX_CAPACITY` in `crates/node/src/layout.rs`,
 /// upstream's approval-distribution inbox): the classic distribution
@@ -21,94 +23,13 @@ pub const WORKER_CHANNEL_CAPACITY: usize = 16_000;
 /// (`VOTING_CHANNEL_CAPACITY` in `crates/node/src/layout.rs`).
 pub const VOTING_CHANNEL_CAPACITY: usize = 16_000;
 
-/// The parallel layout's distribution workers by default: the node's
-/// `DEFAULT_WORKERS` (`crates/node/src/messages.rs`), upstream's
-/// `APPROVAL_DISTRIBUTION_WORKER_COUNT`.
-pub const DEFAULT_WORKERS: u32 = 4;
-/// Cores by default: Polkadot's reference hardware has 8.
-pub const DEFAULT_CORES: u32 = 8;
-/// The scale of every cost by default.
-pub const DEFAULT_CPU_SCALE: f64 = 1.0;
-/// Most distribution workers a shape may ask for.
-pub const MAX_WORKERS: u32 = 1_024;
-/// Most cores a shape may ask for.
-pub const MAX_CORES: u32 = 4_096;
-
-/// Which of the node's two layouts runs the validator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum NodeLayout {
-    /// One distribution thread that hands every check to the voting
-    /// thread and waits for its verdict.
-    Classic,
-    /// A router, distribution workers that check crypto, one voting
-    /// thread.
-    #[default]
-    Parallel,
-}
-
-impl NodeLayout {
-    pub fn name(self) -> &'static str {
-        match self {
-            NodeLayout::Classic => "classic",
-            NodeLayout::Parallel => "parallel",
-        }
-    }
-}
-
-impl fmt::Display for NodeLayout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for NodeLayout {
-    type Err = ShapeError;
-
-    fn from_str(s: &str) -> Result<NodeLayout, ShapeError> {
-        match s {
-            "classic" => Ok(NodeLayout::Classic),
-            "parallel" => Ok(NodeLayout::Parallel),
-            _ => Err(ShapeError::Layout {
-                found: s.escape_default().to_string(),
-            }),
-        }
-    }
-}
-
-/// Why a node shape was refused.
+/// Why no CPU could be built for a shape.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ShapeError {
-    #[error("layout: expected classic or parallel, found \"{found}\"")]
-    Layout { found: String },
-    #[error("workers: {found} is out of range (1 to {MAX_WORKERS})")]
-    Workers { found: u32 },
-    #[error("cores: {found} is out of range (1 to {MAX_CORES})")]
-    Cores { found: u32 },
-    #[error("cpu_scale: {found} is not a finite number above 0")]
-    CpuScale { found: f64 },
+pub enum BuildError {
+    #[error(transparent)]
+    Shape(#[from] ShapeError),
     #[error(transparent)]
     Cpu(#[from] CpuError),
-}
-
-/// The simulated node: layout, workers (parallel only), cores, and the
-/// factor every cost is multiplied by.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct NodeShape {
-    pub layout: NodeLayout,
-    pub workers: u32,
-    pub cores: u32,
-    pub cpu_scale: f64,
-}
-
-impl Default for NodeShape {
-    fn default() -> NodeShape {
-        NodeShape {
-            layout: NodeLayout::default(),
-            workers: DEFAULT_WORKERS,
-            cores: DEFAULT_CORES,
-            cpu_scale: DEFAULT_CPU_SCALE,
-        }
-    }
 }
 
 /// Where the jobs of a node shape go: the router (parallel only), the
@@ -121,85 +42,63 @@ pub struct NodeThreads {
     pub voting: ThreadId,
 }
 
-impl NodeShape {
-    /// The shape if every field is in range: workers and cores 1 to their
-    /// maximum (workers are checked in both layouts), `cpu_scale` finite
-    /// and above 0.
-    pub fn validate(&self) -> Result<(), ShapeError> {
-        if !(1..=MAX_WORKERS).contains(&self.workers) {
-            return Err(ShapeError::Workers {
-                found: self.workers,
-            });
+/// The node's threads, named as the node names them, with its queue
+/// capacities: classic `[approval-distribution, approval-voting]`;
+/// parallel `[approval-voting-parallel (router),
+/// approval-voting-parallel-0 .. N-1 (workers),
+/// approval-voting-parallel-db (voting)]`.
+pub fn threads(shape: &NodeShape) -> Result<Vec<ThreadSpec>, ShapeError> {
+    shape.validate()?;
+    Ok(match shape.layout {
+        NodeLayout::Classic => vec![
+            ThreadSpec::new("approval-distribution", Some(INBOX_CAPACITY)),
+            ThreadSpec::new("approval-voting", Some(VOTING_CHANNEL_CAPACITY)),
+        ],
+        NodeLayout::Parallel => {
+            let mut threads = vec![ThreadSpec::new(
+                "approval-voting-parallel",
+                Some(INBOX_CAPACITY),
+            )];
+            threads.extend((0..shape.workers).map(|i| {
+                ThreadSpec::new(
+                    format!("approval-voting-parallel-{i}"),
+                    Some(WORKER_CHANNEL_CAPACITY),
+                )
+            }));
+            threads.push(ThreadSpec::new(
+                "approval-voting-parallel-db",
+                Some(VOTING_CHANNEL_CAPACITY),
+            ));
+            threads
         }
-        if !(1..=MAX_CORES).contains(&self.cores) {
-            return Err(ShapeError::Cores { found: self.cores });
-        }
-        if !(self.cpu_scale.is_finite() && self.cpu_scale > 0.0) {
-            return Err(ShapeError::CpuScale {
-                found: self.cpu_scale,
-            });
-        }
-        Ok(())
-    }
+    })
+}
 
-    /// The node's threads, named as the node names them, with its queue
-    /// capacities: classic `[approval-distribution, approval-voting]`;
-    /// parallel `[approval-voting-parallel (router),
-    /// approval-voting-parallel-0 .. N-1 (workers),
-    /// approval-voting-parallel-db (voting)]`.
-    pub fn threads(&self) -> Result<Vec<ThreadSpec>, ShapeError> {
-        self.validate()?;
-        Ok(match self.layout {
-            NodeLayout::Classic => vec![
-                ThreadSpec::new("approval-distribution", Some(INBOX_CAPACITY)),
-                ThreadSpec::new("approval-voting", Some(VOTING_CHANNEL_CAPACITY)),
-            ],
-            NodeLayout::Parallel => {
-                let mut threads = vec![ThreadSpec::new(
-                    "approval-voting-parallel",
-                    Some(INBOX_CAPACITY),
-                )];
-                threads.extend((0..self.workers).map(|i| {
-                    ThreadSpec::new(
-                        format!("approval-voting-parallel-{i}"),
-                        Some(WORKER_CHANNEL_CAPACITY),
-                    )
-                }));
-                threads.push(ThreadSpec::new(
-                    "approval-voting-parallel-db",
-                    Some(VOTING_CHANNEL_CAPACITY),
-                ));
-                threads
+/// Where each kind of job goes on a CPU built from [`threads`].
+pub fn roles(shape: &NodeShape) -> Result<NodeThreads, ShapeError> {
+    shape.validate()?;
+    Ok(match shape.layout {
+        NodeLayout::Classic => NodeThreads {
+            router: None,
+            distribution: vec![ThreadId(0)],
+            voting: ThreadId(1),
+        },
+        NodeLayout::Parallel => {
+            let workers = shape.workers as usize;
+            NodeThreads {
+                router: Some(ThreadId(0)),
+                distribution: (1..=workers).map(ThreadId).collect(),
+                voting: ThreadId(workers + 1),
             }
-        })
-    }
+        }
+    })
+}
 
-    /// Where each kind of job goes on a CPU built from [`Self::threads`].
-    pub fn roles(&self) -> Result<NodeThreads, ShapeError> {
-        self.validate()?;
-        Ok(match self.layout {
-            NodeLayout::Classic => NodeThreads {
-                router: None,
-                distribution: vec![ThreadId(0)],
-                voting: ThreadId(1),
-            },
-            NodeLayout::Parallel => {
-                let workers = self.workers as usize;
-                NodeThreads {
-                    router: Some(ThreadId(0)),
-                    distribution: (1..=workers).map(ThreadId).collect(),
-                    voting: ThreadId(workers + 1),
-                }
-            }
-        })
-    }
-
-    /// A CPU of this shape, idle at time 0, and where its jobs go.
-    pub fn cpu<J, O>(&self) -> Result<(Cpu<J, O>, NodeThreads), ShapeError> {
-        let roles = self.roles()?;
-        let cpu = Cpu::new(self.threads()?, self.cores)?;
-        Ok((cpu, roles))
-    }
+/// A CPU of this shape, idle at time 0, and where its jobs go.
+pub fn cpu<J, O>(shape: &NodeShape) -> Result<(Cpu<J, O>, NodeThreads), BuildError> {
+    let roles = roles(shape)?;
+    let cpu = Cpu::new(threads(shape)?, shape.cores)?;
+    Ok((cpu, roles))
 }
 
 #[cfg(test)]
@@ -207,12 +106,10 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_default_is_parallel_with_the_nodes_four_workers_on_eight_cores() {
-        let shape = NodeShape::default();
-        assert_eq!(shape.layout, NodeLayout::Parallel);
-        assert_eq!((shape.workers, shape.cores), (4, 8));
-        assert_eq!(shape.cpu_scale, 1.0);
-        assert_eq!(shape.validate(), Ok(()));
+    fn a_shape_out_of_range_builds_no_threads() {
+        let base = NodeShape::default();
+        assert!(cpu::<(), ()>(&NodeShape { cores: 0, ..base }).is_err());
+        assert!(threads(&NodeShape { workers: 0, ..base }).is_err());
     }
 
     #[test]
@@ -222,7 +119,7 @@ mod tests {
             workers: 7,
             ..NodeShape::default()
         };
-        let threads = shape.threads().unwrap();
+        let threads = threads(&shape).unwrap();
         assert_eq!(
             threads,
             vec![
@@ -230,7 +127,7 @@ mod tests {
                 ThreadSpec::new("approval-voting", Some(16_000)),
             ]
         );
-        let (cpu, roles) = shape.cpu::<(), ()>().unwrap();
+        let (cpu, roles) = cpu::<(), ()>(&shape).unwrap();
         assert_eq!(cpu.cores(), 8);
         assert_eq!(roles.router, None);
         assert_eq!(
@@ -248,7 +145,7 @@ mod tests {
             cores: 2,
             ..NodeShape::default()
         };
-        let (cpu, roles) = shape.cpu::<(), ()>().unwrap();
+        let (cpu, roles) = cpu::<(), ()>(&shape).unwrap();
         let names: Vec<_> = cpu.threads().map(|(_, n)| n.to_owned()).collect();
         assert_eq!(
             names,
@@ -260,8 +157,7 @@ mod tests {
                 "approval-voting-parallel-db"
             ]
         );
-        let caps: Vec<_> = shape
-            .threads()
+        let caps: Vec<_> = threads(&shape)
             .unwrap()
             .iter()
             .map(|t| t.capacity)
@@ -291,47 +187,5 @@ mod tests {
         );
         assert_eq!(cpu.name(roles.voting), Some("approval-voting-parallel-db"));
         assert_eq!(cpu.cores(), 2);
-    }
-
-    #[test]
-    fn out_of_range_fields_are_refused_naming_the_field() {
-        let bad = |shape: NodeShape| shape.validate().unwrap_err().to_string();
-        let base = NodeShape::default();
-        assert_eq!(
-            bad(NodeShape { workers: 0, ..base }),
-            "workers: 0 is out of range (1 to 1024)"
-        );
-        assert_eq!(
-            bad(NodeShape {
-                workers: MAX_WORKERS + 1,
-                ..base
-            }),
-            "workers: 1025 is out of range (1 to 1024)"
-        );
-        assert_eq!(
-            bad(NodeShape { cores: 0, ..base }),
-            "cores: 0 is out of range (1 to 4096)"
-        );
-        for scale in [0.0, -1.0, f64::NAN, f64::INFINITY] {
-            let message = bad(NodeShape {
-                cpu_scale: scale,
-                ..base
-            });
-            assert!(message.starts_with("cpu_scale: "), "{message}");
-        }
-        assert!(NodeShape { cores: 0, ..base }.cpu::<(), ()>().is_err());
-        assert!(NodeShape { workers: 0, ..base }.threads().is_err());
-    }
-
-    #[test]
-    fn layouts_parse_by_name_and_refuse_anything_else_on_one_line() {
-        assert_eq!("classic".parse(), Ok(NodeLayout::Classic));
-        assert_eq!("parallel".parse(), Ok(NodeLayout::Parallel));
-        assert_eq!(NodeLayout::Classic.to_string(), "classic");
-        let err = "Parallel\n".parse::<NodeLayout>().unwrap_err().to_string();
-        assert_eq!(
-            err,
-            "layout: expected classic or parallel, found \"Parallel\\n\""
-        );
     }
 }

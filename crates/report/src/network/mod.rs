@@ -91,6 +91,10 @@ pub struct NodeRecord {
     /// Blocks imported while the unfinalized chain was at least the
     /// aggression L1 threshold long.
     pub aggression: u32,
+    /// With the CPU model: virtual CPU time each of its threads used,
+    /// milliseconds, in the layout's thread order (none without it).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cpu_busy_ms: Vec<u64>,
 }
 
 /// One block, network-wide.

@@ -6,7 +6,7 @@
 use super::entries::status_of;
 use super::interface::CandidateStatus;
 use super::ApprovalVoting;
-use tranche_primitives::{BlockNumber, CandidateIndex, Hash, Tick};
+use tranche_primitives::{BlockNumber, CandidateIndex, DelayTranche, Hash, Tick};
 
 impl ApprovalVoting {
     /// A session the machine knows (from the blocks imported in it).
@@ -122,6 +122,16 @@ impl ApprovalVoting {
             approvals: cand.approvals.count(),
             approved: block.approved.contains(idx as usize),
         })
+    }
+
+    /// The tranche of our own assignment to a pair, if we hold one: what a
+    /// check of the certificate we sent would find (the simulation's
+    /// `--verify model` records it where the certificate is made instead
+    /// of checking).
+    pub fn our_tranche(&self, hash: &Hash, idx: CandidateIndex) -> Option<DelayTranche> {
+        let block = self.blocks.get(hash)?;
+        let cand = self.candidates.get(&block.candidate(idx)?.hash)?;
+        cand.entry(hash)?.our.as_ref().map(|o| o.tranche)
     }
 
     /// Number of known blocks and candidates.

@@ -19,6 +19,7 @@
 //!
 //! Every key is optional; the defaults are in [`NetworkSpec::default`].
 
+use super::node_shape::NodeShape;
 use super::session::{bound, SessionParams};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -66,6 +67,10 @@ pub struct Offline {
     pub fraction: f64,
     /// 1-based block number.
     pub at_block: u32,
+    /// 1-based block from whose slot on they are back (views exchanged
+    /// again, what they lack re-sent); `None`: gone for good.
+    #[serde(default)]
+    pub until_block: Option<u32>,
 }
 
 /// A whole-network simulation, normalised (every key has its value). A
@@ -123,6 +128,15 @@ pub struct NetworkSpec {
     /// during a run, and distribution's aggression starts once 16 blocks
     /// are unfinalized.
     pub finality: bool,
+    /// Every validator triggers its assignment of every tranche when the
+    /// tranche comes, needed or not (default false): the load of
+    /// upstream's throughput test, where every tranche is sent.
+    pub trigger_all_tranches: bool,
+    /// The CPU model of every validator (default none: every input is
+    /// handled in zero time, as before the model existed). With it, each
+    /// input costs the cost table's time on the threads of the layout,
+    /// which share the validator's cores.
+    pub node: Option<NodeShape>,
 }
 
 impl Default for NetworkSpec {
@@ -152,6 +166,8 @@ impl Default for NetworkSpec {
             offline: Vec::new(),
             run_after_last_block_secs: 60,
             finality: false,
+            trigger_all_tranches: false,
+            node: None,
         }
     }
 }
@@ -405,6 +421,15 @@ impl NetworkSpec {
                     "at_block must be 1..=num_blocks",
                 );
             }
+            if let Some(u) = o.until_block {
+                if u <= o.at_block || u > self.num_blocks {
+                    return bad(
+                        "offline",
+                        u.to_string(),
+                        "until_block must be after at_block and at most num_blocks",
+                    );
+                }
+            }
             total += o.fraction;
         }
         if total > 1.0 + 1e-9 {
@@ -413,6 +438,11 @@ impl NetworkSpec {
                 format!("{total}"),
                 "the groups are disjoint: their fractions must sum to at most 1.0",
             );
+        }
+        if let Some(shape) = &self.node {
+            if let Err(e) = shape.validate() {
+                return bad("node", format!("{shape:?}"), &e.to_string());
+            }
         }
         if self.run_after_last_block_secs > 3_600 {
             return bad(

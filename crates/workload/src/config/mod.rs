@@ -95,6 +95,7 @@ pub mod approval_network;
 pub mod cost;
 mod depth;
 mod error;
+pub mod node_shape;
 mod parse;
 pub mod session;
 

@@ -11,6 +11,7 @@ use super::fields::{describe, Fields, Tracker};
 use super::layout::read_session;
 use crate::config::approval_network::{DelayMs, Latency, NetworkSpec, Offline};
 use crate::config::error::{one_line, ConfigErrorKind as Kind};
+use crate::config::node_shape::{NodeLayout, NodeShape};
 use crate::config::Schema;
 
 /// Every key of the objective.
@@ -36,6 +37,8 @@ pub(crate) const KEYS: &[&str] = &[
     "offline",
     "run_after_last_block_secs",
     "finality",
+    "trigger_all_tranches",
+    "node",
 ];
 
 const PLACE: &str = "in an !ApprovalNetwork file";
@@ -113,6 +116,13 @@ fn read_spec(f: &Fields<'_>) -> Result<NetworkSpec, Kind> {
             .u64("run_after_last_block_secs")?
             .unwrap_or(d.run_after_last_block_secs),
         finality: f.bool("finality")?.unwrap_or(d.finality),
+        trigger_all_tranches: f
+            .bool("trigger_all_tranches")?
+            .unwrap_or(d.trigger_all_tranches),
+        node: match f.mapping("node", "a mapping {layout, workers, cores, cpu_scale}")? {
+            None => None,
+            Some(m) => Some(read_node(&m)?),
+        },
     })
 }
 
@@ -164,12 +174,41 @@ fn read_offline(f: &Fields<'_>) -> Result<Vec<Offline>, Kind> {
                 });
             };
             let o = Fields::new(map, format!("offline[{i}]."));
-            o.check_keys(&["fraction", "at_block"], "in an `offline` group", None)?;
+            o.check_keys(
+                &["fraction", "at_block", "until_block"],
+                "in an `offline` group",
+                None,
+            )?;
             let why = "an offline group needs `fraction` and `at_block`";
             Ok(Offline {
                 fraction: o.required("fraction", o.f64("fraction")?, why)?,
                 at_block: o.required("at_block", o.u32("at_block")?, why)?,
+                until_block: o.u32("until_block")?,
             })
         })
         .collect()
+}
+
+/// `node: {layout, workers, cores, cpu_scale}`, every key optional
+/// (defaults in [`NodeShape::default`]); bounds checked by
+/// `NetworkSpec::validate`.
+fn read_node(m: &Fields<'_>) -> Result<NodeShape, Kind> {
+    m.check_keys(
+        &["layout", "workers", "cores", "cpu_scale"],
+        "in `node`",
+        None,
+    )?;
+    let d = NodeShape::default();
+    let layout = match m.string("layout")? {
+        None => d.layout,
+        Some(name) => name
+            .parse::<NodeLayout>()
+            .map_err(|_| m.impossible("layout", &name, "must be classic or parallel"))?,
+    };
+    Ok(NodeShape {
+        layout,
+        workers: m.u32("workers")?.unwrap_or(d.workers),
+        cores: m.u32("cores")?.unwrap_or(d.cores),
+        cpu_scale: m.f64("cpu_scale")?.unwrap_or(d.cpu_scale),
+    })
 }

@@ -1,0 +1,176 @@
+//! The simulated node's shape, as the `!ApprovalNetwork` key `node` gives
+//! it: its layout (classic or parallel, as `crates/node/src/classic.rs`
+//! and `crates/node/src/parallel.rs` run them), the parallel layout's
+//! workers, the validator's cores and the scale of every cost, with their
+//! defaults and bounds. The threads a shape has are the model crate's
+//! (`tranche_model::cpu::shape`).
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// The parallel layout's distribution workers by default: the node's
+/// `DEFAULT_WORKERS` (`crates/node/src/messages.rs`), upstream's
+/// `APPROVAL_DISTRIBUTION_WORKER_COUNT`.
+pub const DEFAULT_WORKERS: u32 = 4;
+/// Cores by default: Polkadot's reference hardware has 8.
+pub const DEFAULT_CORES: u32 = 8;
+/// The scale of every cost by default.
+pub const DEFAULT_CPU_SCALE: f64 = 1.0;
+/// Most distribution workers a shape may ask for.
+pub const MAX_WORKERS: u32 = 1_024;
+/// Most cores a shape may ask for.
+pub const MAX_CORES: u32 = 4_096;
+
+/// Which of the node's two layouts runs the validator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeLayout {
+    /// One distribution thread that hands every check to the voting
+    /// thread and waits for its verdict.
+    Classic,
+    /// A router, distribution workers that check crypto, one voting
+    /// thread.
+    #[default]
+    Parallel,
+}
+
+impl NodeLayout {
+    pub fn name(self) -> &'static str {
+        match self {
+            NodeLayout::Classic => "classic",
+            NodeLayout::Parallel => "parallel",
+        }
+    }
+}
+
+impl fmt::Display for NodeLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for NodeLayout {
+    type Err = ShapeError;
+
+    fn from_str(s: &str) -> Result<NodeLayout, ShapeError> {
+        match s {
+            "classic" => Ok(NodeLayout::Classic),
+            "parallel" => Ok(NodeLayout::Parallel),
+            _ => Err(ShapeError::Layout {
+                found: s.escape_default().to_string(),
+            }),
+        }
+    }
+}
+
+/// Why a node shape was refused.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ShapeError {
+    #[error("layout: expected classic or parallel, found \"{found}\"")]
+    Layout { found: String },
+    #[error("workers: {found} is out of range (1 to {MAX_WORKERS})")]
+    Workers { found: u32 },
+    #[error("cores: {found} is out of range (1 to {MAX_CORES})")]
+    Cores { found: u32 },
+    #[error("cpu_scale: {found} is not a finite number above 0")]
+    CpuScale { found: f64 },
+}
+
+/// The simulated node: layout, workers (parallel only), cores, and the
+/// factor every cost is multiplied by.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct NodeShape {
+    pub layout: NodeLayout,
+    pub workers: u32,
+    pub cores: u32,
+    pub cpu_scale: f64,
+}
+
+impl Default for NodeShape {
+    fn default() -> NodeShape {
+        NodeShape {
+            layout: NodeLayout::default(),
+            workers: DEFAULT_WORKERS,
+            cores: DEFAULT_CORES,
+            cpu_scale: DEFAULT_CPU_SCALE,
+        }
+    }
+}
+
+impl NodeShape {
+    /// The shape if every field is in range: workers and cores 1 to their
+    /// maximum (workers are checked in both layouts), `cpu_scale` finite
+    /// and above 0.
+    pub fn validate(&self) -> Result<(), ShapeError> {
+        if !(1..=MAX_WORKERS).contains(&self.workers) {
+            return Err(ShapeError::Workers {
+                found: self.workers,
+            });
+        }
+        if !(1..=MAX_CORES).contains(&self.cores) {
+            return Err(ShapeError::Cores { found: self.cores });
+        }
+        if !(self.cpu_scale.is_finite() && self.cpu_scale > 0.0) {
+            return Err(ShapeError::CpuScale {
+                found: self.cpu_scale,
+            });
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_is_parallel_with_the_nodes_four_workers_on_eight_cores() {
+        let shape = NodeShape::default();
+        assert_eq!(shape.layout, NodeLayout::Parallel);
+        assert_eq!((shape.workers, shape.cores), (4, 8));
+        assert_eq!(shape.cpu_scale, 1.0);
+        assert_eq!(shape.validate(), Ok(()));
+    }
+
+    #[test]
+    fn out_of_range_fields_are_refused_naming_the_field() {
+        let bad = |shape: NodeShape| shape.validate().unwrap_err().to_string();
+        let base = NodeShape::default();
+        assert_eq!(
+            bad(NodeShape { workers: 0, ..base }),
+            "workers: 0 is out of range (1 to 1024)"
+        );
+        assert_eq!(
+            bad(NodeShape {
+                workers: MAX_WORKERS + 1,
+                ..base
+            }),
+            "workers: 1025 is out of range (1 to 1024)"
+        );
+        assert_eq!(
+            bad(NodeShape { cores: 0, ..base }),
+            "cores: 0 is out of range (1 to 4096)"
+        );
+        for scale in [0.0, -1.0, f64::NAN, f64::INFINITY] {
+            let message = bad(NodeShape {
+                cpu_scale: scale,
+                ..base
+            });
+            assert!(message.starts_with("cpu_scale: "), "{message}");
+        }
+    }
+
+    #[test]
+    fn layouts_parse_by_name_and_refuse_anything_else_on_one_line() {
+        assert_eq!("classic".parse(), Ok(NodeLayout::Classic));
+        assert_eq!("parallel".parse(), Ok(NodeLayout::Parallel));
+        assert_eq!(NodeLayout::Classic.to_string(), "classic");
+        let err = "Parallel\n".parse::<NodeLayout>().unwrap_err().to_string();
+        assert_eq!(
+            err,
+            "layout: expected classic or parallel, found \"Parallel\\n\""
+        );
+    }
+}
