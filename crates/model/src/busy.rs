@@ -356,56 +356,14 @@ impl SimNode {
                     .handle_peer_message(tick_of(now_ms), PeerId(from), msg, &mut work);
                 let classic =
                     self.busy.as_ref().expect("a CPU model").layout == NodeLayout::Classic;
-                let mut sends = Vec::new();
-                let mut imports = Vec::new();
-                let mut checks = Vec::new();
-                let mut cost = 0;
-                let mut checked = 0;
-                while !work.is_empty() {
-                    for action in std::mem::take(&mut work) {
-                        match action {
-                            Action::CheckAssignment(_) | Action::CheckApproval(_) if classic => {
-                                checks.push(action)
-                            }
-                            Action::CheckAssignment(check) => {
-                                checked += 1;
-                                cost += costs.assignment(&check.assignment.0.cert.kind);
-                                let verdict = v.assignment(&check);
-                                self.dist.assignment_checked(
-                                    tick_of(now_ms),
-                                    check.token,
-                                    verdict,
-                                    &mut work,
-                                );
-                            }
-                            Action::CheckApproval(check) => {
-                                checked += 1;
-                                cost += costs
-                                    .approval_covering(check.vote.candidate_indices.count_ones());
-                                let verdict = v.approval(&check);
-                                self.dist.approval_checked(
-                                    tick_of(now_ms),
-                                    check.token,
-                                    verdict,
-                                    &mut work,
-                                );
-                            }
-                            other => self.sort_action(other, &mut sends, &mut imports),
-                        }
-                    }
-                }
-                let plain = if classic {
-                    items
-                } else {
-                    items.saturating_sub(checked)
-                };
-                cost += plain * costs.duplicate();
+                let done = self.run_checks(now_ms, work, v, classic);
+                let plain = items.saturating_sub(done.checked);
                 (
-                    cost,
+                    done.cost + plain * costs.duplicate(),
                     Done::Handled {
-                        sends,
-                        imports,
-                        checks,
+                        sends: done.sends,
+                        imports: done.imports,
+                        checks: done.deferred,
                     },
                 )
             }
@@ -413,46 +371,14 @@ impl SimNode {
                 let cost = imports.iter().map(|i| import_cost(&costs, i)).sum();
                 (cost, Done::Imported(imports))
             }
-            Job::Checks { mut work, waiting } => {
-                let mut sends = Vec::new();
-                let mut imports = Vec::new();
-                let mut cost = 0;
-                while !work.is_empty() {
-                    for action in std::mem::take(&mut work) {
-                        match action {
-                            Action::CheckAssignment(check) => {
-                                cost += costs.assignment(&check.assignment.0.cert.kind)
-                                    + costs.round_trip();
-                                let verdict = v.assignment(&check);
-                                self.dist.assignment_checked(
-                                    tick_of(now_ms),
-                                    check.token,
-                                    verdict,
-                                    &mut work,
-                                );
-                            }
-                            Action::CheckApproval(check) => {
-                                cost += costs
-                                    .approval_covering(check.vote.candidate_indices.count_ones())
-                                    + costs.round_trip();
-                                let verdict = v.approval(&check);
-                                self.dist.approval_checked(
-                                    tick_of(now_ms),
-                                    check.token,
-                                    verdict,
-                                    &mut work,
-                                );
-                            }
-                            other => self.sort_action(other, &mut sends, &mut imports),
-                        }
-                    }
-                }
-                cost += imports.iter().map(|i| import_cost(&costs, i)).sum::<u64>();
+            Job::Checks { work, waiting } => {
+                let done = self.run_checks(now_ms, work, v, false);
+                let imports: u64 = done.imports.iter().map(|i| import_cost(&costs, i)).sum();
                 (
-                    cost,
+                    done.cost + done.checked * costs.round_trip() + imports,
                     Done::Checked {
-                        sends,
-                        imports,
+                        sends: done.sends,
+                        imports: done.imports,
                         release: waiting,
                     },
                 )

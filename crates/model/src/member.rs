@@ -413,29 +413,52 @@ impl SimNode {
     fn settle(
         &mut self,
         now_ms: u64,
-        mut work: Vec<Action>,
+        work: Vec<Action>,
         v: &Verdicts,
         m: &Model,
         out: &mut Vec<(u64, Packet)>,
     ) {
+        let done = self.run_checks(now_ms, work, v, false);
+        if let Some(busy) = self.busy.as_mut() {
+            busy.owed_distribution += done.cost;
+        }
+        self.sends.extend(done.sends);
+        self.flush_sends(now_ms, v, m, out);
+        self.apply_imports(now_ms, done.imports, v, m, out);
+    }
+
+    /// Carry out distribution's actions until none are left: run its
+    /// checks (verdicts from `v`; with `defer`, hand them back instead, as
+    /// the classic layout leaves them to voting), collect its sends and the
+    /// imports for voting; with the CPU model, what the checks cost.
+    pub(crate) fn run_checks(
+        &mut self,
+        now_ms: u64,
+        mut work: Vec<Action>,
+        v: &Verdicts,
+        defer: bool,
+    ) -> Settled {
         let now = tick_of(now_ms);
-        let mut imports = Vec::new();
-        let mut sends = Vec::new();
+        let mut done = Settled::default();
         while !work.is_empty() {
             for action in std::mem::take(&mut work) {
                 match action {
+                    Action::CheckAssignment(_) | Action::CheckApproval(_) if defer => {
+                        done.deferred.push(action)
+                    }
                     Action::CheckAssignment(check) => {
-                        if let Some(busy) = self.busy.as_mut() {
-                            busy.owed_distribution +=
-                                busy.costs.assignment(&check.assignment.0.cert.kind);
+                        done.checked += 1;
+                        if let Some(busy) = &self.busy {
+                            done.cost += busy.costs.assignment(&check.assignment.0.cert.kind);
                         }
                         let verdict = v.assignment(&check);
                         self.dist
                             .assignment_checked(now, check.token, verdict, &mut work);
                     }
                     Action::CheckApproval(check) => {
-                        if let Some(busy) = self.busy.as_mut() {
-                            busy.owed_distribution += busy
+                        done.checked += 1;
+                        if let Some(busy) = &self.busy {
+                            done.cost += busy
                                 .costs
                                 .approval_covering(check.vote.candidate_indices.count_ones());
                         }
@@ -443,14 +466,12 @@ impl SimNode {
                         self.dist
                             .approval_checked(now, check.token, verdict, &mut work);
                     }
-                    other => self.sort_action(other, &mut sends, &mut imports),
+                    other => self.sort_action(other, &mut done.sends, &mut done.imports),
                 }
             }
         }
-        self.sends.extend(sends);
         self.actions = work;
-        self.flush_sends(now_ms, v, m, out);
-        self.apply_imports(now_ms, imports, v, m, out);
+        done
     }
 
     /// An action that is no check: a send, an import for voting (recorded
@@ -658,6 +679,18 @@ impl SimNode {
         }
         r
     }
+}
+
+/// What carrying out distribution's actions left ([`SimNode::run_checks`]).
+#[derive(Default)]
+pub(crate) struct Settled {
+    pub(crate) sends: Vec<(PeerId, Outgoing)>,
+    pub(crate) imports: Vec<ImportItem>,
+    /// Checks deferred to voting (classic).
+    pub(crate) deferred: Vec<Action>,
+    /// Checks run, and their CPU cost (0 without the CPU model).
+    pub(crate) checked: u64,
+    pub(crate) cost: u64,
 }
 
 pub(crate) enum ImportItem {

@@ -5,6 +5,9 @@
 //! thread, two threads and two processes; `--verify model` changes the
 //! cost, not the records.
 
+mod common;
+
+use common::two_processes;
 use tranche_simulation::member::NodeRecord;
 use tranche_simulation::{simulate, EngineConfig, SimulationReport, Verify};
 use tranche_workload::config::approval_network::{parse, NetworkSpec};
@@ -75,11 +78,6 @@ fn records(engine: &EngineConfig) -> Vec<NodeRecord> {
     run(&small(), Verify::Once, engine).validators
 }
 
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
-}
-
 #[test]
 fn with_the_cpu_model_one_thread_two_threads_and_two_processes_agree() {
     let one = records(&EngineConfig::default());
@@ -90,21 +88,7 @@ fn with_the_cpu_model_one_thread_two_threads_and_two_processes_agree() {
         ..EngineConfig::default()
     });
     assert_eq!(one, two, "1 thread vs 2 threads");
-    let hosts: Vec<String> = (0..2)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let cluster = |process: usize| EngineConfig {
-        threads: 1,
-        processes: 2,
-        process,
-        hosts: hosts.clone(),
-    };
-    let (c0, c1) = (cluster(0), cluster(1));
-    let other = std::thread::spawn(move || {
-        simulate(&small(), "test", 3, Verify::Once, &c1, None).map(|r| r.is_none())
-    });
-    let first = run(&small(), Verify::Once, &c0);
-    assert!(other.join().unwrap().unwrap(), "process 1 prints nothing");
+    let first = two_processes(&small(), 3, Verify::Once);
     assert_eq!(one, first.validators, "1 process vs 2 processes");
 }
 

@@ -1,6 +1,9 @@
 //! The same seed gives the same per-validator results on one thread, two
 //! threads, and two timely processes talking over TCP on 127.0.0.1.
 
+mod common;
+
+use common::two_processes;
 use tranche_simulation::member::NodeRecord;
 use tranche_simulation::{simulate, EngineConfig, Verify};
 use tranche_workload::config::approval_network::{parse, NetworkSpec};
@@ -22,12 +25,6 @@ fn records(engine: &EngineConfig) -> Vec<NodeRecord> {
         .validators
 }
 
-/// A port nobody listens on now.
-fn free_port() -> u16 {
-    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    l.local_addr().unwrap().port()
-}
-
 #[test]
 fn one_thread_two_threads_and_two_processes_agree() {
     let one = records(&EngineConfig::default());
@@ -40,24 +37,7 @@ fn one_thread_two_threads_and_two_processes_agree() {
     });
     assert_eq!(one, two, "1 thread vs 2 threads");
 
-    let hosts: Vec<String> = (0..2)
-        .map(|_| format!("127.0.0.1:{}", free_port()))
-        .collect();
-    let cluster = |process: usize| EngineConfig {
-        threads: 1,
-        processes: 2,
-        process,
-        hosts: hosts.clone(),
-    };
-    let (c0, c1) = (cluster(0), cluster(1));
-    let other = std::thread::spawn(move || simulate(&small(), "small", 5, Verify::Once, &c1, None));
-    let first = simulate(&small(), "small", 5, Verify::Once, &c0, None)
-        .unwrap()
-        .expect("process 0 reports");
-    assert!(
-        other.join().unwrap().unwrap().is_none(),
-        "process 1 prints nothing"
-    );
+    let first = two_processes(&small(), 5, Verify::Once);
     assert_eq!(one, first.validators, "1 process vs 2 processes");
     // Crypto once network-wide: a message is checked where it is made and
     // its verdict travels with it, so process 0 checks about its half of

@@ -92,8 +92,10 @@ pub struct NodeRecord {
     /// aggression L1 threshold long.
     pub aggression: u32,
     /// With the CPU model: virtual CPU time each of its threads used,
-    /// milliseconds, in the layout's thread order (none without it).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// milliseconds, in the layout's thread order (empty without it;
+    /// always written: the engine moves records between processes in a
+    /// format without field names).
+    #[serde(default)]
     pub cpu_busy_ms: Vec<u64>,
 }
 
