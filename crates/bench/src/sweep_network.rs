@@ -124,6 +124,7 @@ fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> Net
         processes: 1,
         process: 0,
         hostfile: None,
+        connect_timeout: 20,
         verify: Verify::Once,
         json: None,
         html: None,
