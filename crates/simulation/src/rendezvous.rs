@@ -59,6 +59,9 @@ enum Kind {
     Control = 1,
 }
 
+/// A connection of a kind to or from a process.
+type Want = (Kind, usize);
+
 /// What each end says first.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Hello {
@@ -224,10 +227,10 @@ impl Rendezvous<'_> {
     }
 
     /// The connections this process makes (to lower indices) and takes.
-    fn wanted(&self) -> (Vec<(Kind, usize)>, Vec<(Kind, usize)>) {
+    fn wanted(&self) -> (Vec<Want>, Vec<Want>) {
         let (me, n) = (self.engine.process, self.engine.processes);
-        let mut calls: Vec<(Kind, usize)> = (0..me).map(|j| (Kind::Data, j)).collect();
-        let mut answers: Vec<(Kind, usize)> = (me + 1..n).map(|j| (Kind::Data, j)).collect();
+        let mut calls: Vec<Want> = (0..me).map(|j| (Kind::Data, j)).collect();
+        let mut answers: Vec<Want> = (me + 1..n).map(|j| (Kind::Data, j)).collect();
         if me > 0 {
             calls.push((Kind::Control, 0));
         } else {
