@@ -34,10 +34,21 @@ pub struct NetworkArgs {
     /// (default with several processes: 127.0.0.1:2101, 2102, ...).
     #[arg(long, value_name = "FILE")]
     pub hostfile: Option<PathBuf>,
+    /// With several processes: how long to wait for the others to
+    /// connect before giving up, naming them.
+    #[arg(long, value_name = "SECS", default_value_t = 20, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub connect_timeout: u64,
     /// Who verifies each certificate and signature: `once` per process
-    /// (the verdict is shared) or `every` node for itself.
+    /// (the verdict is shared), `every` node for itself, or `model`:
+    /// nobody (every verdict valid; with the file's `node`, each check
+    /// still costs its table time at every validator), for large sweeps.
     #[arg(long, default_value = "once", value_parser = parse_verify)]
     pub verify: Verify,
+    /// The CPU model's cost table, a YAML file as `tranche calibrate`
+    /// writes it (default: the table measured for this project,
+    /// BENCHMARKS.md); used when the file has a `node` key.
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
     /// Write the results as JSON to this file.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
@@ -62,7 +73,8 @@ fn parse_verify(s: &str) -> Result<Verify, String> {
     match s {
         "once" => Ok(Verify::Once),
         "every" => Ok(Verify::Every),
-        other => Err(format!("`{other}` is not `once` or `every`")),
+        "model" => Ok(Verify::Model),
+        other => Err(format!("`{other}` is not `once`, `every` or `model`")),
     }
 }
 
@@ -73,6 +85,8 @@ pub enum CliError {
     Config(#[from] ConfigError),
     #[error(transparent)]
     Engine(#[from] EngineError),
+    #[error("--costs {0}")]
+    Costs(String),
     #[error("--hostfile {path}: {message}")]
     Hostfile { path: String, message: String },
     #[error(transparent)]
@@ -135,7 +149,8 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
 }
 
 /// The `host:port` lines of a hostfile (blank lines and `#` comments
-/// skipped).
+/// skipped): each a host and a port from 1 to 65535, no address twice, at
+/// least one.
 pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
     let fail = |message: String| CliError::Hostfile {
         path: path.display().to_string(),
@@ -143,24 +158,62 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
     };
     let text =
         tranche_primitives::limits::read_text(path, 1 << 20).map_err(|e| fail(e.to_string()))?;
-    let mut hosts = Vec::new();
+    let mut hosts: Vec<String> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
-        if !line.contains(':') {
-            return Err(fail(format!("line {}: `{line}` is not host:port", i + 1)));
+        let n = i + 1;
+        let Some((host, port)) = line.rsplit_once(':') else {
+            return Err(fail(format!(
+                "line {n}: `{line}` is not host:port (no port)"
+            )));
+        };
+        if host.is_empty() {
+            return Err(fail(format!("line {n}: `{line}` has no host")));
+        }
+        if port.is_empty() {
+            return Err(fail(format!("line {n}: `{line}` has no port")));
+        }
+        match port.parse::<u16>() {
+            Ok(p) if p > 0 => {}
+            _ => {
+                return Err(fail(format!(
+                    "line {n}: `{port}` in `{line}` is not a port (1 to 65535)"
+                )))
+            }
+        }
+        if let Some(k) = hosts.iter().position(|h| h == line) {
+            return Err(fail(format!(
+                "line {n}: `{line}` is already process {k}'s address"
+            )));
         }
         hosts.push(line.to_owned());
+    }
+    if hosts.is_empty() {
+        return Err(fail("no host:port line".to_owned()));
     }
     Ok(hosts)
 }
 
 /// The engine a command line asks for.
 pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
+    let processes = args.processes.max(1);
     let hosts = match &args.hostfile {
-        Some(p) => read_hostfile(p)?,
+        Some(p) => {
+            let hosts = read_hostfile(p)?;
+            if processes > 1 && hosts.len() != processes {
+                return Err(CliError::Hostfile {
+                    path: p.display().to_string(),
+                    message: format!(
+                        "{} address(es) for --processes {processes}: one line per process",
+                        hosts.len()
+                    ),
+                });
+            }
+            hosts
+        }
         None if args.processes > 1 => (0..args.processes)
             .map(|i| format!("127.0.0.1:{}", 2101 + i))
             .collect(),
@@ -168,7 +221,7 @@ pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
     };
     let engine = EngineConfig {
         threads: args.threads,
-        processes: args.processes.max(1),
+        processes,
         process: args.process,
         hosts,
     };
@@ -222,9 +275,26 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     } else {
         Progress::Quiet
     };
+    let costs = match &args.costs {
+        Some(path) => tranche_simulation::CostTable::load(path)
+            .map_err(|e| CliError::Costs(e.to_string()))?,
+        None => tranche_simulation::CostTable::default(),
+    };
     let (progress, phase) = progress_of(mode, &spec);
-    let Some(report) =
-        tranche_simulation::simulate(&spec, &source, args.seed, args.verify, &engine, progress)?
+    let cluster = tranche_simulation::ClusterOptions {
+        connect_timeout: std::time::Duration::from_secs(args.connect_timeout),
+        tell_waiting: !args.quiet,
+    };
+    let Some(report) = tranche_simulation::simulate_with(
+        &spec,
+        &source,
+        args.seed,
+        args.verify,
+        &costs,
+        &engine,
+        &cluster,
+        progress,
+    )?
     else {
         return Ok(());
     };
@@ -249,4 +319,101 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         tranche_report::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `read_hostfile` of `text` (in a file of its own), its error line.
+    fn hostfile(name: &str, text: &str) -> Result<Vec<String>, String> {
+        let path =
+            std::env::temp_dir().join(format!("tranche-hostfile-{}-{name}", std::process::id()));
+        std::fs::write(&path, text).unwrap();
+        let read = read_hostfile(&path).map_err(|e| e.to_string());
+        std::fs::remove_file(&path).unwrap();
+        let p = path.display().to_string();
+        read.map_err(|e| {
+            e.strip_prefix(&format!("--hostfile {p}: "))
+                .unwrap_or(&e)
+                .to_owned()
+        })
+    }
+
+    #[test]
+    fn good_lines_comments_and_blanks() {
+        let hosts = hostfile("good", "# two\n\n10.0.0.1:2101\n  [::1]:2102  \n").unwrap();
+        assert_eq!(hosts, vec!["10.0.0.1:2101", "[::1]:2102"]);
+    }
+
+    #[test]
+    fn each_bad_line_is_one_line_naming_the_line() {
+        let cases = [
+            (
+                "noport",
+                "a:1\nlocalhost\n",
+                "line 2: `localhost` is not host:port (no port)",
+            ),
+            ("emptyport", "a:1\n\nb:\n", "line 3: `b:` has no port"),
+            ("nohost", ":2101\n", "line 1: `:2101` has no host"),
+            (
+                "badport",
+                "a:http\n",
+                "line 1: `http` in `a:http` is not a port (1 to 65535)",
+            ),
+            (
+                "bigport",
+                "a:70000\n",
+                "line 1: `70000` in `a:70000` is not a port (1 to 65535)",
+            ),
+            (
+                "zeroport",
+                "a:0\n",
+                "line 1: `0` in `a:0` is not a port (1 to 65535)",
+            ),
+            (
+                "twice",
+                "a:1\nb:2\na:1\n",
+                "line 3: `a:1` is already process 0's address",
+            ),
+            ("empty", "# nothing\n\n", "no host:port line"),
+        ];
+        for (name, text, want) in cases {
+            let e = hostfile(name, text).unwrap_err();
+            assert_eq!(e, want, "{name}");
+            assert_eq!(e.lines().count(), 1);
+        }
+        let missing = std::path::Path::new("/nonexistent/tranche/hosts");
+        let e = read_hostfile(missing).unwrap_err().to_string();
+        assert!(
+            e.starts_with("--hostfile /nonexistent/tranche/hosts: "),
+            "{e}"
+        );
+        assert_eq!(e.lines().count(), 1, "{e}");
+    }
+
+    #[test]
+    fn fewer_or_more_lines_than_processes_is_an_error() {
+        use clap::Parser;
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            network: NetworkArgs,
+        }
+        let path =
+            std::env::temp_dir().join(format!("tranche-hostfile-{}-count", std::process::id()));
+        std::fs::write(&path, "127.0.0.1:2101\n127.0.0.1:2102\n").unwrap();
+        let p = path.to_str().unwrap();
+        let engine = |processes: &str| {
+            let cli = Cli::parse_from(["t", "--processes", processes, "--hostfile", p]);
+            engine_of(&cli.network).map_err(|e| e.to_string())
+        };
+        assert_eq!(engine("2").unwrap().hosts.len(), 2);
+        assert_eq!(
+            engine("3").unwrap_err(),
+            format!("--hostfile {p}: 2 address(es) for --processes 3: one line per process")
+        );
+        assert!(engine("1").is_ok(), "one process needs no address");
+        std::fs::remove_file(&path).unwrap();
+    }
 }

@@ -198,10 +198,11 @@ pub enum CostsError {
     Scale(f64),
     #[error(transparent)]
     Read(#[from] InputError),
-    #[error("{}: {source}", path.display())]
+    #[error("{}: {error}", path.display())]
     File {
         path: PathBuf,
-        source: Box<CostsError>,
+        /// Not a `source`: the one line says it all.
+        error: Box<CostsError>,
     },
 }
 
@@ -331,11 +332,13 @@ impl CostTable {
     /// A table from a YAML file (a regular file of at most
     /// `MAX_INPUT_FILE_BYTES`); errors name the file.
     pub fn load(path: &Path) -> Result<CostTable, CostsError> {
-        let text = read_text(path, MAX_INPUT_FILE_BYTES)?;
-        CostTable::from_yaml_str(&text).map_err(|e| CostsError::File {
+        let in_file = |e: CostsError| CostsError::File {
             path: path.to_owned(),
-            source: Box::new(e),
-        })
+            error: Box::new(e),
+        };
+        // A read error names the file already.
+        let text = read_text(path, MAX_INPUT_FILE_BYTES)?;
+        CostTable::from_yaml_str(&text).map_err(in_file)
     }
 
     /// The whole table as a YAML file, a comment header first, every cost

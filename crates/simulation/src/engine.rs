@@ -21,6 +21,15 @@
 //! sender and the sender's sequence number before any is handled, so the
 //! results do not depend on how validators are spread over workers and
 //! processes.
+//!
+//! # Several processes
+//!
+//! `rendezvous` connects the processes (with a deadline, naming whom it
+//! still waits for) and hands the connections to timely's TCP allocator;
+//! while the dataflow runs, `liveness` turns a lost connection into one
+//! line and exit status 1 (the workers would otherwise wait for the lost
+//! process forever); `gather` brings every process's cost figures to
+//! process 0 at the end.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -34,6 +43,12 @@ use timely::progress::operate::FrontierInterest;
 use tranche_model::member::{NodeRecord, Packet, SimNode};
 use tranche_model::setup::Shared;
 use tranche_model::verdicts::Verdicts;
+
+use crate::gather::Control;
+use crate::liveness;
+use crate::rendezvous::{self, ClusterOptions};
+use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
+use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
 
 /// Where the workers run.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -61,7 +76,7 @@ impl Default for EngineConfig {
 }
 
 /// An engine configuration that cannot run.
-#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[derive(Debug, thiserror::Error, PartialEq)]
 pub enum EngineError {
     #[error("--threads must be at least 1")]
     NoThreads,
@@ -71,6 +86,36 @@ pub enum EngineError {
     Hosts { processes: usize, hosts: usize },
     #[error("timely: {0}")]
     Timely(String),
+    #[error("{missing} did not connect within {secs} s")]
+    NotConnected { missing: String, secs: f64 },
+    #[error("process {process} cannot listen on {address}: {cause}")]
+    Listen {
+        process: usize,
+        address: String,
+        cause: String,
+    },
+    #[error("process {process}'s address `{address}`: {cause}")]
+    Address {
+        process: usize,
+        address: String,
+        cause: String,
+    },
+    #[error("process {process} ({address}) {what}")]
+    Mismatch {
+        process: usize,
+        address: String,
+        what: String,
+    },
+    #[error(
+        "{address}, the address of process {process}, answered but not as that tranche process"
+    )]
+    Stranger { process: usize, address: String },
+    #[error("process {process} ({address}) {cause}")]
+    Lost {
+        process: usize,
+        address: String,
+        cause: String,
+    },
     #[error("a worker failed: {0}")]
     Worker(String),
 }
@@ -115,8 +160,10 @@ impl EngineConfig {
 pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
 
 /// What one process learnt: every validator's record (on process 0; the
-/// others return none) and this process's crypto counts.
+/// others return none), this process's crypto counts, and its control
+/// connections for gathering the cost figures.
 pub struct ProcessResult {
+    pub control: Control,
     pub records: Vec<NodeRecord>,
     /// Checks run for real in this process (all its workers).
     pub verified: u64,
@@ -126,16 +173,62 @@ pub struct ProcessResult {
     pub moments: u64,
 }
 
-/// Run the simulation of `shared` on this process's workers.
+/// Timely's allocators for this process: for several processes, over
+/// the connections `rendezvous` made (with its deadline) rather than
+/// timely's own setup, which retries forever.
+type Allocators = (Vec<AllocatorBuilder>, Box<dyn std::any::Any + Send>);
+
+fn allocators(
+    engine: &EngineConfig,
+    cluster: &ClusterOptions,
+    fingerprint: u64,
+) -> Result<(Allocators, Control), EngineError> {
+    let config = engine.timely()?;
+    if engine.processes <= 1 {
+        let built = config
+            .communication
+            .try_build()
+            .map_err(EngineError::Timely)?;
+        return Ok((built, Control::default()));
+    }
+    let links = rendezvous::connect(engine, cluster, fingerprint)?;
+    let hooks = timely::communication::Hooks::default();
+    let local =
+        ProcessBuilder::new_typed_vector(engine.threads, hooks.refill.clone(), hooks.spill.clone());
+    let (builders, guard) = initialize_networking_from_sockets(
+        local,
+        links.data,
+        engine.process,
+        engine.threads,
+        hooks,
+    )
+    .map_err(|e| EngineError::Timely(e.to_string()))?;
+    let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
+    let control = Control {
+        links: links.control,
+        hosts: engine.hosts.clone(),
+    };
+    Ok(((builders, Box::new(guard)), control))
+}
+
+/// Run the simulation of `shared` on this process's workers; with
+/// several processes, connect them first (`cluster`'s deadline; the
+/// `fingerprint` of the simulated network must be the same everywhere)
+/// and, until the run is done, end this process with one line if
+/// another one goes away (`liveness`).
 pub fn run(
     shared: Arc<Shared>,
     engine: &EngineConfig,
+    cluster: &ClusterOptions,
+    fingerprint: u64,
     progress: Option<Progress>,
 ) -> Result<ProcessResult, EngineError> {
-    let config = engine.timely()?;
+    let ((builders, others), control) = allocators(engine, cluster, fingerprint)?;
+    let _watch = (engine.processes > 1).then(|| liveness::watch(&engine.hosts));
     let processes = engine.processes.max(1);
     let s = shared.clone();
-    let guards = timely::execute(config, move |worker| {
+    let worker_config = timely::WorkerConfig::default();
+    let guards = timely::execute::execute_from(builders, others, worker_config, move |worker| {
         let records = Rc::new(RefCell::new(Vec::new()));
         let moments = Rc::new(RefCell::new(0u64));
         let (index, peers) = (worker.index(), worker.peers());
@@ -207,6 +300,7 @@ pub fn run(
     }
     records.sort_by_key(|r| r.validator);
     Ok(ProcessResult {
+        control,
         records,
         verified,
         reused,

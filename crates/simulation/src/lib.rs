@@ -20,7 +20,9 @@
 //! sequence) — so the per-validator results are the same for any number
 //! of threads and processes.
 //!
-//! Modules: `engine` (the dataflow). What is not the engine lives where
+//! Modules: `engine` (the dataflow); for several processes `rendezvous`
+//! (connecting them, with a deadline), `liveness` (one line when one goes
+//! away) and `gather` (every process's cost figures to process 0). What is not the engine lives where
 //! its kind lives: the `!ApprovalNetwork` objective in
 //! `tranche_workload::config::approval_network`, the records, report,
 //! table and page in `tranche_report::network`, the command line and
@@ -28,12 +30,16 @@
 //! (`crates/bench/src/network_cli.rs`, `sweep_network.rs`).
 
 pub mod engine;
+pub mod gather;
+pub mod liveness;
+pub mod rendezvous;
 
 use std::sync::Arc;
 
 pub use engine::{EngineConfig, EngineError, Progress};
-pub use tranche_model::{drawn, member, setup, verdicts, Verify};
-pub use tranche_report::network::{Cost, SimulationReport};
+pub use rendezvous::ClusterOptions;
+pub use tranche_model::{drawn, member, setup, verdicts, CostTable, CostsError, Verify};
+pub use tranche_report::network::{Cost, CostTotal, ProcessCost, SimulationReport};
 pub use tranche_workload::config::approval_network::NetworkSpec;
 
 /// CPU seconds (user and system) this process has used.
@@ -43,7 +49,8 @@ pub fn process_cpu_seconds() -> f64 {
 
 /// Run a simulation on this process's share of the engine, telling
 /// `progress` (if any) how far virtual time has come. Process 0 returns
-/// the report; the other processes return `None`.
+/// the report; the other processes return `None`. Several processes
+/// connect with `ClusterOptions::default()` (see [`simulate_with`]).
 pub fn simulate(
     spec: &NetworkSpec,
     source: &str,
@@ -52,22 +59,67 @@ pub fn simulate(
     engine: &EngineConfig,
     progress: Option<Progress>,
 ) -> Result<Option<SimulationReport>, EngineError> {
+    let cluster = ClusterOptions::default();
+    let costs = CostTable::default();
+    simulate_with(spec, source, seed, verify, &costs, engine, &cluster, progress)
+}
+
+/// What every process must agree on: the network simulated (the spec
+/// with the overrides applied), the seed, who verifies and the CPU
+/// model's cost table.
+fn fingerprint(spec: &NetworkSpec, seed: u64, verify: Verify, costs: &CostTable) -> u64 {
+    use std::hash::{Hash, Hasher};
+    // SipHash with fixed keys: the same value in every process.
+    let mut h = std::hash::DefaultHasher::new();
+    format!("{spec:?} {seed} {verify:?} {costs:?}").hash(&mut h);
+    h.finish()
+}
+
+/// [`simulate`] with the CPU model's cost table `costs` (used when the
+/// objective has a `node`), connecting several processes as `cluster`
+/// says; process 0's report has every process's cost figures
+/// (`Cost::per_process`).
+#[allow(clippy::too_many_arguments)]
+pub fn simulate_with(
+    spec: &NetworkSpec,
+    source: &str,
+    seed: u64,
+    verify: Verify,
+    costs: &CostTable,
+    engine: &EngineConfig,
+    cluster: &ClusterOptions,
+    progress: Option<Progress>,
+) -> Result<Option<SimulationReport>, EngineError> {
     let wall = std::time::Instant::now();
     let cpu = process_cpu_seconds();
-    let shared = Arc::new(tranche_model::setup::Shared::new(spec, seed, verify));
-    let result = engine::run(shared, engine, progress)?;
+    let shared = Arc::new(tranche_model::setup::Shared::with_costs(
+        spec, seed, verify, costs,
+    ));
+    let print = fingerprint(spec, seed, verify, costs);
+    let result = engine::run(shared, engine, cluster, print, progress)?;
+    let own = ProcessCost {
+        process: engine.process,
+        wall_s: wall.elapsed().as_secs_f64(),
+        cpu_s: process_cpu_seconds() - cpu,
+        verified: result.verified,
+        reused: result.reused,
+        moments: result.moments,
+    };
+    let per_process = result.control.gather(own.clone())?;
     if engine.process != 0 {
         return Ok(None);
     }
     let cost = Cost {
-        wall_s: wall.elapsed().as_secs_f64(),
-        cpu_s: process_cpu_seconds() - cpu,
+        wall_s: own.wall_s,
+        cpu_s: own.cpu_s,
         threads: engine.threads,
         processes: engine.processes.max(1),
         deliveries: result.records.iter().map(|r| r.notifications_in).sum(),
-        verified: result.verified,
-        reused: result.reused,
-        moments: result.moments,
+        verified: own.verified,
+        reused: own.reused,
+        moments: own.moments,
+        total: CostTotal::of(&per_process),
+        per_process,
     };
     Ok(Some(SimulationReport::new(
         source,

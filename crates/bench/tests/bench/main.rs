@@ -9,6 +9,7 @@ mod html_browser;
 mod meta_compare;
 mod network_cli;
 mod network_default_run;
+mod network_processes;
 mod network_sweep;
 mod observability;
 mod outputs;

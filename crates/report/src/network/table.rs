@@ -100,6 +100,27 @@ impl SimulationReport {
             vb / c.wall_s.max(1e-9),
             c.cpu_s / (self.blocks.len().max(1) as f64)
         );
+        if c.per_process.len() > 1 {
+            let each: Vec<String> = c
+                .per_process
+                .iter()
+                .map(|p| {
+                    format!(
+                        "process {} {:.1} s CPU, {:.1} s wall, {} verified",
+                        p.process, p.cpu_s, p.wall_s, p.verified
+                    )
+                })
+                .collect();
+            let _ = writeln!(
+                s,
+                "cost of all {} processes: {:.1} s CPU, {} verified, {} reused ({})",
+                c.per_process.len(),
+                c.total.cpu_s,
+                c.total.verified,
+                c.total.reused,
+                each.join("; ")
+            );
+        }
         let _ = writeln!(
             s,
             "{}",

@@ -1,0 +1,167 @@
+//! Every process's cost figures, gathered by process 0 at the end of a
+//! several-process run on the control connections of `rendezvous`: each
+//! other process, once its dataflow is done, sends one line (CPU and wall
+//! seconds, checks verified and reused, moments) and closes; process 0
+//! reads one line from each, with a deadline. A process that closes
+//! without its line went away before the end.
+
+use crate::engine::EngineError;
+use std::io::{BufRead, BufReader, Write};
+use std::net::TcpStream;
+use std::time::Duration;
+use tranche_report::network::ProcessCost;
+
+/// How long process 0 waits for each other process's figures once its
+/// own run is done (the others finish within moments of it).
+pub const GATHER_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The control connections of one process (none for a single process).
+#[derive(Default)]
+pub struct Control {
+    /// By process index; see `rendezvous::Links::control`.
+    pub links: Vec<Option<TcpStream>>,
+    /// Every process's `host:port`.
+    pub hosts: Vec<String>,
+}
+
+fn line_of(c: &ProcessCost) -> String {
+    // `{}` of an f64 reads back to the same value.
+    format!(
+        "cost {} {} {} {} {}\n",
+        c.cpu_s, c.wall_s, c.verified, c.reused, c.moments
+    )
+}
+
+fn parse(process: usize, line: &str) -> Option<ProcessCost> {
+    let mut w = line.trim_end().strip_prefix("cost ")?.split(' ');
+    let c = ProcessCost {
+        process,
+        cpu_s: w.next()?.parse().ok()?,
+        wall_s: w.next()?.parse().ok()?,
+        verified: w.next()?.parse().ok()?,
+        reused: w.next()?.parse().ok()?,
+        moments: w.next()?.parse().ok()?,
+    };
+    w.next().is_none().then_some(c)
+}
+
+impl Control {
+    fn lost(&self, process: usize, cause: impl Into<String>) -> EngineError {
+        EngineError::Lost {
+            process,
+            address: self.hosts.get(process).cloned().unwrap_or_default(),
+            cause: cause.into(),
+        }
+    }
+
+    /// On process 0: every process's figures in process order, `own`
+    /// first; on the others: `own` sent to process 0, and none.
+    pub fn gather(self, own: ProcessCost) -> Result<Vec<ProcessCost>, EngineError> {
+        if own.process != 0 {
+            if let Some(Some(mut s)) = self.links.first().map(|s| s.as_ref()) {
+                s.write_all(line_of(&own).as_bytes())
+                    .and_then(|()| s.flush())
+                    .map_err(|e| {
+                        self.lost(0, format!("went away before taking the cost figures ({e})"))
+                    })?;
+            }
+            return Ok(Vec::new());
+        }
+        let mut all = vec![own];
+        for (j, link) in self.links.iter().enumerate().skip(1) {
+            let Some(s) = link else {
+                continue;
+            };
+            s.set_read_timeout(Some(GATHER_TIMEOUT))
+                .map_err(|e| self.lost(j, format!("cannot be read ({e})")))?;
+            let mut line = String::new();
+            match BufReader::new(s).take_line(&mut line) {
+                Ok(0) => return Err(self.lost(j, "went away before sending its cost figures")),
+                Ok(_) => {}
+                Err(e) => return Err(self.lost(j, format!("sent no cost figures ({e})"))),
+            }
+            let c = parse(j, &line)
+                .ok_or_else(|| self.lost(j, format!("sent `{}`, not cost figures", line.trim())))?;
+            all.push(c);
+        }
+        Ok(all)
+    }
+}
+
+/// `read_line` with a bound: a peer cannot make process 0 buffer much.
+trait TakeLine {
+    fn take_line(&mut self, line: &mut String) -> std::io::Result<usize>;
+}
+
+impl<R: std::io::Read> TakeLine for BufReader<R> {
+    fn take_line(&mut self, line: &mut String) -> std::io::Result<usize> {
+        use std::io::Read;
+        self.by_ref().take(4096).read_line(line)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cost_line_reads_back_exactly() {
+        let c = ProcessCost {
+            process: 2,
+            cpu_s: 0.1 + 0.2,
+            wall_s: 1e-9,
+            verified: 17,
+            reused: 0,
+            moments: u64::MAX,
+        };
+        assert_eq!(parse(2, &line_of(&c)), Some(c));
+        assert_eq!(parse(1, "cost 1 2 3 4\n"), None);
+        assert_eq!(parse(1, "cost 1 2 3 4 5 6\n"), None);
+        assert_eq!(parse(1, "hello\n"), None);
+    }
+
+    #[test]
+    fn process_0_gathers_each_line_and_names_a_silent_peer() {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        let addr = l.local_addr().unwrap();
+        let hosts = vec!["a:1".to_owned(), "b:2".to_owned(), "c:3".to_owned()];
+        let one = TcpStream::connect(addr).unwrap();
+        let (one_at_0, _) = l.accept().unwrap();
+        let two = TcpStream::connect(addr).unwrap();
+        let (two_at_0, _) = l.accept().unwrap();
+        let cost = |process| ProcessCost {
+            process,
+            cpu_s: process as f64,
+            ..ProcessCost::default()
+        };
+        for (p, s) in [(1, one), (2, two)] {
+            Control {
+                links: vec![Some(s), None, None],
+                hosts: hosts.clone(),
+            }
+            .gather(cost(p))
+            .unwrap();
+        }
+        let all = Control {
+            links: vec![None, Some(one_at_0), Some(two_at_0)],
+            hosts: hosts.clone(),
+        }
+        .gather(cost(0))
+        .unwrap();
+        assert_eq!(all, vec![cost(0), cost(1), cost(2)]);
+
+        // Process 1 closes without its line: named.
+        drop(TcpStream::connect(addr).unwrap());
+        let (gone, _) = l.accept().unwrap();
+        let e = Control {
+            links: vec![None, Some(gone)],
+            hosts,
+        }
+        .gather(cost(0))
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "process 1 (b:2) went away before sending its cost figures"
+        );
+    }
+}
