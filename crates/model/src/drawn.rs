@@ -23,6 +23,8 @@ pub struct Model {
     pub links: Mesh,
     /// Per-validator bandwidth, bytes per second.
     pub bandwidth: u64,
+    /// The reconnect delay law after a failed notification: (mean, sd) ms.
+    pub reconnect_ms: (f64, f64),
     check_mean_ms: f64,
     check_std_dev_ms: f64,
     slow_factor: f64,
@@ -54,6 +56,7 @@ impl Model {
                 share(n, o.fraction),
                 Behaviour::Offline {
                     at_block: o.at_block,
+                    until_block: o.until_block,
                 },
             );
         }
@@ -71,6 +74,10 @@ impl Model {
             behaviours,
             links,
             bandwidth: spec.peer_bandwidth,
+            reconnect_ms: (
+                spec.reconnect_delay_ms.mean,
+                spec.reconnect_delay_ms.std_dev,
+            ),
             check_mean_ms: spec.check_delay_ms.mean,
             check_std_dev_ms: spec.check_delay_ms.std_dev,
             slow_factor: spec.slow_factor,

@@ -71,6 +71,7 @@ pub mod costs;
 pub mod cpu;
 pub mod drawn;
 pub mod member;
+pub mod peers;
 pub mod setup;
 pub mod verdicts;
 

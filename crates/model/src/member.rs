@@ -12,6 +12,7 @@
 use crate::busy::Busy;
 use crate::costs::CostTable;
 use crate::drawn::Model;
+use crate::peers::{Control, Peers};
 use crate::verdicts::Verdicts;
 use parity_scale_codec::Encode;
 use rand_chacha::ChaCha20Rng;
@@ -49,6 +50,9 @@ pub struct Packet {
     /// again what was checked where it was made (`crate::verdicts`).
     #[serde(default)]
     pub known: Vec<Option<u32>>,
+    /// A message about the connection itself (`crate::peers`).
+    #[serde(default)]
+    pub control: Option<Control>,
 }
 
 /// What a node needs to be built.
@@ -71,24 +75,31 @@ pub struct NodeSetup<'a> {
 
 /// One validator.
 pub struct SimNode {
-    index: u32,
-    n: u32,
+    pub(crate) index: u32,
+    pub(crate) n: u32,
     behaviour: Behaviour,
-    /// From this moment on the node is silent (offline ones).
+    /// From this moment on the node is silent (offline ones)...
     offline_from_ms: Option<u64>,
+    /// ... until this one, if it comes back.
+    back_ms: Option<u64>,
+    /// Whether it went offline already, and came back.
+    gone: bool,
+    returned: bool,
+    /// Its connections (`crate::peers`).
+    pub(crate) peers: Peers,
     voting: ApprovalVoting,
     pub(crate) dist: State,
     session: Arc<Session>,
     blocks: Vec<Block>,
     check_rng: ChaCha20Rng,
-    egress: RateLimiter,
+    pub(crate) egress: RateLimiter,
     ingress: RateLimiter,
-    seq: u64,
+    pub(crate) seq: u64,
     pub(crate) actions: Vec<Action>,
     pub(crate) sends: Vec<(PeerId, Outgoing)>,
     /// Blocks imported so far.
     imported: usize,
-    record: NodeRecord,
+    pub(crate) record: NodeRecord,
     /// Finality: every validator's highest block approved with all its
     /// ancestors, as far as this node has heard (`None` without finality).
     votes: Option<Vec<u32>>,
@@ -136,12 +147,12 @@ fn learn_verdicts(v: &Verdicts, m: &ApprovalDistributionMessage, known: &[Option
 }
 
 /// Milliseconds of virtual time as the links crate's `SimTime`.
-fn sim(ms: u64) -> Duration {
+pub(crate) fn sim(ms: u64) -> Duration {
     Duration::from_millis(ms)
 }
 
 /// A `SimTime` rounded up to whole milliseconds.
-fn ms_ceil(t: Duration) -> u64 {
+pub(crate) fn ms_ceil(t: Duration) -> u64 {
     t.as_micros().div_ceil(1000).min(u128::from(u64::MAX)) as u64
 }
 
@@ -159,9 +170,15 @@ impl SimNode {
     pub fn new(setup: NodeSetup<'_>, model: &Model) -> SimNode {
         let index = setup.index;
         let behaviour = model.behaviours[index as usize];
-        let offline_from_ms = match behaviour {
-            Behaviour::Offline { at_block } => setup.blocks.get(at_block as usize - 1).map(slot_ms),
-            _ => None,
+        let (offline_from_ms, back_ms) = match behaviour {
+            Behaviour::Offline {
+                at_block,
+                until_block,
+            } => (
+                setup.blocks.get(at_block as usize - 1).map(slot_ms),
+                until_block.and_then(|u| setup.blocks.get(u as usize - 1).map(slot_ms)),
+            ),
+            _ => (None, None),
         };
         let keys = voting::LocalKeys {
             assignment: setup.assignment,
@@ -194,6 +211,10 @@ impl SimNode {
             n: model.n,
             behaviour,
             offline_from_ms,
+            back_ms,
+            gone: false,
+            returned: false,
+            peers: Peers::new(model.n, index),
             voting,
             dist,
             session: setup.session,
@@ -223,6 +244,17 @@ impl SimNode {
 
     fn is_offline(&self, now_ms: u64) -> bool {
         self.offline_from_ms.is_some_and(|t| now_ms >= t)
+            && !matches!(self.back_ms, Some(b) if now_ms >= b)
+    }
+
+    /// The head of our view: the latest block imported.
+    pub(crate) fn latest_head(&self) -> Option<tranche_primitives::Hash> {
+        self.imported.checked_sub(1).map(|i| self.blocks[i].hash)
+    }
+
+    /// The highest block finalized here (0: none).
+    pub(crate) fn finalized_number(&self) -> u32 {
+        self.finalized
     }
 
     /// The next moment this node has something to do by itself (a block
@@ -234,10 +266,14 @@ impl SimNode {
             .next_wakeup()
             .map(|t| t.saturating_mul(TICK_DURATION_MILLIS));
         let cpu = self.busy.as_ref().and_then(Busy::next_ms);
-        let next = [block, timer, cpu].into_iter().flatten().min()?;
+        let reconnect = self.peers.next_ms();
+        let next = [block, timer, cpu, reconnect].into_iter().flatten().min();
         match self.offline_from_ms {
-            Some(off) if next >= off => None,
-            _ => Some(next),
+            // Wake to go offline at the latest.
+            Some(off) if !self.gone => [next, Some(off)].into_iter().flatten().min(),
+            // Offline: wake only to come back.
+            Some(_) if !self.returned => self.back_ms,
+            _ => next,
         }
     }
 
@@ -250,6 +286,13 @@ impl SimNode {
         }
         if packet.finality.is_some() {
             return now_ms;
+        }
+        if let Some(control) = &packet.control {
+            if matches!(control, Control::Disconnect { .. }) {
+                return now_ms;
+            }
+            self.record.bytes_in += packet.bytes.len() as u64;
+            return ms_ceil(self.ingress.reap(sim(now_ms), packet.bytes.len() as u64));
         }
         self.record.bytes_in += packet.bytes.len() as u64;
         self.record.notifications_in += 1;
@@ -268,8 +311,21 @@ impl SimNode {
         model: &Model,
         out: &mut Vec<(u64, Packet)>,
     ) {
-        if self.is_offline(now_ms) {
-            return;
+        let mut back = false;
+        if let Some(off) = self.offline_from_ms {
+            if !self.gone && now_ms >= off {
+                self.gone = true;
+                self.go_offline(now_ms, self.back_ms, model, out);
+            }
+            if self.gone && !self.returned {
+                match self.back_ms {
+                    Some(b) if now_ms >= b => {
+                        self.returned = true;
+                        back = true;
+                    }
+                    _ => return,
+                }
+            }
         }
         if self.busy.is_some() {
             self.drive(now_ms, verdicts, model, out);
@@ -283,9 +339,15 @@ impl SimNode {
             self.import_block(now_ms, verdicts, model, out);
             self.run_timers(now_ms, verdicts, model, out);
         }
+        // After the blocks (those missed offline too): views carry them.
+        self.reconnect_due(now_ms, back, model, out);
         for p in delivered {
             if let Some(up_to) = p.finality {
                 self.finality_vote(now_ms, p.from, up_to, verdicts, model, out);
+                continue;
+            }
+            if let Some(control) = &p.control {
+                self.control(now_ms, p.from, control, verdicts, model, out);
                 continue;
             }
             let Ok(ValidationProtocol::ApprovalDistribution(m)) =
@@ -366,7 +428,8 @@ impl SimNode {
         // Every peer imports the block at its slot too: their views now
         // hold it (views travel outside the simulated links).
         let mut work = std::mem::take(&mut self.actions);
-        for p in (0..self.n).filter(|&p| p != self.index) {
+        let connected: Vec<u32> = (0..self.n).filter(|&p| self.is_connected(p)).collect();
+        for p in connected {
             let view = View {
                 heads: vec![hash],
                 finalized_number: self.finalized,
@@ -410,7 +473,7 @@ impl SimNode {
 
     /// Run distribution's checks until none are left, hand what passes to
     /// voting, then send.
-    fn settle(
+    pub(crate) fn settle(
         &mut self,
         now_ms: u64,
         work: Vec<Action>,
@@ -494,7 +557,7 @@ impl SimNode {
                 imports.push(ImportItem::Approval(checked_approval(&vote)))
             }
             Action::Send { peer, item } => sends.push((peer, item)),
-            Action::Reputation { .. } => {}
+            Action::Reputation { peer, rep } => self.reputation(peer, rep.value),
             Action::CheckAssignment(_) | Action::CheckApproval(_) => {
                 unreachable!("checks are run by the caller")
             }
@@ -543,6 +606,7 @@ impl SimNode {
         if self.sends.is_empty() {
             return;
         }
+        let mut failed = Vec::new();
         for (peer, message) in batch_notifications(self.sends.drain(..)) {
             let known = if v.across_processes() {
                 known_verdicts(v, &message)
@@ -557,6 +621,7 @@ impl SimNode {
             let seq = self.seq;
             self.seq += 1;
             if model.links.lost(self.index, peer.0, seq) {
+                failed.push((peer.0, seq));
                 continue;
             }
             let arrival = left + model.links.latency_ms(self.index, peer.0);
@@ -569,8 +634,12 @@ impl SimNode {
                     bytes,
                     finality: None,
                     known,
+                    control: None,
                 },
             ));
+        }
+        for (peer, seq) in failed {
+            self.notification_failed(now_ms, peer, seq, model, out);
         }
     }
 
@@ -612,6 +681,7 @@ impl SimNode {
                     bytes: Vec::new(),
                     finality: Some(up_to),
                     known: Vec::new(),
+                    control: None,
                 },
             ));
         }
@@ -658,7 +728,8 @@ impl SimNode {
         let mut work = std::mem::take(&mut self.actions);
         self.dist.block_finalized(number, &mut work);
         let head = self.blocks[self.imported.max(1) - 1].hash;
-        for p in (0..self.n).filter(|&p| p != self.index) {
+        let connected: Vec<u32> = (0..self.n).filter(|&p| self.is_connected(p)).collect();
+        for p in connected {
             let view = View {
                 heads: vec![head],
                 finalized_number: number,

@@ -61,7 +61,9 @@ pub fn simulate(
 ) -> Result<Option<SimulationReport>, EngineError> {
     let cluster = ClusterOptions::default();
     let costs = CostTable::default();
-    simulate_with(spec, source, seed, verify, &costs, engine, &cluster, progress)
+    simulate_with(
+        spec, source, seed, verify, &costs, engine, &cluster, progress,
+    )
 }
 
 /// What every process must agree on: the network simulated (the spec

@@ -135,3 +135,47 @@ fn finality_follows_approvals_and_stalls_without_a_supermajority() {
     // online validators.
     assert_eq!(stalled.aggression_events, 12, "{}", stalled.table());
 }
+
+#[test]
+fn a_failed_notification_disconnects_and_the_reconnect_re_sends_what_was_missed() {
+    let lossy = "loss_probability: 0.2\n";
+    let recovered = run(&spec(lossy));
+    assert!(recovered.all_approved, "{}", recovered.table());
+    assert!(
+        recovered.blocks.iter().all(|b| b.no_shows_max == 0),
+        "{}",
+        recovered.table()
+    );
+    assert!(recovered.validators.iter().all(|v| v.reconnects > 0));
+    // The same failures with reconnects after the run has ended: what the
+    // failed notifications carried never arrives.
+    let never = run(&spec(&format!(
+        "{lossy}reconnect_delay_ms: {{mean: 500000, std_dev: 0}}\n"
+    )));
+    assert!(never.validators.iter().all(|v| v.reconnects == 0));
+    let late = |r: &SimulationReport| -> u64 {
+        r.blocks
+            .iter()
+            .map(|b| u64::from(b.no_shows_max) + u64::from(b.expected - b.approved))
+            .sum()
+    };
+    assert!(late(&never) > late(&recovered), "{}", never.table());
+}
+
+#[test]
+fn an_offline_validator_that_returns_approves_later_blocks() {
+    // Gone at block 1's slot, back at block 2's.
+    let r = run(&spec(
+        "offline: [{fraction: 0.1, at_block: 1, until_block: 2}]\n",
+    ));
+    let back: Vec<_> = r
+        .validators
+        .iter()
+        .filter(|v| matches!(v.behaviour, Behaviour::Offline { .. }))
+        .collect();
+    assert_eq!(back.len(), 4);
+    for v in back {
+        assert!(v.reconnects >= 39, "it connects everyone again");
+        assert!(v.blocks[1].approved_after_ms.is_some(), "{v:?}");
+    }
+}

@@ -26,9 +26,14 @@ pub enum Behaviour {
     NoShow,
     /// Honest, but its checks take `slow_factor` times longer.
     Slow,
-    /// Honest until the slot of this block (1-based), then silent: it
-    /// handles nothing and sends nothing.
-    Offline { at_block: u32 },
+    /// Honest until the slot of block `at_block` (1-based), then silent:
+    /// it handles nothing and sends nothing, until the slot of
+    /// `until_block` if it comes back.
+    Offline {
+        at_block: u32,
+        #[serde(default)]
+        until_block: Option<u32>,
+    },
 }
 
 impl Behaviour {
@@ -97,6 +102,10 @@ pub struct NodeRecord {
     /// format without field names).
     #[serde(default)]
     pub cpu_busy_ms: Vec<u64>,
+    /// Times it connected a peer again after a disconnect (a failed
+    /// notification, an offline peer back).
+    #[serde(default)]
+    pub reconnects: u32,
 }
 
 /// One block, network-wide.

@@ -103,8 +103,14 @@ pub struct NetworkSpec {
     /// Link latency, or `null` for none (default 30 ms, sd 2.0, as
     /// `!ApprovalVoting`). Every link takes at least 1 ms.
     pub latency: Option<Latency>,
-    /// Probability that a notification is lost on its link (default 0).
+    /// Probability that a notification fails on its link (default 0): the
+    /// pair disconnects and reconnects after `reconnect_delay_ms`, views
+    /// are exchanged and what the other lacks is re-sent.
     pub loss_probability: f64,
+    /// How long a pair stays disconnected after a failed notification,
+    /// drawn per failure (default mean 1000 ms, sd 250; our choice:
+    /// upstream reconnects through its peer-set manager within seconds).
+    pub reconnect_delay_ms: DelayMs,
     /// Duration of one candidate check (availability recovery and
     /// validation), drawn per check (default mean 1000 ms, sd 200).
     pub check_delay_ms: DelayMs,
@@ -156,6 +162,10 @@ impl Default for NetworkSpec {
                 std_dev: 2.0,
             }),
             loss_probability: 0.0,
+            reconnect_delay_ms: DelayMs {
+                mean: 1000.0,
+                std_dev: 250.0,
+            },
             check_delay_ms: DelayMs {
                 mean: 1000.0,
                 std_dev: 200.0,
@@ -374,6 +384,18 @@ impl NetworkSpec {
             return bad(
                 "check_delay_ms",
                 format!("{{mean: {}, std_dev: {}}}", d.mean, d.std_dev),
+                "mean must be 0..=600000 ms and std_dev finite and >= 0",
+            );
+        }
+        let r = self.reconnect_delay_ms;
+        if !(r.mean.is_finite()
+            && (0.0..=600_000.0).contains(&r.mean)
+            && r.std_dev.is_finite()
+            && r.std_dev >= 0.0)
+        {
+            return bad(
+                "reconnect_delay_ms",
+                format!("{{mean: {}, std_dev: {}}}", r.mean, r.std_dev),
                 "mean must be 0..=600000 ms and std_dev finite and >= 0",
             );
         }

@@ -30,6 +30,7 @@ pub(crate) const KEYS: &[&str] = &[
     "peer_bandwidth",
     "latency",
     "loss_probability",
+    "reconnect_delay_ms",
     "check_delay_ms",
     "no_show_fraction",
     "slow_fraction",
@@ -106,7 +107,11 @@ fn read_spec(f: &Fields<'_>) -> Result<NetworkSpec, Kind> {
         loss_probability: f.f64("loss_probability")?.unwrap_or(d.loss_probability),
         check_delay_ms: match f.mapping("check_delay_ms", "a mapping {mean, std_dev}")? {
             None => d.check_delay_ms,
-            Some(m) => read_delay(&m)?,
+            Some(m) => read_delay(&m, "check_delay_ms")?,
+        },
+        reconnect_delay_ms: match f.mapping("reconnect_delay_ms", "a mapping {mean, std_dev}")? {
+            None => d.reconnect_delay_ms,
+            Some(m) => read_delay(&m, "reconnect_delay_ms")?,
         },
         no_show_fraction: f.f64("no_show_fraction")?.unwrap_or(d.no_show_fraction),
         slow_fraction: f.f64("slow_fraction")?.unwrap_or(d.slow_fraction),
@@ -139,10 +144,11 @@ fn read_latency(f: &Fields<'_>) -> Result<Latency, Kind> {
     })
 }
 
-/// `check_delay_ms: {mean, std_dev}`, both required.
-fn read_delay(m: &Fields<'_>) -> Result<DelayMs, Kind> {
-    m.check_keys(&["mean", "std_dev"], "in `check_delay_ms`", None)?;
-    let why = "`check_delay_ms` needs both `mean` and `std_dev`";
+/// A delay law `{mean, std_dev}` at `key`, both required.
+fn read_delay(m: &Fields<'_>, key: &str) -> Result<DelayMs, Kind> {
+    m.check_keys(&["mean", "std_dev"], &format!("in `{key}`"), None)?;
+    let why = format!("`{key}` needs both `mean` and `std_dev`");
+    let why = why.as_str();
     Ok(DelayMs {
         mean: m.required("mean", m.f64("mean")?, why)?,
         std_dev: m.required("std_dev", m.f64("std_dev")?, why)?,
