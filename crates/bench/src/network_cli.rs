@@ -145,6 +145,16 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
         spec.num_blocks = b;
     }
     spec.validate(&source)?;
+    if let Some(node) = spec.node {
+        let classic = node.layout == tranche_workload::config::node_shape::NodeLayout::Classic;
+        if classic && node.workers != tranche_workload::config::node_shape::DEFAULT_WORKERS {
+            log::warn!(
+                "{source}: node.workers ({}) is ignored with layout classic: it has one \
+                 distribution thread",
+                node.workers
+            );
+        }
+    }
     Ok((spec, source))
 }
 

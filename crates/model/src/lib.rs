@@ -34,11 +34,17 @@
 //!   once (normal, as `!ApprovalVoting`'s `latency`, at least 1 ms), every
 //!   validator has the same bandwidth for egress and ingress (the token
 //!   bucket of upstream's `polkadot/node/subsystem-bench/src/lib/network.rs`,
-//!   as `crates/links/src/limiter.rs` has it), each notification is
-//!   lost with `loss_probability` (not resent);
+//!   as `crates/links/src/limiter.rs` has it);
+//! * connections (`peers`): a notification fails with `loss_probability`,
+//!   which disconnects the pair (upstream's substreams are reliable: a
+//!   failure is a disconnect); it reconnects after a delay drawn from
+//!   `reconnect_delay_ms`, the views travel over the links and
+//!   distribution's `unify_with_peer` re-sends what the other lacks;
+//!   reputation changes are summed per peer and a peer below upstream's
+//!   ban threshold is disconnected (decay over time is not modelled);
 //! * every validator imports each block at the start of its slot, and
-//!   learns at that moment that its peers did (views are not sent over
-//!   the links);
+//!   learns at that moment that its connected peers did (views after a
+//!   reconnect travel over the links; those at a block import do not);
 //! * finality, only with `finality: true`, is GRANDPA
 //!   (`substrate/client/consensus/grandpa`) reduced to its rule, votes
 //!   gated on approval as `polkadot/node/core/approval-voting` gates them:
@@ -51,20 +57,45 @@
 //!   distribution's aggression starts once 16 blocks are unfinalized;
 //! * no-show validators trigger and send their assignments but never their
 //!   approvals; offline validators stop handling and sending anything at
-//!   their block's slot;
-//! * reputation changes are dropped.
+//!   their block's slot and disconnect from everyone (their peers learn it
+//!   over the latency); with `until_block` they come back at that block's
+//!   slot, import what they missed and connect everyone again;
+//! * with `trigger_all_tranches`, every validator triggers its assignment
+//!   of every tranche when the tranche comes (upstream's throughput test
+//!   load; not upstream behaviour, a voting `Config` flag);
+//! * with `node: {layout, workers, cores, cpu_scale}`, every validator's CPU
+//!   (`busy`, `cpu`, `costs`): each input costs the cost table's virtual
+//!   time on the threads of the layout (classic: distribution waits on
+//!   voting for every check; parallel: router, workers by validator index,
+//!   voting), the threads share the validator's cores, queues are bounded
+//!   at the node's sizes, and what an input causes happens when its
+//!   handling is done. The table's defaults are this project's measured
+//!   figures (`costs`); `tranche network --costs FILE` reads another.
+//!   Without `node` every input takes no time.
 //!
 //! **Shared** (`verdicts`): each assignment certificate and approval
 //! signature is verified once network-wide, by its own validator's process
 //! as it leaves that node; every other node reuses the verdict — through
 //! the process's cache, and in other processes through the verdicts the
 //! packets carry — which is the one it would have computed. `--verify
-//! every` makes every node verify.
+//! every` makes every node verify; `--verify model` runs no check at all
+//! (every verdict valid, an assignment's tranche recorded by its maker);
+//! the CPU model charges a check at every validator that handles it,
+//! whichever process ran the crypto.
+//!
+//! **Left out**: the CPU model runs the node's own work on its threads but
+//! not the rest of a validator (availability, backing, GRANDPA's own
+//! messages, the network stack); own work (a block import, our approvals'
+//! signatures, a commit) is charged on the voting thread without delaying
+//! its own effect; the parallel node's batched signature checks and
+//! checked-ahead certificates are charged one by one; views at a block
+//! import do not travel over the links; reputation does not decay.
 //!
 //! Modules: `drawn` (behaviours and check durations; the links are
 //! `tranche_links::mesh`), `verdicts`, `member` (one validator), `setup`
-//! (what a process shares), `cpu` (threads sharing a validator's cores in
-//! virtual time, and the node's shape), `costs` (the cost table).
+//! (what a process shares), `peers` (connections, views, reputation),
+//! `busy` (the validator on its CPU), `cpu` (threads sharing a validator's
+//! cores in virtual time, and the node's shape), `costs` (the cost table).
 
 mod busy;
 pub mod costs;
