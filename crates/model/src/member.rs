@@ -107,6 +107,8 @@ pub struct SimNode {
     finalized: u32,
     /// The CPU model, if the objective has one (`crate::busy`).
     pub(crate) busy: Option<Busy>,
+    /// Per block: candidates known to have enough assignments, in order.
+    enough_cursor: Vec<u32>,
 }
 
 /// The shared verdicts of a notification's items, to travel with it.
@@ -229,6 +231,7 @@ impl SimNode {
             votes: setup.finality.then(|| vec![0; model.n as usize]),
             finalized: 0,
             busy: setup.cpu.map(|(shape, costs)| Busy::new(&shape, costs)),
+            enough_cursor: vec![0; setup.blocks.len()],
             record: NodeRecord {
                 validator: index,
                 behaviour,
@@ -576,6 +579,10 @@ impl SimNode {
     ) {
         let now = tick_of(now_ms);
         for item in imports {
+            let block_hash = match &item {
+                ImportItem::Assignment(a) => a.block_hash,
+                ImportItem::Approval(a) => a.block_hash,
+            };
             let o = match item {
                 ImportItem::Assignment(a) => {
                     if let Some(i) = self.block_index(&a.block_hash) {
@@ -592,7 +599,36 @@ impl SimNode {
                 ImportItem::Approval(a) => self.voting.import_approval(now, a),
             };
             self.apply_voting(now_ms, o, v, m, out);
+            self.note_enough(now_ms, &block_hash);
         }
+    }
+
+    /// Whether every candidate of a block has enough assignments now (its
+    /// required tranches known, or approved): candidates are checked in
+    /// order from the first not yet seen with enough, so each import costs
+    /// one status look-up or a few.
+    fn note_enough(&mut self, now_ms: u64, hash: &tranche_primitives::Hash) {
+        let Some(i) = self.block_index(hash) else {
+            return;
+        };
+        if self.record.blocks[i].enough_after_ms.is_some() {
+            return;
+        }
+        let n = self.blocks[i].candidates.len() as u32;
+        while self.enough_cursor[i] < n {
+            let status = self
+                .voting
+                .candidate_status(tick_of(now_ms), hash, self.enough_cursor[i]);
+            let enough = status.is_some_and(|s| {
+                s.approved || matches!(s.required, voting::RequiredTranches::Exact { .. })
+            });
+            if !enough {
+                return;
+            }
+            self.enough_cursor[i] += 1;
+        }
+        let start = slot_ms(&self.blocks[i]);
+        self.record.blocks[i].enough_after_ms = Some(now_ms.saturating_sub(start));
     }
 
     /// Cut the pending sends into notifications and put them on the links.

@@ -77,6 +77,11 @@ pub struct BlockRecord {
     /// When it finalized the block (with `finality` on), milliseconds
     /// after the block's slot started.
     pub finalized_after_ms: Option<u64>,
+    /// When it had gathered enough assignments for every candidate (each
+    /// one's required tranches known: only approvals were missing, or it
+    /// was approved), milliseconds after the block's slot started.
+    #[serde(default)]
+    pub enough_after_ms: Option<u64>,
 }
 
 /// Everything one validator reports at the end.
@@ -144,6 +149,10 @@ pub struct BlockSummary {
     /// median moment they did, milliseconds after the slot start.
     pub finalized: u32,
     pub finalized_p50_ms: Option<u64>,
+    /// Median moment the validators had gathered enough assignments for
+    /// every candidate, milliseconds after the slot start.
+    #[serde(default)]
+    pub enough_p50_ms: Option<u64>,
 }
 
 /// Min, median and max of a per-validator figure.
@@ -300,6 +309,8 @@ fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
         .filter_map(|b| b.finalized_after_ms)
         .collect();
     finals.sort_unstable();
+    let mut enough: Vec<u64> = blocks.clone().filter_map(|b| b.enough_after_ms).collect();
+    enough.sort_unstable();
     BlockSummary {
         number: i as u32 + 1,
         expected: expected.len() as u32,
@@ -318,6 +329,7 @@ fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
         no_shows_sum: blocks.map(|b| u64::from(b.no_shows)).sum(),
         finalized: finals.len() as u32,
         finalized_p50_ms: percentile(&finals, 50.0),
+        enough_p50_ms: percentile(&enough, 50.0),
     }
 }
 

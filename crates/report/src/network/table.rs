@@ -12,7 +12,9 @@ legend: approved = validators that approved the block / those expected to (hones
   the assignments triggered network-wide; approv = approval signatures sent network-wide (each
   may cover several candidates); max tr = the highest tranche of an assignment any validator
   imported; tranches = tranches that held any assignment; no-shows = the most no-shows one
-  validator saw; final ms = median time of finality after the slot start (`finality: true`).
+  validator saw; final ms = median time of finality after the slot start (`finality: true`);
+  enough ms = median time the validators had enough assignments for every candidate (only
+  approvals missing), after the slot start.
   crypto: verified = certificates and signatures checked for real; reused = checks answered by
   the verdict already computed where the message was made (`--verify every`: no reuse).
   Later than `tranche run`'s default (7-8.5 s there): each validator's voting holds its approval
@@ -37,7 +39,7 @@ impl SimulationReport {
         );
         let _ = writeln!(
             s,
-            "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
+            "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>9}",
             "block",
             "approved",
             "min ms",
@@ -50,12 +52,13 @@ impl SimulationReport {
             "max tr",
             "tranches",
             "no-shows",
-            "final ms"
+            "final ms",
+            "enough ms"
         );
         for b in &self.blocks {
             let _ = writeln!(
                 s,
-                "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8}",
+                "{:>5} {:>9} {:>8} {:>8} {:>8} {:>8} {:>6} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>9}",
                 b.number,
                 format!("{}/{}", b.approved, b.expected),
                 ms(b.min_ms),
@@ -68,7 +71,8 @@ impl SimulationReport {
                 b.max_tranche,
                 b.tranches_triggered,
                 b.no_shows_max,
-                ms(b.finalized_p50_ms)
+                ms(b.finalized_p50_ms),
+                ms(b.enough_p50_ms)
             );
         }
         let kib = |b: u64| b as f64 / 1024.0;
