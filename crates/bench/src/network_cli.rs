@@ -276,8 +276,9 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         Progress::Quiet
     };
     let costs = match &args.costs {
-        Some(path) => tranche_simulation::CostTable::load(path)
-            .map_err(|e| CliError::Costs(e.to_string()))?,
+        Some(path) => {
+            tranche_simulation::CostTable::load(path).map_err(|e| CliError::Costs(e.to_string()))?
+        }
         None => tranche_simulation::CostTable::default(),
     };
     let (progress, phase) = progress_of(mode, &spec);
