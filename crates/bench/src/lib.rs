@@ -8,6 +8,7 @@
 //! simulation's engine in `tranche-simulation`, the reference checks in
 //! `tranche-conformance`.
 
+pub mod calibrate;
 pub mod examples;
 pub mod floor;
 pub mod network_cli;

@@ -48,6 +48,10 @@ enum Command {
     /// Simulate the whole network: every validator runs approval voting
     /// and distribution, on timely dataflow (an `!ApprovalNetwork` file).
     Network(tranche_bench::network_cli::NetworkArgs),
+    /// Measure the simulation's CPU cost table on this machine (the file
+    /// `tranche network --costs FILE` reads): each cost the median of
+    /// timed batches of the project's own code.
+    Calibrate(tranche_bench::calibrate::CalibrateArgs),
     /// A grid of runs: `sweep run` (validators x cores x layout x
     /// schedule of the benchmark) or `sweep network` (validators x cores x
     /// no-show x slow fractions of the simulation); one table, one JSON.
@@ -196,6 +200,10 @@ fn run(cli: Cli) -> Result<ExitCode> {
         }
         Command::Network(args) => {
             tranche_bench::network_cli::execute(&args)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Calibrate(args) => {
+            tranche_bench::calibrate::execute(&args)?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Sweep {

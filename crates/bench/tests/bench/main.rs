@@ -2,6 +2,7 @@
 //! link instead of one per file: most of a cold `cargo test` is building
 //! and linking). Each module is one concern, as its own doc says.
 
+mod calibrate;
 mod cli;
 mod common;
 mod hostile;

@@ -1,0 +1,106 @@
+//! `tranche calibrate`: `--quick --out F` writes a cost table that
+//! `tranche network --costs` reads back (`tranche_model::CostTable::load`),
+//! every cost measured above zero and a certificate check dearer than a
+//! duplicate; a bad `--out` is refused on one line before any work, and
+//! an existing file of another kind is not replaced.
+
+use crate::common;
+use common::{tmp, BIN};
+use std::process::Command;
+use std::time::{Duration, Instant};
+use tranche_model::{Cost, CostTable};
+
+#[test]
+fn quick_calibration_writes_a_table_the_simulation_reads() {
+    let dir = tmp("calibrate", "quick");
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("costs.yaml");
+    let out = Command::new(BIN)
+        .args(["calibrate", "--quick", "--out"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(out.stdout.is_empty(), "the table went to the file");
+    // One progress line per cost (and a first and a last line).
+    for cost in Cost::ALL {
+        let line = format!("calibrate: {} = ", cost.key());
+        assert_eq!(err.matches(&line).count(), 1, "{line:?} in {err}");
+    }
+    let table = CostTable::load(&path).unwrap();
+    for &cost in Cost::ALL {
+        assert!(table.get(cost) > 0, "{} measured as 0", cost.key());
+    }
+    for check in [
+        table.assignment_modulo(),
+        table.assignment_compact(),
+        table.assignment_delay(),
+    ] {
+        assert!(
+            check > table.duplicate(),
+            "a check ({check} ns) costs more than a duplicate ({} ns)",
+            table.duplicate()
+        );
+    }
+    assert!(table.approval() > table.duplicate());
+    // Measured, not the defaults.
+    assert_ne!(table, CostTable::default());
+
+    // Without --out, the same file on stdout; --quiet leaves stderr empty.
+    let out = Command::new(BIN)
+        .args(["calibrate", "--quick", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("# tranche cost table"));
+    assert!(CostTable::from_yaml_str(&text).is_ok());
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// `tranche calibrate ARGS` fails at once, on one line containing `why`,
+/// and prints nothing on stdout.
+fn refused(args: &[&str], why: &str) {
+    let start = Instant::now();
+    let out = Command::new(BIN)
+        .arg("calibrate")
+        .args(args)
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} ran");
+    assert!(took < Duration::from_secs(2), "{args:?} took {took:?}");
+    assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(why), "{args:?}: {err}");
+}
+
+#[test]
+fn a_bad_out_is_refused_before_any_work() {
+    let dir = tmp("calibrate", "refuse");
+    std::fs::create_dir_all(&dir).unwrap();
+    let d = dir.to_str().unwrap();
+    // Not --quick: refused before a minute of measuring.
+    refused(
+        &["--out", d],
+        &format!("--out {d}: is a folder, not a file"),
+    );
+    let foreign = dir.join("notes.txt");
+    std::fs::write(&foreign, "keep").unwrap();
+    refused(
+        &["--out", foreign.to_str().unwrap()],
+        "exists and is not a .yaml file; not replaced",
+    );
+    assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "keep");
+    refused(&["--out", "/dev/null"], "exists and is not a regular file");
+    let missing = dir.join("absent").join("costs.yaml");
+    refused(&["--out", missing.to_str().unwrap()], "cannot write in");
+    std::fs::remove_dir_all(&dir).unwrap();
+}
