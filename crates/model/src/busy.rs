@@ -15,7 +15,7 @@
 //!   notification taken. This is upstream's approval-distribution waiting
 //!   on approval-voting for every check (polkadot-sdk#4849).
 //! * **parallel** (`crates/node/src/parallel.rs`): the router (`route` per
-//!   notification) splits a notification's items by validator index mod N
+//!   item) splits a notification's items by validator index mod N
 //!   onto the workers' queues; a worker handles its items and checks them
 //!   itself (each first-seen item's check, `duplicate` for the others),
 //!   sends the forwards when done and queues the imports on the voting
@@ -333,6 +333,7 @@ impl SimNode {
         match job {
             Job::Charge(ns) => (ns, Done::Nothing),
             Job::Notification { from, msg } => {
+                let items = msg.len() as u64;
                 let busy = self.busy.as_ref().expect("a CPU model");
                 match busy.layout {
                     NodeLayout::Parallel => {
@@ -344,7 +345,7 @@ impl SimNode {
                                 other => (w, other),
                             })
                             .collect();
-                        (costs.route(), Done::Route(parts))
+                        (costs.route() * items, Done::Route(parts))
                     }
                     NodeLayout::Classic => self.start(now_ms, Job::Items { from, msg }, v),
                 }

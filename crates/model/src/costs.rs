@@ -165,7 +165,7 @@ table! {
     DbCommit db_commit = DB_COMMIT_US,
         "One database commit.";
     Route route = ROUTE_US,
-        "The parallel layout's router, per notification of one item.";
+        "The parallel layout's router, per item of a notification.";
     RoundTrip round_trip = ROUND_TRIP_US,
         "Classic layout: distribution to voting and back per check, beyond the check.";
 }

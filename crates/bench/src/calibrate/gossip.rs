@@ -142,7 +142,8 @@ pub fn duplicate(fx: &Fixture, plan: &Plan) -> f64 {
 pub const ROUTED_ITEMS: usize = 10;
 
 /// The router's skim of a notification of [`ROUTED_ITEMS`] assignments
-/// (real delay certificates of distinct validators), ns per notification.
+/// (real delay certificates of distinct validators), ns per item (the
+/// simulation charges `route` per item of a notification).
 pub fn route(fx: &Fixture, plan: &Plan) -> f64 {
     let wires: Vec<Wire> = fx.assignments("RelayVRFDelay", ROUTED_ITEMS);
     let items = wires
@@ -166,7 +167,7 @@ pub fn route(fx: &Fixture, plan: &Plan) -> f64 {
         assert_eq!(found, per_round * wires.len());
         Round {
             spent,
-            items: per_round as u64,
+            items: (per_round * ROUTED_ITEMS) as u64,
         }
     })
 }
