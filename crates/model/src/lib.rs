@@ -92,8 +92,9 @@
 //! import do not travel over the links; reputation does not decay.
 //!
 //! Modules: `drawn` (behaviours and check durations; the links are
-//! `tranche_links::mesh`), `verdicts`, `member` (one validator), `setup`
-//! (what a process shares), `peers` (connections, views, reputation),
+//! `tranche_links::mesh`), `verdicts`, `member` (one validator; what
+//! voting's actions do to it in `effects`, finality in `finality`),
+//! `setup` (what a process shares), `peers` (connections, views, reputation),
 //! `busy` (the validator on its CPU), `cpu` (threads sharing a validator's
 //! cores in virtual time, and the node's shape), `costs` (the cost table).
 
@@ -101,6 +102,8 @@ mod busy;
 pub mod costs;
 pub mod cpu;
 pub mod drawn;
+mod effects;
+mod finality;
 pub mod member;
 pub mod peers;
 pub mod setup;

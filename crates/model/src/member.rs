@@ -27,9 +27,7 @@ use tranche_primitives::{
     ValidatorPair,
 };
 pub use tranche_report::network::{Behaviour, BlockRecord, NodeRecord};
-use tranche_validator::{
-    checked_approval, checked_assignment, dispatch, CandidateApproved, Effects,
-};
+use tranche_validator::{checked_approval, checked_assignment};
 use tranche_voting::{self as voting, ApprovalVoting, CheckedApproval, CheckedAssignment};
 use tranche_workload::config::node_shape::NodeShape;
 
@@ -77,38 +75,38 @@ pub struct NodeSetup<'a> {
 pub struct SimNode {
     pub(crate) index: u32,
     pub(crate) n: u32,
-    behaviour: Behaviour,
+    pub(crate) behaviour: Behaviour,
     /// From this moment on the node is silent (offline ones)...
-    offline_from_ms: Option<u64>,
+    pub(crate) offline_from_ms: Option<u64>,
     /// ... until this one, if it comes back.
-    back_ms: Option<u64>,
+    pub(crate) back_ms: Option<u64>,
     /// Whether it went offline already, and came back.
-    gone: bool,
-    returned: bool,
+    pub(crate) gone: bool,
+    pub(crate) returned: bool,
     /// Its connections (`crate::peers`).
     pub(crate) peers: Peers,
-    voting: ApprovalVoting,
+    pub(crate) voting: ApprovalVoting,
     pub(crate) dist: State,
-    session: Arc<Session>,
-    blocks: Vec<Block>,
-    check_rng: ChaCha20Rng,
+    pub(crate) session: Arc<Session>,
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) check_rng: ChaCha20Rng,
     pub(crate) egress: RateLimiter,
-    ingress: RateLimiter,
+    pub(crate) ingress: RateLimiter,
     pub(crate) seq: u64,
     pub(crate) actions: Vec<Action>,
     pub(crate) sends: Vec<(PeerId, Outgoing)>,
     /// Blocks imported so far.
-    imported: usize,
+    pub(crate) imported: usize,
     pub(crate) record: NodeRecord,
     /// Finality: every validator's highest block approved with all its
     /// ancestors, as far as this node has heard (`None` without finality).
-    votes: Option<Vec<u32>>,
+    pub(crate) votes: Option<Vec<u32>>,
     /// The highest block finalized here (0: none).
-    finalized: u32,
+    pub(crate) finalized: u32,
     /// The CPU model, if the objective has one (`crate::busy`).
     pub(crate) busy: Option<Busy>,
     /// Per block: candidates known to have enough assignments, in order.
-    enough_cursor: Vec<u32>,
+    pub(crate) enough_cursor: Vec<u32>,
 }
 
 /// The shared verdicts of a notification's items, to travel with it.
@@ -245,7 +243,7 @@ impl SimNode {
         self.index
     }
 
-    fn is_offline(&self, now_ms: u64) -> bool {
+    pub(crate) fn is_offline(&self, now_ms: u64) -> bool {
         self.offline_from_ms.is_some_and(|t| now_ms >= t)
             && !matches!(self.back_ms, Some(b) if now_ms >= b)
     }
@@ -379,7 +377,13 @@ impl SimNode {
     /// real clock runs them), each with a fresh check duration drawn
     /// first: a wakeup launches at most one check, so every check gets its
     /// own draw.
-    fn run_timers(&mut self, now_ms: u64, v: &Verdicts, m: &Model, out: &mut Vec<(u64, Packet)>) {
+    pub(crate) fn run_timers(
+        &mut self,
+        now_ms: u64,
+        v: &Verdicts,
+        m: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
         let now = tick_of(now_ms);
         while self.voting.next_wakeup().is_some_and(|t| t <= now) {
             self.draw_check_delay(m);
@@ -388,13 +392,19 @@ impl SimNode {
         }
     }
 
-    fn draw_check_delay(&mut self, model: &Model) {
+    pub(crate) fn draw_check_delay(&mut self, model: &Model) {
         let ms = model.draw_check_ms(self.index, &mut self.check_rng);
         self.voting
             .set_check_delay_ticks(ms.div_ceil(TICK_DURATION_MILLIS));
     }
 
-    fn import_block(&mut self, now_ms: u64, v: &Verdicts, m: &Model, out: &mut Vec<(u64, Packet)>) {
+    pub(crate) fn import_block(
+        &mut self,
+        now_ms: u64,
+        v: &Verdicts,
+        m: &Model,
+        out: &mut Vec<(u64, Packet)>,
+    ) {
         let block = self.blocks[self.imported].clone();
         self.imported += 1;
         if let Some(busy) = self.busy.as_mut() {
@@ -443,35 +453,8 @@ impl SimNode {
         self.settle(now_ms, work, v, m, out);
     }
 
-    fn block_index(&self, hash: &tranche_primitives::Hash) -> Option<usize> {
+    pub(crate) fn block_index(&self, hash: &tranche_primitives::Hash) -> Option<usize> {
         self.blocks.iter().position(|b| &b.hash == hash)
-    }
-
-    /// Carry out voting's actions (through the glue every runtime shares,
-    /// `tranche_validator::dispatch`), then settle what they caused.
-    fn apply_voting(
-        &mut self,
-        now_ms: u64,
-        o: voting::Output,
-        v: &Verdicts,
-        m: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let work = std::mem::take(&mut self.actions);
-        let mut carry = Carry {
-            node: self,
-            now_ms,
-            v,
-            m,
-            out,
-            work,
-        };
-        match dispatch(o.actions, &mut carry) {
-            Ok(()) => {}
-            Err(never) => match never {},
-        }
-        let work = carry.work;
-        self.settle(now_ms, work, v, m, out);
     }
 
     /// Run distribution's checks until none are left, hand what passes to
@@ -607,7 +590,7 @@ impl SimNode {
     /// required tranches known, or approved): candidates are checked in
     /// order from the first not yet seen with enough, so each import costs
     /// one status look-up or a few.
-    fn note_enough(&mut self, now_ms: u64, hash: &tranche_primitives::Hash) {
+    pub(crate) fn note_enough(&mut self, now_ms: u64, hash: &tranche_primitives::Hash) {
         let Some(i) = self.block_index(hash) else {
             return;
         };
@@ -679,105 +662,6 @@ impl SimNode {
         }
     }
 
-    /// Finality: with every ancestor approved up to a new height, tell
-    /// every other validator (over the links' latency, never lost, outside
-    /// distribution's bandwidth and bytes).
-    fn announce_approved(
-        &mut self,
-        now_ms: u64,
-        v: &Verdicts,
-        model: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let Some(votes) = self.votes.as_ref() else {
-            return;
-        };
-        let prefix = self
-            .record
-            .blocks
-            .iter()
-            .take_while(|b| b.approved_after_ms.is_some() || b.finalized_after_ms.is_some())
-            .count() as u32;
-        if prefix == 0 {
-            return;
-        }
-        let up_to = self.blocks[prefix as usize - 1].number;
-        if up_to <= votes[self.index as usize] {
-            return;
-        }
-        for to in (0..self.n).filter(|&p| p != self.index) {
-            let seq = self.seq;
-            self.seq += 1;
-            out.push((
-                now_ms + model.links.latency_ms(self.index, to),
-                Packet {
-                    to,
-                    from: self.index,
-                    seq,
-                    bytes: Vec::new(),
-                    finality: Some(up_to),
-                    known: Vec::new(),
-                    control: None,
-                },
-            ));
-        }
-        self.finality_vote(now_ms, self.index, up_to, v, model, out);
-    }
-
-    /// Record a validator's vote; say whether finality moved.
-    fn tally(&mut self, from: u32, up_to: u32) -> Option<u32> {
-        let votes = self.votes.as_mut()?;
-        let v = &mut votes[from as usize];
-        *v = (*v).max(up_to);
-        // The highest block more than two thirds of the validators voted
-        // for (GRANDPA's supermajority), their votes sorted high to low.
-        let mut sorted = votes.clone();
-        sorted.sort_unstable_by(|a, b| b.cmp(a));
-        let needed = (self.n as usize * 2) / 3 + 1;
-        let best = sorted[needed - 1];
-        (best > self.finalized).then_some(best)
-    }
-
-    /// A finality vote from a peer: finalize what has a supermajority.
-    fn finality_vote(
-        &mut self,
-        now_ms: u64,
-        from: u32,
-        up_to: u32,
-        v: &Verdicts,
-        m: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let Some(number) = self.tally(from, up_to) else {
-            return;
-        };
-        self.finalized = number;
-        let i = number as usize - 1;
-        let hash = self.blocks[i].hash;
-        for (b, r) in self.blocks.iter().zip(self.record.blocks.iter_mut()) {
-            if b.number <= number && r.finalized_after_ms.is_none() {
-                r.finalized_after_ms = Some(now_ms.saturating_sub(slot_ms(b)));
-            }
-        }
-        let o = self.voting.finalize(tick_of(now_ms), hash, number);
-        self.apply_voting(now_ms, o, v, m, out);
-        let mut work = std::mem::take(&mut self.actions);
-        self.dist.block_finalized(number, &mut work);
-        let head = self.blocks[self.imported.max(1) - 1].hash;
-        let connected: Vec<u32> = (0..self.n).filter(|&p| self.is_connected(p)).collect();
-        for p in connected {
-            let view = View {
-                heads: vec![head],
-                finalized_number: number,
-            };
-            self.dist
-                .peer_view_change(tick_of(now_ms), PeerId(p), view, &mut work);
-        }
-        self.settle(now_ms, work, v, m, out);
-        // Blocks finalized unapproved count as done for our own vote.
-        self.announce_approved(now_ms, v, m, out);
-    }
-
     /// The record, at the end.
     pub fn record(&self) -> NodeRecord {
         let mut r = self.record.clone();
@@ -803,101 +687,4 @@ pub(crate) struct Settled {
 pub(crate) enum ImportItem {
     Assignment(CheckedAssignment),
     Approval(CheckedApproval),
-}
-
-/// A simulated validator carrying out voting's actions: into its
-/// distribution state machine and its record.
-struct Carry<'a> {
-    node: &'a mut SimNode,
-    now_ms: u64,
-    v: &'a Verdicts,
-    m: &'a Model,
-    out: &'a mut Vec<(u64, Packet)>,
-    /// What distribution asked for meanwhile, settled afterwards.
-    work: Vec<Action>,
-}
-
-impl Effects for Carry<'_> {
-    type Error = std::convert::Infallible;
-
-    fn new_block(&mut self, b: tranche_primitives::Block) -> Result<(), Self::Error> {
-        self.node
-            .dist
-            .new_blocks(tick_of(self.now_ms), vec![b], &mut self.work);
-        Ok(())
-    }
-
-    fn distribute_assignment(
-        &mut self,
-        cert: tranche_primitives::IndirectAssignmentCert,
-        claimed: tranche_primitives::CandidateBitfield,
-    ) -> Result<(), Self::Error> {
-        let n = &mut *self.node;
-        if let Some(i) = n.block_index(&cert.block_hash) {
-            n.record.blocks[i].own_assignments += claimed.count_ones() as u32;
-            let item = (cert.clone(), claimed.clone());
-            let first = claimed.iter_ones().next();
-            let tranche = first.and_then(|c| n.voting.our_tranche(&cert.block_hash, c));
-            self.v
-                .made_assignment(&item, tranche, &n.blocks[i], &n.session);
-        }
-        n.dist.distribute_assignment(cert, claimed, &mut self.work);
-        Ok(())
-    }
-
-    fn distribute_approval(
-        &mut self,
-        vote: tranche_primitives::IndirectSignedApprovalVote,
-    ) -> Result<(), Self::Error> {
-        let n = &mut *self.node;
-        if let Some(busy) = n.busy.as_mut() {
-            busy.owed_voting += busy.costs.own_approval();
-        }
-        if n.behaviour == Behaviour::NoShow {
-            return Ok(());
-        }
-        if let Some(i) = n.block_index(&vote.block_hash) {
-            let start = slot_ms(&n.blocks[i]);
-            let r = &mut n.record.blocks[i];
-            r.own_approvals += 1;
-            r.last_approval_after_ms = Some(self.now_ms.saturating_sub(start));
-            self.v.made_approval(&vote, &n.blocks[i], &n.session);
-        }
-        n.dist.distribute_approval(vote, &mut self.work);
-        Ok(())
-    }
-
-    fn candidate_approved(&mut self, _: CandidateApproved) -> Result<(), Self::Error> {
-        Ok(())
-    }
-
-    fn block_approved(
-        &mut self,
-        block: tranche_primitives::Hash,
-        _: tranche_primitives::BlockNumber,
-        _: tranche_primitives::Tick,
-    ) -> Result<(), Self::Error> {
-        let n = &mut *self.node;
-        if let Some(i) = n.block_index(&block) {
-            let r = &mut n.record.blocks[i];
-            if r.approved_after_ms.is_none() {
-                let start = slot_ms(&n.blocks[i]);
-                r.approved_after_ms = Some(self.now_ms.saturating_sub(start));
-            }
-            n.announce_approved(self.now_ms, self.v, self.m, self.out);
-        }
-        Ok(())
-    }
-
-    fn no_show_observed(
-        &mut self,
-        block: tranche_primitives::Hash,
-        validators: &[tranche_primitives::ValidatorIndex],
-    ) -> Result<(), Self::Error> {
-        let n = &mut *self.node;
-        if let Some(i) = n.block_index(&block) {
-            n.record.blocks[i].no_shows += validators.len() as u32;
-        }
-        Ok(())
-    }
 }
