@@ -172,6 +172,7 @@ impl Busy {
             }
         }
         let mut still = Vec::new();
+        let mut handed = Vec::new();
         for b in std::mem::take(&mut self.blocked) {
             // Keep the order of what one thread hands on.
             if still.iter().any(|s: &Blocked| s.from == b.from) {
@@ -181,10 +182,16 @@ impl Busy {
             match self.cpu.submit(b.to, b.job) {
                 Ok(()) => {
                     if b.release {
-                        self.cpu.release(b.from).expect("a thread of this CPU");
+                        handed.push(b.from);
                     }
                 }
                 Err(r) => still.push(Blocked { job: r.job, ..b }),
+            }
+        }
+        // A thread goes on once all it had to hand on is handed on.
+        for from in handed {
+            if !still.iter().any(|s| s.from == from) {
+                self.cpu.release(from).expect("a thread of this CPU");
             }
         }
         self.blocked = still;
