@@ -21,7 +21,9 @@
 
 use parity_scale_codec::Encode;
 use std::cell::{Cell, RefCell};
-use std::collections::HashMap;
+/// The verdict maps hash long keys on every look-up: aHash (already in
+/// the dependency tree) rather than SipHash; nothing iterates them.
+type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
 use std::sync::{Arc, Mutex};
 use tranche_distribution::{
     ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict,
@@ -96,6 +98,9 @@ pub struct Verdicts {
     approvals: Cache<ApprovalVerdict>,
     verified: Cell<u64>,
     reused: Cell<u64>,
+    /// The key of the look-up at hand, encoded here rather than into a
+    /// new vector each time (most look-ups find a verdict).
+    scratch: RefCell<Vec<u8>>,
 }
 
 impl Verdicts {
@@ -108,7 +113,16 @@ impl Verdicts {
             approvals: Cache::new(&process.approvals),
             verified: Cell::new(0),
             reused: Cell::new(0),
+            scratch: RefCell::default(),
         }
+    }
+
+    /// `item`'s encoding, the key of its verdict, in the scratch buffer.
+    fn key<E: Encode>(&self, item: &E) -> std::cell::RefMut<'_, Vec<u8>> {
+        let mut key = self.scratch.borrow_mut();
+        key.clear();
+        item.encode_to(&mut *key);
+        key
     }
 
     fn count(c: &Cell<u64>) {
@@ -121,14 +135,14 @@ impl Verdicts {
             Self::count(&self.verified);
             return check.check();
         }
-        let key = check.assignment.encode();
+        let key = self.key(&check.assignment);
         if let Some(v) = self.assignments.get(&key) {
             Self::count(&self.reused);
             return v;
         }
         let verdict = check.check();
         Self::count(&self.verified);
-        self.assignments.put(key, verdict);
+        self.assignments.put(key.clone(), verdict);
         verdict
     }
 
@@ -142,14 +156,14 @@ impl Verdicts {
             Self::count(&self.verified);
             return check.check();
         }
-        let key = check.vote.encode();
+        let key = self.key(&check.vote);
         if let Some(v) = self.approvals.get(&key) {
             Self::count(&self.reused);
             return v;
         }
         let verdict = check.check();
         Self::count(&self.verified);
-        self.approvals.put(key, verdict);
+        self.approvals.put(key.clone(), verdict);
         verdict
     }
 
@@ -217,13 +231,14 @@ impl Verdicts {
 
     /// What a packet says of its assignment: valid, of this tranche.
     pub fn known_assignment(&self, item: &AssignmentItem) -> Option<DelayTranche> {
-        self.assignments.get(&item.encode()).and_then(|v| v.ok())
+        let key = self.key(item);
+        self.assignments.get(&key).and_then(|v| v.ok())
     }
 
     /// What a packet says of its approval: valid.
     pub fn known_approval(&self, vote: &IndirectSignedApprovalVote) -> bool {
         self.approvals
-            .get(&vote.encode())
+            .get(&self.key(vote))
             .is_some_and(|v| v.is_ok())
     }
 

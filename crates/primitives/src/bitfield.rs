@@ -142,8 +142,27 @@ impl<T> Encode for Bitfield<T> {
     fn size_hint(&self) -> usize {
         self.bits.size_hint()
     }
+
+    /// SCALE's `BitVec<u8, Lsb0>`: the compact bit count, then the bytes.
+    /// The bytes are copied as stored (the generic encoder loads them bit
+    /// range by bit range), with the unused bits of the last byte cleared,
+    /// as the generic encoder writes them; a bit vector that does not
+    /// start at its first byte's bit 0 takes the generic path.
     fn encode_to<O: parity_scale_codec::Output + ?Sized>(&self, dest: &mut O) {
-        self.bits.encode_to(dest)
+        if self.bits.as_bitptr().bit().into_inner() != 0 {
+            return self.bits.encode_to(dest);
+        }
+        let len = self.bits.len();
+        parity_scale_codec::Compact(len as u32).encode_to(dest);
+        let raw = self.bits.as_raw_slice();
+        let n = len.div_ceil(8);
+        let tail = len % 8;
+        if tail == 0 {
+            dest.write(&raw[..n]);
+        } else {
+            dest.write(&raw[..n - 1]);
+            dest.push_byte(raw[n - 1] & ((1u8 << tail) - 1));
+        }
     }
 }
 
@@ -190,6 +209,31 @@ impl<T> fmt::Debug for Bitfield<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_fast_encoding_equals_the_generic_one() {
+        for len in [0usize, 1, 7, 8, 9, 63, 100, 200, 500] {
+            for stride in [1usize, 3, 7] {
+                let mut bits: BitVec<u8, Lsb0> = BitVec::repeat(false, len);
+                for i in (0..len).step_by(stride) {
+                    bits.set(i, true);
+                }
+                let field = Bitfield::<()> {
+                    bits: bits.clone(),
+                    _marker: PhantomData,
+                };
+                assert_eq!(field.encode(), bits.encode(), "len {len} stride {stride}");
+            }
+        }
+        // Dead bits set in the last byte are not written.
+        let mut bits: BitVec<u8, Lsb0> = BitVec::repeat(true, 12);
+        bits.truncate(9);
+        let field = Bitfield::<()> {
+            bits: bits.clone(),
+            _marker: PhantomData,
+        };
+        assert_eq!(field.encode(), bits.encode());
+    }
     use crate::codec::{decode_all, Limits};
 
     fn enc(ones: &[u32]) -> String {

@@ -94,6 +94,16 @@ impl AssignmentCertKind {
 }
 
 impl Encode for AssignmentCertKind {
+    fn size_hint(&self) -> usize {
+        1 + match self {
+            AssignmentCertKind::RelayVRFModuloCompact { core_bitfield } => {
+                core_bitfield.size_hint()
+            }
+            AssignmentCertKind::RelayVRFDelay { .. }
+            | AssignmentCertKind::RelayVRFModulo { .. } => 4,
+        }
+    }
+
     fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
         match self {
             AssignmentCertKind::RelayVRFModuloCompact { core_bitfield } => {
@@ -129,6 +139,10 @@ impl AssignmentCert {
 }
 
 impl Encode for AssignmentCert {
+    fn size_hint(&self) -> usize {
+        self.kind.size_hint() + self.vrf.size_hint()
+    }
+
     fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
         self.kind.encode_to(dest);
         self.vrf.encode_to(dest);

@@ -31,6 +31,10 @@ impl IndirectAssignmentCert {
 }
 
 impl Encode for IndirectAssignmentCert {
+    fn size_hint(&self) -> usize {
+        32 + 4 + self.cert.size_hint()
+    }
+
     fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
         self.block_hash.encode_to(dest);
         self.validator.encode_to(dest);
@@ -61,6 +65,10 @@ impl IndirectSignedApprovalVote {
 }
 
 impl Encode for IndirectSignedApprovalVote {
+    fn size_hint(&self) -> usize {
+        32 + self.candidate_indices.size_hint() + 4 + 64
+    }
+
     fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
         self.block_hash.encode_to(dest);
         self.candidate_indices.encode_to(dest);
@@ -135,6 +143,13 @@ impl ApprovalDistributionMessage {
 }
 
 impl Encode for ApprovalDistributionMessage {
+    fn size_hint(&self) -> usize {
+        1 + match self {
+            ApprovalDistributionMessage::Assignments(items) => items.size_hint(),
+            ApprovalDistributionMessage::Approvals(items) => items.size_hint(),
+        }
+    }
+
     fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
         match self {
             ApprovalDistributionMessage::Assignments(items) => {
@@ -204,6 +219,12 @@ impl ValidationProtocol {
 }
 
 impl Encode for ValidationProtocol {
+    fn size_hint(&self) -> usize {
+        match self {
+            ValidationProtocol::ApprovalDistribution(m) => 1 + m.size_hint(),
+        }
+    }
+
     fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
         match self {
             ValidationProtocol::ApprovalDistribution(m) => {
@@ -302,6 +323,21 @@ mod tests {
                 .len(),
             27_137 - 1
         );
+    }
+
+    #[test]
+    fn the_size_hint_covers_the_encoding_in_one_allocation() {
+        let messages = [
+            ApprovalDistributionMessage::Assignments((0..40).map(delay_item).collect()),
+            ApprovalDistributionMessage::Approvals(vec![vote(&[5]), vote(&[3, 17, 42])]),
+        ];
+        for m in messages {
+            let m = ValidationProtocol::ApprovalDistribution(m);
+            let (hint, len) = (m.size_hint(), m.encode().len());
+            // One allocation: the hint is at least the length and at most
+            // twice it (bitvec's own hint is generous).
+            assert!(hint >= len && hint <= 2 * len, "hint {hint}, len {len}");
+        }
     }
 
     #[test]
