@@ -139,6 +139,24 @@ fn step_with(text: &str, source: &str, n: u32, cores: u32) -> Result<BenchStep> 
         .expect("a parsed file has a step"))
 }
 
+/// One axis of a sweep's grid: the values asked for, or the base's one.
+pub fn axis<T: Clone>(asked: &[T], base: T) -> Vec<T> {
+    if asked.is_empty() {
+        vec![base]
+    } else {
+        asked.to_vec()
+    }
+}
+
+/// A sweep of `runs` runs, at least one and at most `max`; else why not.
+pub fn check_runs(runs: usize, max: usize) -> Result<(), String> {
+    match runs {
+        0 => Err("the sweep has no runs".to_owned()),
+        r if r > max => Err(format!("{r} runs asked for; at most {max}")),
+        _ => Ok(()),
+    }
+}
+
 /// Every grid point, in row order (validators outermost).
 fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
     let (text, source) = match &args.file {
@@ -157,10 +175,9 @@ fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
     };
     let base = config::parse(&text, &source)?;
     let first = &base.steps[0];
-    let or = |v: &Vec<u32>, d: u32| if v.is_empty() { vec![d] } else { v.clone() };
     let (ns, cs) = (
-        or(&args.validators, first.n_validators),
-        or(&args.cores, first.n_cores),
+        axis(&args.validators, first.n_validators),
+        axis(&args.cores, first.n_cores),
     );
     let mut layouts = Vec::new();
     for l in &args.architecture {
@@ -180,12 +197,7 @@ fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
     }
     layouts.dedup();
     let runs = ns.len() * cs.len() * layouts.len() * args.schedule.len();
-    if runs == 0 {
-        bail!("the sweep has no runs");
-    }
-    if runs > MAX_SWEEP_RUNS {
-        bail!("{runs} runs asked for; at most {MAX_SWEEP_RUNS}");
-    }
+    check_runs(runs, MAX_SWEEP_RUNS).map_err(|e| anyhow::anyhow!(e))?;
     let mut points = Vec::new();
     for &n in &ns {
         for &c in &cs {
@@ -382,6 +394,18 @@ fn html(rows: &[RunSweepRow], table: &str, seed: u64) -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_axis_is_the_values_asked_for_or_the_base_and_the_runs_are_bounded() {
+        assert_eq!(axis(&[], 5u32), vec![5]);
+        assert_eq!(axis(&[1u32, 2], 5), vec![1, 2]);
+        assert_eq!(check_runs(0, 4), Err("the sweep has no runs".to_owned()));
+        assert_eq!(check_runs(4, 4), Ok(()));
+        assert_eq!(
+            check_runs(5, 4),
+            Err("5 runs asked for; at most 4".to_owned())
+        );
+    }
 
     #[test]
     fn a_swept_step_keeps_the_base_and_takes_the_size() {

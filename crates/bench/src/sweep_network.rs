@@ -141,22 +141,17 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
     let grid = read_grid(args)?;
     let (base, source) =
         crate::network_cli::spec_of(&run_args(args, grid.base.clone(), grid.num_blocks))?;
-    let or = |v: &Vec<u32>, d: u32| if v.is_empty() { vec![d] } else { v.clone() };
-    let orf = |v: &Vec<f64>, d: f64| if v.is_empty() { vec![d] } else { v.clone() };
+    use crate::sweep::{axis, check_runs};
     let (ns, cs) = (
-        or(&grid.n_validators, base.n_validators),
-        or(&grid.n_cores, base.n_cores),
+        axis(&grid.n_validators, base.n_validators),
+        axis(&grid.n_cores, base.n_cores),
     );
     let (nss, sls) = (
-        orf(&grid.no_show_fraction, base.no_show_fraction),
-        orf(&grid.slow_fraction, base.slow_fraction),
+        axis(&grid.no_show_fraction, base.no_show_fraction),
+        axis(&grid.slow_fraction, base.slow_fraction),
     );
     let runs = ns.len() * cs.len() * nss.len() * sls.len();
-    if runs > MAX_SWEEP_RUNS {
-        return Err(CliError::Sweep(format!(
-            "{runs} runs asked for; at most {MAX_SWEEP_RUNS}"
-        )));
-    }
+    check_runs(runs, MAX_SWEEP_RUNS).map_err(CliError::Sweep)?;
     let mut specs = Vec::new();
     for &n in &ns {
         for &c in &cs {
