@@ -13,7 +13,9 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use tranche_primitives::limits::{read_text, InputError, MAX_INPUT_FILE_BYTES};
+use tranche_primitives::limits::{
+    self, escape_controls, read_text, InputError, MAX_INPUT_FILE_BYTES,
+};
 use yaml_serde::Value;
 
 // The defaults, µs. Figures are the best of two criterion runs
@@ -361,22 +363,7 @@ impl CostTable {
 
 /// A YAML error on one line.
 fn one_line(e: &yaml_serde::Error) -> String {
-    let text = e.to_string();
-    let parts: Vec<_> = text.split_whitespace().collect();
-    escape_controls(&parts.join(" "))
-}
-
-/// `text` with its control characters escaped, so that it stays one line.
-fn escape_controls(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
+    escape_controls(&limits::one_line(&e.to_string()))
 }
 
 #[cfg(test)]

@@ -38,6 +38,26 @@ pub enum InputError {
     NotText { path: PathBuf },
 }
 
+/// `message` with its line breaks and runs of white space made single
+/// spaces, so that an error quoting it stays on one line.
+pub fn one_line(message: &str) -> String {
+    message.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// `text` with every control character escaped (`\n`, `\u{1b}`, ...), so
+/// that it stays one line and cannot drive a terminal.
+pub fn escape_controls(text: &str) -> String {
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// Read a user file as text: regular files only (links are followed, but
 /// what they lead to must be a regular file), at most `max` bytes.
 pub fn read_text(path: &Path, max: u64) -> Result<String, InputError> {

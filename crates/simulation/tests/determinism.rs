@@ -5,7 +5,7 @@ mod common;
 
 use common::two_processes;
 use tranche_simulation::member::NodeRecord;
-use tranche_simulation::{simulate, EngineConfig, Verify};
+use tranche_simulation::{simulate, EngineConfig, SimulationReport, Verify};
 use tranche_workload::config::approval_network::{parse, NetworkSpec};
 
 fn small() -> NetworkSpec {
@@ -18,11 +18,15 @@ fn small() -> NetworkSpec {
     .unwrap()
 }
 
-fn records(engine: &EngineConfig) -> Vec<NodeRecord> {
-    simulate(&small(), "small", 5, Verify::Once, engine, None)
+/// `small()` with `seed` and `verify` on one process of `engine`.
+fn run(seed: u64, verify: Verify, engine: &EngineConfig) -> SimulationReport {
+    simulate(&small(), "small", seed, verify, engine, None)
         .unwrap()
         .expect("process 0 reports")
-        .validators
+}
+
+fn records(engine: &EngineConfig) -> Vec<NodeRecord> {
+    run(5, Verify::Once, engine).validators
 }
 
 #[test]
@@ -42,16 +46,7 @@ fn one_thread_two_threads_and_two_processes_agree() {
     // Crypto once network-wide: a message is checked where it is made and
     // its verdict travels with it, so process 0 checks about its half of
     // the messages, not everything it receives.
-    let single = simulate(
-        &small(),
-        "small",
-        5,
-        Verify::Once,
-        &EngineConfig::default(),
-        None,
-    )
-    .unwrap()
-    .unwrap();
+    let single = run(5, Verify::Once, &EngineConfig::default());
     let (mine, all) = (first.cost.verified, single.cost.verified);
     assert!(
         mine * 4 < all * 3 && mine * 4 > all,
@@ -61,26 +56,8 @@ fn one_thread_two_threads_and_two_processes_agree() {
 
 #[test]
 fn every_node_verifying_changes_the_cost_not_the_results() {
-    let once = simulate(
-        &small(),
-        "small",
-        5,
-        Verify::Once,
-        &EngineConfig::default(),
-        None,
-    )
-    .unwrap()
-    .unwrap();
-    let every = simulate(
-        &small(),
-        "small",
-        5,
-        Verify::Every,
-        &EngineConfig::default(),
-        None,
-    )
-    .unwrap()
-    .unwrap();
+    let once = run(5, Verify::Once, &EngineConfig::default());
+    let every = run(5, Verify::Every, &EngineConfig::default());
     assert_eq!(once.validators, every.validators);
     assert_eq!(every.cost.reused, 0);
     assert!(once.cost.verified < every.cost.verified / 5);
@@ -90,16 +67,6 @@ fn every_node_verifying_changes_the_cost_not_the_results() {
 #[test]
 fn another_seed_gives_other_results() {
     let a = records(&EngineConfig::default());
-    let b = simulate(
-        &small(),
-        "small",
-        6,
-        Verify::Once,
-        &EngineConfig::default(),
-        None,
-    )
-    .unwrap()
-    .unwrap()
-    .validators;
+    let b = run(6, Verify::Once, &EngineConfig::default()).validators;
     assert_ne!(a, b);
 }

@@ -5,9 +5,8 @@
 //! an existing file of another kind is not replaced.
 
 use crate::common;
-use common::{tmp, BIN};
+use common::{refused, tmp, BIN};
 use std::process::Command;
-use std::time::{Duration, Instant};
 use tranche_model::{Cost, CostTable};
 
 #[test]
@@ -64,24 +63,6 @@ fn quick_calibration_writes_a_table_the_simulation_reads() {
     std::fs::remove_dir_all(&dir).unwrap();
 }
 
-/// `tranche calibrate ARGS` fails at once, on one line containing `why`,
-/// and prints nothing on stdout.
-fn refused(args: &[&str], why: &str) {
-    let start = Instant::now();
-    let out = Command::new(BIN)
-        .arg("calibrate")
-        .args(args)
-        .output()
-        .unwrap();
-    let took = start.elapsed();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} ran");
-    assert!(took < Duration::from_secs(2), "{args:?} took {took:?}");
-    assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    assert!(err.contains(why), "{args:?}: {err}");
-}
-
 #[test]
 fn a_bad_out_is_refused_before_any_work() {
     let dir = tmp("calibrate", "refuse");
@@ -89,18 +70,24 @@ fn a_bad_out_is_refused_before_any_work() {
     let d = dir.to_str().unwrap();
     // Not --quick: refused before a minute of measuring.
     refused(
-        &["--out", d],
+        &["calibrate", "--out", d],
         &format!("--out {d}: is a folder, not a file"),
     );
     let foreign = dir.join("notes.txt");
     std::fs::write(&foreign, "keep").unwrap();
     refused(
-        &["--out", foreign.to_str().unwrap()],
+        &["calibrate", "--out", foreign.to_str().unwrap()],
         "exists and is not a .yaml file; not replaced",
     );
     assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "keep");
-    refused(&["--out", "/dev/null"], "exists and is not a regular file");
+    refused(
+        &["calibrate", "--out", "/dev/null"],
+        "exists and is not a regular file",
+    );
     let missing = dir.join("absent").join("costs.yaml");
-    refused(&["--out", missing.to_str().unwrap()], "cannot write in");
+    refused(
+        &["calibrate", "--out", missing.to_str().unwrap()],
+        "cannot write in",
+    );
     std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -5,27 +5,12 @@
 //! mode the umask gives (0644 under umask 022), `examples --write` too.
 
 use crate::common;
-use common::{tmp, BIN};
+use common::{refused, tmp, BIN};
 use std::os::unix::fs::PermissionsExt;
 use std::process::Command;
-use std::time::{Duration, Instant};
 
 const NETWORK: &str =
     "!ApprovalNetwork\nn_validators: 20\nn_cores: 4\nnum_blocks: 1\nneeded_approvals: 6\n";
-
-/// `tranche ARGS` refuses before any work: fails within 2 s, prints
-/// nothing on stdout, one line on stderr containing `why`.
-fn refused(args: &[&str], why: &str) {
-    let start = Instant::now();
-    let out = Command::new(BIN).args(args).output().unwrap();
-    let took = start.elapsed();
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} ran");
-    assert!(took < Duration::from_secs(2), "{args:?} took {took:?}");
-    assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
-    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
-    assert!(err.contains(why), "{args:?}: {err}");
-}
 
 #[test]
 fn every_writing_command_refuses_a_folder_its_input_and_a_foreign_file_first() {

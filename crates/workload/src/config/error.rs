@@ -2,6 +2,8 @@
 //! step and the key.
 
 use thiserror::Error;
+use tranche_primitives::limits::escape_controls;
+pub(crate) use tranche_primitives::limits::one_line;
 
 /// A test-sequence file that cannot be used. Its `Display` is one line:
 /// `FILE: step N: problem`, with any control character of a name or value
@@ -16,20 +18,6 @@ pub struct ConfigError {
     pub step: Option<usize>,
     /// What is wrong.
     pub kind: ConfigErrorKind,
-}
-
-/// `text` with every control character escaped, so that it stays one line
-/// and cannot drive a terminal.
-fn escape_controls(text: &str) -> String {
-    text.chars()
-        .map(|c| {
-            if c.is_control() {
-                c.escape_default().to_string()
-            } else {
-                c.to_string()
-            }
-        })
-        .collect()
 }
 
 fn step_prefix(step: Option<usize>) -> String {
@@ -154,9 +142,4 @@ impl ConfigError {
             kind,
         }
     }
-}
-
-/// Joins the lines of a message so that every error stays on one line.
-pub(crate) fn one_line(message: &str) -> String {
-    message.split_whitespace().collect::<Vec<_>>().join(" ")
 }

@@ -6,6 +6,7 @@
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+use std::time::{Duration, Instant};
 
 pub const BIN: &str = env!("CARGO_BIN_EXE_tranche");
 
@@ -43,4 +44,18 @@ pub fn tmp(test: &str, name: &str) -> PathBuf {
 /// `tranche ARGS`, its output whatever the exit.
 pub fn tranche(args: &[&str]) -> Output {
     Command::new(BIN).args(args).output().unwrap()
+}
+
+/// `tranche ARGS` refuses before any work: fails within 2 s, prints
+/// nothing on stdout, one line on stderr containing `why`.
+pub fn refused(args: &[&str], why: &str) {
+    let start = Instant::now();
+    let out = Command::new(BIN).args(args).output().unwrap();
+    let took = start.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} ran");
+    assert!(took < Duration::from_secs(2), "{args:?} took {took:?}");
+    assert!(out.stdout.is_empty(), "{args:?} printed on stdout");
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    assert!(err.contains(why), "{args:?}: {err}");
 }
