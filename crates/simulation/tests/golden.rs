@@ -12,11 +12,23 @@ const SEED: u64 = 7;
 
 #[test]
 fn records_equal_the_golden_json() {
+    golden("small");
+}
+
+/// The same with the CPU model, in each layout, loaded enough that queues
+/// fill and threads wait.
+#[test]
+fn records_with_the_cpu_model_equal_the_golden_json() {
+    golden("cpu-classic");
+    golden("cpu-parallel");
+}
+
+fn golden(name: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
-    let spec = load(&dir.join("small.yaml")).unwrap();
+    let spec = load(&dir.join(format!("{name}.yaml"))).unwrap();
     let report = simulate(
         &spec,
-        "small.yaml",
+        name,
         SEED,
         Verify::Once,
         &EngineConfig::default(),
@@ -29,7 +41,7 @@ fn records_equal_the_golden_json() {
         "blocks": report.blocks,
         "validators": report.validators,
     });
-    let path = dir.join("small.seed7.json");
+    let path = dir.join(format!("{name}.seed7.json"));
     if std::env::var_os("TRANCHE_GOLDEN_UPDATE").is_some() {
         std::fs::write(&path, serde_json::to_string_pretty(&got).unwrap() + "\n").unwrap();
     }
