@@ -117,24 +117,22 @@ fn approval(v: u32, c: u32) -> ApprovalDistributionMessage {
     }])
 }
 
-/// Phase 1 and, for check requests, phase 2 with a positive verdict.
-fn handle(s: &mut State, peer: u32, msg: ApprovalDistributionMessage, out: &mut Vec<Action>) {
+/// Phase 1 and, for check requests, phase 2 with a positive verdict,
+/// through distribution's one settle loop.
+fn handle(
+    s: &mut State,
+    peer: u32,
+    msg: ApprovalDistributionMessage,
+    out: &mut Vec<Action>,
+    settled: &mut Settled,
+) {
     s.handle_peer_message(0, PeerId(peer), msg, out);
-    let n = out.len();
-    for i in 0..n {
-        match &out[i] {
-            Action::CheckAssignment(c) => {
-                let t = c.token;
-                s.assignment_checked(0, t, Ok(0), out);
-            }
-            Action::CheckApproval(c) => {
-                let t = c.token;
-                s.approval_checked(0, t, Ok(()), out);
-            }
-            _ => {}
-        }
+    let mut verifier = AnswerWith::new(|_: &AssignmentCheck| Ok(0), |_: &ApprovalCheck| Ok(()));
+    match s.settle(0, out, &mut verifier, settled) {
+        Ok(()) => {}
+        Err(never) => match never {},
     }
-    out.clear();
+    settled.clear();
 }
 
 #[derive(Clone, Copy)]
@@ -151,6 +149,7 @@ fn run(n: u32, case: Case, iters: u64) -> Duration {
     let mut total = Duration::ZERO;
     let mut done = 0;
     let mut out = Vec::with_capacity(4096);
+    let mut settled = Settled::default();
     while done < iters {
         let k = CHUNK.min(iters - done);
         let mut s = node(n);
@@ -159,9 +158,9 @@ fn run(n: u32, case: Case, iters: u64) -> Duration {
         if needs_assignments {
             for i in 0..k {
                 let (v, c) = subject(n, i);
-                handle(&mut s, v, assignment(v, c), &mut out);
+                handle(&mut s, v, assignment(v, c), &mut out, &mut settled);
                 if needs_approvals {
-                    handle(&mut s, v, approval(v, c), &mut out);
+                    handle(&mut s, v, approval(v, c), &mut out, &mut settled);
                 }
             }
         }
@@ -180,7 +179,7 @@ fn run(n: u32, case: Case, iters: u64) -> Duration {
             .collect();
         let start = Instant::now();
         for (peer, msg) in msgs {
-            handle(&mut s, peer, msg, &mut out);
+            handle(&mut s, peer, msg, &mut out, &mut settled);
         }
         total += start.elapsed();
         done += k;

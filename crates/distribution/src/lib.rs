@@ -20,7 +20,9 @@
 //!   batched equivalent) wherever it likes and reports back with
 //!   [`State::assignment_checked`] / [`State::approval_checked`], which
 //!   import, route and emit [`Action::ImportAssignment`] /
-//!   [`Action::ImportApproval`]. Several checks may be outstanding at once:
+//!   [`Action::ImportApproval`]. [`State::settle`] is the one loop that
+//!   does this for every runtime, with a [`Verifier`] of its own.
+//!   Several checks may be outstanding at once:
 //!   copies of a message under check, and votes needing an assignment under
 //!   check, wait for its verdict. The parallel layout's distribution
 //!   workers run the checks themselves, the classic layout's hands them to
@@ -60,6 +62,7 @@ mod bitset;
 mod check;
 pub mod random_routing;
 pub mod reputation;
+mod settle;
 mod state;
 pub mod topology;
 
@@ -69,6 +72,7 @@ pub use bitset::BitSet;
 pub use check::{
     ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, CheckToken, InvalidVote,
 };
+pub use settle::{AnswerWith, Import, Settled, Verifier};
 pub use state::{
     AggressionConfig, BlockKnowledge, Config, PeerIdTooLarge, State, RECENTLY_OUTDATED,
 };

@@ -81,39 +81,35 @@ impl Net {
         x % 1000 < self.loss_per_mille
     }
 
-    /// Apply one node's actions: sends go on the wire, checks are answered
-    /// from the shared verdict cache, costs are recorded.
+    /// Apply one node's actions through distribution's settle loop: checks
+    /// are answered from the shared verdict cache, sends go on the wire,
+    /// costs are recorded.
     fn apply(&mut self, node: u32, mut work: Vec<Action>) {
-        while let Some(a) = work.pop() {
-            match a {
-                Action::Send { peer, item } => self.wire.push_back((node, peer.0, item)),
-                Action::Reputation { peer, rep } => {
-                    if rep.is_cost() {
-                        self.costs.push((node, peer.0, rep.name));
-                    }
-                }
-                Action::CheckAssignment(c) => {
-                    let key = c.assignment.encode();
-                    let v = *self
-                        .assignment_verdicts
-                        .entry(key)
-                        .or_insert_with(|| c.check());
-                    let mut more = Vec::new();
-                    self.nodes[node as usize].assignment_checked(self.now, c.token, v, &mut more);
-                    work.extend(more.into_iter().rev());
-                }
-                Action::CheckApproval(c) => {
-                    let key = c.vote.encode();
-                    let v = *self
-                        .approval_verdicts
-                        .entry(key)
-                        .or_insert_with(|| c.check());
-                    let mut more = Vec::new();
-                    self.nodes[node as usize].approval_checked(self.now, c.token, v, &mut more);
-                    work.extend(more.into_iter().rev());
-                }
-                Action::ImportAssignment { .. } | Action::ImportApproval { .. } => {}
+        let (assignments, approvals) = (&mut self.assignment_verdicts, &mut self.approval_verdicts);
+        let mut verifier = AnswerWith::new(
+            |c: &AssignmentCheck| {
+                *assignments
+                    .entry(c.assignment.encode())
+                    .or_insert_with(|| c.check())
+            },
+            |c: &ApprovalCheck| {
+                *approvals
+                    .entry(c.vote.encode())
+                    .or_insert_with(|| c.check())
+            },
+        );
+        let mut settled = Settled::default();
+        match self.nodes[node as usize].settle(self.now, &mut work, &mut verifier, &mut settled) {
+            Ok(()) => {}
+            Err(never) => match never {},
+        }
+        for (peer, rep) in settled.reputations {
+            if rep.is_cost() {
+                self.costs.push((node, peer.0, rep.name));
             }
+        }
+        for (peer, item) in settled.sends {
+            self.wire.push_back((node, peer.0, item));
         }
     }
 
@@ -133,7 +129,6 @@ impl Net {
             };
             let mut out = Vec::new();
             self.nodes[to as usize].handle_peer_message(self.now, PeerId(from), msg, &mut out);
-            out.reverse();
             self.apply(to, out);
         }
     }
@@ -154,7 +149,6 @@ impl Net {
                     &mut out,
                 );
             }
-            out.reverse();
             self.apply(i, out);
         }
         self.settle();
@@ -172,7 +166,6 @@ impl Net {
                         claimed.clone(),
                         &mut out,
                     );
-                    out.reverse();
                     self.apply(v, out);
                     assignments.push((cert, claimed));
                 }
@@ -186,7 +179,6 @@ impl Net {
                 let v = vote.validator.0;
                 let mut out = Vec::new();
                 self.nodes[v as usize].distribute_approval(vote.clone(), &mut out);
-                out.reverse();
                 self.apply(v, out);
             }
             self.settle();
@@ -199,7 +191,6 @@ impl Net {
         for i in 0..N {
             let mut out = Vec::new();
             self.nodes[i as usize].block_finalized(number, &mut out);
-            out.reverse();
             self.apply(i, out);
         }
         self.settle();

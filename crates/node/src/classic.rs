@@ -6,7 +6,7 @@
 //! passes. The node's own view is kept here, on the caller's thread.
 
 use crate::channel::{Closed, Tx};
-use crate::distribution_worker::CheckMode;
+use crate::checks::CheckMode;
 use crate::fanout::Fanout;
 use crate::layout::{Layout, NodeError, INBOX_CAPACITY};
 use crate::messages::{DistMsg, Input};

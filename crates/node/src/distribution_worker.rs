@@ -1,45 +1,31 @@
 //! A distribution worker: owns one approval-distribution state machine,
-//! runs (parallel) or delegates (classic) the crypto checks it asks for —
-//! in the parallel layout the approval signatures of a drained batch as one
-//! batch verification (`SignatureCheck::Batched`) — batches its sends into
-//! notifications, hands checked messages to voting, and with
+//! settles what it asks for through distribution's one loop
+//! (`State::settle`) with the node's verifier (`crate::checks`: checks run
+//! here in the parallel layout, approval signatures of a drained batch
+//! verified together, or delegated to voting in the classic layout),
+//! batches its sends into notifications, hands checked messages to voting,
+//! and with
 //! `--schedule useful-first` takes its bounded input in the order of
 //! `crate::backlog`.
 
 use crate::ahead::Ahead;
 use crate::backlog::{Backlog, Usefulness};
-use crate::channel::{InFlight, Rx, Tx};
+use crate::channel::{Rx, Tx};
+use crate::checks::{CheckMode, NodeVerifier, SignatureBatch};
 use crate::clock::Clock;
 use crate::messages::{
-    decode_peer_bytes, decoded, report_malformed, CheckPolicy, Control, DistMsg, NetworkEvent,
-    NodeEvent, SignatureCheck, VoteMsg,
+    decode_peer_bytes, decoded, report_malformed, Control, DistMsg, NetworkEvent, NodeEvent,
+    VoteMsg,
 };
 use crate::reputation::Reputations;
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use parity_scale_codec::Encode;
 use std::sync::Arc;
-use tranche_distribution::{
-    batch_notifications, Action, ApprovalCheck, AssignmentCheck, Outgoing, PeerId, State,
-};
+use tranche_distribution::{batch_notifications, Action, Import, Outgoing, PeerId, Settled, State};
 use tranche_metrics::{ProtocolCounters, ScheduleStats};
 use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_validator::{checked_approval, checked_assignment};
-
-/// Where crypto checks run.
-#[derive(Clone, Copy)]
-pub(crate) enum CheckMode {
-    /// Here, on this thread (parallel layout); checked messages are then
-    /// handed to voting.
-    Inline,
-    /// On the voting thread, which imports what passes; this worker waits
-    /// for each verdict (classic layout).
-    ViaVoting,
-}
-
-/// Most approval checks deferred into one batch: past this the batch is
-/// verified at once (the gain per signature flattens out by 64–256).
-pub(crate) const MAX_APPROVAL_BATCH: usize = 256;
 
 pub(crate) struct DistributionWorker {
     pub state: State,
@@ -53,17 +39,13 @@ pub(crate) struct DistributionWorker {
     pub actions: Vec<Action>,
     /// Reputation changes summed per peer until the next report.
     pub reputations: Reputations,
-    pub checks: CheckPolicy,
-    /// Approval checks waiting to be verified as one batch, and the
-    /// number of the message each came from.
-    pub deferred: Vec<ApprovalCheck>,
-    pub deferred_from: Vec<u64>,
+    /// Parallel with `--signatures batched`: approval checks waiting to
+    /// be verified as one batch.
+    pub batch: Option<SignatureBatch>,
     /// Messages handled so far (numbers the deferred checks).
     pub handled: u64,
-    /// The node's in-flight count, held up while checks are deferred so
-    /// that a virtual-time driver does not take the node for idle.
-    pub in_flight: Arc<InFlight>,
-    pub holding: bool,
+    /// What settled, carried out by `carry_out` (reused).
+    pub settled: Settled,
     /// `useful-first`: the local queue and what it judges by.
     pub backlog: Option<Backlog>,
     pub usefulness: Usefulness,
@@ -92,7 +74,7 @@ impl Worker for DistributionWorker {
 
     /// The drained batch's deferred approval checks are verified now.
     fn idle(&mut self, stats: &WorkerStats) -> Result<(), String> {
-        if !self.deferred.is_empty() {
+        if self.batch.as_ref().is_some_and(|b| !b.is_empty()) {
             let now = self.clock.now();
             let mut work = std::mem::take(&mut self.actions);
             work.clear();
@@ -234,46 +216,12 @@ impl DistributionWorker {
         Ok(false)
     }
 
-    /// The verdict of one check: run here (parallel), or handed to the
-    /// voting thread, which imports what passes, and waited for (classic).
-    fn verdict<C, V>(
-        &self,
-        check: C,
-        run: fn(&C) -> V,
-        stats: &WorkerStats,
-        ask: impl FnOnce(C, crossbeam_channel::Sender<V>) -> VoteMsg,
-    ) -> Result<V, String> {
-        match self.mode {
-            CheckMode::Inline => {
-                stats.add_verifications(1);
-                Ok(run(&check))
-            }
-            CheckMode::ViaVoting => {
-                let (tx, rx) = crossbeam_channel::bounded(1);
-                let started = std::time::Instant::now();
-                self.to_voting
-                    .send(ask(check, tx))
-                    .map_err(|e| e.to_string())?;
-                let verdict = rx
-                    .recv()
-                    .map_err(|_| "voting stopped before answering a check".to_owned());
-                self.counters.waited_for_verdict(started.elapsed());
-                verdict
-            }
-        }
-    }
-
-    /// Whether approval checks wait for a batch.
-    fn batching(&self) -> bool {
-        matches!(self.mode, CheckMode::Inline) && self.checks.signatures == SignatureCheck::Batched
-    }
-
-    /// Run the checks the state machine asked for until none are left —
-    /// approval checks deferred into a batch, verified once it is full or
-    /// `flush` says the drained batch is over — then carry out the
-    /// remaining actions. What a message causes is sent as one group of
-    /// notifications, batched or not (so how messages are batched, which
-    /// depends on thread timing, never changes what goes out).
+    /// Settle what the state machine asked for — approval checks
+    /// deferred into a batch are verified once it is full or `flush` says
+    /// the drained batch is over — and carry it out. What a message causes
+    /// is sent as one group of notifications, batched or not (so how
+    /// messages are batched, which depends on thread timing, never changes
+    /// what goes out).
     fn settle(
         &mut self,
         now: Tick,
@@ -282,50 +230,57 @@ impl DistributionWorker {
         flush: bool,
     ) -> Result<(), String> {
         let mut sends: Vec<(PeerId, Outgoing)> = Vec::new();
-        self.run_work(now, work, &mut sends, stats)?;
+        self.settle_into(now, work, &mut sends, stats)?;
         self.emit(sends);
-        while !self.deferred.is_empty() && (flush || self.deferred.len() >= MAX_APPROVAL_BATCH) {
-            let checks = std::mem::take(&mut self.deferred);
-            let from = std::mem::take(&mut self.deferred_from);
-            stats.add_verifications(checks.len() as u64);
-            let verdicts = ApprovalCheck::check_batch(&checks);
+        while self.batch.as_ref().is_some_and(|b| b.is_due(flush)) {
+            let verified = self.batch.as_mut().expect("a batch is due").verify(stats);
             let mut group = Vec::new();
             let mut current = None;
-            for ((check, message), verdict) in checks.iter().zip(from).zip(verdicts) {
+            for ((check, message), verdict) in verified {
                 if current != Some(message) {
                     self.emit(std::mem::take(&mut group));
                     current = Some(message);
                 }
                 self.state.approval_checked(now, check.token, verdict, work);
-                self.run_work(now, work, &mut group, stats)?;
+                self.settle_into(now, work, &mut group, stats)?;
             }
             self.emit(group);
         }
         self.reputations.maybe_flush(now, &self.events);
         // Only once what the batch caused is out may the node look idle.
-        if self.holding && self.deferred.is_empty() {
-            self.holding = false;
-            self.in_flight.done();
+        if let Some(batch) = self.batch.as_mut() {
+            batch.release_if_empty();
         }
         Ok(())
     }
 
-    /// Carry out `work` and what it leads to, until nothing is left but
-    /// deferred checks; sends are collected in `sends`.
-    fn run_work(
+    /// Settle `work` through this worker's verifier and carry out what it
+    /// leaves; sends are collected in `sends`.
+    fn settle_into(
         &mut self,
         now: Tick,
         work: &mut Vec<Action>,
         sends: &mut Vec<(PeerId, Outgoing)>,
         stats: &WorkerStats,
     ) -> Result<(), String> {
-        while !work.is_empty() {
-            let batch = std::mem::take(work);
-            for action in batch {
-                self.carry_out(now, action, work, sends, stats)?;
-            }
-        }
-        Ok(())
+        let mut settled = std::mem::take(&mut self.settled);
+        let mut verifier = NodeVerifier {
+            mode: self.mode,
+            ahead: self.ahead.as_mut(),
+            batch: self.batch.as_mut(),
+            message: self.handled,
+            to_voting: &self.to_voting,
+            counters: &self.counters,
+            stats,
+        };
+        let result = self
+            .state
+            .settle(now, work, &mut verifier, &mut settled)
+            .and_then(|()| self.carry_out(&mut settled));
+        sends.append(&mut settled.sends);
+        settled.clear();
+        self.settled = settled;
+        result
     }
 
     /// One group of sends, as notifications by upstream's limits.
@@ -339,89 +294,48 @@ impl DistributionWorker {
         }
     }
 
-    /// One action of the state machine.
-    fn carry_out(
-        &mut self,
-        now: Tick,
-        action: Action,
-        work: &mut Vec<Action>,
-        sends: &mut Vec<(PeerId, Outgoing)>,
-        stats: &WorkerStats,
-    ) -> Result<(), String> {
-        match action {
-            Action::CheckAssignment(check) => {
-                let token = check.token;
-                let ahead = self
-                    .ahead
-                    .as_mut()
-                    .and_then(|a| a.verdict(&check.assignment));
-                let verdict = match ahead {
-                    Some(v) => {
-                        stats.add_verifications(1);
-                        v
-                    }
-                    None => {
-                        self.verdict(check, AssignmentCheck::check, stats, |check, reply| {
-                            VoteMsg::CheckAssignment { check, reply }
-                        })?
-                    }
-                };
-                self.state.assignment_checked(now, token, verdict, work);
-            }
-            Action::CheckApproval(check) if self.batching() => {
-                if !self.holding {
-                    self.holding = true;
-                    self.in_flight.add();
-                }
-                self.deferred.push(check);
-                self.deferred_from.push(self.handled);
-            }
-            Action::CheckApproval(check) => {
-                let token = check.token;
-                let verdict =
-                    self.verdict(check, ApprovalCheck::check, stats, |check, reply| {
-                        VoteMsg::CheckApproval { check, reply }
-                    })?;
-                self.state.approval_checked(now, token, verdict, work);
-            }
-            Action::ImportAssignment {
-                assignment,
-                tranche,
-            } => {
-                self.counters.assignment_imported(&assignment.0.cert.kind);
-                if let Some(backlog) = self.backlog.as_mut() {
-                    let (block, v) = (assignment.0.block_hash, assignment.0.validator);
-                    self.usefulness.assignment_accepted(
-                        block,
-                        v,
-                        assignment.1.iter_ones(),
-                        tranche,
-                    );
-                    backlog.assignment_accepted(block, v, &self.usefulness);
-                }
-                // Classic: voting imported it when it checked it.
-                if matches!(self.mode, CheckMode::Inline) {
-                    self.to_voting
-                        .send(VoteMsg::Assignment(checked_assignment(
-                            &assignment,
+    /// Imports for voting and reputation changes, as they settled.
+    fn carry_out(&mut self, settled: &mut Settled) -> Result<(), String> {
+        for import in settled.imports.drain(..) {
+            match import {
+                Import::Assignment {
+                    assignment,
+                    tranche,
+                } => {
+                    self.counters.assignment_imported(&assignment.0.cert.kind);
+                    if let Some(backlog) = self.backlog.as_mut() {
+                        let (block, v) = (assignment.0.block_hash, assignment.0.validator);
+                        self.usefulness.assignment_accepted(
+                            block,
+                            v,
+                            assignment.1.iter_ones(),
                             tranche,
-                        )))
-                        .map_err(|e| e.to_string())?;
+                        );
+                        backlog.assignment_accepted(block, v, &self.usefulness);
+                    }
+                    // Classic: voting imported it when it checked it.
+                    if matches!(self.mode, CheckMode::Inline) {
+                        self.to_voting
+                            .send(VoteMsg::Assignment(checked_assignment(
+                                &assignment,
+                                tranche,
+                            )))
+                            .map_err(|e| e.to_string())?;
+                    }
+                }
+                Import::Approval { vote } => {
+                    self.counters.approval_imported();
+                    if matches!(self.mode, CheckMode::Inline) {
+                        self.to_voting
+                            .send(VoteMsg::Approval(checked_approval(&vote)))
+                            .map_err(|e| e.to_string())?;
+                    }
                 }
             }
-            Action::ImportApproval { vote } => {
-                self.counters.approval_imported();
-                if matches!(self.mode, CheckMode::Inline) {
-                    self.to_voting
-                        .send(VoteMsg::Approval(checked_approval(&vote)))
-                        .map_err(|e| e.to_string())?;
-                }
-            }
-            Action::Send { peer, item } => sends.push((peer, item)),
-            Action::Reputation { peer, rep } => {
-                self.counters.reputation_change(&rep);
-                self.reputations.add(peer, rep, &self.events);
-            }
+        }
+        for (peer, rep) in settled.reputations.drain(..) {
+            self.counters.reputation_change(&rep);
+            self.reputations.add(peer, rep, &self.events);
         }
         Ok(())
     }

@@ -15,6 +15,7 @@
 mod ahead;
 mod backlog;
 mod channel;
+mod checks;
 mod classic;
 mod clock;
 

@@ -11,7 +11,7 @@
 //! the router too, which fans it out as [`crate::fanout`] says.
 
 use crate::channel::{Closed, Tx};
-use crate::distribution_worker::CheckMode;
+use crate::checks::CheckMode;
 use crate::fanout::{Fanout, PrioLinks};
 use crate::layout::{Layout, NodeError, INBOX_CAPACITY, WORKER_CHANNEL_CAPACITY};
 use crate::messages::{report_malformed, Control, DistMsg, Input, NodeEvent, RouterMsg};

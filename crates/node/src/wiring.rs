@@ -6,11 +6,12 @@
 use crate::ahead::Ahead;
 use crate::backlog::Backlog;
 use crate::channel::{channel, InFlight, Rx, Tx};
-use crate::distribution_worker::{CheckMode, DistributionWorker};
+use crate::checks::{CheckMode, SignatureBatch};
+use crate::distribution_worker::DistributionWorker;
 use crate::fanout::{Fanout, PrioLinks};
 use crate::layout::{NodeConfig, NodeError, NodeMetrics, VOTING_CHANNEL_CAPACITY};
 use crate::leaves::Leaves;
-use crate::messages::{DistMsg, NodeEvent, RouterMsg, Schedule, VoteMsg};
+use crate::messages::{DistMsg, NodeEvent, RouterMsg, Schedule, SignatureCheck, VoteMsg};
 use crate::voting_worker::{DistLinks, VotingWorker};
 use crate::worker::{
     run_worker, spawn_worker, Inbox, Worker, WorkerBody, WorkerFailure, WorkerStats,
@@ -217,12 +218,11 @@ impl<'a> Wiring<'a> {
             counters: self.metrics.protocol.clone(),
             actions: Vec::new(),
             reputations: Default::default(),
-            checks,
-            deferred: Vec::new(),
-            deferred_from: Vec::new(),
+            batch: (matches!(mode, CheckMode::Inline)
+                && checks.signatures == SignatureCheck::Batched)
+                .then(|| SignatureBatch::new(self.in_flight.clone())),
             handled: 0,
-            in_flight: self.in_flight.clone(),
-            holding: false,
+            settled: Default::default(),
             backlog: (checks.schedule == Schedule::UsefulFirst)
                 .then(|| Backlog::new(checks.backlog.unwrap_or(capacity))),
             usefulness: Default::default(),

@@ -9,7 +9,10 @@
 use parity_scale_codec::Encode;
 use rayon::prelude::*;
 use std::sync::Arc;
-use tranche_distribution::{Action, PeerId, SessionGridTopology, State, View};
+use tranche_distribution::{
+    Action, AnswerWith, ApprovalCheck, AssignmentCheck, PeerId, SessionGridTopology, Settled,
+    State, View,
+};
 use tranche_primitives::cert::AssignmentCertKind;
 use tranche_primitives::criteria::compute_assignments;
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
@@ -294,37 +297,28 @@ pub fn handle(
 ) -> usize {
     let msg = decode(bytes);
     s.handle_peer_message(now, peer, msg, out);
-    let mut checks = 0;
-    let mut work = std::mem::take(out);
-    while !work.is_empty() {
-        for action in std::mem::take(&mut work) {
-            match action {
-                Action::CheckAssignment(c) => {
-                    checks += 1;
-                    let verdict = if check {
-                        let v = c.check();
-                        assert!(v.is_ok(), "a real certificate checks: {v:?}");
-                        v
-                    } else {
-                        Ok(0)
-                    };
-                    s.assignment_checked(now, c.token, verdict, &mut work);
-                }
-                Action::CheckApproval(c) => {
-                    checks += 1;
-                    let verdict = if check {
-                        let v = c.check();
-                        assert!(v.is_ok(), "a real signature checks: {v:?}");
-                        v
-                    } else {
-                        Ok(())
-                    };
-                    s.approval_checked(now, c.token, verdict, &mut work);
-                }
-                _ => {}
+    let mut verifier = AnswerWith::new(
+        |c: &AssignmentCheck| {
+            if !check {
+                return Ok(0);
             }
-        }
+            let v = c.check();
+            assert!(v.is_ok(), "a real certificate checks: {v:?}");
+            v
+        },
+        |c: &ApprovalCheck| {
+            if !check {
+                return Ok(());
+            }
+            let v = c.check();
+            assert!(v.is_ok(), "a real signature checks: {v:?}");
+            v
+        },
+    );
+    let mut settled = Settled::default();
+    match s.settle(now, out, &mut verifier, &mut settled) {
+        Ok(()) => {}
+        Err(never) => match never {},
     }
-    out.clear();
-    checks
+    verifier.checked as usize
 }

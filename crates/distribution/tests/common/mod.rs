@@ -252,38 +252,39 @@ pub fn answer_all(
 }
 
 /// Feed the verdicts of `assign` and `approve` back until no check
-/// remains; every other action is returned in the order it came.
+/// remains (distribution's one settle loop, `State::settle`); what is
+/// left is returned as actions: imports, then reputation changes, then
+/// sends, each in the order they came.
 pub fn run_checks(
     s: &mut State,
     now: Tick,
     mut work: Vec<Action>,
-    mut assign: impl FnMut(&AssignmentCheck) -> Result<DelayTranche, criteria::InvalidAssignmentReason>,
-    mut approve: impl FnMut(&ApprovalCheck) -> Result<(), InvalidVote>,
+    assign: impl FnMut(&AssignmentCheck) -> Result<DelayTranche, criteria::InvalidAssignmentReason>,
+    approve: impl FnMut(&ApprovalCheck) -> Result<(), InvalidVote>,
 ) -> Vec<Action> {
-    let mut done = Vec::new();
-    loop {
-        let mut checks = Vec::new();
-        for a in work.drain(..) {
-            match a {
-                Action::CheckAssignment(_) | Action::CheckApproval(_) => checks.push(a),
-                other => done.push(other),
-            }
-        }
-        if checks.is_empty() {
-            return done;
-        }
-        for c in checks {
-            match c {
-                Action::CheckAssignment(c) => {
-                    let verdict = assign(&c);
-                    s.assignment_checked(now, c.token, verdict, &mut work)
-                }
-                Action::CheckApproval(c) => {
-                    let verdict = approve(&c);
-                    s.approval_checked(now, c.token, verdict, &mut work)
-                }
-                _ => unreachable!("only checks were collected"),
-            }
-        }
+    let mut verifier = AnswerWith::new(assign, approve);
+    let mut settled = Settled::default();
+    match s.settle(now, &mut work, &mut verifier, &mut settled) {
+        Ok(()) => {}
+        Err(never) => match never {},
     }
+    let imports = settled.imports.drain(..).map(|i| match i {
+        Import::Assignment {
+            assignment,
+            tranche,
+        } => Action::ImportAssignment {
+            assignment,
+            tranche,
+        },
+        Import::Approval { vote } => Action::ImportApproval { vote },
+    });
+    let reps = settled
+        .reputations
+        .drain(..)
+        .map(|(peer, rep)| Action::Reputation { peer, rep });
+    let sends = settled
+        .sends
+        .drain(..)
+        .map(|(peer, item)| Action::Send { peer, item });
+    imports.chain(reps).chain(sends).collect()
 }
