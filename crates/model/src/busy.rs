@@ -39,19 +39,14 @@
 
 use std::collections::VecDeque;
 
-use tranche_distribution::{Action, Outgoing, PeerId};
+use tranche_distribution::{Action, Import, Outgoing, PeerId};
 use tranche_primitives::{ApprovalDistributionMessage, Tick, ValidatorIndex};
 
 use crate::costs::CostTable;
 use crate::cpu::shape::{self, NodeShape, NodeThreads};
 use crate::cpu::{Cpu, Event, ThreadId};
-use crate::drawn::Model;
-use crate::member::{tick_of, ImportItem, Packet, SimNode};
-use crate::verdicts::Verdicts;
+use crate::time::{tick_of, NS_PER_MS};
 use tranche_workload::config::node_shape::NodeLayout;
-
-/// Nanoseconds of virtual time per millisecond of the engine's clock.
-const NS_PER_MS: u64 = 1_000_000;
 
 /// Work queued on a thread.
 pub(crate) enum Job {
@@ -68,7 +63,7 @@ pub(crate) enum Job {
         msg: ApprovalDistributionMessage,
     },
     /// Checked items for voting to import (parallel).
-    Import(Vec<ImportItem>),
+    Import(Vec<Import>),
     /// Classic: the checks distribution asked for, and the distribution
     /// thread waiting for their verdicts.
     Checks {
@@ -80,25 +75,66 @@ pub(crate) enum Job {
 }
 
 /// What a job leaves to do when it is done.
-pub(crate) enum Done {
+enum Done {
     /// The router's split: each worker's share.
     Route(Vec<(ThreadId, Job)>),
     /// Distribution handled items: forwards to send, imports for voting,
     /// checks for voting (classic).
     Handled {
         sends: Vec<(PeerId, Outgoing)>,
-        imports: Vec<ImportItem>,
+        imports: Vec<Import>,
         checks: Vec<Action>,
     },
     /// Voting imported these.
-    Imported(Vec<ImportItem>),
+    Imported(Vec<Import>),
     /// Voting checked and imported for a waiting distribution thread.
     Checked {
         sends: Vec<(PeerId, Outgoing)>,
-        imports: Vec<ImportItem>,
+        imports: Vec<Import>,
         release: ThreadId,
     },
     Nothing,
+}
+
+/// What handling a job's items left (from [`Handler`]).
+#[derive(Default)]
+pub(crate) struct Handled {
+    pub sends: Vec<(PeerId, Outgoing)>,
+    pub imports: Vec<Import>,
+    /// Checks left to voting (classic).
+    pub deferred: Vec<Action>,
+    /// Checks answered, and their CPU cost.
+    pub checked: u64,
+    pub cost: u64,
+}
+
+/// CPU time owed by work done outside the queues, nanoseconds: charged
+/// on the voting thread and on the first distribution thread.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Owed {
+    pub voting: u64,
+    pub distribution: u64,
+}
+
+/// The validator whose protocol runs on this CPU: what each job does.
+pub(crate) trait Handler {
+    /// Distribution handles a peer's items now; with `defer` it leaves
+    /// the checks they need to voting (classic).
+    fn handle_items(
+        &mut self,
+        now_ms: u64,
+        from: u32,
+        msg: ApprovalDistributionMessage,
+        defer: bool,
+    ) -> Handled;
+    /// Voting runs the checks distribution left it (classic).
+    fn run_checks(&mut self, now_ms: u64, work: Vec<Action>) -> Handled;
+    /// Distribution's forwards leave.
+    fn send(&mut self, now_ms: u64, sends: Vec<(PeerId, Outgoing)>);
+    /// Voting imports checked items.
+    fn import(&mut self, now_ms: u64, imports: Vec<Import>);
+    /// The CPU time its own work owes since last asked.
+    fn take_owed(&mut self) -> Owed;
 }
 
 /// A job a thread could not hand on: it waits, held, until there is room.
@@ -112,24 +148,22 @@ struct Blocked {
 
 /// One validator's CPU and what waits for it.
 pub(crate) struct Busy {
-    pub(crate) cpu: Cpu<Job, Done>,
+    cpu: Cpu<Job, Done>,
     roles: NodeThreads,
-    pub(crate) costs: CostTable,
+    costs: CostTable,
     layout: NodeLayout,
     /// Notifications the entry thread's queue had no room for yet.
     waiting: VecDeque<Job>,
     blocked: Vec<Blocked>,
     /// The last tick voting committed in.
     commit_tick: Option<Tick>,
-    /// CPU time owed by work done outside the queues, charged at the end
-    /// of the moment: on the voting thread, on the first distribution one.
-    pub(crate) owed_voting: u64,
-    pub(crate) owed_distribution: u64,
+    /// Time owed by the commits of this CPU's imports.
+    owed: Owed,
 }
 
 impl Busy {
     /// The CPU of `shape` with `costs` already scaled by its `cpu_scale`.
-    pub(crate) fn new(shape: &NodeShape, costs: CostTable) -> Busy {
+    pub fn new(shape: &NodeShape, costs: CostTable) -> Busy {
         let (cpu, roles) = shape::cpu(shape).expect("the objective validated the shape");
         Busy {
             cpu,
@@ -139,9 +173,13 @@ impl Busy {
             waiting: VecDeque::new(),
             blocked: Vec::new(),
             commit_tick: None,
-            owed_voting: 0,
-            owed_distribution: 0,
+            owed: Owed::default(),
         }
+    }
+
+    /// Whether distribution leaves its checks to voting.
+    pub fn classic(&self) -> bool {
+        self.layout == NodeLayout::Classic
     }
 
     fn entry(&self) -> ThreadId {
@@ -149,16 +187,182 @@ impl Busy {
     }
 
     /// The next moment (ms) the CPU has an event, if any.
-    pub(crate) fn next_ms(&self) -> Option<u64> {
+    pub fn next_ms(&self) -> Option<u64> {
         self.cpu.next_time().map(|t| t.div_ceil(NS_PER_MS))
     }
 
     /// CPU each thread used so far, milliseconds, in thread order.
-    pub(crate) fn busy_ms(&self) -> Vec<u64> {
+    pub fn busy_ms(&self) -> Vec<u64> {
         self.cpu
             .threads()
             .map(|(t, _)| self.cpu.busy_ns(t) / NS_PER_MS)
             .collect()
+    }
+
+    /// A notification reached the node: queue it on the entry thread (or
+    /// in the receive buffer behind what waits already).
+    pub fn enqueue(&mut self, from: u32, msg: ApprovalDistributionMessage) {
+        let job = Job::Notification { from, msg };
+        if self.waiting.is_empty() {
+            let entry = self.entry();
+            if let Err(r) = self.cpu.submit(entry, job) {
+                self.waiting.push_back(r.job);
+            }
+        } else {
+            self.waiting.push_back(job);
+        }
+    }
+
+    /// Run the CPU up to the end of moment `now_ms`: every job that starts
+    /// or ends by then, then the time owed by work done outside the queues.
+    pub fn drive(&mut self, now_ms: u64, node: &mut dyn Handler) {
+        let until = now_ms.saturating_mul(NS_PER_MS);
+        loop {
+            self.charge_owed(node.take_owed());
+            let event = self.cpu.next(until).expect("every start is answered");
+            match event {
+                None => break,
+                Some(Event::Start { thread, job, .. }) => {
+                    let (cost, done) = self.start(now_ms, job, node);
+                    self.cpu
+                        .started(thread, cost, done)
+                        .expect("answering the start just handed out");
+                }
+                Some(Event::Done {
+                    thread, out: done, ..
+                }) => {
+                    self.finish(now_ms, thread, done, node);
+                    self.unblock();
+                }
+            }
+        }
+    }
+
+    /// Queue the time owed by work done outside the queues, ahead of what
+    /// waits (the work was done at this moment; what waits is delayed).
+    fn charge_owed(&mut self, theirs: Owed) {
+        let ours = std::mem::take(&mut self.owed);
+        for (owed, thread) in [
+            (ours.voting + theirs.voting, self.roles.voting),
+            (
+                ours.distribution + theirs.distribution,
+                self.roles.distribution[0],
+            ),
+        ] {
+            if owed > 0 {
+                // Charges are not bounded by the queue: they are no message.
+                if self.cpu.submit_front(thread, Job::Charge(owed)).is_err() {
+                    unreachable!("a thread of this CPU takes a job at its front");
+                }
+            }
+        }
+    }
+
+    /// A thread takes a job: handle what can be handled now, say what it
+    /// costs and what is left for when it is done.
+    fn start(&mut self, now_ms: u64, job: Job, node: &mut dyn Handler) -> (u64, Done) {
+        let costs = &self.costs;
+        match job {
+            Job::Charge(ns) => (ns, Done::Nothing),
+            Job::Notification { from, msg } => match self.layout {
+                NodeLayout::Parallel => {
+                    let items = msg.len() as u64;
+                    let parts = split(msg, &self.roles.distribution)
+                        .into_iter()
+                        .map(|(w, job)| match job {
+                            Job::Items { msg, .. } => (w, Job::Items { from, msg }),
+                            other => (w, other),
+                        })
+                        .collect();
+                    (costs.route() * items, Done::Route(parts))
+                }
+                NodeLayout::Classic => self.start(now_ms, Job::Items { from, msg }, node),
+            },
+            Job::Items { from, msg } => {
+                let items = msg.len() as u64;
+                let done = node.handle_items(now_ms, from, msg, self.classic());
+                let plain = items.saturating_sub(done.checked);
+                (
+                    done.cost + plain * costs.duplicate(),
+                    Done::Handled {
+                        sends: done.sends,
+                        imports: done.imports,
+                        checks: done.deferred,
+                    },
+                )
+            }
+            Job::Import(imports) => {
+                let cost = imports.iter().map(|i| import_cost(costs, i)).sum();
+                (cost, Done::Imported(imports))
+            }
+            Job::Checks { work, waiting } => {
+                let done = node.run_checks(now_ms, work);
+                let imports: u64 = done.imports.iter().map(|i| import_cost(costs, i)).sum();
+                (
+                    done.cost + done.checked * costs.round_trip() + imports,
+                    Done::Checked {
+                        sends: done.sends,
+                        imports: done.imports,
+                        release: waiting,
+                    },
+                )
+            }
+        }
+    }
+
+    /// A job is done: send, import, hand on, release.
+    fn finish(&mut self, now_ms: u64, thread: ThreadId, done: Done, node: &mut dyn Handler) {
+        match done {
+            Done::Nothing => {}
+            Done::Route(parts) => {
+                for (worker, job) in parts {
+                    self.hand_on(thread, worker, job, true);
+                }
+            }
+            Done::Handled {
+                sends,
+                imports,
+                checks,
+            } => {
+                node.send(now_ms, sends);
+                let voting = self.roles.voting;
+                if !checks.is_empty() {
+                    // Classic: wait, held, for voting's verdicts.
+                    self.cpu.hold(thread).expect("a thread of this CPU");
+                    let job = Job::Checks {
+                        work: checks,
+                        waiting: thread,
+                    };
+                    self.hand_on(thread, voting, job, false);
+                }
+                if !imports.is_empty() {
+                    self.hand_on(thread, voting, Job::Import(imports), true);
+                }
+            }
+            Done::Imported(imports) => self.import(now_ms, imports, node),
+            Done::Checked {
+                sends,
+                imports,
+                release,
+            } => {
+                node.send(now_ms, sends);
+                self.import(now_ms, imports, node);
+                self.cpu.release(release).expect("a thread of this CPU");
+            }
+        }
+    }
+
+    /// Voting imports checked items now, committing once per tick.
+    fn import(&mut self, now_ms: u64, imports: Vec<Import>, node: &mut dyn Handler) {
+        if imports.is_empty() {
+            return;
+        }
+        let tick = tick_of(now_ms);
+        if self.commit_tick != Some(tick) {
+            self.commit_tick = Some(tick);
+            self.owed.voting += self.costs.db_commit();
+        }
+        node.import(now_ms, imports);
     }
 
     /// Hand queued notifications and blocked outputs on while there is
@@ -264,217 +468,10 @@ fn split(msg: ApprovalDistributionMessage, workers: &[ThreadId]) -> Vec<(ThreadI
         .collect()
 }
 
-impl SimNode {
-    /// A notification reached the node at `now_ms`: queue it on the entry
-    /// thread (or in the receive buffer behind what waits already).
-    pub(crate) fn enqueue(&mut self, from: u32, msg: ApprovalDistributionMessage) {
-        let busy = self.busy.as_mut().expect("a CPU model");
-        let job = Job::Notification { from, msg };
-        if busy.waiting.is_empty() {
-            let entry = busy.entry();
-            if let Err(r) = busy.cpu.submit(entry, job) {
-                busy.waiting.push_back(r.job);
-            }
-        } else {
-            busy.waiting.push_back(job);
-        }
-    }
-
-    /// Run the CPU up to the end of moment `now_ms`: every job that starts
-    /// or ends by then, then the time owed by work done outside the queues.
-    pub(crate) fn drive(
-        &mut self,
-        now_ms: u64,
-        v: &Verdicts,
-        m: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let until = now_ms.saturating_mul(NS_PER_MS);
-        loop {
-            self.charge_owed();
-            let busy = self.busy.as_mut().expect("a CPU model");
-            let event = busy.cpu.next(until).expect("every start is answered");
-            match event {
-                None => break,
-                Some(Event::Start { thread, job, .. }) => {
-                    let (cost, done) = self.start(now_ms, job, v);
-                    let busy = self.busy.as_mut().expect("a CPU model");
-                    busy.cpu
-                        .started(thread, cost, done)
-                        .expect("answering the start just handed out");
-                }
-                Some(Event::Done {
-                    thread, out: done, ..
-                }) => {
-                    self.finish(now_ms, thread, done, v, m, out);
-                    self.busy.as_mut().expect("a CPU model").unblock();
-                }
-            }
-        }
-    }
-
-    /// Queue the time owed by work done outside the queues, ahead of what
-    /// waits (the work was done at this moment; what waits is delayed).
-    fn charge_owed(&mut self) {
-        let busy = self.busy.as_mut().expect("a CPU model");
-        for (owed, thread) in [
-            (std::mem::take(&mut busy.owed_voting), busy.roles.voting),
-            (
-                std::mem::take(&mut busy.owed_distribution),
-                busy.roles.distribution[0],
-            ),
-        ] {
-            if owed > 0 {
-                // Charges are not bounded by the queue: they are no message.
-                if busy.cpu.submit_front(thread, Job::Charge(owed)).is_err() {
-                    unreachable!("a thread of this CPU takes a job at its front");
-                }
-            }
-        }
-    }
-
-    /// A thread takes a job: handle what can be handled now, say what it
-    /// costs and what is left for when it is done.
-    fn start(&mut self, now_ms: u64, job: Job, v: &Verdicts) -> (u64, Done) {
-        let costs = self.busy.as_ref().expect("a CPU model").costs.clone();
-        match job {
-            Job::Charge(ns) => (ns, Done::Nothing),
-            Job::Notification { from, msg } => {
-                let items = msg.len() as u64;
-                let busy = self.busy.as_ref().expect("a CPU model");
-                match busy.layout {
-                    NodeLayout::Parallel => {
-                        let workers = busy.roles.distribution.clone();
-                        let parts = split(msg, &workers)
-                            .into_iter()
-                            .map(|(w, job)| match job {
-                                Job::Items { msg, .. } => (w, Job::Items { from, msg }),
-                                other => (w, other),
-                            })
-                            .collect();
-                        (costs.route() * items, Done::Route(parts))
-                    }
-                    NodeLayout::Classic => self.start(now_ms, Job::Items { from, msg }, v),
-                }
-            }
-            Job::Items { from, msg } => {
-                let items = msg.len() as u64;
-                let mut work = std::mem::take(&mut self.actions);
-                self.dist
-                    .handle_peer_message(tick_of(now_ms), PeerId(from), msg, &mut work);
-                let classic =
-                    self.busy.as_ref().expect("a CPU model").layout == NodeLayout::Classic;
-                let done = self.run_checks(now_ms, work, v, classic);
-                let plain = items.saturating_sub(done.checked);
-                (
-                    done.cost + plain * costs.duplicate(),
-                    Done::Handled {
-                        sends: done.sends,
-                        imports: done.imports,
-                        checks: done.deferred,
-                    },
-                )
-            }
-            Job::Import(imports) => {
-                let cost = imports.iter().map(|i| import_cost(&costs, i)).sum();
-                (cost, Done::Imported(imports))
-            }
-            Job::Checks { work, waiting } => {
-                let done = self.run_checks(now_ms, work, v, false);
-                let imports: u64 = done.imports.iter().map(|i| import_cost(&costs, i)).sum();
-                (
-                    done.cost + done.checked * costs.round_trip() + imports,
-                    Done::Checked {
-                        sends: done.sends,
-                        imports: done.imports,
-                        release: waiting,
-                    },
-                )
-            }
-        }
-    }
-
-    /// A job is done: send, import, hand on, release.
-    fn finish(
-        &mut self,
-        now_ms: u64,
-        thread: ThreadId,
-        done: Done,
-        v: &Verdicts,
-        m: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        match done {
-            Done::Nothing => {}
-            Done::Route(parts) => {
-                let busy = self.busy.as_mut().expect("a CPU model");
-                for (worker, job) in parts {
-                    busy.hand_on(thread, worker, job, true);
-                }
-            }
-            Done::Handled {
-                sends,
-                imports,
-                checks,
-            } => {
-                self.sends.extend(sends);
-                self.flush_sends(now_ms, v, m, out);
-                let busy = self.busy.as_mut().expect("a CPU model");
-                let voting = busy.roles.voting;
-                if !checks.is_empty() {
-                    // Classic: wait, held, for voting's verdicts.
-                    busy.cpu.hold(thread).expect("a thread of this CPU");
-                    let job = Job::Checks {
-                        work: checks,
-                        waiting: thread,
-                    };
-                    busy.hand_on(thread, voting, job, false);
-                }
-                if !imports.is_empty() {
-                    busy.hand_on(thread, voting, Job::Import(imports), true);
-                }
-            }
-            Done::Imported(imports) => self.import(now_ms, imports, v, m, out),
-            Done::Checked {
-                sends,
-                imports,
-                release,
-            } => {
-                self.sends.extend(sends);
-                self.flush_sends(now_ms, v, m, out);
-                self.import(now_ms, imports, v, m, out);
-                let busy = self.busy.as_mut().expect("a CPU model");
-                busy.cpu.release(release).expect("a thread of this CPU");
-            }
-        }
-    }
-
-    /// Voting imports checked items now, committing once per tick.
-    fn import(
-        &mut self,
-        now_ms: u64,
-        imports: Vec<ImportItem>,
-        v: &Verdicts,
-        m: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        if imports.is_empty() {
-            return;
-        }
-        let busy = self.busy.as_mut().expect("a CPU model");
-        let tick = tick_of(now_ms);
-        if busy.commit_tick != Some(tick) {
-            busy.commit_tick = Some(tick);
-            busy.owed_voting += busy.costs.db_commit();
-        }
-        self.apply_imports(now_ms, imports, v, m, out);
-    }
-}
-
 /// Voting's cost of importing one checked item.
-fn import_cost(costs: &CostTable, item: &ImportItem) -> u64 {
+fn import_cost(costs: &CostTable, item: &Import) -> u64 {
     match item {
-        ImportItem::Assignment(_) => costs.import_assignment(),
-        ImportItem::Approval(_) => costs.import_approval(),
+        Import::Assignment { .. } => costs.import_assignment(),
+        Import::Approval { .. } => costs.import_approval(),
     }
 }

@@ -5,12 +5,12 @@
 //! model's full-mesh shape, `tranche_links::mesh`. Shared read-only by
 //! every worker of a process.
 
+use crate::record::Behaviour;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 use tranche_links::mesh::{stream as rng, Mesh};
 use tranche_links::LatencyModel;
-use tranche_report::network::Behaviour;
 use tranche_workload::config::approval_network::NetworkSpec;
 
 /// The model of one run: behaviours, latencies, the check-delay law.

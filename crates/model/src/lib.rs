@@ -91,12 +91,19 @@
 //! checked-ahead certificates are charged one by one; views at a block
 //! import do not travel over the links; reputation does not decay.
 //!
-//! Modules: `drawn` (behaviours and check durations; the links are
-//! `tranche_links::mesh`), `verdicts`, `member` (one validator; what
-//! voting's actions do to it in `effects`, finality in `finality`),
-//! `setup` (what a process shares), `peers` (connections, views, reputation),
-//! `busy` (the validator on its CPU), `cpu` (threads sharing a validator's
-//! cores in virtual time, and the node's shape), `costs` (the cost table).
+//! Modules, each owning its state: `node` (one validator's protocol —
+//! voting and distribution wired as the node wires them, what voting's
+//! actions do in `effects`, behind the surroundings it needs, `node::Net`),
+//! `member` (a validator of the simulated network: its protocol, its end
+//! of the links in `port`, its connections in `peers`, its behaviour and
+//! record), `finality` (the votes and GRANDPA's rule), `busy` (the
+//! validator's CPU: what runs on which thread and when), `cpu` (threads
+//! sharing a validator's cores in virtual time, and the node's shape),
+//! `costs` (the cost table), `drawn` (behaviours and check durations; the
+//! links are `tranche_links::mesh`), `verdicts` (shared verdicts, and the
+//! verifier distribution's settle loop uses), `setup` (what a process
+//! shares), `packet` (what travels), `record` (what a validator records),
+//! `time` (the clocks and their conversions).
 
 mod busy;
 pub mod costs;
@@ -105,8 +112,13 @@ pub mod drawn;
 mod effects;
 mod finality;
 pub mod member;
+pub mod node;
+pub mod packet;
 pub mod peers;
+mod port;
+pub mod record;
 pub mod setup;
+pub mod time;
 pub mod verdicts;
 
 pub use costs::{Cost, CostTable, CostsError};

@@ -1,169 +1,41 @@
-//! One simulated validator: its approval-voting and approval-distribution
-//! state machines wired as the node's parallel layout wires them
-//! (`crates/node/src/distribution_worker.rs`, `voting_worker.rs`), on one
-//! thread and in virtual time, through the glue the node uses too
-//! (`tranche_validator`): distribution checks each new message (the
-//! verdict from the process's shared [`Verdicts`]) and hands what passes
-//! to voting; voting's own assignments and approvals go back to
-//! distribution; distribution's sends are cut into notifications and
-//! leave through the validator's egress bandwidth. Its behaviour (no-show,
-//! slow, offline) and its record of what happened live here too.
+//! One member of the simulated network: a validator's protocol
+//! (`crate::node`) with what surrounds it in the simulation — its end of
+//! the links (`crate::port`), its connections (`crate::peers`), its
+//! behaviour (no-show, slow, offline and back) — and, at the end, its
+//! record. The engine (`tranche_simulation`) hands it the packets that
+//! reach it and takes the ones it sends.
 
-use crate::busy::Busy;
-use crate::costs::CostTable;
 use crate::drawn::Model;
-use crate::peers::{Control, Peers};
+use crate::node::{Cx, Net, Node};
+use crate::peers::{heads_of, reconnect_delay_ms, view_of, Peers};
+use crate::port::Port;
 use crate::verdicts::Verdicts;
 use parity_scale_codec::Encode;
-use rand_chacha::ChaCha20Rng;
-use serde::{Deserialize, Serialize};
-use std::sync::Arc;
-use std::time::Duration;
-use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State, View};
 use tranche_links::RateLimiter;
-use tranche_primitives::time::TICK_DURATION_MILLIS;
-use tranche_primitives::{
-    ApprovalDistributionMessage, Block, Session, Tick, ValidationProtocol, ValidatorIndex,
-    ValidatorPair,
-};
-pub use tranche_report::network::{Behaviour, BlockRecord, NodeRecord};
-use tranche_validator::{checked_approval, checked_assignment};
-use tranche_voting::{self as voting, ApprovalVoting, CheckedApproval, CheckedAssignment};
-use tranche_workload::config::node_shape::NodeShape;
+use tranche_primitives::{ApprovalDistributionMessage, ValidationProtocol};
 
-/// One notification on its way: who sends it to whom, the sender's
-/// sequence number (the order of a moment's inputs), its encoded bytes —
-/// or, with `finality` on, a finality vote: the sender has approved every
-/// block up to this number.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Packet {
-    pub to: u32,
-    pub from: u32,
-    pub seq: u64,
-    pub bytes: Vec<u8>,
-    pub finality: Option<u32>,
-    /// With several processes: the shared verdict of each item, in order
-    /// (`Some(tranche)` of a valid assignment, `Some(0)` of a valid
-    /// approval; `None` unknown), so that another process need not check
-    /// again what was checked where it was made (`crate::verdicts`).
-    #[serde(default)]
-    pub known: Vec<Option<u32>>,
-    /// A message about the connection itself (`crate::peers`).
-    #[serde(default)]
-    pub control: Option<Control>,
-}
+pub use crate::node::NodeSetup;
+pub use crate::packet::{Control, Packet};
+pub use crate::record::{Behaviour, BlockRecord, NodeRecord};
+pub use crate::time::{slot_ms, tick_of};
 
-/// What a node needs to be built.
-pub struct NodeSetup<'a> {
-    pub index: u32,
-    pub assignment: ValidatorPair,
-    pub approval: ValidatorPair,
-    pub session: Arc<Session>,
-    pub grid: tranche_distribution::SessionGridTopology,
-    pub blocks: &'a [Block],
-    pub routing_seed: u64,
-    /// Model finality from the validators' approvals.
-    pub finality: bool,
-    /// Trigger every tranche's assignment (`trigger_all_tranches`).
-    pub trigger_all: bool,
-    /// The CPU model: the node's shape and the cost table, scaled by the
-    /// shape's `cpu_scale` (none: every input takes no time).
-    pub cpu: Option<(NodeShape, CostTable)>,
-}
-
-/// One validator.
+/// One validator of the simulated network.
 pub struct SimNode {
-    pub(crate) index: u32,
-    pub(crate) n: u32,
-    pub(crate) behaviour: Behaviour,
+    index: u32,
+    n: u32,
+    behaviour: Behaviour,
     /// From this moment on the node is silent (offline ones)...
-    pub(crate) offline_from_ms: Option<u64>,
+    offline_from_ms: Option<u64>,
     /// ... until this one, if it comes back.
-    pub(crate) back_ms: Option<u64>,
+    back_ms: Option<u64>,
     /// Whether it went offline already, and came back.
-    pub(crate) gone: bool,
-    pub(crate) returned: bool,
-    /// Its connections (`crate::peers`).
-    pub(crate) peers: Peers,
-    pub(crate) voting: ApprovalVoting,
-    pub(crate) dist: State,
-    pub(crate) session: Arc<Session>,
-    pub(crate) blocks: Vec<Block>,
-    pub(crate) check_rng: ChaCha20Rng,
-    pub(crate) egress: RateLimiter,
-    pub(crate) ingress: RateLimiter,
-    pub(crate) seq: u64,
-    pub(crate) actions: Vec<Action>,
-    pub(crate) sends: Vec<(PeerId, Outgoing)>,
-    /// Blocks imported so far.
-    pub(crate) imported: usize,
-    pub(crate) record: NodeRecord,
-    /// Finality: every validator's highest block approved with all its
-    /// ancestors, as far as this node has heard (`None` without finality).
-    pub(crate) votes: Option<Vec<u32>>,
-    /// The highest block finalized here (0: none).
-    pub(crate) finalized: u32,
-    /// The CPU model, if the objective has one (`crate::busy`).
-    pub(crate) busy: Option<Busy>,
-    /// Per block: candidates known to have enough assignments, in order.
-    pub(crate) enough_cursor: Vec<u32>,
-}
-
-/// The shared verdicts of a notification's items, to travel with it.
-fn known_verdicts(v: &Verdicts, m: &ApprovalDistributionMessage) -> Vec<Option<u32>> {
-    match m {
-        ApprovalDistributionMessage::Assignments(items) => {
-            items.iter().map(|i| v.known_assignment(i)).collect()
-        }
-        ApprovalDistributionMessage::Approvals(votes) => votes
-            .iter()
-            .map(|vote| v.known_approval(vote).then_some(0))
-            .collect(),
-    }
-}
-
-/// Take the verdicts that came with a notification into this process's
-/// cache (a packet from this process carries none).
-fn learn_verdicts(v: &Verdicts, m: &ApprovalDistributionMessage, known: &[Option<u32>]) {
-    if known.is_empty() {
-        return;
-    }
-    match m {
-        ApprovalDistributionMessage::Assignments(items) => {
-            for (item, k) in items.iter().zip(known) {
-                if let Some(t) = k {
-                    v.learn_assignment(item, *t);
-                }
-            }
-        }
-        ApprovalDistributionMessage::Approvals(votes) => {
-            for (vote, k) in votes.iter().zip(known) {
-                if k.is_some() {
-                    v.learn_approval(vote);
-                }
-            }
-        }
-    }
-}
-
-/// Milliseconds of virtual time as the links crate's `SimTime`.
-pub(crate) fn sim(ms: u64) -> Duration {
-    Duration::from_millis(ms)
-}
-
-/// A `SimTime` rounded up to whole milliseconds.
-pub(crate) fn ms_ceil(t: Duration) -> u64 {
-    t.as_micros().div_ceil(1000).min(u128::from(u64::MAX)) as u64
-}
-
-/// The protocol tick of a moment.
-pub fn tick_of(ms: u64) -> Tick {
-    ms / TICK_DURATION_MILLIS
-}
-
-/// The start of a block's slot, milliseconds.
-pub fn slot_ms(block: &Block) -> u64 {
-    block.slot * tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS
+    gone: bool,
+    returned: bool,
+    node: Node,
+    port: Port,
+    peers: Peers,
+    /// Items (assignments and approvals) it handled from peers.
+    items_in: u64,
 }
 
 impl SimNode {
@@ -180,32 +52,6 @@ impl SimNode {
             ),
             _ => (None, None),
         };
-        let keys = voting::LocalKeys {
-            assignment: setup.assignment,
-            approval: setup.approval,
-            index: ValidatorIndex(index),
-        };
-        let config = voting::Config {
-            trigger_all_tranches: setup.trigger_all,
-            ..voting::Config::default()
-        };
-        let voting = ApprovalVoting::new(config, Some(keys));
-        let mut dist = State::new(tranche_distribution::Config {
-            routing_seed: setup.routing_seed ^ u64::from(index),
-            ..Default::default()
-        });
-        dist.add_session(setup.session.clone());
-        for p in (0..model.n).filter(|&p| p != index) {
-            dist.peer_connected(PeerId(p), Some(ValidatorIndex(p)))
-                .expect("validator counts are bounded below MAX_PEER_ID");
-        }
-        let mut out = Vec::new();
-        dist.new_gossip_topology(
-            setup.session.info.session_index,
-            setup.grid,
-            Some(ValidatorIndex(index)),
-            &mut out,
-        );
         SimNode {
             index,
             n: model.n,
@@ -214,28 +60,14 @@ impl SimNode {
             back_ms,
             gone: false,
             returned: false,
+            node: Node::new(setup, model),
+            port: Port::new(
+                index,
+                RateLimiter::new(model.bandwidth),
+                RateLimiter::new(model.bandwidth),
+            ),
             peers: Peers::new(model.n, index),
-            voting,
-            dist,
-            session: setup.session,
-            blocks: setup.blocks.to_vec(),
-            check_rng: model.check_rng(index),
-            egress: RateLimiter::new(model.bandwidth),
-            ingress: RateLimiter::new(model.bandwidth),
-            seq: 0,
-            actions: out,
-            sends: Vec::new(),
-            imported: 0,
-            votes: setup.finality.then(|| vec![0; model.n as usize]),
-            finalized: 0,
-            busy: setup.cpu.map(|(shape, costs)| Busy::new(&shape, costs)),
-            enough_cursor: vec![0; setup.blocks.len()],
-            record: NodeRecord {
-                validator: index,
-                behaviour,
-                blocks: vec![BlockRecord::default(); setup.blocks.len()],
-                ..NodeRecord::default()
-            },
+            items_in: 0,
         }
     }
 
@@ -243,32 +75,19 @@ impl SimNode {
         self.index
     }
 
-    pub(crate) fn is_offline(&self, now_ms: u64) -> bool {
+    fn is_offline(&self, now_ms: u64) -> bool {
         self.offline_from_ms.is_some_and(|t| now_ms >= t)
             && !matches!(self.back_ms, Some(b) if now_ms >= b)
     }
 
-    /// The head of our view: the latest block imported.
-    pub(crate) fn latest_head(&self) -> Option<tranche_primitives::Hash> {
-        self.imported.checked_sub(1).map(|i| self.blocks[i].hash)
-    }
-
-    /// The highest block finalized here (0: none).
-    pub(crate) fn finalized_number(&self) -> u32 {
-        self.finalized
-    }
-
     /// The next moment this node has something to do by itself (a block
-    /// to import, a voting timer), if any before it goes offline.
+    /// to import, a voting timer, a CPU event, a reconnect), if any before
+    /// it goes offline.
     pub fn next_event_ms(&self) -> Option<u64> {
-        let block = self.blocks.get(self.imported).map(slot_ms);
-        let timer = self
-            .voting
-            .next_wakeup()
-            .map(|t| t.saturating_mul(TICK_DURATION_MILLIS));
-        let cpu = self.busy.as_ref().and_then(Busy::next_ms);
-        let reconnect = self.peers.next_ms();
-        let next = [block, timer, cpu, reconnect].into_iter().flatten().min();
+        let next = [self.node.next_event_ms(), self.peers.next_ms()]
+            .into_iter()
+            .flatten()
+            .min();
         match self.offline_from_ms {
             // Wake to go offline at the latest.
             Some(off) if !self.gone => [next, Some(off)].into_iter().flatten().min(),
@@ -285,19 +104,7 @@ impl SimNode {
             // Lost on the way to a node that is gone; `moment` drops it.
             return now_ms;
         }
-        if packet.finality.is_some() {
-            return now_ms;
-        }
-        if let Some(control) = &packet.control {
-            if matches!(control, Control::Disconnect { .. }) {
-                return now_ms;
-            }
-            self.record.bytes_in += packet.bytes.len() as u64;
-            return ms_ceil(self.ingress.reap(sim(now_ms), packet.bytes.len() as u64));
-        }
-        self.record.bytes_in += packet.bytes.len() as u64;
-        self.record.notifications_in += 1;
-        ms_ceil(self.ingress.reap(sim(now_ms), packet.bytes.len() as u64))
+        self.port.arrive(now_ms, packet)
     }
 
     /// Everything due at `now_ms`: due timers first, then blocks whose slot
@@ -316,7 +123,7 @@ impl SimNode {
         if let Some(off) = self.offline_from_ms {
             if !self.gone && now_ms >= off {
                 self.gone = true;
-                self.go_offline(now_ms, self.back_ms, model, out);
+                self.go_offline(now_ms, model, out);
             }
             if self.gone && !self.returned {
                 match self.back_ms {
@@ -328,27 +135,38 @@ impl SimNode {
                 }
             }
         }
-        if self.busy.is_some() {
-            self.drive(now_ms, verdicts, model, out);
-        }
-        self.run_timers(now_ms, verdicts, model, out);
-        while self
-            .blocks
-            .get(self.imported)
-            .is_some_and(|b| slot_ms(b) <= now_ms)
-        {
-            self.import_block(now_ms, verdicts, model, out);
-            self.run_timers(now_ms, verdicts, model, out);
-        }
+        let mut links = Links {
+            me: self.index,
+            n: self.n,
+            port: &mut self.port,
+            peers: &mut self.peers,
+            verdicts,
+            model,
+            out,
+        };
+        let node = &mut self.node;
+        node.advance(now_ms, &mut links.cx());
+        node.run_timers(now_ms, &mut links.cx());
+        node.import_due_blocks(now_ms, &mut links.cx());
         // After the blocks (those missed offline too): views carry them.
-        self.reconnect_due(now_ms, back, model, out);
+        for p in links.peers.reconnect_due(now_ms) {
+            node.peer_connected(p);
+            if back || self.index < p {
+                let view = node.view();
+                let hello = Control::Hello {
+                    heads: heads_of(&view),
+                    finalized: view.finalized_number,
+                };
+                links.port.control(now_ms, p, hello, model, links.out);
+            }
+        }
         for p in delivered {
             if let Some(up_to) = p.finality {
-                self.finality_vote(now_ms, p.from, up_to, verdicts, model, out);
+                node.finality_vote(now_ms, p.from, up_to, &mut links.cx());
                 continue;
             }
             if let Some(control) = &p.control {
-                self.control(now_ms, p.from, control, verdicts, model, out);
+                links.control(now_ms, p.from, control, node);
                 continue;
             }
             let Ok(ValidationProtocol::ApprovalDistribution(m)) =
@@ -356,335 +174,146 @@ impl SimNode {
             else {
                 continue;
             };
-            self.record.items_in += m.len() as u64;
-            learn_verdicts(verdicts, &m, &p.known);
-            if self.busy.is_some() {
-                self.enqueue(p.from, m);
-                continue;
+            self.items_in += m.len() as u64;
+            verdicts.learn(&m, &p.known);
+            node.peer_message(now_ms, p.from, m, &mut links.cx());
+        }
+        node.advance(now_ms, &mut links.cx());
+    }
+
+    /// We go offline: everyone is disconnected until we are back, and
+    /// learns it over the link.
+    fn go_offline(&mut self, now_ms: u64, model: &Model, out: &mut Vec<(u64, Packet)>) {
+        let until_ms = self.back_ms.unwrap_or(u64::MAX);
+        for p in (0..self.n).filter(|&p| p != self.index) {
+            if self.peers.down(p, until_ms) {
+                self.node.peer_disconnected(p);
             }
-            let mut work = std::mem::take(&mut self.actions);
-            self.dist
-                .handle_peer_message(tick_of(now_ms), PeerId(p.from), m, &mut work);
-            self.settle(now_ms, work, verdicts, model, out);
-            self.run_timers(now_ms, verdicts, model, out);
-        }
-        if self.busy.is_some() {
-            self.drive(now_ms, verdicts, model, out);
-        }
-    }
-
-    /// Voting's due timers one at a time (`tick_one`, as the node on a
-    /// real clock runs them), each with a fresh check duration drawn
-    /// first: a wakeup launches at most one check, so every check gets its
-    /// own draw.
-    pub(crate) fn run_timers(
-        &mut self,
-        now_ms: u64,
-        v: &Verdicts,
-        m: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let now = tick_of(now_ms);
-        while self.voting.next_wakeup().is_some_and(|t| t <= now) {
-            self.draw_check_delay(m);
-            let (o, _) = self.voting.tick_one(now);
-            self.apply_voting(now_ms, o, v, m, out);
-        }
-    }
-
-    pub(crate) fn draw_check_delay(&mut self, model: &Model) {
-        let ms = model.draw_check_ms(self.index, &mut self.check_rng);
-        self.voting
-            .set_check_delay_ticks(ms.div_ceil(TICK_DURATION_MILLIS));
-    }
-
-    pub(crate) fn import_block(
-        &mut self,
-        now_ms: u64,
-        v: &Verdicts,
-        m: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let block = self.blocks[self.imported].clone();
-        self.imported += 1;
-        if let Some(busy) = self.busy.as_mut() {
-            // Our assignments' VRFs: one compact modulo (v2) or one per
-            // sample (v1), and one delay per core.
-            let info = &self.session.info;
-            let modulo = if info.assignments_v2 {
-                1
-            } else {
-                u64::from(info.relay_vrf_modulo_samples)
-            };
-            let vrfs = modulo + block.candidates.len() as u64;
-            busy.owed_voting += busy.costs.block_import() + vrfs * busy.costs.own_assignment();
-        }
-        let hash = block.hash;
-        // The oldest block distribution still holds: the first one after
-        // the last finalized.
-        let lowest = self.blocks[0].number.max(self.finalized + 1);
-        if let Some(l1) = self.dist.config().aggression.l1_threshold {
-            if block.number - lowest >= l1 {
-                self.record.aggression += 1;
-            }
-        }
-        // Distribution learns our view first (as `crates/node/src/fanout.rs`).
-        self.dist.our_view_change(&[hash]);
-        let o = self.voting.import_block(
-            tick_of(now_ms),
-            voting::NewBlock {
-                block,
-                session: self.session.clone(),
-            },
-        );
-        self.apply_voting(now_ms, o, v, m, out);
-        // Every peer imports the block at its slot too: their views now
-        // hold it (views travel outside the simulated links).
-        let mut work = std::mem::take(&mut self.actions);
-        let connected: Vec<u32> = (0..self.n).filter(|&p| self.is_connected(p)).collect();
-        for p in connected {
-            let view = View {
-                heads: vec![hash],
-                finalized_number: self.finalized,
-            };
-            self.dist
-                .peer_view_change(tick_of(now_ms), PeerId(p), view, &mut work);
-        }
-        self.settle(now_ms, work, v, m, out);
-    }
-
-    pub(crate) fn block_index(&self, hash: &tranche_primitives::Hash) -> Option<usize> {
-        self.blocks.iter().position(|b| &b.hash == hash)
-    }
-
-    /// Run distribution's checks until none are left, hand what passes to
-    /// voting, then send.
-    pub(crate) fn settle(
-        &mut self,
-        now_ms: u64,
-        work: Vec<Action>,
-        v: &Verdicts,
-        m: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let done = self.run_checks(now_ms, work, v, false);
-        if let Some(busy) = self.busy.as_mut() {
-            busy.owed_distribution += done.cost;
-        }
-        self.sends.extend(done.sends);
-        self.flush_sends(now_ms, v, m, out);
-        self.apply_imports(now_ms, done.imports, v, m, out);
-    }
-
-    /// Carry out distribution's actions until none are left: run its
-    /// checks (verdicts from `v`; with `defer`, hand them back instead, as
-    /// the classic layout leaves them to voting), collect its sends and the
-    /// imports for voting; with the CPU model, what the checks cost.
-    pub(crate) fn run_checks(
-        &mut self,
-        now_ms: u64,
-        mut work: Vec<Action>,
-        v: &Verdicts,
-        defer: bool,
-    ) -> Settled {
-        let now = tick_of(now_ms);
-        let mut done = Settled::default();
-        while !work.is_empty() {
-            for action in std::mem::take(&mut work) {
-                match action {
-                    Action::CheckAssignment(_) | Action::CheckApproval(_) if defer => {
-                        done.deferred.push(action)
-                    }
-                    Action::CheckAssignment(check) => {
-                        done.checked += 1;
-                        if let Some(busy) = &self.busy {
-                            done.cost += busy.costs.assignment(&check.assignment.0.cert.kind);
-                        }
-                        let verdict = v.assignment(&check);
-                        self.dist
-                            .assignment_checked(now, check.token, verdict, &mut work);
-                    }
-                    Action::CheckApproval(check) => {
-                        done.checked += 1;
-                        if let Some(busy) = &self.busy {
-                            done.cost += busy
-                                .costs
-                                .approval_covering(check.vote.candidate_indices.count_ones());
-                        }
-                        let verdict = v.approval(&check);
-                        self.dist
-                            .approval_checked(now, check.token, verdict, &mut work);
-                    }
-                    other => self.sort_action(other, &mut done.sends, &mut done.imports),
-                }
-            }
-        }
-        self.actions = work;
-        done
-    }
-
-    /// An action that is no check: a send, an import for voting (recorded
-    /// by block and tranche), or a reputation change (dropped).
-    pub(crate) fn sort_action(
-        &mut self,
-        action: Action,
-        sends: &mut Vec<(PeerId, Outgoing)>,
-        imports: &mut Vec<ImportItem>,
-    ) {
-        match action {
-            Action::ImportAssignment {
-                assignment,
-                tranche,
-            } => imports.push(ImportItem::Assignment(checked_assignment(
-                &assignment,
-                tranche,
-            ))),
-            Action::ImportApproval { vote } => {
-                imports.push(ImportItem::Approval(checked_approval(&vote)))
-            }
-            Action::Send { peer, item } => sends.push((peer, item)),
-            Action::Reputation { peer, rep } => self.reputation(peer, rep.value),
-            Action::CheckAssignment(_) | Action::CheckApproval(_) => {
-                unreachable!("checks are run by the caller")
-            }
-        }
-    }
-
-    /// Voting imports checked items, in order, and what that causes is
-    /// carried out.
-    pub(crate) fn apply_imports(
-        &mut self,
-        now_ms: u64,
-        imports: Vec<ImportItem>,
-        v: &Verdicts,
-        m: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let now = tick_of(now_ms);
-        for item in imports {
-            let block_hash = match &item {
-                ImportItem::Assignment(a) => a.block_hash,
-                ImportItem::Approval(a) => a.block_hash,
-            };
-            let o = match item {
-                ImportItem::Assignment(a) => {
-                    if let Some(i) = self.block_index(&a.block_hash) {
-                        let r = &mut self.record.blocks[i];
-                        r.max_tranche = r.max_tranche.max(a.tranche);
-                        let t = a.tranche as usize;
-                        if r.by_tranche.len() <= t {
-                            r.by_tranche.resize(t + 1, 0);
-                        }
-                        r.by_tranche[t] += a.claimed.count_ones() as u32;
-                    }
-                    self.voting.import_assignment(now, a)
-                }
-                ImportItem::Approval(a) => self.voting.import_approval(now, a),
-            };
-            self.apply_voting(now_ms, o, v, m, out);
-            self.note_enough(now_ms, &block_hash);
-        }
-    }
-
-    /// Whether every candidate of a block has enough assignments now (its
-    /// required tranches known, or approved): candidates are checked in
-    /// order from the first not yet seen with enough, so each import costs
-    /// one status look-up or a few.
-    pub(crate) fn note_enough(&mut self, now_ms: u64, hash: &tranche_primitives::Hash) {
-        let Some(i) = self.block_index(hash) else {
-            return;
-        };
-        if self.record.blocks[i].enough_after_ms.is_some() {
-            return;
-        }
-        let n = self.blocks[i].candidates.len() as u32;
-        while self.enough_cursor[i] < n {
-            let status = self
-                .voting
-                .candidate_status(tick_of(now_ms), hash, self.enough_cursor[i]);
-            let enough = status.is_some_and(|s| {
-                s.approved || matches!(s.required, voting::RequiredTranches::Exact { .. })
-            });
-            if !enough {
-                return;
-            }
-            self.enough_cursor[i] += 1;
-        }
-        let start = slot_ms(&self.blocks[i]);
-        self.record.blocks[i].enough_after_ms = Some(now_ms.saturating_sub(start));
-    }
-
-    /// Cut the pending sends into notifications and put them on the links.
-    pub(crate) fn flush_sends(
-        &mut self,
-        now_ms: u64,
-        v: &Verdicts,
-        model: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        if self.sends.is_empty() {
-            return;
-        }
-        let mut failed = Vec::new();
-        for (peer, message) in batch_notifications(self.sends.drain(..)) {
-            let known = if v.across_processes() {
-                known_verdicts(v, &message)
-            } else {
-                Vec::new()
-            };
-            let bytes = ValidationProtocol::ApprovalDistribution(message).encode();
-            let len = bytes.len() as u64;
-            self.record.bytes_out += len;
-            self.record.notifications_out += 1;
-            let left = ms_ceil(self.egress.reap(sim(now_ms), len));
-            let seq = self.seq;
-            self.seq += 1;
-            if model.links.lost(self.index, peer.0, seq) {
-                failed.push((peer.0, seq));
-                continue;
-            }
-            let arrival = left + model.links.latency_ms(self.index, peer.0);
-            out.push((
-                arrival,
-                Packet {
-                    to: peer.0,
-                    from: self.index,
-                    seq,
-                    bytes,
-                    finality: None,
-                    known,
-                    control: None,
-                },
-            ));
-        }
-        for (peer, seq) in failed {
-            self.notification_failed(now_ms, peer, seq, model, out);
+            // Nothing of ours is sent after this (the bytes are the
+            // transport's, not counted).
+            let control = Some(Control::Disconnect { until_ms });
+            self.port
+                .beyond_bandwidth(now_ms, p, None, control, model, out);
         }
     }
 
     /// The record, at the end.
     pub fn record(&self) -> NodeRecord {
-        let mut r = self.record.clone();
-        if let Some(busy) = &self.busy {
-            r.cpu_busy_ms = busy.busy_ms();
+        let c = self.port.counted;
+        NodeRecord {
+            validator: self.index,
+            behaviour: self.behaviour,
+            blocks: self.node.records().to_vec(),
+            bytes_out: c.bytes_out,
+            bytes_in: c.bytes_in,
+            notifications_out: c.notifications_out,
+            notifications_in: c.notifications_in,
+            items_in: self.items_in,
+            aggression: self.node.aggression(),
+            cpu_busy_ms: self.node.busy_ms(),
+            reconnects: self.peers.reconnects,
         }
-        r
     }
 }
 
-/// What carrying out distribution's actions left ([`SimNode::run_checks`]).
-#[derive(Default)]
-pub(crate) struct Settled {
-    pub(crate) sends: Vec<(PeerId, Outgoing)>,
-    pub(crate) imports: Vec<ImportItem>,
-    /// Checks deferred to voting (classic).
-    pub(crate) deferred: Vec<Action>,
-    /// Checks run, and their CPU cost (0 without the CPU model).
-    pub(crate) checked: u64,
-    pub(crate) cost: u64,
+/// A member's surroundings during one moment: its end of the links and
+/// its connections, as its protocol sees them ([`Net`]).
+struct Links<'a> {
+    me: u32,
+    n: u32,
+    port: &'a mut Port,
+    peers: &'a mut Peers,
+    verdicts: &'a Verdicts,
+    model: &'a Model,
+    out: &'a mut Vec<(u64, Packet)>,
 }
 
-pub(crate) enum ImportItem {
-    Assignment(CheckedAssignment),
-    Approval(CheckedApproval),
+impl<'a> Links<'a> {
+    /// What a call into the protocol is given.
+    fn cx(&mut self) -> Cx<'_> {
+        Cx {
+            verdicts: self.verdicts,
+            model: self.model,
+            net: self,
+        }
+    }
+
+    /// A control message from a peer.
+    fn control(&mut self, now_ms: u64, from: u32, control: &Control, node: &mut Node) {
+        match control {
+            Control::Disconnect { until_ms } => {
+                if self.peers.down(from, *until_ms) {
+                    node.peer_disconnected(from);
+                }
+            }
+            Control::Hello { heads, finalized } | Control::View { heads, finalized } => {
+                let Some(newly) = self.peers.view_from(from, now_ms) else {
+                    return;
+                };
+                if newly {
+                    node.peer_connected(from);
+                }
+                if matches!(control, Control::Hello { .. }) {
+                    let view = node.view();
+                    let answer = Control::View {
+                        heads: heads_of(&view),
+                        finalized: view.finalized_number,
+                    };
+                    self.port
+                        .control(now_ms, from, answer, self.model, self.out);
+                }
+                node.peer_view(now_ms, from, view_of(heads, *finalized), &mut self.cx());
+            }
+        }
+    }
+}
+
+impl Net for Links<'_> {
+    fn is_connected(&self, peer: u32) -> bool {
+        self.peers.is_connected(peer)
+    }
+
+    fn connected(&self) -> Vec<u32> {
+        self.peers.connected().collect()
+    }
+
+    fn notify(
+        &mut self,
+        now_ms: u64,
+        peer: u32,
+        message: ApprovalDistributionMessage,
+    ) -> Result<(), u64> {
+        let known = if self.verdicts.across_processes() {
+            self.verdicts.known(&message)
+        } else {
+            Vec::new()
+        };
+        let bytes = ValidationProtocol::ApprovalDistribution(message).encode();
+        self.port
+            .notify(now_ms, peer, bytes, known, self.model, self.out)
+    }
+
+    fn lost(&mut self, now_ms: u64, peer: u32, seq: u64) -> bool {
+        let until_ms = now_ms + reconnect_delay_ms(self.model, self.me, peer, seq);
+        let was_up = self.peers.down(peer, until_ms);
+        self.port.control(
+            now_ms,
+            peer,
+            Control::Disconnect { until_ms },
+            self.model,
+            self.out,
+        );
+        was_up
+    }
+
+    fn reputation(&mut self, peer: u32, value: i32) -> bool {
+        self.peers.reputation(peer, value) && self.peers.down(peer, u64::MAX)
+    }
+
+    fn finality_vote(&mut self, now_ms: u64, up_to: u32) {
+        for to in (0..self.n).filter(|&p| p != self.me) {
+            self.port
+                .beyond_bandwidth(now_ms, to, Some(up_to), None, self.model, self.out);
+        }
+    }
 }

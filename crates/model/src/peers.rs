@@ -29,53 +29,33 @@
 //! peers at that moment (every validator imports it then): only views
 //! after a reconnect travel over the links.
 
-use parity_scale_codec::Encode;
 use rand_distr::{Distribution, Normal};
-use serde::{Deserialize, Serialize};
-use tranche_distribution::{PeerId, View};
+use tranche_distribution::View;
 use tranche_links::mesh::stream;
-use tranche_primitives::{Hash, ValidatorIndex};
+use tranche_primitives::Hash;
 
 use crate::drawn::Model;
-use crate::member::{ms_ceil, sim, tick_of, Packet, SimNode};
-use crate::verdicts::Verdicts;
 
 /// Upstream's ban threshold: `82 * (i32::MIN / 100)`.
 pub const BANNED_THRESHOLD: i64 = 82 * (i32::MIN as i64 / 100);
 
-/// A message about the connection itself.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Control {
-    /// The sender's notification failed: the pair is disconnected until
-    /// this moment (ms; `u64::MAX`: for good).
-    Disconnect { until_ms: u64 },
-    /// The sender connected again: its view (heads, finalized number);
-    /// answer with yours.
-    Hello {
-        heads: Vec<[u8; 32]>,
-        finalized: u32,
-    },
-    /// The answer to a `Hello`: the sender's view.
-    View {
-        heads: Vec<[u8; 32]>,
-        finalized: u32,
-    },
-}
-
 /// What a validator knows of its connections.
 pub(crate) struct Peers {
     /// Per peer: connected now.
-    pub(crate) connected: Vec<bool>,
+    connected: Vec<bool>,
     /// Per peer: disconnected until this moment (ms).
     down_until: Vec<u64>,
     /// Per peer: the sum of its reputation changes.
     reputation: Vec<i64>,
     /// Reconnects due, (moment, peer), unordered.
     due: Vec<(u64, u32)>,
+    /// Times a peer was connected again after a disconnect.
+    pub reconnects: u32,
 }
 
 impl Peers {
-    pub(crate) fn new(n: u32, me: u32) -> Peers {
+    /// Everyone but ourselves connected.
+    pub fn new(n: u32, me: u32) -> Peers {
         let mut connected = vec![true; n as usize];
         connected[me as usize] = false;
         Peers {
@@ -83,17 +63,29 @@ impl Peers {
             down_until: vec![0; n as usize],
             reputation: vec![0; n as usize],
             due: Vec::new(),
+            reconnects: 0,
         }
     }
 
+    /// Whether `peer` is connected now.
+    pub fn is_connected(&self, peer: u32) -> bool {
+        self.connected[peer as usize]
+    }
+
+    /// The peers connected now, in ascending order.
+    pub fn connected(&self) -> impl Iterator<Item = u32> + '_ {
+        (0..self.connected.len() as u32).filter(|&p| self.connected[p as usize])
+    }
+
     /// The next reconnect due, if any.
-    pub(crate) fn next_ms(&self) -> Option<u64> {
+    pub fn next_ms(&self) -> Option<u64> {
         self.due.iter().map(|(t, _)| *t).min()
     }
 
-    /// Record a disconnect lasting until `until_ms`; say whether the pair
-    /// was connected.
-    fn down(&mut self, peer: u32, until_ms: u64) -> bool {
+    /// Record a disconnect lasting until `until_ms` (`u64::MAX`: for
+    /// good); say whether the pair was connected (distribution must then
+    /// forget the peer).
+    pub fn down(&mut self, peer: u32, until_ms: u64) -> bool {
         let p = peer as usize;
         self.down_until[p] = self.down_until[p].max(until_ms);
         if until_ms != u64::MAX {
@@ -101,136 +93,12 @@ impl Peers {
         }
         std::mem::replace(&mut self.connected[p], false)
     }
-}
 
-/// The reconnect delay of the `seq`-th notification of `from` to `to`,
-/// ms, drawn from the run's seed (so every process draws the same).
-fn reconnect_delay_ms(model: &Model, from: u32, to: u32, seq: u64) -> u64 {
-    let subject = (u64::from(from) << 44) ^ (u64::from(to) << 24) ^ seq;
-    let mut rng = stream(model.seed, b"reconnect", subject);
-    let (mean, sd) = model.reconnect_ms;
-    let d = Normal::new(mean, sd.max(0.0)).map_or(mean, |n| n.sample(&mut rng));
-    (d.max(1.0)).ceil() as u64
-}
-
-fn heads_of(view: &View) -> Vec<[u8; 32]> {
-    view.heads.iter().map(|h| h.0).collect()
-}
-
-fn view_of(heads: &[[u8; 32]], finalized: u32) -> View {
-    View {
-        heads: heads.iter().map(|h| Hash(*h)).collect(),
-        finalized_number: finalized,
-    }
-}
-
-impl SimNode {
-    /// Our view as peers see it: the latest block imported, the finalized
-    /// number.
-    fn our_view(&self) -> View {
-        View {
-            heads: self.latest_head().into_iter().collect(),
-            finalized_number: self.finalized_number(),
-        }
-    }
-
-    /// A control message to `to` over the link: its bytes through our
-    /// egress, never lost.
-    fn send_control(
-        &mut self,
-        now_ms: u64,
-        to: u32,
-        control: Control,
-        model: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let bytes = match &control {
-            Control::Disconnect { .. } => Vec::new(),
-            Control::Hello { heads, finalized } | Control::View { heads, finalized } => {
-                (heads, finalized).encode()
-            }
-        };
-        let len = bytes.len() as u64;
-        self.record.bytes_out += len;
-        let left = ms_ceil(self.egress.reap(sim(now_ms), len));
-        let seq = self.seq;
-        self.seq += 1;
-        out.push((
-            left + model.links.latency_ms(self.index, to),
-            Packet {
-                to,
-                from: self.index,
-                seq,
-                bytes,
-                finality: None,
-                known: Vec::new(),
-                control: Some(control),
-            },
-        ));
-    }
-
-    /// Our `seq`-th notification to `peer` failed: disconnect the pair
-    /// and tell the peer when we reconnect.
-    pub(crate) fn notification_failed(
-        &mut self,
-        now_ms: u64,
-        peer: u32,
-        seq: u64,
-        model: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let until_ms = now_ms + reconnect_delay_ms(model, self.index, peer, seq);
-        self.disconnect(peer, until_ms);
-        self.send_control(now_ms, peer, Control::Disconnect { until_ms }, model, out);
-    }
-
-    fn disconnect(&mut self, peer: u32, until_ms: u64) {
-        if self.peers.down(peer, until_ms) {
-            self.dist.peer_disconnected(PeerId(peer));
-        }
-    }
-
-    /// We go offline: everyone is disconnected until we are back.
-    pub(crate) fn go_offline(
-        &mut self,
-        now_ms: u64,
-        back_ms: Option<u64>,
-        model: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let until_ms = back_ms.unwrap_or(u64::MAX);
-        let me = self.index;
-        for p in (0..self.n).filter(|&p| p != me) {
-            self.disconnect(p, until_ms);
-            // Our peers notice over the link; nothing of ours is sent
-            // after this (the bytes are the transport's, not counted).
-            out.push((
-                now_ms + model.links.latency_ms(self.index, p),
-                Packet {
-                    to: p,
-                    from: self.index,
-                    seq: self.seq,
-                    bytes: Vec::new(),
-                    finality: None,
-                    known: Vec::new(),
-                    control: Some(Control::Disconnect { until_ms }),
-                },
-            ));
-            self.seq += 1;
-        }
-    }
-
-    /// Reconnects due by `now_ms`: connect, and the lower index sends its
-    /// view (a validator back from offline sends it to everyone).
-    pub(crate) fn reconnect_due(
-        &mut self,
-        now_ms: u64,
-        back: bool,
-        model: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
+    /// The reconnects due by `now_ms`, each peer once and in ascending
+    /// order, marked connected (distribution must connect them).
+    pub fn reconnect_due(&mut self, now_ms: u64) -> Vec<u32> {
         let mut due: Vec<u32> = Vec::new();
-        self.peers.due.retain(|&(t, p)| {
+        self.due.retain(|&(t, p)| {
             if t <= now_ms {
                 due.push(p);
                 false
@@ -240,87 +108,65 @@ impl SimNode {
         });
         due.sort_unstable();
         due.dedup();
-        for p in due {
+        due.retain(|&p| {
             let i = p as usize;
-            if self.peers.connected[i] || self.peers.down_until[i] > now_ms {
-                continue;
+            if self.connected[i] || self.down_until[i] > now_ms {
+                return false;
             }
-            self.peers.connected[i] = true;
-            self.record.reconnects += 1;
-            self.dist
-                .peer_connected(PeerId(p), Some(ValidatorIndex(p)))
-                .expect("validator counts are bounded below MAX_PEER_ID");
-            if back || self.index < p {
-                let view = self.our_view();
-                let hello = Control::Hello {
-                    heads: heads_of(&view),
-                    finalized: view.finalized_number,
-                };
-                self.send_control(now_ms, p, hello, model, out);
-            }
-        }
+            self.connected[i] = true;
+            self.reconnects += 1;
+            true
+        });
+        due
     }
 
-    /// A control message from a peer.
-    pub(crate) fn control(
-        &mut self,
-        now_ms: u64,
-        from: u32,
-        control: &Control,
-        v: &Verdicts,
-        model: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
+    /// A peer's view reached us at `now_ms`: `None` if we do not take it
+    /// (the pair is down, or the peer banned); otherwise whether the peer
+    /// is newly connected by it.
+    pub fn view_from(&mut self, from: u32, now_ms: u64) -> Option<bool> {
         let i = from as usize;
-        match control {
-            Control::Disconnect { until_ms } => self.disconnect(from, *until_ms),
-            Control::Hello { heads, finalized } | Control::View { heads, finalized } => {
-                if self.peers.down_until[i] > now_ms || self.peers.reputation[i] < BANNED_THRESHOLD
-                {
-                    return;
-                }
-                if !self.peers.connected[i] {
-                    self.peers.connected[i] = true;
-                    self.record.reconnects += 1;
-                    self.dist
-                        .peer_connected(PeerId(from), Some(ValidatorIndex(from)))
-                        .expect("validator counts are bounded below MAX_PEER_ID");
-                }
-                if matches!(control, Control::Hello { .. }) {
-                    let view = self.our_view();
-                    let answer = Control::View {
-                        heads: heads_of(&view),
-                        finalized: view.finalized_number,
-                    };
-                    self.send_control(now_ms, from, answer, model, out);
-                }
-                let mut work = std::mem::take(&mut self.actions);
-                self.dist.peer_view_change(
-                    tick_of(now_ms),
-                    PeerId(from),
-                    view_of(heads, *finalized),
-                    &mut work,
-                );
-                self.settle(now_ms, work, v, model, out);
-            }
+        if self.down_until[i] > now_ms || self.reputation[i] < BANNED_THRESHOLD {
+            return None;
         }
+        if self.connected[i] {
+            return Some(false);
+        }
+        self.connected[i] = true;
+        self.reconnects += 1;
+        Some(true)
     }
 
-    /// A reputation change distribution reported about `peer`: below the
-    /// ban threshold, it is disconnected for the rest of the run.
-    pub(crate) fn reputation(&mut self, peer: PeerId, value: i32) {
-        let Some(r) = self.peers.reputation.get_mut(peer.0 as usize) else {
-            return;
+    /// A reputation change distribution reported about `peer`: say
+    /// whether it is banned now (disconnected for the rest of the run).
+    pub fn reputation(&mut self, peer: u32, value: i32) -> bool {
+        let Some(r) = self.reputation.get_mut(peer as usize) else {
+            return false;
         };
         *r += i64::from(value);
-        if *r < BANNED_THRESHOLD {
-            self.disconnect(peer.0, u64::MAX);
-        }
+        *r < BANNED_THRESHOLD
     }
+}
 
-    /// Whether `peer` is connected now.
-    pub(crate) fn is_connected(&self, peer: u32) -> bool {
-        self.peers.connected[peer as usize]
+/// The reconnect delay of the `seq`-th notification of `from` to `to`,
+/// ms, drawn from the run's seed (so every process draws the same).
+pub(crate) fn reconnect_delay_ms(model: &Model, from: u32, to: u32, seq: u64) -> u64 {
+    let subject = (u64::from(from) << 44) ^ (u64::from(to) << 24) ^ seq;
+    let mut rng = stream(model.seed, b"reconnect", subject);
+    let (mean, sd) = model.reconnect_ms;
+    let d = Normal::new(mean, sd.max(0.0)).map_or(mean, |n| n.sample(&mut rng));
+    (d.max(1.0)).ceil() as u64
+}
+
+/// A view's heads as they travel.
+pub(crate) fn heads_of(view: &View) -> Vec<[u8; 32]> {
+    view.heads.iter().map(|h| h.0).collect()
+}
+
+/// A view as it arrived.
+pub(crate) fn view_of(heads: &[[u8; 32]], finalized: u32) -> View {
+    View {
+        heads: heads.iter().map(|h| Hash(*h)).collect(),
+        finalized_number: finalized,
     }
 }
 

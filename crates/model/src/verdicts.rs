@@ -24,12 +24,15 @@ use std::cell::{Cell, RefCell};
 /// The verdict maps hash long keys on every look-up: aHash (already in
 /// the dependency tree) rather than SipHash; nothing iterates them.
 type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
+use crate::costs::CostTable;
 use std::sync::{Arc, Mutex};
 use tranche_distribution::{
-    ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict,
+    Action, ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentItem, AssignmentVerdict,
+    Verifier,
 };
 use tranche_primitives::criteria::check_assignment_in_block;
 use tranche_primitives::vote::verify_approval;
+use tranche_primitives::ApprovalDistributionMessage;
 use tranche_primitives::{Block, DelayTranche, IndirectSignedApprovalVote, Session};
 
 /// Who verifies a message.
@@ -251,8 +254,104 @@ impl Verdicts {
         self.approvals.put(vote.encode(), Ok(()));
     }
 
+    /// The shared verdicts of a notification's items, to travel with it.
+    pub fn known(&self, m: &ApprovalDistributionMessage) -> Vec<Option<u32>> {
+        match m {
+            ApprovalDistributionMessage::Assignments(items) => {
+                items.iter().map(|i| self.known_assignment(i)).collect()
+            }
+            ApprovalDistributionMessage::Approvals(votes) => votes
+                .iter()
+                .map(|vote| self.known_approval(vote).then_some(0))
+                .collect(),
+        }
+    }
+
+    /// Take the verdicts that came with a notification into this
+    /// process's cache (a packet from this process carries none).
+    pub fn learn(&self, m: &ApprovalDistributionMessage, known: &[Option<u32>]) {
+        if known.is_empty() {
+            return;
+        }
+        match m {
+            ApprovalDistributionMessage::Assignments(items) => {
+                for (item, k) in items.iter().zip(known) {
+                    if let Some(t) = k {
+                        self.learn_assignment(item, *t);
+                    }
+                }
+            }
+            ApprovalDistributionMessage::Approvals(votes) => {
+                for (vote, k) in votes.iter().zip(known) {
+                    if k.is_some() {
+                        self.learn_approval(vote);
+                    }
+                }
+            }
+        }
+    }
+
     /// Checks run for real, and verdicts reused, so far on this worker.
     pub fn counts(&self) -> (u64, u64) {
         (self.verified.get(), self.reused.get())
+    }
+}
+/// A simulated validator's verifier for distribution's settle loop
+/// (`State::settle`): each verdict from the shared [`Verdicts`], each
+/// check's CPU cost from the cost table (with the CPU model), or — the
+/// classic layout's distribution thread, which leaves checks to voting —
+/// every check deferred, kept as the action that asked for it.
+pub(crate) struct Checking<'a> {
+    pub verdicts: &'a Verdicts,
+    pub costs: Option<&'a CostTable>,
+    /// Defer every check instead of answering it.
+    pub defer: bool,
+    pub deferred: Vec<Action>,
+    /// Checks answered, and their CPU cost (0 without the CPU model).
+    pub checked: u64,
+    pub cost: u64,
+}
+
+impl<'a> Checking<'a> {
+    pub fn new(verdicts: &'a Verdicts, costs: Option<&'a CostTable>, defer: bool) -> Self {
+        Checking {
+            verdicts,
+            costs,
+            defer,
+            deferred: Vec::new(),
+            checked: 0,
+            cost: 0,
+        }
+    }
+}
+
+impl Verifier for Checking<'_> {
+    type Error = std::convert::Infallible;
+
+    fn assignment(
+        &mut self,
+        check: AssignmentCheck,
+    ) -> Result<Option<AssignmentVerdict>, Self::Error> {
+        if self.defer {
+            self.deferred.push(Action::CheckAssignment(check));
+            return Ok(None);
+        }
+        self.checked += 1;
+        if let Some(costs) = self.costs {
+            self.cost += costs.assignment(&check.assignment.0.cert.kind);
+        }
+        Ok(Some(self.verdicts.assignment(&check)))
+    }
+
+    fn approval(&mut self, check: ApprovalCheck) -> Result<Option<ApprovalVerdict>, Self::Error> {
+        if self.defer {
+            self.deferred.push(Action::CheckApproval(check));
+            return Ok(None);
+        }
+        self.checked += 1;
+        if let Some(costs) = self.costs {
+            self.cost += costs.approval_covering(check.vote.candidate_indices.count_ones());
+        }
+        Ok(Some(self.verdicts.approval(&check)))
     }
 }

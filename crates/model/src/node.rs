@@ -1,0 +1,561 @@
+//! One validator's protocol, as the node runs it: its approval-voting and
+//! approval-distribution state machines wired through the glue the node
+//! uses too (`tranche_validator`), as the node's layouts wire them
+//! (`crates/node/src/distribution_worker.rs`, `voting_worker.rs`), in
+//! virtual time — with the CPU model (`crate::busy`), every input waits
+//! for and takes its threads' time. Distribution checks each new message
+//! through its one settle loop (`State::settle`, the verdict from the
+//! process's shared `Verdicts`) and hands what passes to voting; voting's
+//! own assignments and approvals go back to distribution (`crate::effects`).
+//!
+//! What surrounds it — the links, the connections, who hears a finality
+//! vote — is the caller's, behind [`Net`]: the whole-network simulation's
+//! member (`crate::member`) provides it.
+
+use crate::busy::{Busy, Handled, Handler, Owed};
+use crate::costs::CostTable;
+use crate::drawn::Model;
+use crate::finality::Finality;
+use crate::record::{Behaviour, BlockRecord};
+use crate::time::{slot_ms, tick_of, tick_start_ms, ticks_ceil};
+use crate::verdicts::{Checking, Verdicts};
+use rand_chacha::ChaCha20Rng;
+use std::sync::Arc;
+use tranche_distribution::{
+    batch_notifications, Action, Import, Outgoing, PeerId, Settled, State, View,
+};
+use tranche_primitives::{
+    ApprovalDistributionMessage, Block, Hash, Session, ValidatorIndex, ValidatorPair,
+};
+use tranche_validator::{checked_approval, checked_assignment};
+use tranche_voting::{self as voting, ApprovalVoting};
+use tranche_workload::config::node_shape::NodeShape;
+
+/// What a validator's protocol needs of its surroundings.
+pub trait Net {
+    /// Whether `peer` is connected now.
+    fn is_connected(&self, peer: u32) -> bool;
+    /// The peers connected now, in ascending order.
+    fn connected(&self) -> Vec<u32>;
+    /// Put one notification on the link to `peer`: `Err(token)` if the
+    /// link lost it.
+    fn notify(
+        &mut self,
+        now_ms: u64,
+        peer: u32,
+        message: ApprovalDistributionMessage,
+    ) -> Result<(), u64>;
+    /// A notification the link lost: say whether the pair was connected
+    /// until now (distribution then forgets the peer).
+    fn lost(&mut self, now_ms: u64, peer: u32, token: u64) -> bool;
+    /// A reputation change about `peer`: say whether it is disconnected by
+    /// it now (banned).
+    fn reputation(&mut self, peer: u32, value: i32) -> bool;
+    /// Our finality vote, to every other validator.
+    fn finality_vote(&mut self, now_ms: u64, up_to: u32);
+}
+
+/// What every call into a validator's protocol is given: the process's
+/// shared verdicts, the run's draws, the validator's surroundings.
+pub struct Cx<'a> {
+    pub verdicts: &'a Verdicts,
+    pub model: &'a Model,
+    pub net: &'a mut dyn Net,
+}
+
+/// What a validator's protocol needs to be built.
+pub struct NodeSetup<'a> {
+    pub index: u32,
+    pub assignment: ValidatorPair,
+    pub approval: ValidatorPair,
+    pub session: Arc<Session>,
+    pub grid: tranche_distribution::SessionGridTopology,
+    pub blocks: &'a [Block],
+    pub routing_seed: u64,
+    /// Model finality from the validators' approvals.
+    pub finality: bool,
+    /// Trigger every tranche's assignment (`trigger_all_tranches`).
+    pub trigger_all: bool,
+    /// The CPU model: the node's shape and the cost table, scaled by the
+    /// shape's `cpu_scale` (none: every input takes no time).
+    pub cpu: Option<(NodeShape, CostTable)>,
+}
+
+/// One validator's protocol.
+pub struct Node {
+    pub(crate) index: u32,
+    behaviour: Behaviour,
+    pub(crate) voting: ApprovalVoting,
+    pub(crate) dist: State,
+    pub(crate) session: Arc<Session>,
+    pub(crate) blocks: Vec<Block>,
+    /// Blocks imported so far.
+    imported: usize,
+    check_rng: ChaCha20Rng,
+    /// Distribution's actions, and what they settled to (reused).
+    pub(crate) actions: Vec<Action>,
+    settled: Settled,
+    /// Sends waiting to be cut into notifications.
+    sends: Vec<(PeerId, Outgoing)>,
+    /// What it saw of each block, in block order.
+    pub(crate) records: Vec<BlockRecord>,
+    /// Blocks imported while the unfinalized chain was at least the
+    /// aggression L1 threshold long.
+    aggression: u32,
+    /// Per block: candidates known to have enough assignments, in order.
+    enough_cursor: Vec<u32>,
+    /// With finality on: the votes heard and the block finalized.
+    finality: Option<Finality>,
+    /// With the CPU model: its cost table, the CPU time its own work owes,
+    /// and the CPU.
+    pub(crate) costs: Option<CostTable>,
+    pub(crate) owed: Owed,
+    busy: Option<Busy>,
+}
+
+impl Node {
+    pub fn new(setup: NodeSetup<'_>, model: &Model) -> Node {
+        let index = setup.index;
+        let keys = voting::LocalKeys {
+            assignment: setup.assignment,
+            approval: setup.approval,
+            index: ValidatorIndex(index),
+        };
+        let config = voting::Config {
+            trigger_all_tranches: setup.trigger_all,
+            ..voting::Config::default()
+        };
+        let voting = ApprovalVoting::new(config, Some(keys));
+        let mut dist = State::new(tranche_distribution::Config {
+            routing_seed: setup.routing_seed ^ u64::from(index),
+            ..Default::default()
+        });
+        dist.add_session(setup.session.clone());
+        for p in (0..model.n).filter(|&p| p != index) {
+            dist.peer_connected(PeerId(p), Some(ValidatorIndex(p)))
+                .expect("validator counts are bounded below MAX_PEER_ID");
+        }
+        // What the topology asks for is carried out with the first input.
+        let mut actions = Vec::new();
+        dist.new_gossip_topology(
+            setup.session.info.session_index,
+            setup.grid,
+            Some(ValidatorIndex(index)),
+            &mut actions,
+        );
+        let (costs, busy) = match setup.cpu {
+            Some((shape, costs)) => (Some(costs.clone()), Some(Busy::new(&shape, costs))),
+            None => (None, None),
+        };
+        Node {
+            index,
+            behaviour: model.behaviours[index as usize],
+            voting,
+            dist,
+            session: setup.session,
+            blocks: setup.blocks.to_vec(),
+            imported: 0,
+            check_rng: model.check_rng(index),
+            actions,
+            settled: Settled::default(),
+            sends: Vec::new(),
+            records: vec![BlockRecord::default(); setup.blocks.len()],
+            aggression: 0,
+            enough_cursor: vec![0; setup.blocks.len()],
+            finality: setup.finality.then(|| Finality::new(model.n, index)),
+            costs,
+            owed: Owed::default(),
+            busy,
+        }
+    }
+
+    /// What it saw of each block.
+    pub fn records(&self) -> &[BlockRecord] {
+        &self.records
+    }
+
+    /// Blocks imported with the unfinalized chain at aggression's length.
+    pub fn aggression(&self) -> u32 {
+        self.aggression
+    }
+
+    /// With the CPU model: CPU each thread used so far, ms, in thread
+    /// order (empty without it).
+    pub fn busy_ms(&self) -> Vec<u64> {
+        self.busy.as_ref().map(Busy::busy_ms).unwrap_or_default()
+    }
+
+    /// Our view as peers see it: the latest block imported, the finalized
+    /// number.
+    pub fn view(&self) -> View {
+        View {
+            heads: self
+                .imported
+                .checked_sub(1)
+                .map(|i| self.blocks[i].hash)
+                .into_iter()
+                .collect(),
+            finalized_number: self.finalized(),
+        }
+    }
+
+    /// The highest block finalized here (0: none).
+    pub fn finalized(&self) -> u32 {
+        self.finality.as_ref().map_or(0, |f| f.finalized)
+    }
+
+    /// The next moment it has something to do by itself: a block to
+    /// import, a voting timer, a CPU event.
+    pub fn next_event_ms(&self) -> Option<u64> {
+        let block = self.blocks.get(self.imported).map(slot_ms);
+        let timer = self.voting.next_wakeup().map(tick_start_ms);
+        let cpu = self.busy.as_ref().and_then(Busy::next_ms);
+        [block, timer, cpu].into_iter().flatten().min()
+    }
+
+    pub(crate) fn block_index(&self, hash: &Hash) -> Option<usize> {
+        self.blocks.iter().position(|b| &b.hash == hash)
+    }
+
+    /// With the CPU model: run it up to the end of moment `now_ms`.
+    pub fn advance(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+        if let Some(mut busy) = self.busy.take() {
+            busy.drive(now_ms, &mut Hands { node: self, cx });
+            self.busy = Some(busy);
+        }
+    }
+
+    /// A peer's notification: handled now, or (with the CPU model) queued
+    /// for its threads.
+    pub fn peer_message(
+        &mut self,
+        now_ms: u64,
+        from: u32,
+        msg: ApprovalDistributionMessage,
+        cx: &mut Cx<'_>,
+    ) {
+        if let Some(busy) = self.busy.as_mut() {
+            busy.enqueue(from, msg);
+            return;
+        }
+        let mut work = std::mem::take(&mut self.actions);
+        self.dist
+            .handle_peer_message(tick_of(now_ms), PeerId(from), msg, &mut work);
+        self.settle(now_ms, work, cx);
+        self.run_timers(now_ms, cx);
+    }
+
+    /// Voting's due timers one at a time (`tick_one`, as the node on a
+    /// real clock runs them), each with a fresh check duration drawn
+    /// first: a wakeup launches at most one check, so every check gets its
+    /// own draw.
+    pub fn run_timers(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+        let now = tick_of(now_ms);
+        while self.voting.next_wakeup().is_some_and(|t| t <= now) {
+            let ms = cx.model.draw_check_ms(self.index, &mut self.check_rng);
+            self.voting.set_check_delay_ticks(ticks_ceil(ms));
+            let (o, _) = self.voting.tick_one(now);
+            self.apply_voting(now_ms, o, cx);
+        }
+    }
+
+    /// Import every block whose slot has started, each followed by the
+    /// timers it makes due.
+    pub fn import_due_blocks(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+        while self
+            .blocks
+            .get(self.imported)
+            .is_some_and(|b| slot_ms(b) <= now_ms)
+        {
+            self.import_block(now_ms, cx);
+            self.run_timers(now_ms, cx);
+        }
+    }
+
+    fn import_block(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+        let block = self.blocks[self.imported].clone();
+        self.imported += 1;
+        if let Some(costs) = &self.costs {
+            // Our assignments' VRFs: one compact modulo (v2) or one per
+            // sample (v1), and one delay per core.
+            let info = &self.session.info;
+            let modulo = if info.assignments_v2 {
+                1
+            } else {
+                u64::from(info.relay_vrf_modulo_samples)
+            };
+            let vrfs = modulo + block.candidates.len() as u64;
+            self.owed.voting += costs.block_import() + vrfs * costs.own_assignment();
+        }
+        let hash = block.hash;
+        // The oldest block distribution still holds: the first one after
+        // the last finalized.
+        let lowest = self.blocks[0].number.max(self.finalized() + 1);
+        if let Some(l1) = self.dist.config().aggression.l1_threshold {
+            if block.number - lowest >= l1 {
+                self.aggression += 1;
+            }
+        }
+        // Distribution learns our view first (as `crates/node/src/fanout.rs`).
+        self.dist.our_view_change(&[hash]);
+        let o = self.voting.import_block(
+            tick_of(now_ms),
+            voting::NewBlock {
+                block,
+                session: self.session.clone(),
+            },
+        );
+        self.apply_voting(now_ms, o, cx);
+        // Every peer imports the block at its slot too: their views now
+        // hold it (views travel outside the simulated links).
+        let view = View {
+            heads: vec![hash],
+            finalized_number: self.finalized(),
+        };
+        self.peers_view(now_ms, &cx.net.connected(), view, cx);
+    }
+
+    /// These peers' view is now `view`.
+    fn peers_view(&mut self, now_ms: u64, peers: &[u32], view: View, cx: &mut Cx<'_>) {
+        let mut work = std::mem::take(&mut self.actions);
+        for &p in peers {
+            self.dist
+                .peer_view_change(tick_of(now_ms), PeerId(p), view.clone(), &mut work);
+        }
+        self.settle(now_ms, work, cx);
+    }
+
+    /// A peer's view reached us.
+    pub fn peer_view(&mut self, now_ms: u64, peer: u32, view: View, cx: &mut Cx<'_>) {
+        self.peers_view(now_ms, &[peer], view, cx);
+    }
+
+    /// A peer is connected again.
+    pub fn peer_connected(&mut self, peer: u32) {
+        self.dist
+            .peer_connected(PeerId(peer), Some(ValidatorIndex(peer)))
+            .expect("validator counts are bounded below MAX_PEER_ID");
+    }
+
+    /// A peer is gone.
+    pub fn peer_disconnected(&mut self, peer: u32) {
+        self.dist.peer_disconnected(PeerId(peer));
+    }
+
+    /// Run distribution's checks until none are left, hand what passes to
+    /// voting, then send.
+    pub(crate) fn settle(&mut self, now_ms: u64, work: Vec<Action>, cx: &mut Cx<'_>) {
+        let done = self.run_checks(now_ms, work, cx, false);
+        if self.costs.is_some() {
+            self.owed.distribution += done.cost;
+        }
+        self.sends.extend(done.sends);
+        self.flush_sends(now_ms, cx);
+        self.apply_imports(now_ms, done.imports, cx);
+    }
+
+    /// Carry out distribution's actions until none are left: run its
+    /// checks (verdicts from the shared verdicts; with `defer`, hand them
+    /// back instead, as the classic layout leaves them to voting), collect
+    /// its sends and the imports for voting; with the CPU model, what the
+    /// checks cost. Reputation changes go to the surroundings.
+    fn run_checks(
+        &mut self,
+        now_ms: u64,
+        mut work: Vec<Action>,
+        cx: &mut Cx<'_>,
+        defer: bool,
+    ) -> Handled {
+        let mut checking = Checking::new(cx.verdicts, self.costs.as_ref(), defer);
+        let mut settled = std::mem::take(&mut self.settled);
+        match self
+            .dist
+            .settle(tick_of(now_ms), &mut work, &mut checking, &mut settled)
+        {
+            Ok(()) => {}
+            Err(never) => match never {},
+        }
+        self.actions = work;
+        for (peer, rep) in settled.reputations.drain(..) {
+            if cx.net.reputation(peer.0, rep.value) {
+                self.dist.peer_disconnected(peer);
+            }
+        }
+        let done = Handled {
+            sends: std::mem::take(&mut settled.sends),
+            imports: std::mem::take(&mut settled.imports),
+            deferred: checking.deferred,
+            checked: checking.checked,
+            cost: checking.cost,
+        };
+        self.settled = settled;
+        done
+    }
+
+    /// Voting imports checked items, in order, and what that causes is
+    /// carried out.
+    fn apply_imports(&mut self, now_ms: u64, imports: Vec<Import>, cx: &mut Cx<'_>) {
+        let now = tick_of(now_ms);
+        for item in imports {
+            let block_hash = item.block_hash();
+            let o = match item {
+                Import::Assignment {
+                    assignment,
+                    tranche,
+                } => {
+                    let a = checked_assignment(&assignment, tranche);
+                    if let Some(i) = self.block_index(&a.block_hash) {
+                        let r = &mut self.records[i];
+                        r.max_tranche = r.max_tranche.max(a.tranche);
+                        let t = a.tranche as usize;
+                        if r.by_tranche.len() <= t {
+                            r.by_tranche.resize(t + 1, 0);
+                        }
+                        r.by_tranche[t] += a.claimed.count_ones() as u32;
+                    }
+                    self.voting.import_assignment(now, a)
+                }
+                Import::Approval { vote } => {
+                    self.voting.import_approval(now, checked_approval(&vote))
+                }
+            };
+            self.apply_voting(now_ms, o, cx);
+            self.note_enough(now_ms, &block_hash);
+        }
+    }
+
+    /// Whether every candidate of a block has enough assignments now (its
+    /// required tranches known, or approved): candidates are checked in
+    /// order from the first not yet seen with enough, so each import costs
+    /// one status look-up or a few.
+    fn note_enough(&mut self, now_ms: u64, hash: &Hash) {
+        let Some(i) = self.block_index(hash) else {
+            return;
+        };
+        if self.records[i].enough_after_ms.is_some() {
+            return;
+        }
+        let n = self.blocks[i].candidates.len() as u32;
+        while self.enough_cursor[i] < n {
+            let status = self
+                .voting
+                .candidate_status(tick_of(now_ms), hash, self.enough_cursor[i]);
+            let enough = status.is_some_and(|s| {
+                s.approved || matches!(s.required, voting::RequiredTranches::Exact { .. })
+            });
+            if !enough {
+                return;
+            }
+            self.enough_cursor[i] += 1;
+        }
+        let start = slot_ms(&self.blocks[i]);
+        self.records[i].enough_after_ms = Some(now_ms.saturating_sub(start));
+    }
+
+    /// Cut the pending sends into notifications and put them on the links;
+    /// a lost one disconnects the pair.
+    fn flush_sends(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+        if self.sends.is_empty() {
+            return;
+        }
+        let mut lost = Vec::new();
+        for (peer, message) in batch_notifications(self.sends.drain(..)) {
+            if let Err(token) = cx.net.notify(now_ms, peer.0, message) {
+                lost.push((peer.0, token));
+            }
+        }
+        for (peer, token) in lost {
+            if cx.net.lost(now_ms, peer, token) {
+                self.dist.peer_disconnected(PeerId(peer));
+            }
+        }
+    }
+
+    /// Whether it withholds its approvals.
+    pub(crate) fn no_show(&self) -> bool {
+        self.behaviour == Behaviour::NoShow
+    }
+
+    /// Finality: with every ancestor approved up to a new height, tell
+    /// every other validator, and count our own vote.
+    pub(crate) fn announce_approved(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+        let Some(up_to) = self
+            .finality
+            .as_ref()
+            .and_then(|f| f.own_vote(&self.blocks, &self.records))
+        else {
+            return;
+        };
+        cx.net.finality_vote(now_ms, up_to);
+        self.finality_vote(now_ms, self.index, up_to, cx);
+    }
+
+    /// A finality vote: finalize what has a supermajority now — voting and
+    /// distribution prune it, the connected peers' views carry it.
+    pub fn finality_vote(&mut self, now_ms: u64, from: u32, up_to: u32, cx: &mut Cx<'_>) {
+        let Some(number) = self.finality.as_mut().and_then(|f| f.tally(from, up_to)) else {
+            return;
+        };
+        let hash = self.blocks[number as usize - 1].hash;
+        for (b, r) in self.blocks.iter().zip(self.records.iter_mut()) {
+            if b.number <= number && r.finalized_after_ms.is_none() {
+                r.finalized_after_ms = Some(now_ms.saturating_sub(slot_ms(b)));
+            }
+        }
+        let o = self.voting.finalize(tick_of(now_ms), hash, number);
+        self.apply_voting(now_ms, o, cx);
+        let mut work = std::mem::take(&mut self.actions);
+        self.dist.block_finalized(number, &mut work);
+        let head = self.blocks[self.imported.max(1) - 1].hash;
+        let view = View {
+            heads: vec![head],
+            finalized_number: number,
+        };
+        for p in cx.net.connected() {
+            self.dist
+                .peer_view_change(tick_of(now_ms), PeerId(p), view.clone(), &mut work);
+        }
+        self.settle(now_ms, work, cx);
+        // Blocks finalized unapproved count as done for our own vote.
+        self.announce_approved(now_ms, cx);
+    }
+}
+
+/// The validator's protocol as its CPU drives it.
+struct Hands<'n, 'c> {
+    node: &'n mut Node,
+    cx: &'n mut Cx<'c>,
+}
+
+impl Handler for Hands<'_, '_> {
+    fn handle_items(
+        &mut self,
+        now_ms: u64,
+        from: u32,
+        msg: ApprovalDistributionMessage,
+        defer: bool,
+    ) -> Handled {
+        let n = &mut *self.node;
+        let mut work = std::mem::take(&mut n.actions);
+        n.dist
+            .handle_peer_message(tick_of(now_ms), PeerId(from), msg, &mut work);
+        n.run_checks(now_ms, work, self.cx, defer)
+    }
+
+    fn run_checks(&mut self, now_ms: u64, work: Vec<Action>) -> Handled {
+        self.node.run_checks(now_ms, work, self.cx, false)
+    }
+
+    fn send(&mut self, now_ms: u64, sends: Vec<(PeerId, Outgoing)>) {
+        self.node.sends.extend(sends);
+        self.node.flush_sends(now_ms, self.cx);
+    }
+
+    fn import(&mut self, now_ms: u64, imports: Vec<Import>) {
+        self.node.apply_imports(now_ms, imports, self.cx);
+    }
+
+    fn take_owed(&mut self) -> Owed {
+        std::mem::take(&mut self.node.owed)
+    }
+}
