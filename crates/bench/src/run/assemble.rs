@@ -2,7 +2,7 @@
 //! crypto floor of the messages the peers sent, bytes, counts, protocol
 //! counters, per-block approval times and the samples for the plots.
 
-use super::driver::Driver;
+use super::driver::Finished;
 use super::{peak_memory_bytes, RunOptions};
 use crate::floor;
 use anyhow::{bail, Result};
@@ -50,101 +50,29 @@ fn schedule_report(
 }
 
 /// Stop the node of a finished run and assemble its report.
-pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
-    let (step, prepared) = (d.step, d.prepared);
+pub(super) fn report(f: Finished<'_>, options: &RunOptions) -> Result<RunReport> {
+    let (step, prepared) = (f.step, f.prepared);
     let world = &prepared.world;
-    let n_blocks = world.blocks.len();
-    let block_ms: Vec<Option<u64>> = (0..n_blocks).map(|b| d.approval_ms(b)).collect();
-    let wall = d.wall_start.elapsed();
-    let driver_cpu = thread_cpu_time().saturating_sub(d.driver_cpu_start);
-    let process_cpu_start = d.process_cpu_start;
-    let d_peak = d.peak_rss;
-    let Driver {
-        node,
-        net,
-        producer,
-        approved,
-        mut counts,
-        samples,
-        session,
-        restart,
-        ..
-    } = d;
-    let metrics = node.shutdown()?;
-    log::info!(
-        "{} {}: database {} commits, {} fsyncs ({:.1} and {:.1} per block)",
-        step.name,
-        options.architecture.name(),
-        metrics.protocol.db_commits(),
-        metrics.protocol.db_fsyncs(),
-        metrics.protocol.db_commits() as f64 / f64::from(step.num_blocks.max(1)),
-        metrics.protocol.db_fsyncs() as f64 / f64::from(step.num_blocks.max(1)),
-    );
-    for (kind, n) in metrics.protocol.reputation_changes() {
-        if n > 0 {
-            log::info!("reputation changes \"{kind}\": {n}");
-        }
-    }
+    let wall = f.meter.wall_start.elapsed();
+    let driver_cpu = thread_cpu_time().saturating_sub(f.meter.driver_cpu_start);
+    let metrics = f.node.shutdown()?;
+    log_database(step, options, &metrics);
     // Before the floor: the run's peak, not the floor's.
-    let peak_memory = peak_memory_bytes(d_peak);
-    let process_cpu = process_cpu_time().saturating_sub(process_cpu_start);
+    let peak_memory = peak_memory_bytes(f.meter.peak_rss);
+    let process_cpu = process_cpu_time().saturating_sub(f.meter.process_cpu_start);
 
-    let floor = measure_floor(world, &session, &producer.sent, options)?;
+    let floor = measure_floor(world, &f.session, &f.producer.sent, options)?;
 
     let blocks_n = f64::from(step.num_blocks.max(1));
-    let mut cpu = Vec::new();
-    let mut node_cpu = 0.0;
-    for w in &metrics.workers {
-        // After a restart the same thread names ran twice: both count.
-        let before = restart
-            .before
-            .as_ref()
-            .and_then(|m| m.workers.iter().find(|p| p.name == w.name))
-            .map_or(0.0, |p| p.cpu_seconds());
-        let s = w.cpu_seconds() + before;
-        node_cpu += s;
-        cpu.push(CpuRow {
-            name: w.name.clone(),
-            total_s: s,
-            per_block_s: s / blocks_n,
-            node: true,
-        });
-    }
-    let env_s = driver_cpu.as_secs_f64();
-    let other = (process_cpu.as_secs_f64() - node_cpu - env_s).max(0.0);
-    cpu.push(CpuRow {
-        name: "other".into(),
-        total_s: other,
-        per_block_s: other / blocks_n,
-        node: true,
-    });
-    node_cpu += other;
-    cpu.push(CpuRow {
-        name: "test-environment".into(),
-        total_s: env_s,
-        per_block_s: env_s / blocks_n,
-        node: false,
-    });
-    counts.unique_messages = producer.stats.unique_messages;
-    counts.withheld_approvals = producer.stats.withheld_approvals;
+    let before = f.restart.before.as_ref();
+    let (cpu, node_cpu) = cpu_rows(&metrics, before, process_cpu, driver_cpu, blocks_n);
+    let mut counts = f.counts;
+    counts.unique_messages = f.producer.stats.unique_messages;
+    counts.withheld_approvals = f.producer.stats.withheld_approvals;
     counts.verifications = metrics.verifications();
-    let stalls = stalls(world, &approved, &producer, step.n_validators);
-    let node_counters = net.node_counters();
+    let stalls = stalls(world, &f.approved, &f.producer, step.n_validators);
+    let node_counters = f.net.node_counters();
     let p = &metrics.protocol;
-    let protocol = ProtocolReport {
-        imported_candidates: p.imported_candidates(),
-        assignments_imported: ASSIGNMENT_KINDS
-            .iter()
-            .zip(p.assignments_imported())
-            .map(|(k, v)| ((*k).to_owned(), v))
-            .collect(),
-        approvals_imported: p.approvals_imported(),
-        candidates_approved: p.candidates_approved(),
-        approved_by_one_third: p.approved_by_one_third(),
-        no_shows: p.no_shows(),
-        observed_no_shows: p.observed_no_shows(),
-        reputation_changes: reputation_by_kind(&metrics, restart.before.as_ref()),
-    };
     Ok(RunReport {
         name: step.name.clone(),
         architecture: options.architecture.name().into(),
@@ -163,8 +91,8 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
             .enumerate()
             .map(|(i, b)| BlockReport {
                 number: b.number,
-                approved_tick: approved[i],
-                approved_after_ms: block_ms[i],
+                approved_tick: f.approved[i],
+                approved_after_ms: f.approved_after_ms[i],
             })
             .collect(),
         network: NetworkReport {
@@ -180,10 +108,10 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         crypto_floor: floor_report(&floor, options, node_cpu, blocks_n),
         wall_time_s: wall.as_secs_f64(),
         peak_memory_bytes: peak_memory,
-        protocol,
-        samples,
+        protocol: protocol_report(&metrics, before),
+        samples: f.meter.samples,
         repeats: None,
-        restart: restart.done,
+        restart: f.restart.done,
         schedule: schedule_report(&metrics, options),
         database: DatabaseReport {
             commits: p.db_commits(),
@@ -209,6 +137,87 @@ pub(super) fn report(d: Driver<'_>, options: &RunOptions) -> Result<RunReport> {
         .into(),
         stalls,
     })
+}
+
+/// The database's commits and the reputation changes, to the log.
+fn log_database(
+    step: &tranche_workload::config::BenchStep,
+    options: &RunOptions,
+    metrics: &tranche_node::NodeMetrics,
+) {
+    let blocks = f64::from(step.num_blocks.max(1));
+    let p = &metrics.protocol;
+    log::info!(
+        "{} {}: database {} commits, {} fsyncs ({:.1} and {:.1} per block)",
+        step.name,
+        options.architecture.name(),
+        p.db_commits(),
+        p.db_fsyncs(),
+        p.db_commits() as f64 / blocks,
+        p.db_fsyncs() as f64 / blocks,
+    );
+    for (kind, n) in p.reputation_changes() {
+        if n > 0 {
+            log::info!("reputation changes \"{kind}\": {n}");
+        }
+    }
+}
+
+/// CPU per thread of the node (a restarted node's threads counted with
+/// those before the crash), the rest of the process as `other`, and the
+/// test environment (the driver's thread); and the node's total.
+fn cpu_rows(
+    metrics: &tranche_node::NodeMetrics,
+    before: Option<&tranche_node::NodeMetrics>,
+    process_cpu: std::time::Duration,
+    driver_cpu: std::time::Duration,
+    blocks_n: f64,
+) -> (Vec<CpuRow>, f64) {
+    let row = |name: &str, s: f64, node: bool| CpuRow {
+        name: name.into(),
+        total_s: s,
+        per_block_s: s / blocks_n,
+        node,
+    };
+    let mut cpu = Vec::new();
+    let mut node_cpu = 0.0;
+    for w in &metrics.workers {
+        // After a restart the same thread names ran twice: both count.
+        let earlier = before
+            .and_then(|m| m.workers.iter().find(|p| p.name == w.name))
+            .map_or(0.0, |p| p.cpu_seconds());
+        let s = w.cpu_seconds() + earlier;
+        node_cpu += s;
+        cpu.push(row(&w.name, s, true));
+    }
+    let env_s = driver_cpu.as_secs_f64();
+    let other = (process_cpu.as_secs_f64() - node_cpu - env_s).max(0.0);
+    cpu.push(row("other", other, true));
+    node_cpu += other;
+    cpu.push(row("test-environment", env_s, false));
+    (cpu, node_cpu)
+}
+
+/// The protocol's counters, reputation changes before a restart included.
+fn protocol_report(
+    metrics: &tranche_node::NodeMetrics,
+    before: Option<&tranche_node::NodeMetrics>,
+) -> ProtocolReport {
+    let p = &metrics.protocol;
+    ProtocolReport {
+        imported_candidates: p.imported_candidates(),
+        assignments_imported: ASSIGNMENT_KINDS
+            .iter()
+            .zip(p.assignments_imported())
+            .map(|(k, v)| ((*k).to_owned(), v))
+            .collect(),
+        approvals_imported: p.approvals_imported(),
+        candidates_approved: p.candidates_approved(),
+        approved_by_one_third: p.approved_by_one_third(),
+        no_shows: p.no_shows(),
+        observed_no_shows: p.observed_no_shows(),
+        reputation_changes: reputation_by_kind(metrics, before),
+    }
 }
 
 /// The candidates of the blocks never approved that upstream's sending

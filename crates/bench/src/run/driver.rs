@@ -5,8 +5,11 @@
 //! the node sends goes back through the network to the peers, which only
 //! consume it.
 
+use super::approvals::Approvals;
+use super::chain::Chain;
+use super::restart::{Restart, Resume};
 use super::Phase;
-use super::{ClockKind, Prepared, RunOptions, GRACE_TICKS, IDLE_TIMEOUT, REAL_SAMPLE_EVERY};
+use super::{ClockKind, Prepared, RunOptions, IDLE_TIMEOUT, REAL_SAMPLE_EVERY};
 use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -15,7 +18,7 @@ use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_links::{Endpoint, Fate, Network, SendError};
 use tranche_node::{process_cpu_time, thread_cpu_time};
 use tranche_node::{Clock, Node, NodeConfig, NodeEvent, StoreConfig};
-use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT, TICK_DURATION_MILLIS};
+use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Session, Tick};
 use tranche_report::prometheus::{Exporter, LiveRun};
 use tranche_report::{thread_group, Counts, Sample};
@@ -29,65 +32,76 @@ fn net_peer(validator: u32) -> tranche_links::PeerId {
     tranche_links::PeerId(validator - 1)
 }
 
+/// What a run measures as it goes: the samples for the plots, where the
+/// CPU clocks and the wall clock stood at its start, its peak memory and
+/// the live figures of the Prometheus endpoint.
+pub(super) struct Meter {
+    pub samples: Vec<Sample>,
+    last_sample: Instant,
+    /// When the real clock's first tick began.
+    real_start: Instant,
+    pub driver_cpu_start: Duration,
+    pub process_cpu_start: Duration,
+    pub wall_start: Instant,
+    live: Option<Arc<LiveRun>>,
+    /// How the run's peak memory is measured (reset at its start).
+    pub peak_rss: super::PeakMemory,
+}
+
 /// One run in progress: the node under test, the emulated network, the
 /// producer, and what has been observed so far.
 pub(super) struct Driver<'a> {
-    pub(super) step: &'a BenchStep,
-    pub(super) prepared: &'a Prepared,
-    pub(super) node: Node,
-    pub(super) net: Network<(u32, Arc<[u8]>)>,
-    pub(super) producer: Producer<'a>,
-    /// The first session (the node starts knowing it).
-    pub(super) session: Arc<Session>,
-    /// Every session of the run, by index from the first on.
-    sessions: Vec<Arc<Session>>,
-    pub(super) block_ticks: Vec<Tick>,
-    pub(super) approved: Vec<Option<Tick>>,
-    approved_at: Vec<Option<Instant>>,
-    /// Blocks approved and not yet reported to the progress phase.
-    newly_approved: Vec<usize>,
-    pub(super) counts: Counts,
-    first_tick: Tick,
-    end_tick: Tick,
-    pub(super) imported: usize,
-    real_start: Instant,
-    pub(super) clock: Clock,
-    pub(super) samples: Vec<Sample>,
-    last_sample: Instant,
-    pub(super) driver_cpu_start: Duration,
-    pub(super) process_cpu_start: Duration,
-    pub(super) wall_start: Instant,
-    live: Option<Arc<LiveRun>>,
-    /// How the run's peak memory is measured (reset at its start).
-    pub(super) peak_rss: super::PeakMemory,
+    chain: Chain<'a>,
+    node: Node,
+    net: Network<(u32, Arc<[u8]>)>,
+    producer: Producer<'a>,
+    approvals: Approvals,
+    counts: Counts,
+    clock: Clock,
+    meter: Meter,
     /// `--restart-at-block`: the crash and restart still to come, and what
     /// was measured of one that happened (`restart.rs`).
-    pub(super) restart: super::restart::Plan,
-    pub(super) options: RunOptions,
+    restart: Restart,
+    options: RunOptions,
+}
+
+/// A finished run, as its report is assembled from it (`assemble.rs`).
+pub(super) struct Finished<'a> {
+    pub step: &'a BenchStep,
+    pub prepared: &'a Prepared,
+    pub session: Arc<Session>,
+    pub node: Node,
+    pub net: Network<(u32, Arc<[u8]>)>,
+    pub producer: Producer<'a>,
+    pub approved: Vec<Option<Tick>>,
+    /// Per block: ms after its slot start it was approved.
+    pub approved_after_ms: Vec<Option<u64>>,
+    pub counts: Counts,
+    pub meter: Meter,
+    pub restart: Restart,
 }
 
 impl<'a> Driver<'a> {
-    pub(super) fn sim_time(&self, tick: Tick) -> Duration {
+    fn sim_time(&self, tick: Tick) -> Duration {
         match self.clock {
             Clock::Virtual(_) => {
-                Duration::from_millis((tick - self.first_tick) * TICK_DURATION_MILLIS)
+                Duration::from_millis((tick - self.chain.first_tick) * TICK_DURATION_MILLIS)
             }
-            Clock::Real { .. } => self.real_start.elapsed(),
+            Clock::Real { .. } => self.meter.real_start.elapsed(),
         }
     }
 
     fn import_due_blocks(&mut self, tick: Tick) -> Result<()> {
-        while self.imported < self.block_ticks.len() && self.block_ticks[self.imported] <= tick {
-            let b = self.imported;
-            let block = self.prepared.world.blocks[b].clone();
-            let session = self.session_of(block.session);
+        while let Some(b) = self.chain.due(tick) {
+            let block = self.chain.blocks()[b].clone();
+            let session = self.chain.session_of(block.session);
             self.node.import_block(NewBlock { block, session })?;
             if self.clock.is_virtual() {
                 self.node.wait_idle(IDLE_TIMEOUT)?;
             }
             self.producer.block_initialised(b as u32);
-            let hash = self.prepared.world.blocks[b].hash;
-            for v in 1..self.step.n_validators {
+            let hash = self.chain.blocks()[b].hash;
+            for v in 1..self.chain.step.n_validators {
                 if self.net.is_connected(net_peer(v)) {
                     self.node.peer_view(
                         PeerId(v),
@@ -98,14 +112,15 @@ impl<'a> Driver<'a> {
                     )?;
                 }
             }
-            self.imported += 1;
+            self.chain.imported += 1;
         }
         Ok(())
     }
 
     fn send_deliveries(&mut self, now: Duration, deliveries: &[Delivery<'a>]) {
         for d in deliveries {
-            let bytes = self.prepared.encoded[d.id.bundle as usize][d.id.index as usize].clone();
+            let encoded = &self.chain.prepared.encoded;
+            let bytes = encoded[d.id.bundle as usize][d.id.index as usize].clone();
             let now = now.max(self.net.now());
             match self.net.send(
                 now,
@@ -143,11 +158,11 @@ impl<'a> Driver<'a> {
         }
     }
 
-    pub(super) fn handle_event(&mut self, e: NodeEvent, now: Duration) {
+    fn handle_event(&mut self, e: NodeEvent, now: Duration) {
         match e {
             NodeEvent::Send { peer, bytes, .. } => {
                 self.counts.messages_from_node += 1;
-                if peer.0 >= 1 && peer.0 < self.step.n_validators {
+                if peer.0 >= 1 && peer.0 < self.chain.step.n_validators {
                     let len = bytes.len() as u64;
                     // The network may already have advanced past `now`
                     // while delivering this tick's arrivals.
@@ -167,17 +182,8 @@ impl<'a> Driver<'a> {
                 }
             }
             NodeEvent::BlockApproved { hash, tick, .. } => {
-                if let Some(b) = self
-                    .prepared
-                    .world
-                    .blocks
-                    .iter()
-                    .position(|x| x.hash == hash)
-                {
-                    if self.approved[b].is_none() {
-                        self.approved[b] = Some(tick);
-                        self.approved_at[b] = Some(Instant::now());
-                        self.newly_approved.push(b);
+                if let Some(b) = self.chain.index_of(&hash) {
+                    if self.approvals.record(b, tick) {
                         self.producer.block_approved(b as u32);
                     }
                 }
@@ -189,20 +195,16 @@ impl<'a> Driver<'a> {
         }
     }
 
-    pub(super) fn all_approved(&self) -> bool {
-        self.approved.iter().all(Option::is_some)
-    }
-
     /// Milliseconds after its slot start that block `b` was approved (500 ms
     /// resolution under the virtual clock, wall-clock under the real one).
-    pub(super) fn approval_ms(&self, b: usize) -> Option<u64> {
-        let slot_tick = self.block_ticks[b];
+    fn approval_ms(&self, b: usize) -> Option<u64> {
+        let slot_tick = self.chain.block_ticks[b];
         if self.clock.is_virtual() {
-            self.approved[b].map(|t| t.saturating_sub(slot_tick) * TICK_DURATION_MILLIS)
+            self.approvals.ticks()[b].map(|t| t.saturating_sub(slot_tick) * TICK_DURATION_MILLIS)
         } else {
-            self.approved_at[b].map(|at| {
-                let slot_start = self.real_start
-                    + Duration::from_millis((slot_tick - self.first_tick) * TICK_DURATION_MILLIS);
+            self.approvals.at(b).map(|at| {
+                let since_first = (slot_tick - self.chain.first_tick) * TICK_DURATION_MILLIS;
+                let slot_start = self.meter.real_start + Duration::from_millis(since_first);
                 at.saturating_duration_since(slot_start).as_millis() as u64
             })
         }
@@ -211,15 +213,15 @@ impl<'a> Driver<'a> {
     /// Record the run's state now: a sample for the report's plots, and
     /// the live figures for the Prometheus endpoint.
     fn sample(&mut self, tick: Tick) {
-        let imported = self.imported;
-        self.last_sample = Instant::now();
-        if let super::PeakMemory::Sampled(max) = &mut self.peak_rss {
+        let imported = self.chain.imported;
+        self.meter.last_sample = Instant::now();
+        if let super::PeakMemory::Sampled(max) = &mut self.meter.peak_rss {
             *max = (*max).max(super::rss_bytes());
         }
         let t_s = if self.clock.is_virtual() {
-            tick.saturating_sub(self.first_tick) as f64 * 0.5
+            tick.saturating_sub(self.chain.first_tick) as f64 * 0.5
         } else {
-            self.real_start.elapsed().as_secs_f64()
+            self.meter.real_start.elapsed().as_secs_f64()
         };
         let metrics = self.node.metrics();
         let mut cpu_s = BTreeMap::new();
@@ -231,11 +233,11 @@ impl<'a> Driver<'a> {
             }
             *cpu_s.entry(group).or_insert(0.0) += w.cpu_seconds();
         }
-        let env = thread_cpu_time().saturating_sub(self.driver_cpu_start);
+        let env = thread_cpu_time().saturating_sub(self.meter.driver_cpu_start);
         // The process outside the named threads and the driver, as the
         // report's `other` row (counted in the node's CPU).
         let named: f64 = cpu_s.values().sum();
-        let process = process_cpu_time().saturating_sub(self.process_cpu_start);
+        let process = process_cpu_time().saturating_sub(self.meter.process_cpu_start);
         let other = (process.as_secs_f64() - named - env.as_secs_f64()).max(0.0);
         cpu_s.insert("other".to_owned(), other);
         cpu_s.insert("test-environment".to_owned(), env.as_secs_f64());
@@ -250,7 +252,7 @@ impl<'a> Driver<'a> {
             *deepest = peak.max(*deepest);
         }
         let node = *self.net.node_counters();
-        self.samples.push(Sample {
+        self.meter.samples.push(Sample {
             t_s,
             tick,
             cpu_s,
@@ -259,16 +261,16 @@ impl<'a> Driver<'a> {
             queue_depth,
             queue_depth_by_kind,
             worker_cpu_s,
-            approved_blocks: self.approved.iter().filter(|a| a.is_some()).count() as u32,
+            approved_blocks: self.approvals.count() as u32,
         });
-        if let Some(live) = &self.live {
+        if let Some(live) = &self.meter.live {
             let net = &self.net;
             let peers = (0..net.n_peers()).map(|i| {
                 net.peer_counters(tranche_links::PeerId(i))
                     .map_or((0, 0), |c| (c.bytes_sent, c.bytes_received))
             });
-            let blocks = (0..self.approved.len())
-                .map(|b| (self.prepared.world.blocks[b].number, self.approval_ms(b)));
+            let blocks = (0..self.chain.blocks().len())
+                .map(|b| (self.chain.blocks()[b].number, self.approval_ms(b)));
             live.publish(
                 t_s,
                 imported as u64,
@@ -281,6 +283,19 @@ impl<'a> Driver<'a> {
         }
     }
 
+    /// Blocks of the run (the run phase's total).
+    pub(super) fn blocks(&self) -> u64 {
+        self.chain.blocks().len() as u64
+    }
+
+    /// Tell the phase of the blocks approved since the last call.
+    fn report_approvals(&mut self, phase: &Phase) {
+        for b in self.approvals.take_new() {
+            phase.block_approved(self.chain.blocks()[b].number, self.approval_ms(b));
+        }
+        phase.set(self.approvals.count() as u64);
+    }
+
     /// The run's tick loop, one for both clocks. Each tick: block imports
     /// on the slot clock, the producer's deliveries for the tick through the
     /// network, the arrivals handed to the node. Under the virtual clock the
@@ -288,27 +303,14 @@ impl<'a> Driver<'a> {
     /// arrivals (deterministic protocol timing); under the real clock the
     /// tick is read from the wall clock and the driver waits for the next
     /// network event or node event.
-    /// Blocks of the run (the run phase's total).
-    pub(super) fn blocks(&self) -> u64 {
-        self.approved.len() as u64
-    }
-
-    /// Tell the phase of the blocks approved since the last call.
-    fn report_approvals(&mut self, phase: &Phase) {
-        for b in std::mem::take(&mut self.newly_approved) {
-            phase.block_approved(self.prepared.world.blocks[b].number, self.approval_ms(b));
-        }
-        phase.set(self.approved.iter().filter(|a| a.is_some()).count() as u64);
-    }
-
     pub(super) fn run_ticks(&mut self, phase: &Phase) -> Result<()> {
         let virtual_clock = self.clock.is_virtual();
-        let mut next_tick = self.first_tick;
+        let mut next_tick = self.chain.first_tick;
         if virtual_clock {
             self.node.wait_idle(IDLE_TIMEOUT)?;
-            self.sample(self.first_tick);
+            self.sample(self.chain.first_tick);
         } else {
-            self.real_start = Instant::now();
+            self.meter.real_start = Instant::now();
             self.sample(self.clock.now());
         }
         let mut deliveries = Vec::new();
@@ -318,16 +320,19 @@ impl<'a> Driver<'a> {
             } else {
                 self.clock.now()
             };
-            if tick > self.end_tick {
+            if tick > self.chain.end_tick {
                 break;
             }
             if virtual_clock {
                 self.node.set_tick(tick)?;
                 self.node.wait_idle(IDLE_TIMEOUT)?;
-            } else if self.last_sample.elapsed() >= REAL_SAMPLE_EVERY {
+            } else if self.meter.last_sample.elapsed() >= REAL_SAMPLE_EVERY {
                 self.sample(tick);
             }
-            if self.restart.due(self.imported, &self.block_ticks, tick) {
+            if self
+                .restart
+                .due(self.chain.imported, &self.chain.block_ticks, tick)
+            {
                 self.restart_node(tick)?;
             }
             self.import_due_blocks(tick)?;
@@ -344,7 +349,7 @@ impl<'a> Driver<'a> {
                 self.node.check()?;
             }
             self.report_approvals(phase);
-            if self.all_approved() && self.producer.is_done() {
+            if self.approvals.all() && self.producer.is_done() {
                 break;
             }
             if virtual_clock {
@@ -352,6 +357,34 @@ impl<'a> Driver<'a> {
             } else {
                 self.wait_real(tick);
             }
+        }
+        Ok(())
+    }
+
+    /// `--restart-at-block`: crash the node, start it again on its
+    /// database and bring it back where the run is (`restart.rs`).
+    fn restart_node(&mut self, tick: Tick) -> Result<()> {
+        let chain = &self.chain;
+        let (net, options, clock) = (&self.net, &self.options, &self.clock);
+        let heads = chain.blocks()[..chain.imported]
+            .iter()
+            .map(|b| b.hash)
+            .collect();
+        let reconnect = |node: &mut Node| connect(node, chain.step, chain.prepared, net);
+        let events = self.restart.restart(
+            &mut self.node,
+            |store| node_config(chain.prepared, &chain.session, options, clock, store),
+            Resume {
+                tick,
+                block: (chain.imported + 1) as u32,
+                heads,
+                n_validators: chain.step.n_validators,
+                reconnect: &reconnect,
+            },
+        )?;
+        let now = self.sim_time(tick);
+        for e in events {
+            self.handle_event(e, now);
         }
         Ok(())
     }
@@ -377,7 +410,7 @@ impl<'a> Driver<'a> {
         let wait = self
             .net
             .next_event_time()
-            .map(|t| t.saturating_sub(self.real_start.elapsed()))
+            .map(|t| t.saturating_sub(self.meter.real_start.elapsed()))
             .unwrap_or(Duration::from_millis(5))
             .min(Duration::from_millis(5));
         if let Ok(e) = self.node.events().recv_timeout(wait) {
@@ -388,8 +421,9 @@ impl<'a> Driver<'a> {
 
     /// After the loop: under the real clock, let the node work off what is
     /// still queued (as upstream's benchmark waits until every message it
-    /// sent was consumed) and take a last sample.
-    pub(super) fn finish(&mut self, phase: &Phase) -> Result<()> {
+    /// sent was consumed) and take a last sample; then hand over what the
+    /// report is made of.
+    pub(super) fn finish(mut self, phase: &Phase) -> Result<Finished<'a>> {
         if !self.clock.is_virtual() {
             self.node.wait_idle(IDLE_TIMEOUT)?;
             let now = self.sim_time(self.clock.now());
@@ -397,11 +431,24 @@ impl<'a> Driver<'a> {
             self.sample(self.clock.now());
         }
         self.report_approvals(phase);
-        Ok(())
+        let approved_after_ms = (0..self.chain.blocks().len())
+            .map(|b| self.approval_ms(b))
+            .collect();
+        Ok(Finished {
+            step: self.chain.step,
+            prepared: self.chain.prepared,
+            session: self.chain.session,
+            node: self.node,
+            net: self.net,
+            producer: self.producer,
+            approved: self.approvals.ticks().to_vec(),
+            approved_after_ms,
+            counts: self.counts,
+            meter: self.meter,
+            restart: self.restart,
+        })
     }
-}
 
-impl<'a> Driver<'a> {
     /// Start the node under test for one run of `step` and connect it to
     /// the emulated peers, with the session's identity grid as upstream's
     /// benchmark sets it.
@@ -412,39 +459,16 @@ impl<'a> Driver<'a> {
         exporter: Option<&Exporter>,
         store: StoreConfig,
     ) -> Result<Self> {
-        let world = &prepared.world;
-        let session = Arc::new(Session::new(world.session.clone()));
-        let sessions: Vec<Arc<Session>> = world
-            .sessions
-            .iter()
-            .map(|s| Arc::new(Session::new(s.clone())))
-            .collect();
-        let block_ticks: Vec<Tick> = world
-            .blocks
-            .iter()
-            .map(|b| slot_start_tick(b.slot, DEFAULT_TICKS_PER_SLOT))
-            .collect();
-        let first_tick = block_ticks[0];
-        let last_tick = *block_ticks.last().expect("at least one block");
-        // Every no-show a candidate suffers can cost a no-show window plus the
-        // clock drift it adds before a later tranche covers it, so the run may
-        // go on that long per withheld approval (upstream waits without limit).
-        let no_show_window = Tick::from(step.session.no_show_slots) * DEFAULT_TICKS_PER_SLOT;
-        let end_tick = last_tick
-            + Tick::from(step.session.n_delay_tranches)
-            + (2 + Tick::from(step.num_no_shows_per_candidate))
-                * (no_show_window + Tick::from(step.session.n_delay_tranches))
-            + GRACE_TICKS;
-
+        let chain = Chain::new(step, prepared);
         let clock = match options.clock {
-            ClockKind::Virtual => Clock::virtual_at(first_tick),
-            ClockKind::Real => Clock::real(first_tick),
+            ClockKind::Virtual => Clock::virtual_at(chain.first_tick),
+            ClockKind::Real => Clock::real(chain.first_tick),
         };
         let net = Network::new(step.network_config(options.seed))
             .context("invalid network configuration")?;
         let mut producer = Producer::new(
             &prepared.messages.bundles,
-            block_ticks.clone(),
+            chain.block_ticks.clone(),
             ProducerOptions {
                 needed_approvals: step.session.needed_approvals,
                 num_no_shows_per_candidate: step.num_no_shows_per_candidate,
@@ -461,20 +485,18 @@ impl<'a> Driver<'a> {
         let process_cpu_start = process_cpu_time();
         let driver_cpu_start = thread_cpu_time();
         let wall_start = Instant::now();
-        let node = Node::start(node_config(
+        let mut node = Node::start(node_config(
             prepared,
-            &session,
+            &chain.session,
             options,
             &clock,
             store.clone(),
         ))?;
-        let n_blocks = world.blocks.len();
-        let clock_name = options.clock.name();
         let live = exporter.map(|ex| {
             let live = LiveRun::new(
                 &step.name,
                 &super::layout_name(options.architecture),
-                clock_name,
+                options.clock.name(),
                 step.n_validators,
                 step.n_cores,
                 node.metrics().clone(),
@@ -482,74 +504,59 @@ impl<'a> Driver<'a> {
             ex.set_run(live.clone());
             live
         });
-        let mut d = Driver {
-            step,
-            prepared,
+        connect(&mut node, step, prepared, &net)?;
+        Ok(Driver {
+            approvals: Approvals::new(chain.blocks().len()),
+            chain,
             node,
             net,
             producer,
-            session,
-            sessions,
-            block_ticks,
-            approved: vec![None; n_blocks],
-            approved_at: vec![None; n_blocks],
-            newly_approved: Vec::new(),
             counts: Counts::default(),
-            first_tick,
-            end_tick,
-            imported: 0,
-            real_start: Instant::now(),
-            clock: clock.clone(),
-            samples: Vec::new(),
-            last_sample: Instant::now(),
-            driver_cpu_start,
-            process_cpu_start,
-            wall_start,
-            live,
-            peak_rss: super::reset_peak_memory(),
-            restart: super::restart::Plan::new(options.restart_at_block, store),
+            clock,
+            meter: Meter {
+                samples: Vec::new(),
+                last_sample: Instant::now(),
+                real_start: Instant::now(),
+                driver_cpu_start,
+                process_cpu_start,
+                wall_start,
+                live,
+                peak_rss: super::reset_peak_memory(),
+            },
+            restart: Restart::new(options.restart_at_block, store),
             options: options.clone(),
-        };
-
-        d.connect()?;
-        Ok(d)
+        })
     }
+}
 
-    /// Connect the peers and set the gossip topology (identity grid, as
-    /// upstream's benchmark).
-    pub(super) fn connect(&mut self) -> Result<()> {
-        for v in 1..self.step.n_validators {
-            if self.net.is_connected(net_peer(v)) {
-                self.node
-                    .peer_connected(PeerId(v), Some(tranche_primitives::ValidatorIndex(v)))?;
-            }
+/// Connect the peers and set the gossip topology (identity grid, as
+/// upstream's benchmark).
+fn connect(
+    node: &mut Node,
+    step: &BenchStep,
+    prepared: &Prepared,
+    net: &Network<(u32, Arc<[u8]>)>,
+) -> Result<()> {
+    for v in 1..step.n_validators {
+        if net.is_connected(net_peer(v)) {
+            node.peer_connected(PeerId(v), Some(tranche_primitives::ValidatorIndex(v)))?;
         }
-        // Every session's topology (upstream's gossip-support announces
-        // each at its session change; the grid is the same identity grid).
-        for s in &self.prepared.world.sessions {
-            self.node.topology(
-                s.session_index,
-                SessionGridTopology::identity(self.step.n_validators as usize),
-                Some(NODE_UNDER_TEST),
-            )?;
-        }
-        Ok(())
     }
-
-    /// The session of a block: the node learns all but the first from
-    /// the blocks themselves.
-    fn session_of(&self, index: u32) -> Arc<Session> {
-        self.sessions
-            .iter()
-            .find(|s| s.info.session_index == index)
-            .cloned()
-            .unwrap_or_else(|| self.session.clone())
+    // Every session's topology (upstream's gossip-support announces
+    // each at its session change; the grid is the same identity grid).
+    for s in &prepared.world.sessions {
+        node.topology(
+            s.session_index,
+            SessionGridTopology::identity(step.n_validators as usize),
+            Some(NODE_UNDER_TEST),
+        )?;
     }
+    Ok(())
 }
 
 /// The node under test's configuration: the node-under-test's two keys,
 /// the session, the layout, routing seeded by the run's seed, `store`.
-pub(super) fn node_config(
+fn node_config(
     prepared: &Prepared,
     session: &Arc<Session>,
     options: &RunOptions,

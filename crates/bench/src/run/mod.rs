@@ -7,7 +7,9 @@
 //! idle — deterministic protocol timing. Under the real clock the same
 //! schedule runs against wall time.
 
+mod approvals;
 mod assemble;
+mod chain;
 mod driver;
 mod restart;
 
@@ -247,11 +249,12 @@ pub fn run_step_observed(
             .phase(&format!("run {layout}"), "blocks", d.blocks());
         let start = std::time::SystemTime::now();
         d.run_ticks(&phase)?;
-        d.finish(&phase)?;
+        let blocks = d.blocks();
+        let finished = d.finish(&phase)?;
         crate::profile::label_window(&layout, start, std::time::SystemTime::now());
-        let approved = d.approved.iter().filter(|a| a.is_some()).count();
-        phase.finish(&format!("{approved} of {} blocks approved", d.blocks()));
-        assemble::report(d, options)
+        let approved = finished.approved.iter().filter(|a| a.is_some()).count();
+        phase.finish(&format!("{approved} of {blocks} blocks approved"));
+        assemble::report(finished, options)
     };
     // The driver runs on a thread of its own named for the layout, so that
     // profiles tell the runs of one invocation apart (`profile.rs`).

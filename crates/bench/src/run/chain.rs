@@ -1,0 +1,86 @@
+//! The chain a run imports, on the slot clock: the blocks' slot ticks,
+//! the sessions the node learns from them, how far the run may go after
+//! the last slot, and how many blocks are imported so far.
+
+use super::{Prepared, GRACE_TICKS};
+use std::sync::Arc;
+use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT};
+use tranche_primitives::{Block, Session, Tick};
+use tranche_workload::config::BenchStep;
+
+pub(super) struct Chain<'a> {
+    pub step: &'a BenchStep,
+    pub prepared: &'a Prepared,
+    /// The first session (the node starts knowing it).
+    pub session: Arc<Session>,
+    /// Every session of the run, by index from the first on.
+    sessions: Vec<Arc<Session>>,
+    /// The tick each block's slot starts at.
+    pub block_ticks: Vec<Tick>,
+    pub first_tick: Tick,
+    /// The last tick the run may go on to.
+    pub end_tick: Tick,
+    /// Blocks imported so far.
+    pub imported: usize,
+}
+
+impl<'a> Chain<'a> {
+    pub fn new(step: &'a BenchStep, prepared: &'a Prepared) -> Chain<'a> {
+        let world = &prepared.world;
+        let block_ticks: Vec<Tick> = world
+            .blocks
+            .iter()
+            .map(|b| slot_start_tick(b.slot, DEFAULT_TICKS_PER_SLOT))
+            .collect();
+        let first_tick = block_ticks[0];
+        let last_tick = *block_ticks.last().expect("at least one block");
+        // Every no-show a candidate suffers can cost a no-show window plus the
+        // clock drift it adds before a later tranche covers it, so the run may
+        // go on that long per withheld approval (upstream waits without limit).
+        let no_show_window = Tick::from(step.session.no_show_slots) * DEFAULT_TICKS_PER_SLOT;
+        let end_tick = last_tick
+            + Tick::from(step.session.n_delay_tranches)
+            + (2 + Tick::from(step.num_no_shows_per_candidate))
+                * (no_show_window + Tick::from(step.session.n_delay_tranches))
+            + GRACE_TICKS;
+        Chain {
+            step,
+            prepared,
+            session: Arc::new(Session::new(world.session.clone())),
+            sessions: world
+                .sessions
+                .iter()
+                .map(|s| Arc::new(Session::new(s.clone())))
+                .collect(),
+            block_ticks,
+            first_tick,
+            end_tick,
+            imported: 0,
+        }
+    }
+
+    pub fn blocks(&self) -> &'a [Block] {
+        &self.prepared.world.blocks
+    }
+
+    /// The next block to import, if its slot has come by `tick`.
+    pub fn due(&self, tick: Tick) -> Option<usize> {
+        (self.imported < self.block_ticks.len() && self.block_ticks[self.imported] <= tick)
+            .then_some(self.imported)
+    }
+
+    /// The block with this hash, by index.
+    pub fn index_of(&self, hash: &tranche_primitives::Hash) -> Option<usize> {
+        self.blocks().iter().position(|x| &x.hash == hash)
+    }
+
+    /// The session of a block: the node learns all but the first from
+    /// the blocks themselves.
+    pub fn session_of(&self, index: u32) -> Arc<Session> {
+        self.sessions
+            .iter()
+            .find(|s| s.info.session_index == index)
+            .cloned()
+            .unwrap_or_else(|| self.session.clone())
+    }
+}
