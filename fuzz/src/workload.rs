@@ -1,5 +1,5 @@
-//! The properties of the two tranche-workload fuzz targets: the
-//! test-sequence parser (`tranche_workload::config::parse`) and the message
+//! The properties of the two fuzz targets of the benchmark's inputs: the
+//! test-sequence parser (`tranche_config::parse`) and the message
 //! cache decoder (`tranche_workload::generate::cache::decode`). Both may
 //! refuse their input, but must never panic, and a refusal is one line.
 //!
@@ -13,7 +13,7 @@
 
 use parity_scale_codec::{Decode, Encode};
 use std::path::Path;
-use tranche_workload::config;
+use tranche_config as config;
 use tranche_workload::generate::cache::{self, cache_key, GeneratedMessages};
 
 /// Target name and check, for the corpus replay.

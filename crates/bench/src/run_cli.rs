@@ -5,10 +5,10 @@ use crate::run::{prepare, run_step_observed, ClockKind, DbKind, RunOptions};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use tranche_config::{self as config, BenchConfig};
 use tranche_node::{Architecture, DEFAULT_WORKERS};
 use tranche_report::prometheus::Exporter;
 use tranche_report::{render, Meta, ReportFile};
-use tranche_workload::config::{self, BenchConfig};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ArchArg {
@@ -370,7 +370,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
 /// folded into one (`report::repeat`); a single run as it is.
 fn run_repeated(
     args: &RunArgs,
-    step: &tranche_workload::config::BenchStep,
+    step: &tranche_config::BenchStep,
     prepared: &crate::run::Prepared,
     options: &RunOptions,
     exporter: Option<&Exporter>,

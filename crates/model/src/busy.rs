@@ -48,7 +48,7 @@ use crate::cpu::{Cpu, Event, ThreadId};
 use crate::drawn::Model;
 use crate::member::{tick_of, ImportItem, Packet, SimNode};
 use crate::verdicts::Verdicts;
-use tranche_workload::config::node_shape::NodeLayout;
+use tranche_config::node_shape::NodeLayout;
 
 /// Nanoseconds of virtual time per millisecond of the engine's clock.
 const NS_PER_MS: u64 = 1_000_000;

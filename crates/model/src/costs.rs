@@ -13,9 +13,8 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use tranche_primitives::limits::{
-    self, escape_controls, read_text, InputError, MAX_INPUT_FILE_BYTES,
-};
+use tranche_config::input::{read_text, InputError, MAX_INPUT_FILE_BYTES};
+use tranche_config::text::escape_controls;
 use yaml_serde::Value;
 
 // The defaults, µs. Figures are the best of two criterion runs
@@ -363,7 +362,7 @@ impl CostTable {
 
 /// A YAML error on one line.
 fn one_line(e: &yaml_serde::Error) -> String {
-    escape_controls(&limits::one_line(&e.to_string()))
+    escape_controls(&tranche_config::text::one_line(&e.to_string()))
 }
 
 #[cfg(test)]

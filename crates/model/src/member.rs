@@ -19,6 +19,7 @@ use rand_chacha::ChaCha20Rng;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
 use std::time::Duration;
+use tranche_config::node_shape::NodeShape;
 use tranche_distribution::{batch_notifications, Action, Outgoing, PeerId, State, View};
 use tranche_links::RateLimiter;
 use tranche_primitives::time::TICK_DURATION_MILLIS;
@@ -29,7 +30,6 @@ use tranche_primitives::{
 pub use tranche_report::network::{Behaviour, BlockRecord, NodeRecord};
 use tranche_validator::{checked_approval, checked_assignment};
 use tranche_voting::{self as voting, ApprovalVoting, CheckedApproval, CheckedAssignment};
-use tranche_workload::config::node_shape::NodeShape;
 
 /// One notification on its way: who sends it to whom, the sender's
 /// sequence number (the order of a moment's inputs), its encoded bytes —

@@ -24,7 +24,7 @@
 //! (connecting them, with a deadline), `liveness` (one line when one goes
 //! away) and `gather` (every process's cost figures to process 0). What is not the engine lives where
 //! its kind lives: the `!ApprovalNetwork` objective in
-//! `tranche_workload::config::approval_network`, the records, report,
+//! `tranche_config::approval_network`, the records, report,
 //! table and page in `tranche_report::network`, the command line and
 //! `tranche sweep network` in the `tranche` binary
 //! (`crates/bench/src/network_cli.rs`, `sweep_network.rs`).
@@ -38,9 +38,9 @@ use std::sync::Arc;
 
 pub use engine::{EngineConfig, EngineError, Progress};
 pub use rendezvous::ClusterOptions;
+pub use tranche_config::approval_network::NetworkSpec;
 pub use tranche_model::{drawn, member, setup, verdicts, CostTable, CostsError, Verify};
 pub use tranche_report::network::{Cost, CostTotal, ProcessCost, SimulationReport};
-pub use tranche_workload::config::approval_network::NetworkSpec;
 
 /// CPU seconds (user and system) this process has used.
 pub fn process_cpu_seconds() -> f64 {

@@ -38,7 +38,7 @@ pub fn round_trip(plan: &Plan) -> Result<f64> {
         .replace("{n}", &n.to_string())
         .replace("{c}", &c.to_string())
         .replace("{b}", &b.to_string());
-    let config = tranche_workload::config::parse(&text, "calibrate (node hop)")?;
+    let config = tranche_config::parse(&text, "calibrate (node hop)")?;
     let step = &config.steps[0];
     let cache = tempfile::tempdir().context("a temporary folder for the run's messages")?;
     let options = RunOptions {

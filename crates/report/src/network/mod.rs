@@ -14,7 +14,7 @@ mod table;
 pub use table::LEGEND;
 
 use serde::{Deserialize, Serialize};
-use tranche_workload::config::approval_network::NetworkSpec;
+use tranche_config::approval_network::NetworkSpec;
 
 /// How one validator behaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]

@@ -125,7 +125,7 @@ pub fn mem_available() -> Option<u64> {
 }
 
 fn mem_available_in(path: &Path) -> Option<u64> {
-    let text = tranche_primitives::limits::read_text(path, 1 << 16).ok()?;
+    let text = crate::input::read_text(path, 1 << 16).ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)
@@ -134,7 +134,7 @@ fn mem_available_in(path: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::parse;
+    use crate::parse;
 
     fn step(validators: u32, cores: u32, blocks: u32) -> BenchConfig {
         let yaml = format!(

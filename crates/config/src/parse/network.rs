@@ -8,8 +8,8 @@ use std::time::Duration;
 use tranche_links::LatencyModel;
 
 use super::fields::{Fields, Tracker};
-use crate::config::error::ConfigErrorKind as Kind;
-use crate::config::Schema;
+use crate::error::ConfigErrorKind as Kind;
+use crate::Schema;
 
 const LATENCY_NORMAL_KEYS: &[&str] = &["mean_latency_ms", "std_dev"];
 const LATENCY_UNIFORM_KEYS: &[&str] = &["min_latency", "max_latency"];
