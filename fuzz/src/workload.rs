@@ -36,7 +36,7 @@ pub fn config_parser(data: &[u8]) -> bool {
         Ok(cfg) => {
             assert!(!cfg.steps.is_empty());
             let _ = config::check_not_vacuous(&cfg);
-            let _ = config::cost::check_fits(&cfg, Some(1 << 30));
+            let _ = config::estimate::check_fits(&cfg, Some(1 << 30));
             for step in &cfg.steps {
                 assert!(step.drain_ticks().is_some() && step.last_block_tick().is_some());
             }

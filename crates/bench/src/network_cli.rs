@@ -112,7 +112,7 @@ pub enum CliError {
 /// machine has available (`MemAvailable`; no check where unreadable).
 pub fn check_fits(spec: &NetworkSpec, source: &str, processes: usize) -> Result<(), CliError> {
     let need = spec.estimated_bytes() / processes.max(1) as u64;
-    match tranche_config::cost::mem_available() {
+    match tranche_config::estimate::mem_available() {
         Some(avail) if need > avail => Err(CliError::TooBig {
             file: source.to_owned(),
             validators: spec.n_validators,

@@ -113,7 +113,7 @@ pub enum ConfigErrorKind {
         reason: String,
     },
     /// The step's estimated peak memory exceeds what this machine has
-    /// available (`crates/config/src/cost.rs`).
+    /// available (`crates/config/src/estimate.rs`).
     #[error(
         "too large for this machine: {sizes} is {estimate}, and only {available_mib} MiB \
          are available (MemAvailable)"
@@ -121,7 +121,7 @@ pub enum ConfigErrorKind {
     TooCostly {
         /// The keys that size the run, with their values.
         sizes: String,
-        /// The estimate, from [`Cost::describe`](crate::cost::Cost::describe).
+        /// The estimate, from [`RunEstimate::describe`](crate::estimate::RunEstimate::describe).
         estimate: String,
         /// `MemAvailable`, MiB.
         available_mib: u64,

@@ -1,7 +1,7 @@
 //! What the tool's commands read, and how: the objectives' YAML with
 //! their checks and bounds — test sequences (this file and `parse/`) and
 //! `tranche network`'s `!ApprovalNetwork` ([`approval_network`]) — the
-//! simulated node's shape ([`node_shape`]), the run's estimate ([`cost`]),
+//! simulated node's shape ([`node_shape`]), the run's estimate ([`estimate`]),
 //! the plain parameters generation is given ([`generation`]), the one
 //! checked way a user file is read ([`input`]) and what an error line may
 //! show of its text ([`text`]). The protocol's vocabulary and size bounds
@@ -104,9 +104,9 @@
 //! | `approval_distribution_expected_tof`, `approval_distribution_cpu_ms`, `approval_voting_cpu_ms` | — | 6.0 each |
 
 pub mod approval_network;
-pub mod cost;
 mod depth;
 mod error;
+pub mod estimate;
 pub mod generation;
 pub mod input;
 pub mod node_shape;

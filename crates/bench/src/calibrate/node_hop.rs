@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use tranche_node::{Architecture, CheckPolicy};
 use tranche_report::progress::Progress;
 
-use super::measure::Plan;
+use super::measure::Effort;
 use crate::floor::FloorMode;
 use crate::run::{prepare, run_step, ClockKind, DbKind, RunOptions};
 
@@ -32,8 +32,12 @@ const STEP: &str = "TestConfiguration:
 ";
 
 /// The classic node's wait per check beyond the check, ns.
-pub fn round_trip(plan: &Plan) -> Result<f64> {
-    let (n, c, b) = if plan.quick { (20, 4, 1) } else { (100, 20, 2) };
+pub fn round_trip(effort: &Effort) -> Result<f64> {
+    let (n, c, b) = if effort.quick {
+        (20, 4, 1)
+    } else {
+        (100, 20, 2)
+    };
     let text = STEP
         .replace("{n}", &n.to_string())
         .replace("{c}", &c.to_string())

@@ -62,7 +62,7 @@ pub(super) struct Driver<'a> {
     pub(super) peak_rss: super::PeakMemory,
     /// `--restart-at-block`: the crash and restart still to come, and what
     /// was measured of one that happened (`restart.rs`).
-    pub(super) restart: super::restart::Plan,
+    pub(super) restart: super::restart::Restart,
     pub(super) options: RunOptions,
 }
 
@@ -507,7 +507,7 @@ impl<'a> Driver<'a> {
             wall_start,
             live,
             peak_rss: super::reset_peak_memory(),
-            restart: super::restart::Plan::new(options.restart_at_block, store),
+            restart: super::restart::Restart::new(options.restart_at_block, store),
             options: options.clone(),
         };
 

@@ -17,7 +17,7 @@ use tranche_report::RestartReport;
 
 /// The restart a run is asked for, and what happened.
 #[derive(Default)]
-pub(crate) struct Plan {
+pub(crate) struct Restart {
     /// Block number (1-based) at whose slot start the node restarts.
     at_block: Option<u32>,
     store: Option<StoreConfig>,
@@ -26,9 +26,9 @@ pub(crate) struct Plan {
     pub(super) before: Option<NodeMetrics>,
 }
 
-impl Plan {
+impl Restart {
     pub(super) fn new(at_block: Option<u32>, store: StoreConfig) -> Self {
-        Plan {
+        Restart {
             at_block,
             store: Some(store),
             ..Default::default()

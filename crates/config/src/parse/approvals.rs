@@ -4,8 +4,8 @@
 //! `polkadot/node/subsystem-bench/src/lib/approval/mod.rs` `ApprovalsOptions`).
 
 use super::fields::{Fields, Tracker};
-use super::layout::{CORES_BOUND, TRANCHES_BOUND, VALIDATORS_BOUND};
 use super::objective::Defaults;
+use super::size::{CORES_BOUND, TRANCHES_BOUND, VALIDATORS_BOUND};
 use crate::error::ConfigErrorKind as Kind;
 use crate::{Coalescing, G1Thresholds, Schema};
 use tranche_primitives::limits::{MAX_CORES, MAX_DELAY_TRANCHES, MAX_VALIDATORS};

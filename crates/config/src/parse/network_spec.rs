@@ -8,7 +8,7 @@
 use yaml_serde::{Mapping, Value};
 
 use super::fields::{describe, Fields, Tracker};
-use super::layout::read_session;
+use super::size::read_session;
 use crate::approval_network::{DelayMs, Latency, NetworkSpec, Offline};
 use crate::error::{one_line, ConfigErrorKind as Kind};
 use crate::node_shape::{NodeLayout, NodeShape};

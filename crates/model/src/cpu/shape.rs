@@ -7,7 +7,7 @@
 use super::{Cpu, CpuError, ThreadId, ThreadSpec};
 pub use tranche_config::node_shape::{
     NodeLayout, NodeShape, ShapeError, DEFAULT_CORES, DEFAULT_CPU_SCALE, DEFAULT_WORKERS,
-    MAX_CORES, MAX_WORKERS,
+    MAX_CPU_CORES, MAX_WORKERS,
 };
 
 /// The node's inbox (`INBOX_CAPACITY` in `crates/node/src/layout.rs`,

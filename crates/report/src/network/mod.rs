@@ -184,7 +184,7 @@ impl Spread {
 /// process 0's own figures; `per_process` has every process's figures
 /// (gathered by process 0 at the end of the run) and `total` their sums.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
-pub struct Cost {
+pub struct RunCost {
     /// Wall time of process 0's run.
     pub wall_s: f64,
     /// CPU (user and system) of process 0 during the run.
@@ -262,7 +262,7 @@ pub struct SimulationReport {
     pub aggression_events: u64,
     /// Every honest (and slow) validator approved every block.
     pub all_approved: bool,
-    pub cost: Cost,
+    pub cost: RunCost,
     /// The configuration simulated (every key with its value).
     #[serde(default)]
     pub spec: NetworkSpec,
@@ -339,7 +339,7 @@ impl SimulationReport {
         spec: &NetworkSpec,
         seed: u64,
         validators: Vec<NodeRecord>,
-        cost: Cost,
+        cost: RunCost,
     ) -> SimulationReport {
         let n_blocks = validators.first().map_or(0, |r| r.blocks.len());
         let blocks: Vec<BlockSummary> = (0..n_blocks)

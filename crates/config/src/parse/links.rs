@@ -1,4 +1,4 @@
-//! The emulated network of a step, from its `TestConfiguration` keys:
+//! The emulated links of a step, from its `TestConfiguration` keys:
 //! `peer_bandwidth` and `bandwidth`, `latency` (normal, or G1's uniform
 //! `{min_latency, max_latency}` durations), `connectivity`, and G1's
 //! `error` (upstream `polkadot/node/subsystem-bench/src/lib/configuration.rs`).
