@@ -1,5 +1,5 @@
-//! The properties of the two tranche-workload fuzz targets: the
-//! test-sequence parser (`tranche_workload::config::parse`) and the message
+//! The properties of the two fuzz targets of the benchmark's inputs: the
+//! test-sequence parser (`tranche_config::parse`) and the message
 //! cache decoder (`tranche_workload::generate::cache::decode`). Both may
 //! refuse their input, but must never panic, and a refusal is one line.
 //!
@@ -13,7 +13,7 @@
 
 use parity_scale_codec::{Decode, Encode};
 use std::path::Path;
-use tranche_workload::config;
+use tranche_config as config;
 use tranche_workload::generate::cache::{self, cache_key, GeneratedMessages};
 
 /// Target name and check, for the corpus replay.
@@ -36,7 +36,7 @@ pub fn config_parser(data: &[u8]) -> bool {
         Ok(cfg) => {
             assert!(!cfg.steps.is_empty());
             let _ = config::check_not_vacuous(&cfg);
-            let _ = config::cost::check_fits(&cfg, Some(1 << 30));
+            let _ = config::estimate::check_fits(&cfg, Some(1 << 30));
             for step in &cfg.steps {
                 assert!(step.drain_ticks().is_some() && step.last_block_tick().is_some());
             }

@@ -3,9 +3,9 @@
 //! approved. Usage: dump_scenario FILE.yaml OUT.json
 use std::collections::BTreeMap;
 use tranche_bench::run::{prepare, ClockKind, DbKind, RunOptions};
+use tranche_config as config;
 use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT};
 use tranche_primitives::ApprovalDistributionMessage;
-use tranche_workload::config;
 use tranche_workload::producer::{Producer, ProducerOptions};
 
 fn main() {

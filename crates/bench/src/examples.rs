@@ -113,7 +113,7 @@ mod tests {
         embedded.sort();
         assert_eq!(on_disk, embedded, "every file of examples/ is embedded");
         for e in EXAMPLES {
-            tranche_workload::config::parse(e.text, e.name).unwrap();
+            tranche_config::parse(e.text, e.name).unwrap();
         }
     }
 

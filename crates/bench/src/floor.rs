@@ -220,13 +220,13 @@ fn verify(block: &Block, session: &Session, m: &TestMessage) -> (u64, u64) {
 }
 
 /// The run's unique messages by kind, with the ones to verify.
-pub struct Plan<'a> {
+pub struct FloorMessages<'a> {
     kinds: [Vec<(&'a Block, &'a TestMessage)>; 2],
     selection: Selection,
     floor: CryptoFloor,
 }
 
-impl<'a> Plan<'a> {
+impl<'a> FloorMessages<'a> {
     /// Sort `messages` (the run's unique messages with their block) by
     /// kind and select those `mode` verifies, the sample drawn from `seed`.
     pub fn new(
@@ -234,7 +234,7 @@ impl<'a> Plan<'a> {
         messages: impl IntoIterator<Item = (u32, &'a TestMessage)>,
         mode: FloorMode,
         seed: u64,
-    ) -> Plan<'a> {
+    ) -> FloorMessages<'a> {
         let mut kinds: [Vec<(&Block, &TestMessage)>; 2] = [Vec::new(), Vec::new()];
         let mut floor = CryptoFloor::default();
         for (block, m) in messages {
@@ -257,7 +257,7 @@ impl<'a> Plan<'a> {
         floor.approval_messages = kinds[1].len() as u64;
         floor.sampled_assignment_messages = selection.assignments.len() as u64;
         floor.sampled_approval_messages = selection.approvals.len() as u64;
-        Plan {
+        FloorMessages {
             kinds,
             selection,
             floor,
@@ -277,7 +277,7 @@ impl<'a> Plan<'a> {
     /// Verify the selected messages on the calling thread, each timed on
     /// its own, and estimate the floor.
     pub fn measure(self, session: &Session, phase: &Phase) -> CryptoFloor {
-        let Plan {
+        let FloorMessages {
             kinds,
             selection,
             mut floor,

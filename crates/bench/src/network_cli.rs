@@ -7,9 +7,9 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use tranche_config::approval_network::{self as config, ConfigError, NetworkSpec};
 use tranche_report::progress::{Phase, Progress};
 use tranche_simulation::{EngineConfig, EngineError, Verify};
-use tranche_workload::config::approval_network::{self as config, ConfigError, NetworkSpec};
 
 /// `tranche network [FILE.yaml]`.
 #[derive(clap::Args, Debug, Clone)]
@@ -112,7 +112,7 @@ pub enum CliError {
 /// machine has available (`MemAvailable`; no check where unreadable).
 pub fn check_fits(spec: &NetworkSpec, source: &str, processes: usize) -> Result<(), CliError> {
     let need = spec.estimated_bytes() / processes.max(1) as u64;
-    match tranche_workload::config::cost::mem_available() {
+    match tranche_config::estimate::mem_available() {
         Some(avail) if need > avail => Err(CliError::TooBig {
             file: source.to_owned(),
             validators: spec.n_validators,
@@ -132,7 +132,7 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
         Some(p) => (config::load(p)?, p.display().to_string()),
         None => (
             config::embedded_default(),
-            tranche_workload::config::DEFAULT_SOURCE.to_owned(),
+            tranche_config::DEFAULT_SOURCE.to_owned(),
         ),
     };
     if let Some(v) = args.validators {
@@ -146,8 +146,8 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     }
     spec.validate(&source)?;
     if let Some(node) = spec.node {
-        let classic = node.layout == tranche_workload::config::node_shape::NodeLayout::Classic;
-        if classic && node.workers != tranche_workload::config::node_shape::DEFAULT_WORKERS {
+        let classic = node.layout == tranche_config::node_shape::NodeLayout::Classic;
+        if classic && node.workers != tranche_config::node_shape::DEFAULT_WORKERS {
             log::warn!(
                 "{source}: node.workers ({}) is ignored with layout classic: it has one \
                  distribution thread",
@@ -166,8 +166,7 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
         path: path.display().to_string(),
         message,
     };
-    let text =
-        tranche_primitives::limits::read_text(path, 1 << 20).map_err(|e| fail(e.to_string()))?;
+    let text = tranche_config::input::read_text(path, 1 << 20).map_err(|e| fail(e.to_string()))?;
     let mut hosts: Vec<String> = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();

@@ -5,10 +5,10 @@ use crate::run::{prepare, run_step_observed, ClockKind, DbKind, RunOptions};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use tranche_config::{self as config, BenchConfig};
 use tranche_node::{Architecture, DEFAULT_WORKERS};
 use tranche_report::prometheus::Exporter;
 use tranche_report::{render, Meta, ReportFile};
-use tranche_workload::config::{self, BenchConfig};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ArchArg {
@@ -200,14 +200,18 @@ fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture>
 
 /// What a run announces before its work: the steps that take long (their
 /// estimate) and the steps skipped; nothing with `--quiet`.
-fn notes(config: &config::BenchConfig, costs: &[config::cost::Cost], quiet: bool) -> Vec<String> {
+fn notes(
+    config: &config::BenchConfig,
+    estimates: &[config::estimate::RunEstimate],
+    quiet: bool,
+) -> Vec<String> {
     if quiet {
         return Vec::new();
     }
     let long = config
         .steps
         .iter()
-        .zip(costs)
+        .zip(estimates)
         .filter(|(_, c)| c.seconds >= 10.0)
         .map(|(step, c)| format!("note: {}: {}", step.name, c.describe()));
     let skipped = config.skipped.iter().map(|s| {
@@ -259,9 +263,9 @@ pub fn execute(args: RunArgs) -> Result<()> {
     if !args.allow_vacuous {
         config::check_not_vacuous(&config)?;
     }
-    // Cost before work: refuse what cannot fit, announce what takes long.
-    let costs = config::cost::check_fits(&config, config::cost::mem_available())?;
-    for line in notes(&config, &costs, args.quiet) {
+    // The estimate before work: refuse what cannot fit, announce what takes long.
+    let estimates = config::estimate::check_fits(&config, config::estimate::mem_available())?;
+    for line in notes(&config, &estimates, args.quiet) {
         eprintln!("{line}");
     }
     let exporter = match &args.prometheus {
@@ -370,7 +374,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
 /// folded into one (`report::repeat`); a single run as it is.
 fn run_repeated(
     args: &RunArgs,
-    step: &tranche_workload::config::BenchStep,
+    step: &tranche_config::BenchStep,
     prepared: &crate::run::Prepared,
     options: &RunOptions,
     exporter: Option<&Exporter>,
@@ -426,7 +430,7 @@ mod tests {
     #[test]
     fn quiet_announces_no_estimate() {
         let config = config::embedded_default().unwrap();
-        let long = vec![config::cost::Cost {
+        let long = vec![config::estimate::RunEstimate {
             messages: 1,
             bytes: 1,
             seconds: 60.0,

@@ -18,10 +18,10 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
+use tranche_config::{self as config, BenchStep};
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::escape;
 use tranche_report::html_chart::{group_lines, line_chart, line_chart_with, Line};
-use tranche_workload::config::{self, BenchStep};
 
 /// Most runs one sweep may ask for.
 pub const MAX_SWEEP_RUNS: usize = 64;
@@ -161,11 +161,8 @@ pub fn check_runs(runs: usize, max: usize) -> Result<(), String> {
 fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
     let (text, source) = match &args.file {
         Some(p) => (
-            tranche_primitives::limits::read_text(
-                p,
-                tranche_primitives::limits::MAX_INPUT_FILE_BYTES,
-            )
-            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+            tranche_config::input::read_text(p, tranche_config::input::MAX_INPUT_FILE_BYTES)
+                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
             p.display().to_string(),
         ),
         None => (

@@ -102,7 +102,12 @@ use time::{add_sat, from_nanos_sat};
 /// A point in virtual (or real) time: the offset from the start of the run.
 pub type SimTime = Duration;
 
-/// An emulated peer, `0..n_peers`.
+/// An emulated peer, `0..n_peers`: an end of the star's links, numbered
+/// by the star (the benchmark's peer `i` is validator `i + 1`, the node
+/// under test being validator 0). Not distribution's
+/// `tranche_distribution::PeerId`, which a runtime picks for the
+/// protocol's own bookkeeping and which knows no links: the two
+/// numberings differ, and their types keep them from being mixed up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct PeerId(pub u32);
 

@@ -46,7 +46,7 @@ use crate::costs::CostTable;
 use crate::cpu::shape::{self, NodeShape, NodeThreads};
 use crate::cpu::{Cpu, Event, ThreadId};
 use crate::time::{tick_of, NS_PER_MS};
-use tranche_workload::config::node_shape::NodeLayout;
+use tranche_config::node_shape::NodeLayout;
 
 /// Work queued on a thread.
 pub(crate) enum Job {

@@ -13,9 +13,8 @@
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use tranche_primitives::limits::{
-    self, escape_controls, read_text, InputError, MAX_INPUT_FILE_BYTES,
-};
+use tranche_config::input::{read_text, InputError, MAX_INPUT_FILE_BYTES};
+use tranche_config::text::{escape_controls, one_line};
 use yaml_serde::Value;
 
 // The defaults, µs. Figures are the best of two criterion runs
@@ -89,38 +88,38 @@ pub const ROUND_TRIP_US: f64 = 18.4;
 /// The largest cost a file may give, µs (1 000 s).
 pub const MAX_COST_US: f64 = 1e9;
 
-/// The cost table, built by `table!` below: the [`Cost`] names, their
+/// The cost table, built by `table!` below: the [`CostKind`] names, their
 /// keys, defaults and descriptions, the accessors.
 macro_rules! table {
     ($($variant:ident $key:ident = $default:expr, $about:literal;)*) => {
         /// One kind of work in the cost table.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-        pub enum Cost {
+        pub enum CostKind {
             $(#[doc = $about] $variant,)*
         }
 
-        impl Cost {
+        impl CostKind {
             /// Every cost, in the file's order.
-            pub const ALL: &'static [Cost] = &[$(Cost::$variant,)*];
+            pub const ALL: &'static [CostKind] = &[$(CostKind::$variant,)*];
 
             /// Its key in the file.
             pub fn key(self) -> &'static str {
                 match self {
-                    $(Cost::$variant => stringify!($key),)*
+                    $(CostKind::$variant => stringify!($key),)*
                 }
             }
 
             /// Its default, µs.
             pub fn default_us(self) -> f64 {
                 match self {
-                    $(Cost::$variant => $default,)*
+                    $(CostKind::$variant => $default,)*
                 }
             }
 
             /// What it is, in one line.
             pub fn about(self) -> &'static str {
                 match self {
-                    $(Cost::$variant => $about,)*
+                    $(CostKind::$variant => $about,)*
                 }
             }
         }
@@ -131,7 +130,7 @@ macro_rules! table {
                 #[doc = ""]
                 #[doc = "Nanoseconds."]
                 pub fn $key(&self) -> u64 {
-                    self.get(Cost::$variant)
+                    self.get(CostKind::$variant)
                 }
             )*
         }
@@ -209,7 +208,7 @@ pub enum CostsError {
 }
 
 fn known_keys() -> String {
-    let keys: Vec<_> = Cost::ALL.iter().map(|c| c.key()).collect();
+    let keys: Vec<_> = CostKind::ALL.iter().map(|c| c.key()).collect();
     keys.join(", ")
 }
 
@@ -236,7 +235,10 @@ impl Default for CostTable {
     /// The measured defaults (the `*_US` constants).
     fn default() -> CostTable {
         CostTable {
-            ns: Cost::ALL.iter().map(|c| us_to_ns(c.default_us())).collect(),
+            ns: CostKind::ALL
+                .iter()
+                .map(|c| us_to_ns(c.default_us()))
+                .collect(),
         }
     }
 }
@@ -249,12 +251,12 @@ fn us_to_ns(us: f64) -> u64 {
 
 impl CostTable {
     /// The cost of `cost`, ns.
-    pub fn get(&self, cost: Cost) -> u64 {
+    pub fn get(&self, cost: CostKind) -> u64 {
         self.ns[cost as usize]
     }
 
     /// This table with `cost` set to `ns`.
-    pub fn with(mut self, cost: Cost, ns: u64) -> CostTable {
+    pub fn with(mut self, cost: CostKind, ns: u64) -> CostTable {
         self.ns[cost as usize] = ns;
         self
     }
@@ -294,7 +296,8 @@ impl CostTable {
 
     /// A table from YAML text: the defaults, with the costs the file names.
     pub fn from_yaml_str(text: &str) -> Result<CostTable, CostsError> {
-        let root: Value = yaml_serde::from_str(text).map_err(|e| CostsError::Yaml(one_line(&e)))?;
+        let root: Value =
+            yaml_serde::from_str(text).map_err(|e| CostsError::Yaml(one_line(&e.to_string())))?;
         let mut table = CostTable::default();
         let map = match &root {
             Value::Null => return Ok(table),
@@ -305,7 +308,7 @@ impl CostTable {
             let Value::String(name) = key else {
                 return Err(CostsError::KeyNotName(kind(key)));
             };
-            let Some(&cost) = Cost::ALL.iter().find(|c| c.key() == name) else {
+            let Some(&cost) = CostKind::ALL.iter().find(|c| c.key() == name) else {
                 let key = escape_controls(name);
                 return Err(CostsError::UnknownKey { key });
             };
@@ -352,18 +355,13 @@ impl CostTable {
              # Every key is optional (a missing one keeps its default); unknown\n\
              # keys are refused. Defaults and their sources: crates/model/src/costs.rs.\n",
         );
-        for &cost in Cost::ALL {
+        for &cost in CostKind::ALL {
             let ns = self.get(cost);
             let _ = writeln!(out, "# {}", cost.about());
             let _ = writeln!(out, "{}: {}.{:03}", cost.key(), ns / 1_000, ns % 1_000);
         }
         out
     }
-}
-
-/// A YAML error on one line.
-fn one_line(e: &yaml_serde::Error) -> String {
-    escape_controls(&limits::one_line(&e.to_string()))
 }
 
 #[cfg(test)]
@@ -394,9 +392,9 @@ mod tests {
         assert_eq!(t.route(), 500);
         assert_eq!(t.round_trip(), 18_400);
         // Every key has a default above zero and a distinct name.
-        for (i, &c) in Cost::ALL.iter().enumerate() {
+        for (i, &c) in CostKind::ALL.iter().enumerate() {
             assert!(t.get(c) > 0, "{}", c.key());
-            assert!(Cost::ALL[..i].iter().all(|o| o.key() != c.key()));
+            assert!(CostKind::ALL[..i].iter().all(|o| o.key() != c.key()));
             assert_eq!(c as usize, i);
         }
     }
@@ -411,9 +409,9 @@ mod tests {
         assert_eq!(t.assignment_delay(), d.assignment_delay());
         assert_eq!(
             t.clone()
-                .with(Cost::Approval, 60_500)
-                .with(Cost::Route, 500)
-                .with(Cost::Duplicate, 800),
+                .with(CostKind::Approval, 60_500)
+                .with(CostKind::Route, 500)
+                .with(CostKind::Duplicate, 800),
             d
         );
         assert_eq!(CostTable::from_yaml_str("").unwrap(), d);
@@ -423,14 +421,14 @@ mod tests {
     #[test]
     fn the_written_file_reads_back_to_the_same_table() {
         let mut t = CostTable::default();
-        for (i, &c) in Cost::ALL.iter().enumerate() {
+        for (i, &c) in CostKind::ALL.iter().enumerate() {
             t = t.with(c, 1 + 7_919 * i as u64 * i as u64);
         }
         let text = t.to_yaml();
         assert!(text.starts_with("# tranche cost table"));
         assert_eq!(
             text.lines().filter(|l| !l.starts_with('#')).count(),
-            Cost::ALL.len()
+            CostKind::ALL.len()
         );
         assert_eq!(CostTable::from_yaml_str(&text).unwrap(), t);
         let d = CostTable::default();
@@ -499,7 +497,7 @@ mod tests {
     fn scaling_multiplies_every_cost_and_refuses_a_bad_factor() {
         let d = CostTable::default();
         let half = d.scaled(0.5).unwrap();
-        for &c in Cost::ALL {
+        for &c in CostKind::ALL {
             assert_eq!(half.get(c), d.get(c).div_ceil(2), "{}", c.key());
         }
         assert_eq!(d.scaled(1.0).unwrap(), d);
@@ -516,9 +514,9 @@ mod tests {
     fn derived_costs_pick_the_kind_and_count_the_candidates() {
         use tranche_primitives::{AssignmentCertKind as K, CoreBitfield, CoreIndex};
         let t = CostTable::default()
-            .with(Cost::AssignmentModulo, 1)
-            .with(Cost::AssignmentCompact, 2)
-            .with(Cost::AssignmentDelay, 3);
+            .with(CostKind::AssignmentModulo, 1)
+            .with(CostKind::AssignmentCompact, 2)
+            .with(CostKind::AssignmentDelay, 3);
         assert_eq!(t.assignment(&K::RelayVRFModulo { sample: 0 }), 1);
         let cores = CoreBitfield::from_index(0);
         assert_eq!(

@@ -9,9 +9,9 @@ use crate::record::Behaviour;
 use rand::seq::SliceRandom;
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
+use tranche_config::approval_network::NetworkSpec;
 use tranche_links::mesh::{stream as rng, Mesh};
 use tranche_links::LatencyModel;
-use tranche_workload::config::approval_network::NetworkSpec;
 
 /// The model of one run: behaviours, latencies, the check-delay law.
 #[derive(Debug)]
@@ -108,7 +108,7 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tranche_workload::config::approval_network::Offline;
+    use tranche_config::approval_network::Offline;
 
     #[test]
     fn groups_are_disjoint_and_sized() {

@@ -121,7 +121,7 @@ pub mod setup;
 pub mod time;
 pub mod verdicts;
 
-pub use costs::{Cost, CostTable, CostsError};
+pub use costs::{CostKind, CostTable, CostsError};
 pub use cpu::shape::{BuildError, NodeLayout, NodeShape, NodeThreads, ShapeError};
 pub use cpu::{Cpu, CpuError, Event, Rejected, ThreadId, ThreadSpec};
 pub use verdicts::Verify;

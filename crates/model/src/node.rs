@@ -21,6 +21,7 @@ use crate::time::{slot_ms, tick_of, tick_start_ms, ticks_ceil};
 use crate::verdicts::{Checking, Verdicts};
 use rand_chacha::ChaCha20Rng;
 use std::sync::Arc;
+use tranche_config::node_shape::NodeShape;
 use tranche_distribution::{
     batch_notifications, Action, Import, Outgoing, PeerId, Settled, State, View,
 };
@@ -29,7 +30,6 @@ use tranche_primitives::{
 };
 use tranche_validator::{checked_approval, checked_assignment};
 use tranche_voting::{self as voting, ApprovalVoting};
-use tranche_workload::config::node_shape::NodeShape;
 
 /// What a validator's protocol needs of its surroundings.
 pub trait Net {

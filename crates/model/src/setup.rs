@@ -9,11 +9,11 @@ use crate::drawn::Model;
 use crate::member::{slot_ms, NodeSetup, SimNode};
 use crate::verdicts::{ProcessVerdicts, Verify};
 use std::sync::Arc;
+use tranche_config::approval_network::NetworkSpec;
+use tranche_config::generation::GenerationParams;
+use tranche_config::Coalescing;
 use tranche_distribution::SessionGridTopology;
 use tranche_primitives::{Block, Hash, Session, ValidatorPair};
-use tranche_workload::config::approval_network::NetworkSpec;
-use tranche_workload::config::Coalescing;
-use tranche_workload::generate::params::GenerationParams;
 use tranche_workload::generate::world::World;
 
 /// The shared part of a run.

@@ -1,8 +1,9 @@
 //! Protocol primitives of Polkadot's approval voting: identifiers, time,
 //! relay blocks and their candidates, bitfields, session parameters, keys,
 //! assignment certificates and their criteria, approval votes, and the v3
-//! wire messages; and the bounds on what a user file may ask for
-//! (`limits`). Nothing here knows about nodes, threads or networks.
+//! wire messages; and the bounds on the protocol's sizes that a user file
+//! may ask for (`limits`). Nothing here knows about nodes, threads, networks
+//! or files.
 
 pub mod bitfield;
 pub mod block;

@@ -4,7 +4,7 @@
 //! (`polkadot/primitives/src/v8/mod.rs`) — as one type, with their
 //! defaults and bounds in one place. Every reader uses it: the
 //! `!ApprovalVoting` steps and the `!ApprovalNetwork` objective hold it
-//! (`tranche_workload::config`, one field reader for both), message
+//! (`tranche_config`, one field reader for both), message
 //! generation and the simulation build the session from it
 //! (`GenerationParams::session`), and the conformance scenarios' `session`
 //! is checked against its bounds (`tranche_conformance::scenario::schema`).

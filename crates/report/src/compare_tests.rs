@@ -7,7 +7,7 @@ use crate::*;
 use crate::fixture::run;
 
 fn with_meta(r: RunReport) -> ReportFile {
-    let cfg = tranche_workload::config::embedded_default().unwrap();
+    let cfg = tranche_config::embedded_default().unwrap();
     ReportFile::with_meta(vec![r], Meta::collect("redb", 0, &cfg.steps))
 }
 

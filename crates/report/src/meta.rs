@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
-use tranche_workload::config::BenchStep;
+use tranche_config::BenchStep;
 
 /// The commit the program is built from (`build.rs`; "unknown" outside
 /// a git checkout).
@@ -284,7 +284,7 @@ mod tests {
 
     #[test]
     fn the_config_hash_ignores_names_and_sees_values() {
-        let cfg = tranche_workload::config::embedded_default().unwrap();
+        let cfg = tranche_config::embedded_default().unwrap();
         let mut other = cfg.steps.clone();
         other[0].name = "elsewhere.yaml #1 ApprovalVoting".into();
         assert_eq!(config_hash(&cfg.steps), config_hash(&other));
@@ -295,7 +295,7 @@ mod tests {
 
     #[test]
     fn the_config_fields_say_which_field_differs() {
-        let cfg = tranche_workload::config::embedded_default().unwrap();
+        let cfg = tranche_config::embedded_default().unwrap();
         let a = config_fields(&cfg.steps);
         assert!(a.contains(&"step 1 n_validators: 100".to_owned()), "{a:#?}");
         assert!(a.iter().all(|l| l.starts_with("step 1 ")), "{a:#?}");
@@ -311,7 +311,7 @@ mod tests {
 
     #[test]
     fn the_session_parameters_are_fields_under_their_own_keys() {
-        let cfg = tranche_workload::config::embedded_default().unwrap();
+        let cfg = tranche_config::embedded_default().unwrap();
         let a = config_fields(&cfg.steps);
         for line in [
             "step 1 needed_approvals: 30",

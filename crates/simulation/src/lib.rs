@@ -24,7 +24,7 @@
 //! (connecting them, with a deadline), `liveness` (one line when one goes
 //! away) and `gather` (every process's cost figures to process 0). What is not the engine lives where
 //! its kind lives: the `!ApprovalNetwork` objective in
-//! `tranche_workload::config::approval_network`, the records, report,
+//! `tranche_config::approval_network`, the records, report,
 //! table and page in `tranche_report::network`, the command line and
 //! `tranche sweep network` in the `tranche` binary
 //! (`crates/bench/src/network_cli.rs`, `sweep_network.rs`).
@@ -38,9 +38,9 @@ use std::sync::Arc;
 
 pub use engine::{EngineConfig, EngineError, Progress};
 pub use rendezvous::ClusterOptions;
+pub use tranche_config::approval_network::NetworkSpec;
 pub use tranche_model::{drawn, member, setup, verdicts, CostTable, CostsError, Verify};
-pub use tranche_report::network::{Cost, CostTotal, ProcessCost, SimulationReport};
-pub use tranche_workload::config::approval_network::NetworkSpec;
+pub use tranche_report::network::{CostTotal, ProcessCost, RunCost, SimulationReport};
 
 /// CPU seconds (user and system) this process has used.
 pub fn process_cpu_seconds() -> f64 {
@@ -80,7 +80,7 @@ fn fingerprint(spec: &NetworkSpec, seed: u64, verify: Verify, costs: &CostTable)
 /// [`simulate`] with the CPU model's cost table `costs` (used when the
 /// objective has a `node`), connecting several processes as `cluster`
 /// says; process 0's report has every process's cost figures
-/// (`Cost::per_process`).
+/// (`RunCost::per_process`).
 #[allow(clippy::too_many_arguments)]
 pub fn simulate_with(
     spec: &NetworkSpec,
@@ -111,7 +111,7 @@ pub fn simulate_with(
     if engine.process != 0 {
         return Ok(None);
     }
-    let cost = Cost {
+    let cost = RunCost {
         wall_s: own.wall_s,
         cpu_s: own.cpu_s,
         threads: engine.threads,

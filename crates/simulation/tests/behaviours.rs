@@ -2,9 +2,9 @@
 //! block is still approved by every honest validator; slow validators
 //! approve later; offline validators stop at their block.
 
+use tranche_config::approval_network::{parse, NetworkSpec};
 use tranche_report::network::Behaviour;
 use tranche_simulation::{simulate, EngineConfig, SimulationReport, Verify};
-use tranche_workload::config::approval_network::{parse, NetworkSpec};
 
 /// Few samples, so that tranche 0 alone rarely covers `needed_approvals`
 /// and later tranches matter.

@@ -4,9 +4,9 @@
 mod common;
 
 use common::two_processes;
+use tranche_config::approval_network::{parse, NetworkSpec};
 use tranche_simulation::member::NodeRecord;
 use tranche_simulation::{simulate, EngineConfig, SimulationReport, Verify};
-use tranche_workload::config::approval_network::{parse, NetworkSpec};
 
 fn small() -> NetworkSpec {
     parse(

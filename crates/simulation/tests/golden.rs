@@ -5,8 +5,8 @@
 //! `TRANCHE_GOLDEN_UPDATE=1 cargo test -p tranche-simulation --test golden`.
 
 use std::path::Path;
+use tranche_config::approval_network::load;
 use tranche_simulation::{simulate, EngineConfig, Verify};
-use tranche_workload::config::approval_network::load;
 
 const SEED: u64 = 7;
 

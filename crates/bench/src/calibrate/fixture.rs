@@ -9,6 +9,9 @@
 use parity_scale_codec::Encode;
 use rayon::prelude::*;
 use std::sync::Arc;
+use tranche_config::generation::GenerationParams;
+use tranche_config::session::SessionParams;
+use tranche_config::Coalescing;
 use tranche_distribution::{
     Action, AnswerWith, ApprovalCheck, AssignmentCheck, PeerId, SessionGridTopology, Settled,
     State, View,
@@ -22,9 +25,6 @@ use tranche_primitives::{
     IndirectAssignmentCert, IndirectSignedApprovalVote, Session, SessionInfo, Tick,
     ValidationProtocol, ValidatorIndex, VrfSignature,
 };
-use tranche_workload::config::session::SessionParams;
-use tranche_workload::config::Coalescing;
-use tranche_workload::generate::params::GenerationParams;
 use tranche_workload::generate::world::World;
 
 /// The largest approval the measurements coalesce: `approval_per_candidate`

@@ -7,15 +7,15 @@
 //! as `crates/node/src/parallel.rs` does).
 
 use super::fixture::{handle, Fixture, Wire, COALESCED};
-use super::measure::{median_ns, timed, Plan, Round};
+use super::measure::{median_ns, timed, Effort, Round};
 use std::hint::black_box;
 use tranche_distribution::PeerId;
 use tranche_primitives::wire_skim::skim_wire;
 use tranche_primitives::{ApprovalDistributionMessage, CandidateBitfield};
 
 /// A first-seen assignment of `kind` (`AssignmentCertKind::name`), ns.
-pub fn assignment(fx: &Fixture, plan: &Plan, kind: &str) -> f64 {
-    let wires = fx.assignments(kind, plan.items(120, 3));
+pub fn assignment(fx: &Fixture, effort: &Effort, kind: &str) -> f64 {
+    let wires = fx.assignments(kind, effort.items(120, 3));
     let session = if kind == "RelayVRFModulo" {
         &fx.v1
     } else {
@@ -23,7 +23,7 @@ pub fn assignment(fx: &Fixture, plan: &Plan, kind: &str) -> f64 {
     };
     let now = fx.now();
     let mut out = Vec::new();
-    median_ns(plan, || {
+    median_ns(effort, || {
         let mut s = fx.distribution(session);
         let (spent, checks) = timed(|| {
             wires
@@ -41,8 +41,8 @@ pub fn assignment(fx: &Fixture, plan: &Plan, kind: &str) -> f64 {
 
 /// A first-seen approval covering the first `candidates` candidates of
 /// the block, from validators whose assignment is known, ns.
-pub fn approval(fx: &Fixture, plan: &Plan, candidates: usize) -> f64 {
-    let n = plan.items(200, 3).min(fx.sizes.validators as usize - 1);
+pub fn approval(fx: &Fixture, effort: &Effort, candidates: usize) -> f64 {
+    let n = effort.items(200, 3).min(fx.sizes.validators as usize - 1);
     let indices: Vec<u32> = (0..candidates as u32).collect();
     let claimed = CandidateBitfield::from_indices(&indices).expect("candidates");
     let senders: Vec<u32> = (1..=n as u32).collect();
@@ -59,7 +59,7 @@ pub fn approval(fx: &Fixture, plan: &Plan, candidates: usize) -> f64 {
         .collect();
     let now = fx.now();
     let mut out = Vec::new();
-    median_ns(plan, || {
+    median_ns(effort, || {
         let mut s = fx.distribution(&fx.v2);
         for (v, a) in senders.iter().zip(&assignments) {
             handle(&mut s, now, PeerId(*v), a, false, &mut out);
@@ -83,18 +83,18 @@ pub fn approval(fx: &Fixture, plan: &Plan, candidates: usize) -> f64 {
 /// one and [`COALESCED`] candidates, so that one covering one costs what
 /// was measured (`CostTable::approval_covering(1)`). The difference is
 /// at least 1 ns (a noisy measurement may find none).
-pub fn approvals(fx: &Fixture, plan: &Plan) -> (f64, f64) {
-    let one = approval(fx, plan, 1);
-    let many = approval(fx, plan, COALESCED);
+pub fn approvals(fx: &Fixture, effort: &Effort) -> (f64, f64) {
+    let one = approval(fx, effort, 1);
+    let many = approval(fx, effort, COALESCED);
     let each = ((many - one) / (COALESCED - 1) as f64).max(1.0);
     ((one - each).max(1.0), each)
 }
 
 /// A message distribution knows already, from another peer: half
 /// assignments, half approvals, decoded and handled, ns.
-pub fn duplicate(fx: &Fixture, plan: &Plan) -> f64 {
+pub fn duplicate(fx: &Fixture, effort: &Effort) -> f64 {
     let n = fx.sizes.validators;
-    let senders: Vec<u32> = (1..n).take(plan.items(400, 4)).collect();
+    let senders: Vec<u32> = (1..n).take(effort.items(400, 4)).collect();
     let cores = fx.sizes.cores;
     let firsts: Vec<(u32, Vec<u8>, Vec<u8>)> = senders
         .iter()
@@ -115,7 +115,7 @@ pub fn duplicate(fx: &Fixture, plan: &Plan) -> f64 {
     let copy_peer = |v: u32| PeerId(if v + 1 < n { v + 1 } else { 1 });
     let now = fx.now();
     let mut out = Vec::new();
-    median_ns(plan, || {
+    median_ns(effort, || {
         let mut s = fx.distribution(&fx.v2);
         for (v, a, b) in &firsts {
             handle(&mut s, now, PeerId(*v), a, false, &mut out);
@@ -144,7 +144,7 @@ pub const ROUTED_ITEMS: usize = 10;
 /// The router's skim of a notification of [`ROUTED_ITEMS`] assignments
 /// (real delay certificates of distinct validators), ns per item (the
 /// simulation charges `route` per item of a notification).
-pub fn route(fx: &Fixture, plan: &Plan) -> f64 {
+pub fn route(fx: &Fixture, effort: &Effort) -> f64 {
     let wires: Vec<Wire> = fx.assignments("RelayVRFDelay", ROUTED_ITEMS);
     let items = wires
         .iter()
@@ -154,8 +154,8 @@ pub fn route(fx: &Fixture, plan: &Plan) -> f64 {
         })
         .collect();
     let bytes = super::fixture::encode(ApprovalDistributionMessage::Assignments(items));
-    let per_round = plan.items(20_000, 100);
-    median_ns(plan, || {
+    let per_round = effort.items(20_000, 100);
+    median_ns(effort, || {
         let (spent, found) = timed(|| {
             (0..per_round)
                 .map(|_| {

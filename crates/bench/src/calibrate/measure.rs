@@ -1,7 +1,7 @@
 //! How each cost is measured: rounds (an untimed setup, then a timed run
 //! of the project's code over many items), gathered into batches of at
-//! least [`Plan::min_batch`] of measured time, the cost being the median
-//! over [`Plan::batches`] batches of each batch's time per item. Time is
+//! least [`Effort::min_batch`] of measured time, the cost being the median
+//! over [`Effort::batches`] batches of each batch's time per item. Time is
 //! the measuring thread's CPU time (`tranche_metrics::thread_cpu_time`),
 //! so that another program on the machine slows the measurement down
 //! without inflating its figures.
@@ -11,7 +11,7 @@ use tranche_metrics::thread_cpu_time;
 
 /// How much to measure.
 #[derive(Debug, Clone, Copy)]
-pub struct Plan {
+pub struct Effort {
     /// Batches per cost; the cost is their median.
     pub batches: usize,
     /// Each batch runs rounds until this much time was measured.
@@ -20,15 +20,15 @@ pub struct Plan {
     pub quick: bool,
 }
 
-impl Plan {
+impl Effort {
     /// 7 batches of at least 50 ms each.
-    pub const FULL: Plan = Plan {
+    pub const FULL: Effort = Effort {
         batches: 7,
         min_batch: Duration::from_millis(50),
         quick: false,
     };
     /// 3 batches of one small round each (tests).
-    pub const QUICK: Plan = Plan {
+    pub const QUICK: Effort = Effort {
         batches: 3,
         min_batch: Duration::ZERO,
         quick: true,
@@ -58,18 +58,18 @@ pub fn timed<T>(f: impl FnOnce() -> T) -> (Duration, T) {
     (thread_cpu_time().saturating_sub(start), value)
 }
 
-/// The median over the plan's batches of the time per item, ns; one
+/// The median over the effort's batches of the time per item, ns; one
 /// round is run first and thrown away (caches, allocator, lazy setup).
-pub fn median_ns(plan: &Plan, mut round: impl FnMut() -> Round) -> f64 {
+pub fn median_ns(effort: &Effort, mut round: impl FnMut() -> Round) -> f64 {
     let _ = round();
-    let mut per_item: Vec<f64> = (0..plan.batches.max(1))
+    let mut per_item: Vec<f64> = (0..effort.batches.max(1))
         .map(|_| {
             let mut total = Round::default();
             loop {
                 let r = round();
                 total.spent += r.spent;
                 total.items += r.items;
-                if total.spent >= plan.min_batch && total.items > 0 {
+                if total.spent >= effort.min_batch && total.items > 0 {
                     break;
                 }
             }
@@ -103,13 +103,13 @@ mod tests {
 
     #[test]
     fn a_batch_gathers_rounds_until_enough_time_was_measured() {
-        let plan = Plan {
+        let effort = Effort {
             batches: 3,
             min_batch: Duration::from_micros(10),
             quick: false,
         };
         let mut rounds = 0;
-        let ns = median_ns(&plan, || {
+        let ns = median_ns(&effort, || {
             rounds += 1;
             Round {
                 spent: Duration::from_micros(4),

@@ -18,9 +18,9 @@ mod voting;
 
 use anyhow::{bail, Context, Result};
 use fixture::{Fixture, Sizes};
-use measure::Plan;
+use measure::Effort;
 use std::path::{Path, PathBuf};
-use tranche_model::{Cost, CostTable};
+use tranche_model::{CostKind, CostTable};
 
 /// `tranche calibrate [--out FILE] [--quick]`.
 #[derive(clap::Args, Debug, Clone)]
@@ -90,22 +90,22 @@ fn check_out(path: &Path) -> Result<()> {
 
 /// Measure every cost; unless `quiet`, one line on stderr per cost (a
 /// cost takes seconds: lines are the progress, in a terminal too).
-pub fn measure_table(plan: &Plan, quiet: bool) -> Result<CostTable> {
+pub fn measure_table(effort: &Effort, quiet: bool) -> Result<CostTable> {
     let started = std::time::Instant::now();
-    let sizes = sizes(plan.quick);
+    let sizes = sizes(effort.quick);
     if !quiet {
         eprintln!(
             "calibrate: measuring {} costs ({} validators, {} cores, {} batches each{})",
-            Cost::ALL.len(),
+            CostKind::ALL.len(),
             sizes.validators,
             sizes.cores,
-            plan.batches,
-            if plan.quick { ", --quick" } else { "" }
+            effort.batches,
+            if effort.quick { ", --quick" } else { "" }
         );
     }
     let fx = Fixture::build(sizes);
     let mut table = CostTable::default();
-    let set = |table: &mut CostTable, cost: Cost, ns: f64| {
+    let set = |table: &mut CostTable, cost: CostKind, ns: f64| {
         let ns = (ns.round() as u64).max(1);
         *table = table.clone().with(cost, ns);
         if !quiet {
@@ -118,35 +118,47 @@ pub fn measure_table(plan: &Plan, quiet: bool) -> Result<CostTable> {
         }
     };
     for (cost, kind) in [
-        (Cost::AssignmentModulo, "RelayVRFModulo"),
-        (Cost::AssignmentCompact, "RelayVRFModuloCompact"),
-        (Cost::AssignmentDelay, "RelayVRFDelay"),
+        (CostKind::AssignmentModulo, "RelayVRFModulo"),
+        (CostKind::AssignmentCompact, "RelayVRFModuloCompact"),
+        (CostKind::AssignmentDelay, "RelayVRFDelay"),
     ] {
-        set(&mut table, cost, gossip::assignment(&fx, plan, kind));
+        set(&mut table, cost, gossip::assignment(&fx, effort, kind));
     }
-    let (approval, each) = gossip::approvals(&fx, plan);
-    set(&mut table, Cost::Approval, approval);
-    set(&mut table, Cost::ApprovalPerCandidate, each);
-    set(&mut table, Cost::Duplicate, gossip::duplicate(&fx, plan));
-    let (assignment, approval) = voting::imports(&fx, plan);
-    set(&mut table, Cost::ImportAssignment, assignment);
-    set(&mut table, Cost::ImportApproval, approval);
+    let (approval, each) = gossip::approvals(&fx, effort);
+    set(&mut table, CostKind::Approval, approval);
+    set(&mut table, CostKind::ApprovalPerCandidate, each);
     set(
         &mut table,
-        Cost::BlockImport,
-        voting::block_import(&fx, plan),
+        CostKind::Duplicate,
+        gossip::duplicate(&fx, effort),
+    );
+    let (assignment, approval) = voting::imports(&fx, effort);
+    set(&mut table, CostKind::ImportAssignment, assignment);
+    set(&mut table, CostKind::ImportApproval, approval);
+    set(
+        &mut table,
+        CostKind::BlockImport,
+        voting::block_import(&fx, effort),
     );
     set(
         &mut table,
-        Cost::OwnAssignment,
-        own::own_assignment(&fx, plan),
+        CostKind::OwnAssignment,
+        own::own_assignment(&fx, effort),
     );
-    set(&mut table, Cost::OwnApproval, own::own_approval(&fx, plan));
-    set(&mut table, Cost::DbCommit, voting::db_commit(plan));
-    set(&mut table, Cost::Route, gossip::route(&fx, plan));
+    set(
+        &mut table,
+        CostKind::OwnApproval,
+        own::own_approval(&fx, effort),
+    );
+    set(&mut table, CostKind::DbCommit, voting::db_commit(effort));
+    set(&mut table, CostKind::Route, gossip::route(&fx, effort));
     // The node's own hop; a bare channel round trip is its floor.
-    let hop = node_hop::round_trip(plan).context("measuring the classic node's hop per check")?;
-    set(&mut table, Cost::RoundTrip, hop.max(own::round_trip(plan)));
+    let hop = node_hop::round_trip(effort).context("measuring the classic node's hop per check")?;
+    set(
+        &mut table,
+        CostKind::RoundTrip,
+        hop.max(own::round_trip(effort)),
+    );
     if !quiet {
         let s = started.elapsed().as_secs_f64();
         eprintln!("calibrate: done in {s:.1} s");
@@ -159,8 +171,12 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
     if let Some(path) = &args.out {
         check_out(path)?;
     }
-    let plan = if args.quick { Plan::QUICK } else { Plan::FULL };
-    let table = measure_table(&plan, args.quiet)?;
+    let effort = if args.quick {
+        Effort::QUICK
+    } else {
+        Effort::FULL
+    };
+    let table = measure_table(&effort, args.quiet)?;
     let text = table.to_yaml();
     match &args.out {
         Some(path) => tranche_report::outputs::write_atomic(path, text.as_bytes())?,

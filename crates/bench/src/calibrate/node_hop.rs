@@ -10,7 +10,7 @@ use anyhow::{bail, Context, Result};
 use tranche_node::{Architecture, CheckPolicy};
 use tranche_report::progress::Progress;
 
-use super::measure::Plan;
+use super::measure::Effort;
 use crate::floor::FloorMode;
 use crate::run::{prepare, run_step, ClockKind, DbKind, RunOptions};
 
@@ -32,13 +32,17 @@ const STEP: &str = "TestConfiguration:
 ";
 
 /// The classic node's wait per check beyond the check, ns.
-pub fn round_trip(plan: &Plan) -> Result<f64> {
-    let (n, c, b) = if plan.quick { (20, 4, 1) } else { (100, 20, 2) };
+pub fn round_trip(effort: &Effort) -> Result<f64> {
+    let (n, c, b) = if effort.quick {
+        (20, 4, 1)
+    } else {
+        (100, 20, 2)
+    };
     let text = STEP
         .replace("{n}", &n.to_string())
         .replace("{c}", &c.to_string())
         .replace("{b}", &b.to_string());
-    let config = tranche_workload::config::parse(&text, "calibrate (node hop)")?;
+    let config = tranche_config::parse(&text, "calibrate (node hop)")?;
     let step = &config.steps[0];
     let cache = tempfile::tempdir().context("a temporary folder for the run's messages")?;
     let options = RunOptions {

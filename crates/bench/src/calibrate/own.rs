@@ -6,7 +6,7 @@
 //! CPU time: both threads' work).
 
 use super::fixture::Fixture;
-use super::measure::{median_ns, timed, Plan, Round};
+use super::measure::{median_ns, timed, Effort, Round};
 use std::hint::black_box;
 use tranche_metrics::process_cpu_time;
 use tranche_primitives::criteria::compute_assignments;
@@ -18,7 +18,7 @@ use tranche_primitives::ValidatorIndex;
 /// `--quick`, so eligible for every core) divided by the VRFs it
 /// evaluates: one for the compact modulo certificate and one delay VRF per
 /// core it may check (`crates/model/src/member.rs` counts one per core).
-pub fn own_assignment(fx: &Fixture, plan: &Plan) -> f64 {
+pub fn own_assignment(fx: &Fixture, effort: &Effort) -> f64 {
     let v = fx.sizes.validators - 1;
     let info = &fx.v2.info;
     let block = fx.block();
@@ -31,8 +31,8 @@ pub fn own_assignment(fx: &Fixture, plan: &Plan) -> f64 {
         .filter(|c| !info.is_in_group(c.group, ValidatorIndex(v)))
         .count();
     let vrfs = 1 + eligible as u64;
-    let per_round = plan.items(20, 1) as u64;
-    median_ns(plan, || {
+    let per_round = effort.items(20, 1) as u64;
+    median_ns(effort, || {
         let (spent, ()) = timed(|| {
             for _ in 0..per_round {
                 black_box(compute_assignments(
@@ -52,12 +52,12 @@ pub fn own_assignment(fx: &Fixture, plan: &Plan) -> f64 {
 }
 
 /// Signing one approval of one candidate, ns.
-pub fn own_approval(fx: &Fixture, plan: &Plan) -> f64 {
+pub fn own_approval(fx: &Fixture, effort: &Effort) -> f64 {
     let pair = &fx.world.pairs[0];
     let candidate = [fx.block().candidates[0].hash];
     let session = fx.v2.info.session_index;
-    let per_round = plan.items(500, 5);
-    median_ns(plan, || {
+    let per_round = effort.items(500, 5);
+    median_ns(effort, || {
         let (spent, ()) = timed(|| {
             for _ in 0..per_round {
                 black_box(sign_approval(pair, black_box(&candidate), session));
@@ -72,7 +72,7 @@ pub fn own_approval(fx: &Fixture, plan: &Plan) -> f64 {
 
 /// A round trip: a small message to another thread over a crossbeam
 /// channel, and its answer back, ns of both threads' CPU time.
-pub fn round_trip(plan: &Plan) -> f64 {
+pub fn round_trip(effort: &Effort) -> f64 {
     let (to_tx, to_rx) = crossbeam_channel::bounded::<u64>(1);
     let (back_tx, back_rx) = crossbeam_channel::bounded::<u64>(1);
     let echo = std::thread::spawn(move || {
@@ -82,8 +82,8 @@ pub fn round_trip(plan: &Plan) -> f64 {
             }
         }
     });
-    let per_round = plan.items(5_000, 20);
-    let ns = median_ns(plan, || {
+    let per_round = effort.items(5_000, 20);
+    let ns = median_ns(effort, || {
         let start = process_cpu_time();
         for i in 0..per_round as u64 {
             to_tx.send(i).expect("the echo thread runs");

@@ -9,7 +9,7 @@
 //! one commit of a small write batch.
 
 use super::fixture::Fixture;
-use super::measure::{median_ns, timed, Plan, Round};
+use super::measure::{median_ns, timed, Effort, Round};
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::{
     CandidateBitfield, CandidateHash, Hash, Tick, ValidatorIndex, ValidatorSignature,
@@ -131,19 +131,19 @@ fn stream(fx: &Fixture, duties: &[(u32, u32, u32)], kind: Kind) -> Round {
 }
 
 /// `import_assignment` and `import_approval`, ns.
-pub fn imports(fx: &Fixture, plan: &Plan) -> (f64, f64) {
-    let duties = duties(fx, plan.items(fx.sizes.validators as usize, 4) as u32);
-    let a = median_ns(plan, || stream(fx, &duties, Kind::Assignment));
-    let b = median_ns(plan, || stream(fx, &duties, Kind::Approval));
+pub fn imports(fx: &Fixture, effort: &Effort) -> (f64, f64) {
+    let duties = duties(fx, effort.items(fx.sizes.validators as usize, 4) as u32);
+    let a = median_ns(effort, || stream(fx, &duties, Kind::Assignment));
+    let b = median_ns(effort, || stream(fx, &duties, Kind::Approval));
     (a, b)
 }
 
 /// A new block of the fixture's cores without our keys: voting's import
 /// (and its writes handed to the store) and distribution's, every other
 /// validator a connected peer, ns.
-pub fn block_import(fx: &Fixture, plan: &Plan) -> f64 {
+pub fn block_import(fx: &Fixture, effort: &Effort) -> f64 {
     let blocks = &fx.world.blocks[1..];
-    median_ns(plan, || {
+    median_ns(effort, || {
         let mut bed = Bed::new();
         let mut dist = fx.distribution(&fx.v2);
         let mut actions = Vec::new();
@@ -175,11 +175,11 @@ pub const COMMIT_RECORDS: usize = 10;
 /// One commit of [`COMMIT_RECORDS`] approval records (each commit fsynced
 /// when the last fsync is over a second old, as the node's store does;
 /// the fsync's wait is no CPU time), ns.
-pub fn db_commit(plan: &Plan) -> f64 {
+pub fn db_commit(effort: &Effort) -> f64 {
     let mut bed = Bed::new();
-    let per_round = plan.items(100, 3);
+    let per_round = effort.items(100, 3);
     let mut next = 0u32;
-    median_ns(plan, || {
+    median_ns(effort, || {
         let mut round = Round::default();
         for _ in 0..per_round {
             let mut batch = WriteBatch::default();

@@ -141,7 +141,7 @@ pub(super) fn report(f: Finished<'_>, options: &RunOptions) -> Result<RunReport>
 
 /// The database's commits and the reputation changes, to the log.
 fn log_database(
-    step: &tranche_workload::config::BenchStep,
+    step: &tranche_config::BenchStep,
     options: &RunOptions,
     metrics: &tranche_node::NodeMetrics,
 ) {
@@ -257,13 +257,16 @@ fn measure_floor(
     sent: &[(u32, &tranche_workload::generate::bundles::TestMessage)],
     options: &RunOptions,
 ) -> Result<floor::CryptoFloor> {
-    let plan = floor::Plan::new(world, sent.iter().copied(), options.floor, options.seed);
+    let messages =
+        floor::FloorMessages::new(world, sent.iter().copied(), options.floor, options.seed);
     let name = format!("crypto floor ({})", options.floor.name());
-    let phase = options.progress.phase(&name, "messages", plan.len() as u64);
+    let phase = options
+        .progress
+        .phase(&name, "messages", messages.len() as u64);
     let floor = std::thread::scope(|scope| {
         std::thread::Builder::new()
             .name("crypto-floor".into())
-            .spawn_scoped(scope, || plan.measure(session, &phase))
+            .spawn_scoped(scope, || messages.measure(session, &phase))
             .map(|h| h.join())
     });
     let floor = match floor {

@@ -4,9 +4,9 @@
 
 use super::{Prepared, GRACE_TICKS};
 use std::sync::Arc;
+use tranche_config::BenchStep;
 use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT};
 use tranche_primitives::{Block, Session, Tick};
-use tranche_workload::config::BenchStep;
 
 pub(super) struct Chain<'a> {
     pub step: &'a BenchStep,

@@ -14,6 +14,7 @@ use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tranche_config::BenchStep;
 use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_links::{Endpoint, Fate, Network, SendError};
 use tranche_node::{process_cpu_time, thread_cpu_time};
@@ -23,7 +24,6 @@ use tranche_primitives::{Session, Tick};
 use tranche_report::prometheus::{Exporter, LiveRun};
 use tranche_report::{thread_group, Counts, Sample};
 use tranche_voting::{LocalKeys, NewBlock};
-use tranche_workload::config::BenchStep;
 use tranche_workload::generate::world::NODE_UNDER_TEST;
 use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
 

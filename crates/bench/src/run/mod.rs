@@ -21,14 +21,14 @@ use parity_scale_codec::Encode;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use tranche_config::generation::GenerationParams;
+use tranche_config::BenchStep;
 use tranche_node::{Architecture, StoreConfig};
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_report::prometheus::Exporter;
 use tranche_report::{GenerationReport, RunReport};
-use tranche_workload::config::BenchStep;
 use tranche_workload::generate::cache::GeneratedMessages;
-use tranche_workload::generate::params::GenerationParams;
 use tranche_workload::generate::world::World;
 use tranche_workload::generate::{load_or_generate, CacheOutcome};
 

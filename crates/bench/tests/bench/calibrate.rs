@@ -7,7 +7,7 @@
 use crate::common;
 use common::{refused, tmp, BIN};
 use std::process::Command;
-use tranche_model::{Cost, CostTable};
+use tranche_model::{CostKind, CostTable};
 
 #[test]
 fn quick_calibration_writes_a_table_the_simulation_reads() {
@@ -23,12 +23,12 @@ fn quick_calibration_writes_a_table_the_simulation_reads() {
     assert!(out.status.success(), "{err}");
     assert!(out.stdout.is_empty(), "the table went to the file");
     // One progress line per cost (and a first and a last line).
-    for cost in Cost::ALL {
+    for cost in CostKind::ALL {
         let line = format!("calibrate: {} = ", cost.key());
         assert_eq!(err.matches(&line).count(), 1, "{line:?} in {err}");
     }
     let table = CostTable::load(&path).unwrap();
-    for &cost in Cost::ALL {
+    for &cost in CostKind::ALL {
         assert!(table.get(cost) > 0, "{} measured as 0", cost.key());
     }
     for check in [

@@ -163,7 +163,7 @@ fn bad_flags_and_files_are_one_line_errors() {
     );
     // The other objective gets a hint, not the YAML parser's words.
     let seq = std::env::temp_dir().join(format!("tranche-seq-{}.yaml", std::process::id()));
-    std::fs::write(&seq, tranche_workload::config::DEFAULT_YAML).unwrap();
+    std::fs::write(&seq, tranche_config::DEFAULT_YAML).unwrap();
     let e = execute(&args(&[seq.to_str().unwrap()])).unwrap_err();
     std::fs::remove_file(&seq).unwrap();
     assert!(
@@ -195,7 +195,7 @@ fn the_shipped_examples_parse() {
                     6
                 );
             } else {
-                tranche_workload::config::approval_network::load(&path).unwrap();
+                tranche_config::approval_network::load(&path).unwrap();
             }
             n += 1;
         }

@@ -17,7 +17,7 @@ fn every_writing_command_refuses_a_folder_its_input_and_a_foreign_file_first() {
     let dir = tmp("outputs", "refuse");
     std::fs::create_dir_all(&dir).unwrap();
     let seq = dir.join("seq.yaml");
-    std::fs::write(&seq, tranche_workload::config::DEFAULT_YAML).unwrap();
+    std::fs::write(&seq, tranche_config::DEFAULT_YAML).unwrap();
     let net = dir.join("net.yaml");
     std::fs::write(&net, NETWORK).unwrap();
     let foreign = dir.join("notes.txt");

@@ -4,9 +4,9 @@
 
 use std::path::Path;
 use tranche_bench::run::{prepare, run_step, ClockKind, DbKind, RunOptions};
+use tranche_config as config;
 use tranche_node::Architecture;
 use tranche_report::RunReport;
-use tranche_workload::config;
 
 const SMALL: &str = r#"
 TestConfiguration:

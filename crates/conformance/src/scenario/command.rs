@@ -8,10 +8,10 @@ use super::schema::Scenario;
 use super::verdict::{differences, expected_path, load_expected, scenario_files, Difference};
 use std::path::{Path, PathBuf};
 
-/// An error on one line, its causes after it, each only where the text
-/// before does not already say it (a read error's message carries its
+/// An error with its causes after it, joined by `: `, each only where the
+/// text before does not already say it (a read error's message carries its
 /// cause: it is printed once).
-pub fn one_line(e: &anyhow::Error) -> String {
+pub fn error_chain(e: &anyhow::Error) -> String {
     let mut s = String::new();
     for cause in e.chain() {
         let c = cause.to_string();
@@ -67,7 +67,7 @@ fn run_file(args: &Args) -> u8 {
     let scenario = match Scenario::load(&args.path) {
         Ok(s) => s,
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", error_chain(&e));
             return 2;
         }
     };
@@ -80,7 +80,7 @@ fn run_file(args: &Args) -> u8 {
     let expected = match expected_file.as_deref().map(load_expected).transpose() {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", error_chain(&e));
             return 2;
         }
     };
@@ -125,7 +125,7 @@ fn run_file(args: &Args) -> u8 {
 }
 
 fn judge(file: &Path) -> Result<Vec<Difference>, String> {
-    let scenario = Scenario::load(file).map_err(|e| one_line(&e))?;
+    let scenario = Scenario::load(file).map_err(|e| error_chain(&e))?;
     let expected_file = expected_path(file);
     if !expected_file.exists() {
         return Err(format!(
@@ -134,7 +134,7 @@ fn judge(file: &Path) -> Result<Vec<Difference>, String> {
             expected_file.display()
         ));
     }
-    let expected = load_expected(&expected_file).map_err(|e| one_line(&e))?;
+    let expected = load_expected(&expected_file).map_err(|e| error_chain(&e))?;
     Ok(differences(&run(&scenario).result, &expected))
 }
 
@@ -142,7 +142,7 @@ fn run_folder(dir: &Path) -> u8 {
     let files = match scenario_files(dir) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("error: {}", one_line(&e));
+            eprintln!("error: {}", error_chain(&e));
             return 2;
         }
     };

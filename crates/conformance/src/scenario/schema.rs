@@ -169,7 +169,8 @@ impl Scenario {
     /// Read, parse and validate a scenario file (a regular file of at most
     /// `MAX_INPUT_FILE_BYTES`).
     pub fn load(path: &Path) -> Result<Scenario> {
-        let text = limits::read_text(path, limits::MAX_INPUT_FILE_BYTES)?;
+        let text =
+            tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)?;
         Self::parse(&text).with_context(|| format!("scenario {}", path.display()))
     }
 

@@ -25,11 +25,8 @@ pub const FORMAT: &str = "polkadot-approval-conformance/1";
 
 /// Read and parse a conformance file.
 pub fn load(path: &Path) -> Result<ConformanceFile> {
-    let text = tranche_primitives::limits::read_text(
-        path,
-        tranche_primitives::limits::MAX_INPUT_FILE_BYTES,
-    )
-    .with_context(|| format!("cannot read conformance file {}", path.display()))?;
+    let text = tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
+        .with_context(|| format!("cannot read conformance file {}", path.display()))?;
     let file: ConformanceFile = serde_json::from_str(&text)
         .with_context(|| format!("{} is not a valid conformance file", path.display()))?;
     if file.format != FORMAT {

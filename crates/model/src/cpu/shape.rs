@@ -1,13 +1,13 @@
 //! The threads of a simulated node's shape (`NodeShape`, the
-//! `!ApprovalNetwork` key `node`, in `tranche_workload::config::node_shape`):
+//! `!ApprovalNetwork` key `node`, in `tranche_config::node_shape`):
 //! classic or parallel as `crates/node/src/classic.rs` and
 //! `crates/node/src/parallel.rs` run them, with the node's queue
 //! capacities, and a [`Cpu`] of them.
 
 use super::{Cpu, CpuError, ThreadId, ThreadSpec};
-pub use tranche_workload::config::node_shape::{
+pub use tranche_config::node_shape::{
     NodeLayout, NodeShape, ShapeError, DEFAULT_CORES, DEFAULT_CPU_SCALE, DEFAULT_WORKERS,
-    MAX_CORES, MAX_WORKERS,
+    MAX_CPU_CORES, MAX_WORKERS,
 };
 
 /// The node's inbox (`INBOX_CAPACITY` in `crates/node/src/layout.rs`,

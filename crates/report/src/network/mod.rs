@@ -14,8 +14,8 @@ mod table;
 pub use table::LEGEND;
 
 use serde::{Deserialize, Serialize};
+use tranche_config::approval_network::NetworkSpec;
 pub use tranche_model::record::{Behaviour, BlockRecord, NodeRecord};
-use tranche_workload::config::approval_network::NetworkSpec;
 
 /// One block, network-wide.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -88,7 +88,7 @@ impl Spread {
 /// process 0's own figures; `per_process` has every process's figures
 /// (gathered by process 0 at the end of the run) and `total` their sums.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Default)]
-pub struct Cost {
+pub struct RunCost {
     /// Wall time of process 0's run.
     pub wall_s: f64,
     /// CPU (user and system) of process 0 during the run.
@@ -166,7 +166,7 @@ pub struct SimulationReport {
     pub aggression_events: u64,
     /// Every honest (and slow) validator approved every block.
     pub all_approved: bool,
-    pub cost: Cost,
+    pub cost: RunCost,
     /// The configuration simulated (every key with its value).
     #[serde(default)]
     pub spec: NetworkSpec,
@@ -243,7 +243,7 @@ impl SimulationReport {
         spec: &NetworkSpec,
         seed: u64,
         validators: Vec<NodeRecord>,
-        cost: Cost,
+        cost: RunCost,
     ) -> SimulationReport {
         let n_blocks = validators.first().map_or(0, |r| r.blocks.len());
         let blocks: Vec<BlockSummary> = (0..n_blocks)

@@ -5,7 +5,7 @@ use super::SimulationReport;
 use crate::html::escape;
 use crate::html_chart::{group_lines, line_chart, Line};
 use serde::{Deserialize, Serialize};
-use tranche_workload::config::approval_network::NetworkSpec;
+use tranche_config::approval_network::NetworkSpec;
 
 /// One run of a sweep, summarised.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -4,15 +4,15 @@
 //! cover exactly their candidates; it is released at the tranche of its
 //! latest assignment.
 
-use super::params::GenerationParams;
 use super::world::{World, NODE_UNDER_TEST};
-use crate::config::Coalescing;
 use parity_scale_codec::{Decode, Encode};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use rand_distr::{Distribution, Normal};
 use std::collections::BTreeSet;
+use tranche_config::generation::GenerationParams;
+use tranche_config::Coalescing;
 use tranche_primitives::criteria::compute_assignments;
 use tranche_primitives::vote::sign_approval;
 use tranche_primitives::{

@@ -5,7 +5,6 @@
 
 pub mod bundles;
 pub mod cache;
-pub mod params;
 pub mod sent_by;
 pub mod validate;
 pub mod world;
@@ -13,7 +12,6 @@ pub mod world;
 use bundles::{validator_block_bundles, Bundle};
 use cache::{CacheError, GeneratedMessages};
 use indicatif::{ProgressBar, ProgressStyle};
-use params::GenerationParams;
 use rand::seq::SliceRandom;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
@@ -22,9 +20,11 @@ use sent_by::{random_samplings, SendersTo};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
+use tranche_config::generation::GenerationParams;
+use tranche_config::generation::INITIAL_SLOT;
 use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT};
 use tranche_primitives::{Tick, ValidatorIndex};
-use world::{World, INITIAL_SLOT, NODE_UNDER_TEST};
+use world::{World, NODE_UNDER_TEST};
 
 /// Build the world of `params` and generate every bundle in it, in send
 /// order. `progress` draws a bar on stderr.
@@ -195,7 +195,7 @@ pub fn load_or_generate(
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
-    use crate::config::Coalescing;
+    use tranche_config::Coalescing;
     use tranche_primitives::ApprovalDistributionMessage;
 
     pub(crate) fn small(seed: u64) -> GenerationParams {
@@ -204,7 +204,7 @@ pub(crate) mod tests {
             n_cores: 3,
             n_included_candidates: 3,
             num_blocks: 2,
-            session: crate::config::session::SessionParams {
+            session: tranche_config::session::SessionParams {
                 needed_approvals: 3,
                 zeroth_delay_tranche_width: 0,
                 relay_vrf_modulo_samples: 2,

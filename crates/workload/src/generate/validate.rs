@@ -8,7 +8,8 @@
 
 use super::bundles::{Bundle, TestMessage};
 use super::cache::GeneratedMessages;
-use super::world::{World, INITIAL_SLOT, NODE_UNDER_TEST};
+use super::world::{World, NODE_UNDER_TEST};
+use tranche_config::generation::INITIAL_SLOT;
 use tranche_primitives::ApprovalDistributionMessage;
 
 /// `Err(reason)` for the first thing in `messages` that cannot belong to

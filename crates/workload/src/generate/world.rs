@@ -9,10 +9,10 @@
 //! the seed and block number rather than a BABE VRF over fixed headers (the
 //! story only has to be unpredictable and fixed per block).
 
-use super::params::GenerationParams;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
+use tranche_config::generation::{GenerationParams, INITIAL_SLOT};
 use tranche_primitives::{
     Block, Candidate, CandidateHash, CoreIndex, GroupIndex, Hash, RelayVrfStory, SessionInfo, Slot,
     ValidatorId, ValidatorIndex, ValidatorPair,
@@ -20,8 +20,6 @@ use tranche_primitives::{
 
 /// The session index every benchmark block belongs to (as upstream).
 pub const BENCH_SESSION: u32 = 1;
-/// The slot of the first block; any fixed value works in virtual time.
-pub const INITIAL_SLOT: Slot = 1_000;
 /// The node under test.
 pub const NODE_UNDER_TEST: ValidatorIndex = ValidatorIndex(0);
 

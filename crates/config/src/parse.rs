@@ -12,10 +12,10 @@
 
 mod approvals;
 mod fields;
-mod layout;
-mod network;
+mod links;
 pub(super) mod network_spec;
 mod objective;
+mod size;
 
 use yaml_serde::{Mapping, Value};
 
@@ -23,12 +23,12 @@ use super::error::{one_line, ConfigError, ConfigErrorKind as Kind};
 use super::{BenchConfig, BenchStep, Schema, SkippedStep};
 use approvals::read_options;
 use fields::{describe, key_name, Fields, Tracker};
-use layout::{
+use links::{read_bandwidth, read_connectivity, read_error_percent, read_latency};
+use objective::{check_schema_keys, defaults, read_objective, Objective};
+use size::{
     read_cores, read_included_candidates, read_num_blocks, read_pov_sizes, read_session,
     read_validators,
 };
-use network::{read_bandwidth, read_connectivity, read_error_percent, read_latency};
-use objective::{check_schema_keys, defaults, read_objective, Objective};
 
 /// The top-level key.
 const ROOT_KEY: &str = "TestConfiguration";

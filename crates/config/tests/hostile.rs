@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use tranche_primitives::limits;
-use tranche_workload::config::{self, ConfigError, ConfigErrorKind, MAX_DEPTH};
+use tranche_config::input;
+use tranche_config::{self as config, ConfigError, ConfigErrorKind, MAX_DEPTH};
 
 /// Far above what any case needs; a hang or a quadratic parse exceeds it.
 const DEADLINE: Duration = Duration::from_secs(10);
@@ -80,8 +80,8 @@ fn a_huge_or_binary_file_is_refused_without_reading_it_all() {
     let big = d.join("big.yaml");
     let f = std::fs::File::create(&big).unwrap();
     // Sparse: no disk used, but larger than the limit.
-    f.set_len(limits::MAX_INPUT_FILE_BYTES + 1).unwrap();
-    let max = limits::MAX_INPUT_FILE_BYTES.to_string();
+    f.set_len(input::MAX_INPUT_FILE_BYTES + 1).unwrap();
+    let max = input::MAX_INPUT_FILE_BYTES.to_string();
     refused(&["big.yaml", "larger than", &max], || config::load(&big));
     let bin = d.join("bin.yaml");
     std::fs::write(&bin, [0xff, 0xfe, 0x00]).unwrap();

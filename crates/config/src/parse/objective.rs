@@ -10,8 +10,8 @@ use tranche_links::LatencyModel;
 use yaml_serde::{Mapping, Value};
 
 use super::fields::{describe, Fields};
-use crate::config::error::ConfigErrorKind as Kind;
-use crate::config::Schema;
+use crate::error::ConfigErrorKind as Kind;
+use crate::Schema;
 
 /// Upstream objectives that are not approval benchmarks.
 const OTHER_OBJECTIVES: &[&str] = &[

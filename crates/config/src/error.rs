@@ -1,9 +1,9 @@
 //! Errors of the test-sequence loader: one line each, naming the file, the
 //! step and the key.
 
+use crate::text::escape_controls;
+pub(crate) use crate::text::one_line;
 use thiserror::Error;
-use tranche_primitives::limits::escape_controls;
-pub(crate) use tranche_primitives::limits::one_line;
 
 /// A test-sequence file that cannot be used. Its `Display` is one line:
 /// `FILE: step N: problem`, with any control character of a name or value
@@ -39,7 +39,7 @@ pub enum ConfigErrorKind {
     #[error("cannot read the file: it is {0}, not a regular file")]
     NotRegular(&'static str),
     /// The file is larger than
-    /// [`MAX_INPUT_FILE_BYTES`](tranche_primitives::limits::MAX_INPUT_FILE_BYTES).
+    /// [`MAX_INPUT_FILE_BYTES`](crate::input::MAX_INPUT_FILE_BYTES).
     #[error("cannot read the file: larger than {max} bytes, the limit for an input file")]
     TooLarge {
         /// The limit, bytes.
@@ -48,8 +48,8 @@ pub enum ConfigErrorKind {
     /// The file is not UTF-8 text.
     #[error("cannot read the file: not UTF-8 text")]
     NotText,
-    /// The text nests deeper than [`MAX_DEPTH`](crate::config::MAX_DEPTH)
-    /// levels (refused before YAML parsing; see `config/depth.rs`).
+    /// The text nests deeper than [`MAX_DEPTH`](crate::MAX_DEPTH)
+    /// levels (refused before YAML parsing; see `depth.rs`).
     #[error(
         "nesting deeper than {max} levels at line {line} (brackets, indentation and dashes \
          counted; no test sequence needs more)"
@@ -113,7 +113,7 @@ pub enum ConfigErrorKind {
         reason: String,
     },
     /// The step's estimated peak memory exceeds what this machine has
-    /// available (`crates/workload/src/config/cost.rs`).
+    /// available (`crates/config/src/estimate.rs`).
     #[error(
         "too large for this machine: {sizes} is {estimate}, and only {available_mib} MiB \
          are available (MemAvailable)"
@@ -121,7 +121,7 @@ pub enum ConfigErrorKind {
     TooCostly {
         /// The keys that size the run, with their values.
         sizes: String,
-        /// The estimate, from [`Cost::describe`](crate::config::cost::Cost::describe).
+        /// The estimate, from [`RunEstimate::describe`](crate::estimate::RunEstimate::describe).
         estimate: String,
         /// `MemAvailable`, MiB.
         available_mib: u64,

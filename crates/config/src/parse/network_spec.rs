@@ -8,11 +8,11 @@
 use yaml_serde::{Mapping, Value};
 
 use super::fields::{describe, Fields, Tracker};
-use super::layout::read_session;
-use crate::config::approval_network::{DelayMs, Latency, NetworkSpec, Offline};
-use crate::config::error::{one_line, ConfigErrorKind as Kind};
-use crate::config::node_shape::{NodeLayout, NodeShape};
-use crate::config::Schema;
+use super::size::read_session;
+use crate::approval_network::{DelayMs, Latency, NetworkSpec, Offline};
+use crate::error::{one_line, ConfigErrorKind as Kind};
+use crate::node_shape::{NodeLayout, NodeShape};
+use crate::Schema;
 
 /// Every key of the objective.
 pub(crate) const KEYS: &[&str] = &[

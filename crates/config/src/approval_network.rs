@@ -21,9 +21,10 @@
 
 use super::node_shape::NodeShape;
 use super::session::{bound, SessionParams};
+use crate::input::{read_text, MAX_INPUT_FILE_BYTES};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use tranche_primitives::limits::{self, MAX_BLOCKS, MAX_CORES, MAX_INPUT_FILE_BYTES};
+use tranche_primitives::limits::{MAX_BLOCKS, MAX_CORES};
 
 /// The embedded default (`tranche network` without a file): 100
 /// validators, 20 cores, 5 blocks, no misbehaviour; about a minute on 2
@@ -201,7 +202,7 @@ pub enum ConfigError {
 /// Reads and checks a file (a regular text file of at most 64 MiB).
 pub fn load(path: &Path) -> Result<NetworkSpec, ConfigError> {
     let source = path.display().to_string();
-    let text = limits::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| ConfigError::Read {
+    let text = read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| ConfigError::Read {
         file: source.clone(),
         message: e.to_string(),
     })?;
@@ -575,12 +576,12 @@ mod tests {
 
     #[test]
     fn a_test_sequence_gets_the_hint_and_the_other_way_round() {
-        let e = parse(crate::config::DEFAULT_YAML, "d.yaml").unwrap_err();
+        let e = parse(crate::DEFAULT_YAML, "d.yaml").unwrap_err();
         assert_eq!(
             e.to_string(),
             "d.yaml: this is an !ApprovalVoting file; use `tranche run`"
         );
-        let e = crate::config::parse(DEFAULT_YAML, "n.yaml").unwrap_err();
+        let e = crate::parse(DEFAULT_YAML, "n.yaml").unwrap_err();
         assert!(
             e.to_string()
                 .contains("this is an !ApprovalNetwork file; use `tranche network`"),

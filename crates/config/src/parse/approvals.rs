@@ -4,10 +4,10 @@
 //! `polkadot/node/subsystem-bench/src/lib/approval/mod.rs` `ApprovalsOptions`).
 
 use super::fields::{Fields, Tracker};
-use super::layout::{CORES_BOUND, TRANCHES_BOUND, VALIDATORS_BOUND};
 use super::objective::Defaults;
-use crate::config::error::ConfigErrorKind as Kind;
-use crate::config::{Coalescing, G1Thresholds, Schema};
+use super::size::{CORES_BOUND, TRANCHES_BOUND, VALIDATORS_BOUND};
+use crate::error::ConfigErrorKind as Kind;
+use crate::{Coalescing, G1Thresholds, Schema};
 use tranche_primitives::limits::{MAX_CORES, MAX_DELAY_TRANCHES, MAX_VALIDATORS};
 
 const LAST_CONSIDERED_TRANCHE: u32 = 89;

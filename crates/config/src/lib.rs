@@ -1,4 +1,16 @@
-//! Test sequences: upstream subsystem-bench YAML files, checked and
+//! What the tool's commands read, and how: the objectives' YAML with
+//! their checks and bounds — test sequences (this file and `parse/`) and
+//! `tranche network`'s `!ApprovalNetwork` ([`approval_network`]) — the
+//! simulated node's shape ([`node_shape`]), the run's estimate ([`estimate`]),
+//! the plain parameters generation is given ([`generation`]), the one
+//! checked way a user file is read ([`input`]) and what an error line may
+//! show of its text ([`text`]). The protocol's vocabulary and size bounds
+//! are `tranche_primitives`'; generating from these parameters is
+//! `tranche_workload`'s.
+//!
+//! # Test sequences
+//!
+//! Upstream subsystem-bench YAML files, checked and
 //! normalised into one [`BenchStep`] per approval step (upstream
 //! `polkadot/node/subsystem-bench/src/lib/configuration.rs` and
 //! `.../src/lib/approval/mod.rs` `ApprovalsOptions`).
@@ -50,9 +62,9 @@
 //!   `zeroth_delay_tranche_width`, `coalesce_tranche_diff`,
 //!   `last_considered_tranche` and `send_till_tranche` by
 //!   `MAX_DELAY_TRANCHES`; `no_show_slots` by `MAX_NO_SHOW_SLOTS`.
-//! * Files are read through `limits::read_text` (regular files of at most
+//! * Files are read through `input::read_text` (regular files of at most
 //!   `MAX_INPUT_FILE_BYTES`) and refused when nested deeper than
-//!   [`MAX_DEPTH`] before the YAML parser sees them (`config/depth.rs`).
+//!   [`MAX_DEPTH`] before the YAML parser sees them (`depth.rs`).
 //! * `ApprovalsOptions` fields fall back to upstream's CLI (clap) defaults
 //!   when absent; upstream's serde required every one of them. Fields with
 //!   no upstream default anywhere (`num_blocks`; `coalesce_tranche_diff`;
@@ -92,21 +104,23 @@
 //! | `approval_distribution_expected_tof`, `approval_distribution_cpu_ms`, `approval_voting_cpu_ms` | — | 6.0 each |
 
 pub mod approval_network;
-pub mod cost;
 mod depth;
 mod error;
+pub mod estimate;
+pub mod generation;
+pub mod input;
 pub mod node_shape;
 mod parse;
 pub mod session;
+pub mod text;
 
 use std::path::Path;
 
-use crate::generate::params::GenerationParams;
-use crate::generate::world::INITIAL_SLOT;
+use crate::generation::{GenerationParams, INITIAL_SLOT};
+use crate::input::{InputError, MAX_INPUT_FILE_BYTES};
 pub use depth::MAX_DEPTH;
 pub use error::{ConfigError, ConfigErrorKind};
 use tranche_links::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
-use tranche_primitives::limits::{self, InputError, MAX_INPUT_FILE_BYTES};
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 
 /// The embedded default test sequence (`tranche run` without a file):
@@ -116,7 +130,7 @@ pub const DEFAULT_YAML: &str = include_str!("default.yaml");
 /// The name errors and reports use for [`DEFAULT_YAML`].
 pub const DEFAULT_SOURCE: &str = "default.yaml (embedded)";
 
-/// The most blocks a run can have ([`limits::MAX_BLOCKS`]). Upstream's
+/// The most blocks a run can have ([`tranche_primitives::limits::MAX_BLOCKS`]). Upstream's
 /// block hashes repeat the block number in all 32 bytes, so its block 222
 /// would collide with the parent of block 1; our generator hashes each
 /// block (`crates/workload/src/generate/world.rs`), so only the general
@@ -305,10 +319,10 @@ pub struct BenchConfig {
 
 /// Reads and checks a test-sequence file: a regular file only (a FIFO is
 /// not waited on, a device not drained) of at most
-/// [`MAX_INPUT_FILE_BYTES`], through [`limits::read_text`].
+/// [`MAX_INPUT_FILE_BYTES`], through [`input::read_text`].
 pub fn load(path: &Path) -> Result<BenchConfig, ConfigError> {
     let source = path.display().to_string();
-    let text = limits::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| {
+    let text = input::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| {
         let kind = match e {
             InputError::Io { source, .. } => ConfigErrorKind::Read(source),
             InputError::NotRegular { kind, .. } => ConfigErrorKind::NotRegular(kind),
@@ -348,7 +362,7 @@ pub const USE_RUN: &str = "this is an !ApprovalVoting file; use `tranche run`";
 
 /// Parses and checks test-sequence YAML; `source` names it in errors and
 /// benchmark names. Text nested deeper than [`MAX_DEPTH`] is refused
-/// before the YAML parser sees it (`config/depth.rs` says what is counted).
+/// before the YAML parser sees it (`depth.rs` says what is counted).
 pub fn parse(yaml: &str, source: &str) -> Result<BenchConfig, ConfigError> {
     if file_kind(yaml) == FileKind::ApprovalNetwork {
         return Err(ConfigError::new(
@@ -467,8 +481,8 @@ impl BenchStep {
             .checked_add(tranches)
     }
 
-    /// The tick of the last block's slot (`crates/workload/src/generate/world.rs`
-    /// numbers slots from `INITIAL_SLOT`); `None` on overflow.
+    /// The tick of the last block's slot (the benchmark's blocks are numbered
+    /// from [`INITIAL_SLOT`]); `None` on overflow.
     pub fn last_block_tick(&self) -> Option<u64> {
         INITIAL_SLOT
             .checked_add(u64::from(self.num_blocks).checked_sub(1)?)?

@@ -1,10 +1,16 @@
 //! What message generation depends on, and nothing else: two runs whose
 //! `GenerationParams` are equal produce the same messages, so the cache is
-//! keyed by a hash of these fields (plus the file format version).
+//! keyed by a hash of these fields (plus the file format version). Plain
+//! data that the readers build and the generator
+//! (`crates/workload/src/generate/`) consumes.
 
-use crate::config::session::SessionParams;
-use crate::config::Coalescing;
+use crate::session::SessionParams;
+use crate::Coalescing;
 use parity_scale_codec::Encode;
+use tranche_primitives::Slot;
+
+/// The slot of the first block; any fixed value works in virtual time.
+pub const INITIAL_SLOT: Slot = 1_000;
 
 /// Parameters of one message generation.
 #[derive(Debug, Clone, PartialEq)]

@@ -5,7 +5,7 @@
 
 use yaml_serde::{Mapping, Value};
 
-use crate::config::error::ConfigErrorKind as Kind;
+use crate::error::ConfigErrorKind as Kind;
 
 /// Why a key without an upstream default is required.
 pub(super) const NO_DEFAULT: &str = "required: upstream has no default for it";

@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn real_files_pass_and_deep_ones_are_refused_at_their_line() {
-        assert!(check_depth(crate::config::DEFAULT_YAML).is_ok());
+        assert!(check_depth(crate::DEFAULT_YAML).is_ok());
         let deep = format!("a:\n  b: {}{}\n", "[".repeat(70), "]".repeat(70));
         assert_eq!(check_depth(&deep), Err(TooDeep { line: 2 }));
         let shallow = format!("a: {}{}\n", "[".repeat(20), "]".repeat(20));

@@ -5,10 +5,10 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use tranche_links::{Bandwidth, LatencyModel};
-use tranche_workload::config::{
-    self, BenchConfig, Coalescing, ConfigError, ConfigErrorKind, Schema,
+use tranche_config::{
+    self as config, BenchConfig, Coalescing, ConfigError, ConfigErrorKind, Schema,
 };
+use tranche_links::{Bandwidth, LatencyModel};
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

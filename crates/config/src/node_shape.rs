@@ -19,8 +19,9 @@ pub const DEFAULT_CORES: u32 = 8;
 pub const DEFAULT_CPU_SCALE: f64 = 1.0;
 /// Most distribution workers a shape may ask for.
 pub const MAX_WORKERS: u32 = 1_024;
-/// Most cores a shape may ask for.
-pub const MAX_CORES: u32 = 4_096;
+/// Most CPU cores a shape may ask for (not the availability cores of
+/// `tranche_primitives::limits::MAX_CORES`).
+pub const MAX_CPU_CORES: u32 = 4_096;
 
 /// Which of the node's two layouts runs the validator.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
@@ -71,7 +72,7 @@ pub enum ShapeError {
     Layout { found: String },
     #[error("workers: {found} is out of range (1 to {MAX_WORKERS})")]
     Workers { found: u32 },
-    #[error("cores: {found} is out of range (1 to {MAX_CORES})")]
+    #[error("cores: {found} is out of range (1 to {MAX_CPU_CORES})")]
     Cores { found: u32 },
     #[error("cpu_scale: {found} is not a finite number above 0")]
     CpuScale { found: f64 },
@@ -109,7 +110,7 @@ impl NodeShape {
                 found: self.workers,
             });
         }
-        if !(1..=MAX_CORES).contains(&self.cores) {
+        if !(1..=MAX_CPU_CORES).contains(&self.cores) {
             return Err(ShapeError::Cores { found: self.cores });
         }
         if !(self.cpu_scale.is_finite() && self.cpu_scale > 0.0) {

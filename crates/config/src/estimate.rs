@@ -1,4 +1,4 @@
-//! Cost before work: how many messages a step generates, and about how much
+//! The run's estimate, before work: how many messages a step generates, and about how much
 //! memory and time its run takes, from the configuration alone, so that a
 //! step this machine cannot hold is refused before generation starts
 //! instead of after minutes of silence or an out-of-memory kill.
@@ -50,9 +50,9 @@ pub const BYTES_PER_MESSAGE: u64 = 1_536;
 /// Wall time per generated message (release build, virtual clock).
 pub const SECONDS_PER_MESSAGE: f64 = 250e-6;
 
-/// The estimated cost of one step.
+/// The estimate of one step's run.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Cost {
+pub struct RunEstimate {
     /// Messages generated (an upper bound).
     pub messages: u64,
     /// Peak memory, bytes.
@@ -61,7 +61,7 @@ pub struct Cost {
     pub seconds: f64,
 }
 
-impl Cost {
+impl RunEstimate {
     /// One line: `about N messages, M MiB, S s`.
     pub fn describe(&self) -> String {
         format!(
@@ -73,8 +73,8 @@ impl Cost {
     }
 }
 
-/// The estimated cost of `step` (see the module documentation).
-pub fn estimate(step: &BenchStep) -> Cost {
+/// The estimate of `step`'s run (see the module documentation).
+pub fn of_step(step: &BenchStep) -> RunEstimate {
     let coalesce = match step.coalescing {
         Coalescing::Normal { mean, .. } => f64::from(mean).max(1.0),
         Coalescing::Uniform { min, max } => ((f64::from(min) + f64::from(max)) / 2.0).max(1.0),
@@ -84,7 +84,7 @@ pub fn estimate(step: &BenchStep) -> Cost {
         * u64::from(step.num_blocks);
     // The bounds keep `assignments` below 2^40: no overflow, exact in f64.
     let messages = assignments + (assignments as f64 / coalesce).ceil() as u64;
-    Cost {
+    RunEstimate {
         messages,
         bytes: BASE_BYTES.saturating_add(messages.saturating_mul(BYTES_PER_MESSAGE)),
         seconds: messages as f64 * SECONDS_PER_MESSAGE,
@@ -94,11 +94,14 @@ pub fn estimate(step: &BenchStep) -> Cost {
 /// The estimate of every step of `config`, in order; an error naming the
 /// first step whose memory estimate exceeds `available` bytes (no check
 /// when `available` is `None`).
-pub fn check_fits(config: &BenchConfig, available: Option<u64>) -> Result<Vec<Cost>, ConfigError> {
-    let mut costs = Vec::new();
+pub fn check_fits(
+    config: &BenchConfig,
+    available: Option<u64>,
+) -> Result<Vec<RunEstimate>, ConfigError> {
+    let mut estimates = Vec::new();
     for step in &config.steps {
-        let cost = estimate(step);
-        if let Some(avail) = available.filter(|&a| cost.bytes > a) {
+        let estimate = of_step(step);
+        if let Some(avail) = available.filter(|&a| estimate.bytes > a) {
             return Err(ConfigError::new(
                 &config.source,
                 Some(step.step),
@@ -109,14 +112,14 @@ pub fn check_fits(config: &BenchConfig, available: Option<u64>) -> Result<Vec<Co
                         step.candidates_per_block(),
                         step.num_blocks
                     ),
-                    estimate: cost.describe(),
+                    estimate: estimate.describe(),
                     available_mib: avail >> 20,
                 },
             ));
         }
-        costs.push(cost);
+        estimates.push(estimate);
     }
-    Ok(costs)
+    Ok(estimates)
 }
 
 /// `MemAvailable` of `/proc/meminfo`, bytes; `None` where unreadable.
@@ -125,7 +128,7 @@ pub fn mem_available() -> Option<u64> {
 }
 
 fn mem_available_in(path: &Path) -> Option<u64> {
-    let text = tranche_primitives::limits::read_text(path, 1 << 16).ok()?;
+    let text = crate::input::read_text(path, 1 << 16).ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)
@@ -134,7 +137,7 @@ fn mem_available_in(path: &Path) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::parse;
+    use crate::parse;
 
     fn step(validators: u32, cores: u32, blocks: u32) -> BenchConfig {
         let yaml = format!(
@@ -152,7 +155,7 @@ mod tests {
             (step(100, 20, 3), 10_015.0, 45),
             (step(300, 60, 3), 91_531.0, 159),
         ] {
-            let c = estimate(&cfg.steps[0]);
+            let c = of_step(&cfg.steps[0]);
             let ratio = c.messages as f64 / measured;
             assert!((1.0..1.25).contains(&ratio), "{c:?} vs {measured}");
             assert!(c.bytes >> 20 > rss_mib, "{c:?}");
@@ -161,7 +164,7 @@ mod tests {
         assert_eq!(check_fits(&small, Some(1 << 30)).unwrap().len(), 1);
         assert!(check_fits(&small, None).is_ok());
         let huge = step(20_000, 2_000, 10_000);
-        let c = estimate(&huge.steps[0]);
+        let c = of_step(&huge.steps[0]);
         assert!(c.bytes > 1 << 50, "{c:?}");
         let e = check_fits(&huge, Some(16 << 30)).unwrap_err().to_string();
         assert!(!e.contains('\n'), "{e}");

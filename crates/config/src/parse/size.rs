@@ -5,13 +5,13 @@
 
 use super::fields::{Fields, Tracker, NO_DEFAULT};
 use super::objective::Defaults;
-use crate::config::error::ConfigErrorKind as Kind;
-use crate::config::session::{bound, SessionParams};
-use crate::config::Schema;
+use crate::error::ConfigErrorKind as Kind;
+use crate::session::{bound, SessionParams};
+use crate::Schema;
 use tranche_primitives::limits::{MAX_BLOCKS, MAX_CORES, MAX_VALIDATORS};
 
 /// The bounds, as errors name them.
-pub(super) use crate::config::session::{TRANCHES_BOUND, VALIDATORS_BOUND};
+pub(super) use crate::session::{TRANCHES_BOUND, VALIDATORS_BOUND};
 pub(super) const CORES_BOUND: &str = "the most cores of a session, limits::MAX_CORES";
 
 const MAX_VALIDATORS_PER_CORE: u32 = 5;

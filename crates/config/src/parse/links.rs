@@ -1,4 +1,4 @@
-//! The emulated network of a step, from its `TestConfiguration` keys:
+//! The emulated links of a step, from its `TestConfiguration` keys:
 //! `peer_bandwidth` and `bandwidth`, `latency` (normal, or G1's uniform
 //! `{min_latency, max_latency}` durations), `connectivity`, and G1's
 //! `error` (upstream `polkadot/node/subsystem-bench/src/lib/configuration.rs`).
@@ -8,8 +8,8 @@ use std::time::Duration;
 use tranche_links::LatencyModel;
 
 use super::fields::{Fields, Tracker};
-use crate::config::error::ConfigErrorKind as Kind;
-use crate::config::Schema;
+use crate::error::ConfigErrorKind as Kind;
+use crate::Schema;
 
 const LATENCY_NORMAL_KEYS: &[&str] = &["mean_latency_ms", "std_dev"];
 const LATENCY_UNIFORM_KEYS: &[&str] = &["min_latency", "max_latency"];

@@ -1,0 +1,113 @@
+//! The one way user files are read: a regular file only (a FIFO is not
+//! waited on, a device not drained), stopping at a size limit instead of
+//! reading until memory runs out.
+
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// Largest input file read (test sequence, scenario, conformance file).
+pub const MAX_INPUT_FILE_BYTES: u64 = 64 << 20;
+
+/// Why a user file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("cannot read {}: {source}", path.display())]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{} is {kind}, not a regular file", path.display())]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("{} is larger than {max} bytes", path.display())]
+    TooLarge { path: PathBuf, max: u64 },
+    #[error("{} is not UTF-8 text", path.display())]
+    NotText { path: PathBuf },
+}
+
+/// Read a user file as text: regular files only (links are followed, but
+/// what they lead to must be a regular file), at most `max` bytes.
+pub fn read_text(path: &Path, max: u64) -> Result<String, InputError> {
+    let io = |source| InputError::Io {
+        path: path.into(),
+        source,
+    };
+    let file = open_nonblocking(path).map_err(io)?;
+    let meta = file.metadata().map_err(io)?;
+    if !meta.is_file() {
+        let kind = if meta.is_dir() {
+            "a folder"
+        } else {
+            "a device, FIFO or socket"
+        };
+        return Err(InputError::NotRegular {
+            path: path.into(),
+            kind,
+        });
+    }
+    if meta.len() > max {
+        return Err(InputError::TooLarge {
+            path: path.into(),
+            max,
+        });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(max + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > max {
+        return Err(InputError::TooLarge {
+            path: path.into(),
+            max,
+        });
+    }
+    String::from_utf8(bytes).map_err(|_| InputError::NotText { path: path.into() })
+}
+
+#[cfg(unix)]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    // O_NONBLOCK: opening a FIFO without a writer returns at once.
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn open_nonblocking(path: &Path) -> std::io::Result<std::fs::File> {
+    std::fs::File::open(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_bounded_regular_text_files_are_read() {
+        let d = std::env::temp_dir().join(format!("tranche-input-{}", std::process::id()));
+        std::fs::create_dir_all(&d).unwrap();
+        let f = d.join("a.yaml");
+        std::fs::write(&f, "abc").unwrap();
+        assert_eq!(read_text(&f, 10).unwrap(), "abc");
+        let e = read_text(&f, 2).unwrap_err().to_string();
+        assert!(e.contains("larger than 2 bytes"), "{e}");
+        assert!(read_text(&d, 10)
+            .unwrap_err()
+            .to_string()
+            .contains("a folder"));
+        let e = read_text(Path::new("/dev/zero"), 10)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("a device, FIFO or socket"), "{e}");
+        let link = d.join("zero.yaml");
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink("/dev/zero", &link).unwrap();
+        assert!(read_text(&link, 10).is_err());
+        std::fs::write(&f, [0xff, 0xfe]).unwrap();
+        assert!(read_text(&f, 10)
+            .unwrap_err()
+            .to_string()
+            .contains("not UTF-8"));
+        let e = read_text(&d.join("absent"), 10).unwrap_err().to_string();
+        assert!(e.contains("cannot read") && e.contains("absent"), "{e}");
+        std::fs::remove_dir_all(&d).ok();
+    }
+}
