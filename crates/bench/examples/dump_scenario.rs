@@ -13,7 +13,7 @@ fn main() {
     let cfg = config::load(std::path::Path::new(&args[1])).unwrap();
     let step = &cfg.steps[0];
     let options = RunOptions {
-        architecture: tranche_node::Architecture::Classic,
+        architecture: tranche_node::Architecture::CLASSIC,
         clock: ClockKind::Virtual,
         seed: 0,
         cache_dir: "/tmp/tc".into(),

@@ -6,10 +6,12 @@ use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
 use tranche_config::{self as config, BenchConfig};
-use tranche_node::{Architecture, DEFAULT_WORKERS};
+use tranche_node::{Architecture, Layout, DEFAULT_WORKERS};
 use tranche_report::prometheus::Exporter;
 use tranche_report::{render, Meta, ReportFile};
 
+/// `--architecture`: one of the node's layouts (`tranche_node::Layout`),
+/// or both side by side.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ArchArg {
     /// approval-distribution + approval-voting (crypto in voting).
@@ -18,6 +20,17 @@ pub enum ArchArg {
     Parallel,
     /// Both, one after the other on the same messages, side by side.
     Both,
+}
+
+impl ArchArg {
+    /// The layouts it names, classic first.
+    pub fn layouts(self) -> &'static [Layout] {
+        match self {
+            ArchArg::Classic => &[Layout::Classic],
+            ArchArg::Parallel => &[Layout::Parallel],
+            ArchArg::Both => &[Layout::Classic, Layout::Parallel],
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -184,18 +197,18 @@ fn check_policy(args: &RunArgs) -> tranche_node::CheckPolicy {
 }
 
 fn architectures(args: &RunArgs, file_choice: Option<bool>) -> Vec<Architecture> {
-    let parallel = Architecture::Parallel {
-        workers: args.workers as usize,
+    let layouts = match (args.architecture, file_choice) {
+        (Some(choice), _) => choice.layouts(),
+        (None, Some(false)) => ArchArg::Classic.layouts(),
+        (None, _) => ArchArg::Parallel.layouts(),
     };
-    match args.architecture {
-        Some(ArchArg::Classic) => vec![Architecture::Classic],
-        Some(ArchArg::Parallel) => vec![parallel],
-        Some(ArchArg::Both) => vec![Architecture::Classic, parallel],
-        None => match file_choice {
-            Some(false) => vec![Architecture::Classic],
-            _ => vec![parallel],
-        },
-    }
+    layouts
+        .iter()
+        .map(|layout| match layout {
+            Layout::Classic => Architecture::CLASSIC,
+            Layout::Parallel => Architecture::parallel(args.workers as usize),
+        })
+        .collect()
 }
 
 /// What a run announces before its work: the steps that take long (their

@@ -179,16 +179,14 @@ fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
     let mut layouts = Vec::new();
     for l in &args.architecture {
         if matches!(l, LayoutArg::Classic | LayoutArg::Both) {
-            layouts.push(Architecture::Classic);
+            layouts.push(Architecture::CLASSIC);
         }
         if matches!(l, LayoutArg::Parallel | LayoutArg::Both) {
             for &w in &args.workers {
                 if !(1..=64).contains(&w) {
                     bail!("--workers {w}: a parallel layout has 1 to 64 workers");
                 }
-                layouts.push(Architecture::Parallel {
-                    workers: w as usize,
-                });
+                layouts.push(Architecture::parallel(w as usize));
             }
         }
     }
@@ -211,13 +209,6 @@ fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
         }
     }
     Ok(points)
-}
-
-fn layout_name(a: Architecture) -> String {
-    match a {
-        Architecture::Classic => "classic".into(),
-        Architecture::Parallel { workers } => format!("parallel/{workers}"),
-    }
 }
 
 /// Run `tranche sweep run`; returns its rows.
@@ -260,7 +251,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
         let row = RunSweepRow {
             n_validators: r.n_validators,
             n_cores: r.n_cores,
-            layout: layout_name(p.architecture),
+            layout: p.architecture.label(),
             schedule: schedule_name(p.schedule).into(),
             all_approved: r.blocks.iter().all(|b| b.approved_after_ms.is_some()),
             max_approval_ms: r.blocks.iter().filter_map(|b| b.approved_after_ms).max(),
@@ -486,7 +477,7 @@ mod tests {
         let layouts: Vec<_> = points.iter().map(|p| p.architecture).collect();
         assert_eq!(
             layouts,
-            vec![Architecture::Classic, Architecture::Parallel { workers: 4 }]
+            vec![Architecture::CLASSIC, Architecture::parallel(4)]
         );
     }
 }

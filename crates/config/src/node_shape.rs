@@ -6,13 +6,12 @@
 //! (`tranche_model::cpu::shape`).
 
 use serde::{Deserialize, Serialize};
-use std::fmt;
-use std::str::FromStr;
+use tranche_validator::layout::UnknownLayout;
 
 /// The parallel layout's distribution workers by default: the node's
-/// `DEFAULT_WORKERS` (`crates/node/src/messages.rs`), upstream's
-/// `APPROVAL_DISTRIBUTION_WORKER_COUNT`.
-pub const DEFAULT_WORKERS: u32 = 4;
+/// (`tranche_validator::layout::DEFAULT_WORKERS`, upstream's
+/// `APPROVAL_DISTRIBUTION_WORKER_COUNT`).
+pub const DEFAULT_WORKERS: u32 = tranche_validator::layout::DEFAULT_WORKERS as u32;
 /// Cores by default: Polkadot's reference hardware has 8.
 pub const DEFAULT_CORES: u32 = 8;
 /// The scale of every cost by default.
@@ -23,45 +22,13 @@ pub const MAX_WORKERS: u32 = 1_024;
 /// `tranche_primitives::limits::MAX_CORES`).
 pub const MAX_CPU_CORES: u32 = 4_096;
 
-/// Which of the node's two layouts runs the validator.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum NodeLayout {
-    /// One distribution thread that hands every check to the voting
-    /// thread and waits for its verdict.
-    Classic,
-    /// A router, distribution workers that check crypto, one voting
-    /// thread.
-    #[default]
-    Parallel,
-}
+/// Which of the node's two layouts runs the validator: the one layout
+/// type of the node, the simulation and their configuration.
+pub use tranche_validator::layout::Layout;
 
-impl NodeLayout {
-    pub fn name(self) -> &'static str {
-        match self {
-            NodeLayout::Classic => "classic",
-            NodeLayout::Parallel => "parallel",
-        }
-    }
-}
-
-impl fmt::Display for NodeLayout {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-impl FromStr for NodeLayout {
-    type Err = ShapeError;
-
-    fn from_str(s: &str) -> Result<NodeLayout, ShapeError> {
-        match s {
-            "classic" => Ok(NodeLayout::Classic),
-            "parallel" => Ok(NodeLayout::Parallel),
-            _ => Err(ShapeError::Layout {
-                found: s.escape_default().to_string(),
-            }),
-        }
+impl From<UnknownLayout> for ShapeError {
+    fn from(e: UnknownLayout) -> ShapeError {
+        ShapeError::Layout { found: e.found }
     }
 }
 
@@ -83,7 +50,7 @@ pub enum ShapeError {
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NodeShape {
-    pub layout: NodeLayout,
+    pub layout: Layout,
     pub workers: u32,
     pub cores: u32,
     pub cpu_scale: f64,
@@ -92,7 +59,7 @@ pub struct NodeShape {
 impl Default for NodeShape {
     fn default() -> NodeShape {
         NodeShape {
-            layout: NodeLayout::default(),
+            layout: Layout::default(),
             workers: DEFAULT_WORKERS,
             cores: DEFAULT_CORES,
             cpu_scale: DEFAULT_CPU_SCALE,
@@ -129,7 +96,7 @@ mod tests {
     #[test]
     fn the_default_is_parallel_with_the_nodes_four_workers_on_eight_cores() {
         let shape = NodeShape::default();
-        assert_eq!(shape.layout, NodeLayout::Parallel);
+        assert_eq!(shape.layout, Layout::Parallel);
         assert_eq!((shape.workers, shape.cores), (4, 8));
         assert_eq!(shape.cpu_scale, 1.0);
         assert_eq!(shape.validate(), Ok(()));
@@ -164,11 +131,8 @@ mod tests {
     }
 
     #[test]
-    fn layouts_parse_by_name_and_refuse_anything_else_on_one_line() {
-        assert_eq!("classic".parse(), Ok(NodeLayout::Classic));
-        assert_eq!("parallel".parse(), Ok(NodeLayout::Parallel));
-        assert_eq!(NodeLayout::Classic.to_string(), "classic");
-        let err = "Parallel\n".parse::<NodeLayout>().unwrap_err().to_string();
+    fn a_name_that_is_no_layout_is_a_shape_error_on_one_line() {
+        let err = ShapeError::from("Parallel\n".parse::<Layout>().unwrap_err()).to_string();
         assert_eq!(
             err,
             "layout: expected classic or parallel, found \"Parallel\\n\""

@@ -46,7 +46,7 @@ use crate::costs::CostTable;
 use crate::cpu::shape::{self, NodeShape, NodeThreads};
 use crate::cpu::{Cpu, Event, ThreadId};
 use crate::time::{tick_of, NS_PER_MS};
-use tranche_config::node_shape::NodeLayout;
+use tranche_config::node_shape::Layout;
 
 /// Work queued on a thread.
 pub(crate) enum Job {
@@ -151,7 +151,7 @@ pub(crate) struct Busy {
     cpu: Cpu<Job, Done>,
     roles: NodeThreads,
     costs: CostTable,
-    layout: NodeLayout,
+    layout: Layout,
     /// Notifications the entry thread's queue had no room for yet.
     waiting: VecDeque<Job>,
     blocked: Vec<Blocked>,
@@ -179,7 +179,7 @@ impl Busy {
 
     /// Whether distribution leaves its checks to voting.
     pub fn classic(&self) -> bool {
-        self.layout == NodeLayout::Classic
+        self.layout == Layout::Classic
     }
 
     fn entry(&self) -> ThreadId {
@@ -265,7 +265,7 @@ impl Busy {
         match job {
             Job::Charge(ns) => (ns, Done::Nothing),
             Job::Notification { from, msg } => match self.layout {
-                NodeLayout::Parallel => {
+                Layout::Parallel => {
                     let items = msg.len() as u64;
                     let parts = split(msg, &self.roles.distribution)
                         .into_iter()
@@ -276,7 +276,7 @@ impl Busy {
                         .collect();
                     (costs.route() * items, Done::Route(parts))
                 }
-                NodeLayout::Classic => self.start(now_ms, Job::Items { from, msg }, node),
+                Layout::Classic => self.start(now_ms, Job::Items { from, msg }, node),
             },
             Job::Items { from, msg } => {
                 let items = msg.len() as u64;

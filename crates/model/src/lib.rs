@@ -122,6 +122,6 @@ pub mod time;
 pub mod verdicts;
 
 pub use costs::{CostKind, CostTable, CostsError};
-pub use cpu::shape::{BuildError, NodeLayout, NodeShape, NodeThreads, ShapeError};
+pub use cpu::shape::{BuildError, Layout, NodeShape, NodeThreads, ShapeError};
 pub use cpu::{Cpu, CpuError, Event, Rejected, ThreadId, ThreadSpec};
 pub use verdicts::Verify;

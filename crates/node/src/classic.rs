@@ -8,7 +8,7 @@
 use crate::channel::{Closed, Tx};
 use crate::checks::CheckMode;
 use crate::fanout::Fanout;
-use crate::layout::{Layout, NodeError, INBOX_CAPACITY};
+use crate::layout::{NodeError, Running, INBOX_CAPACITY};
 use crate::messages::{DistMsg, Input};
 use crate::wiring::{Voting, Wiring, Workers};
 use std::sync::Arc;
@@ -40,7 +40,7 @@ impl Classic {
     }
 }
 
-impl Layout for Classic {
+impl Running for Classic {
     fn peer_bytes(&mut self, peer: PeerId, bytes: Arc<[u8]>) -> Result<(), Closed> {
         self.dist.send(DistMsg::PeerBytes { peer, bytes })
     }

@@ -1,6 +1,6 @@
 //! What the node and its two layouts share, below all of them: the
 //! channel capacities, the node's configuration, its errors and metrics,
-//! and the [`Layout`] interface each layout (`classic.rs`, `parallel.rs`)
+//! and the [`Running`] interface each layout (`classic.rs`, `parallel.rs`)
 //! provides to `node.rs`.
 
 use crate::channel::Closed;
@@ -14,13 +14,9 @@ pub use tranche_metrics::NodeMetrics;
 use tranche_primitives::Session;
 use tranche_voting::LocalKeys;
 
-/// The node's inbox (upstream's approval-distribution inbox).
-pub const INBOX_CAPACITY: usize = 64_000;
-/// Each distribution worker's bounded input (upstream
-/// `DEFAULT_WORKERS_CHANNEL_SIZE` = 64 000 / 4).
-pub const WORKER_CHANNEL_CAPACITY: usize = 16_000;
-/// The voting worker's bounded input.
-pub const VOTING_CHANNEL_CAPACITY: usize = 16_000;
+pub use tranche_validator::layout::{
+    INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY, WORKER_CHANNEL_CAPACITY,
+};
 
 /// Everything a node needs to start.
 pub struct NodeConfig {
@@ -52,7 +48,7 @@ pub enum NodeError {
 
 /// One of the two layouts, running: where each input goes, and how its
 /// workers are stopped. `Node` forwards every input to it.
-pub(crate) trait Layout: Send + Sync {
+pub(crate) trait Running: Send + Sync {
     /// Bytes of one notification from a peer.
     fn peer_bytes(&mut self, peer: PeerId, bytes: Arc<[u8]>) -> Result<(), Closed>;
     /// Every other input.

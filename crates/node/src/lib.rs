@@ -35,7 +35,7 @@ mod worker;
 pub use channel::ChannelMeter;
 pub use clock::Clock;
 pub use messages::{
-    ApprovalSignatures, Architecture, CheckPolicy, NodeEvent, Schedule, SignatureCheck,
+    ApprovalSignatures, Architecture, CheckPolicy, Layout, NodeEvent, Schedule, SignatureCheck,
     StoreConfig, DEFAULT_AHEAD_BATCH, DEFAULT_WORKERS,
 };
 pub use node::{

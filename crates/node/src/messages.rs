@@ -12,22 +12,51 @@ use tranche_primitives::{
 };
 use tranche_voting::{CheckedApproval, CheckedAssignment, NewBlock};
 
-/// Which node layout runs the state machines.
+/// Which node layout runs the state machines ([`Layout`], the one type
+/// of the node, the simulation and their configuration), with the
+/// parallel layout's distribution workers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Architecture {
-    /// `approval-distribution` + `approval-voting`; voting checks crypto and
-    /// distribution waits for each verdict.
-    Classic,
-    /// A router, `workers` distribution workers that check crypto, one
-    /// voting worker.
-    Parallel { workers: usize },
+pub struct Architecture {
+    pub layout: Layout,
+    /// Distribution workers: 1 in the classic layout.
+    pub workers: usize,
 }
 
 impl Architecture {
+    /// `approval-distribution` + `approval-voting`; voting checks crypto
+    /// and distribution waits for each verdict.
+    pub const CLASSIC: Architecture = Architecture {
+        layout: Layout::Classic,
+        workers: 1,
+    };
+
+    /// A router, `workers` distribution workers that check crypto, one
+    /// voting worker.
+    pub fn parallel(workers: usize) -> Architecture {
+        Architecture {
+            layout: Layout::Parallel,
+            workers,
+        }
+    }
+
+    /// `classic` or `parallel`.
     pub fn name(&self) -> &'static str {
-        match self {
-            Architecture::Classic => "classic",
-            Architecture::Parallel { .. } => "parallel",
+        self.layout.name()
+    }
+
+    /// The distribution workers it runs: one in the classic layout.
+    pub fn distribution_workers(&self) -> usize {
+        match self.layout {
+            Layout::Classic => 1,
+            Layout::Parallel => self.workers,
+        }
+    }
+
+    /// `classic` or `parallel/N`, as reports name a layout.
+    pub fn label(&self) -> String {
+        match self.layout {
+            Layout::Classic => "classic".to_owned(),
+            Layout::Parallel => format!("parallel/{}", self.workers),
         }
     }
 }
@@ -92,8 +121,7 @@ impl Default for CheckPolicy {
 /// check their certificates back to back (`ahead.rs`).
 pub const DEFAULT_AHEAD_BATCH: usize = 256;
 
-/// Upstream's `APPROVAL_DISTRIBUTION_WORKER_COUNT`.
-pub const DEFAULT_WORKERS: usize = 4;
+pub use tranche_validator::layout::{Layout, DEFAULT_WORKERS};
 
 /// Where approval voting keeps its state.
 #[derive(Debug, Clone)]

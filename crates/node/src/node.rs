@@ -1,7 +1,7 @@
 //! The one interface to both layouts: start a node, feed it blocks, peer
 //! bytes, peer and topology events, ticks and finality; read what it sends,
 //! reputation changes and approved blocks from its event channel; stop it.
-//! `Node` forwards each input to its [`Layout`] (`classic.rs` or
+//! `Node` forwards each input to its running layout, [`Running`] (`classic.rs` or
 //! `parallel.rs`) and owns what both share: the failure channel, the
 //! in-flight count, the metrics and the threads.
 //!
@@ -21,12 +21,12 @@
 use crate::channel::{Closed, InFlight};
 use crate::classic::Classic;
 use crate::clock::Clock;
-use crate::layout::Layout;
+use crate::layout::Running;
 pub use crate::layout::{
     NodeConfig, NodeError, NodeMetrics, INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY,
     WORKER_CHANNEL_CAPACITY,
 };
-use crate::messages::{Architecture, Input, NetworkEvent, NodeEvent, StoreConfig};
+use crate::messages::{Architecture, Input, Layout, NetworkEvent, NodeEvent, StoreConfig};
 use crate::parallel::Parallel;
 use crate::wiring::{Voting, Wiring};
 use crate::worker::WorkerFailure;
@@ -43,7 +43,7 @@ use tranche_voting::{ApprovalVoting, MemoryStore, NewBlock, RedbStore, Store};
 pub struct Node {
     architecture: Architecture,
     clock: Clock,
-    layout: Box<dyn Layout>,
+    layout: Box<dyn Running>,
     events: Receiver<NodeEvent>,
     in_flight: Arc<InFlight>,
     failures: Receiver<WorkerFailure>,
@@ -85,11 +85,10 @@ impl Node {
         let (fail_tx, failures) = crossbeam_channel::unbounded();
         let voting = open_voting(&config)?;
         let mut wiring = Wiring::new(&config, events_tx, fail_tx);
-        let layout: Box<dyn Layout> = match config.architecture {
-            Architecture::Classic => Box::new(Classic::start(&mut wiring, voting)?),
-            Architecture::Parallel { workers } => {
-                Box::new(Parallel::start(&mut wiring, voting, workers)?)
-            }
+        let arch = config.architecture;
+        let layout: Box<dyn Running> = match arch.layout {
+            Layout::Classic => Box::new(Classic::start(&mut wiring, voting)?),
+            Layout::Parallel => Box::new(Parallel::start(&mut wiring, voting, arch.workers)?),
         };
         let Wiring {
             in_flight,
@@ -202,10 +201,7 @@ impl Node {
     ) -> Result<crate::messages::ApprovalSignatures, NodeError> {
         let (reply, answers) = crossbeam_channel::unbounded();
         self.send(Input::GetApprovalSignatures { indices, reply })?;
-        let workers = match self.architecture {
-            Architecture::Classic => 1,
-            Architecture::Parallel { workers } => workers,
-        };
+        let workers = self.architecture.distribution_workers();
         let mut all = crate::messages::ApprovalSignatures::new();
         for _ in 0..workers {
             match answers.recv_timeout(timeout) {

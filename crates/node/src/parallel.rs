@@ -13,7 +13,7 @@
 use crate::channel::{Closed, Tx};
 use crate::checks::CheckMode;
 use crate::fanout::{Fanout, PrioLinks};
-use crate::layout::{Layout, NodeError, INBOX_CAPACITY, WORKER_CHANNEL_CAPACITY};
+use crate::layout::{NodeError, Running, INBOX_CAPACITY, WORKER_CHANNEL_CAPACITY};
 use crate::messages::{report_malformed, Control, DistMsg, Input, NodeEvent, RouterMsg};
 use crate::wiring::{Voting, Wiring, Workers};
 use crate::worker::{Worker, WorkerStats};
@@ -73,7 +73,7 @@ impl Parallel {
     }
 }
 
-impl Layout for Parallel {
+impl Running for Parallel {
     fn peer_bytes(&mut self, peer: PeerId, bytes: Arc<[u8]>) -> Result<(), Closed> {
         self.router.send(RouterMsg::PeerBytes { peer, bytes })
     }

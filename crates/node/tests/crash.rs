@@ -110,9 +110,9 @@ fn real_child(db: &str, layout: &str, t0: u64) {
 
 fn architecture(layout: &str) -> Architecture {
     if layout == "classic" {
-        Architecture::Classic
+        Architecture::CLASSIC
     } else {
-        Architecture::Parallel { workers: 2 }
+        Architecture::parallel(2)
     }
 }
 

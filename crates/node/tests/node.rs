@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use std::time::{Duration, Instant};
-use tranche_node::{Architecture, Clock, Node, NodeError, NodeEvent};
+use tranche_node::{Architecture, Clock, Layout, Node, NodeError, NodeEvent};
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 
 #[test]
@@ -17,11 +17,11 @@ fn classic_and_parallel_agree_tick_for_tick() {
     let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let mut reference = None;
     for arch in [
-        Architecture::Classic,
-        Architecture::Parallel { workers: 1 },
-        Architecture::Parallel { workers: 2 },
-        Architecture::Parallel { workers: 4 },
-        Architecture::Parallel { workers: 8 },
+        Architecture::CLASSIC,
+        Architecture::parallel(1),
+        Architecture::parallel(2),
+        Architecture::parallel(4),
+        Architecture::parallel(8),
     ] {
         let mut node = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
         let trace = run_virtual(&net, &mut node, end);
@@ -62,17 +62,9 @@ fn classic_and_parallel_agree_tick_for_tick() {
 fn a_failing_worker_stops_the_node_with_its_name() {
     let net = net(10, 2, 1, 2);
     for (arch, target, name) in [
-        (
-            Architecture::Parallel { workers: 4 },
-            2,
-            "approval-voting-parallel-1",
-        ),
-        (
-            Architecture::Parallel { workers: 2 },
-            0,
-            "approval-voting-parallel-db",
-        ),
-        (Architecture::Classic, 1, "approval-distribution"),
+        (Architecture::parallel(4), 2, "approval-voting-parallel-1"),
+        (Architecture::parallel(2), 0, "approval-voting-parallel-db"),
+        (Architecture::CLASSIC, 1, "approval-distribution"),
     ] {
         let mut node = Node::start(config(&net, arch, Clock::virtual_at(0))).unwrap();
         node.inject_fault(target).unwrap();
@@ -100,12 +92,7 @@ fn real_clock_small_network_approves_every_block() {
     // Start the real clock two ticks before the first block's slot.
     let first = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let clock = Clock::real(first - 2);
-    let mut node = Node::start(config(
-        &net,
-        Architecture::Parallel { workers: 2 },
-        clock.clone(),
-    ))
-    .unwrap();
+    let mut node = Node::start(config(&net, Architecture::parallel(2), clock.clone())).unwrap();
     for v in 1..net.n {
         node.peer_connected(
             tranche_distribution::PeerId(v),
@@ -146,7 +133,7 @@ fn a_session_is_learned_from_its_first_block() {
     let net = net(20, 4, 3, 3);
     let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
     let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
-    for arch in [Architecture::Classic, Architecture::Parallel { workers: 2 }] {
+    for arch in [Architecture::CLASSIC, Architecture::parallel(2)] {
         let mut known = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
         let with_session = run_virtual(&net, &mut known, end);
         known.shutdown().unwrap();
@@ -175,7 +162,7 @@ fn approval_signatures_are_answered_and_merged_across_workers() {
     let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let first = &net.blocks[0].block;
     let mut answers = Vec::new();
-    for arch in [Architecture::Classic, Architecture::Parallel { workers: 4 }] {
+    for arch in [Architecture::CLASSIC, Architecture::parallel(4)] {
         let mut node = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
         run_virtual(&net, &mut node, end);
         let sigs = node
@@ -208,7 +195,7 @@ fn authority_ids_learned_after_connecting_route_the_same() {
     let net = net(20, 4, 3, 3);
     let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
     let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
-    let arch = Architecture::Parallel { workers: 2 };
+    let arch = Architecture::parallel(2);
     let mut a = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
     let known = run_virtual_with(&net, &mut a, end, false);
     a.shutdown().unwrap();
@@ -232,7 +219,7 @@ fn a_restarted_node_re_announces_what_it_stored_and_approves_every_block() {
     let mid = start + 14;
     let dir = std::env::temp_dir().join(format!("tranche-restart-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
-    for arch in [Architecture::Classic, Architecture::Parallel { workers: 2 }] {
+    for arch in [Architecture::CLASSIC, Architecture::parallel(2)] {
         let db = dir.join(format!("{}.redb", arch.name()));
         let _ = std::fs::remove_file(&db);
         let with_db = |clock| config_with_db(&net, arch, clock, &db);
@@ -328,10 +315,10 @@ fn classic_and_parallel_agree_across_two_sessions_and_a_restart() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut reference: Option<(Architecture, Trace)> = None;
     for (i, arch) in [
-        Architecture::Classic,
-        Architecture::Parallel { workers: 1 },
-        Architecture::Parallel { workers: 2 },
-        Architecture::Parallel { workers: 4 },
+        Architecture::CLASSIC,
+        Architecture::parallel(1),
+        Architecture::parallel(2),
+        Architecture::parallel(4),
     ]
     .into_iter()
     .enumerate()
@@ -411,7 +398,7 @@ fn parallel_workers_take_blocks_and_our_own_messages_on_their_bounded_input() {
     // Per worker: a connection per peer and the topology, then per block
     // our view and every peer's view, and the stop at shutdown.
     let control = peers + 1 + blocks * (1 + peers) + 1;
-    for arch in [Architecture::Classic, Architecture::Parallel { workers: 2 }] {
+    for arch in [Architecture::CLASSIC, Architecture::parallel(2)] {
         let mut node = Node::start(config(&net, arch, Clock::virtual_at(start))).unwrap();
         let trace = run_virtual(&net, &mut node, end);
         let ours = own_items_sent(&trace);
@@ -425,12 +412,12 @@ fn parallel_workers_take_blocks_and_our_own_messages_on_their_bounded_input() {
             .collect();
         assert!(!prio.is_empty(), "{arch:?}: no worker channels");
         for (name, received) in prio {
-            match arch {
-                Architecture::Parallel { .. } => {
+            match arch.layout {
+                Layout::Parallel => {
                     assert_eq!(received, control, "{arch:?}: {name}")
                 }
                 // New blocks and our own messages on top.
-                Architecture::Classic => assert!(
+                Layout::Classic => assert!(
                     received > control + blocks,
                     "{arch:?}: {name} took {received}"
                 ),
@@ -448,7 +435,7 @@ fn useful_first_and_batched_signatures_change_nothing_in_virtual_time() {
     let net = net(20, 4, 3, 3);
     let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
-    for arch in [Architecture::Classic, Architecture::Parallel { workers: 2 }] {
+    for arch in [Architecture::CLASSIC, Architecture::parallel(2)] {
         let run = |checks: CheckPolicy| {
             let mut cfg = config(&net, arch, Clock::virtual_at(start));
             cfg.checks = checks;
@@ -488,7 +475,7 @@ fn certificates_checked_ahead_change_no_send_or_grouping_for_any_batch_split() {
     let net = net(20, 4, 3, 3);
     let start = net.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let end = net.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 40;
-    let arch = Architecture::Parallel { workers: 2 };
+    let arch = Architecture::parallel(2);
     for signatures in [SignatureCheck::OneByOne, SignatureCheck::Batched] {
         let run = |ahead: usize| {
             let mut cfg = config(&net, arch, Clock::virtual_at(start));

@@ -5,7 +5,12 @@
 //! carries it out. Both runtimes build on it: the node's workers
 //! (`tranche-node`, where the two machines run on threads of their own)
 //! and every validator of the whole-network simulation
-//! (`tranche-simulation`, where they run in one object).
+//! (`tranche-simulation`, where they run in one object). How the two are
+//! laid out on threads — the layouts, the default workers, the queues'
+//! capacities — is in [`layout`], the one place the node and the
+//! simulation's CPU model read.
+
+pub mod layout;
 
 use tranche_distribution::AssignmentItem;
 use tranche_primitives::{

@@ -46,7 +46,7 @@ pub fn round_trip(effort: &Effort) -> Result<f64> {
     let step = &config.steps[0];
     let cache = tempfile::tempdir().context("a temporary folder for the run's messages")?;
     let options = RunOptions {
-        architecture: Architecture::Classic,
+        architecture: Architecture::CLASSIC,
         clock: ClockKind::Virtual,
         seed: 0,
         cache_dir: cache.path().to_owned(),

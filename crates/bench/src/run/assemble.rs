@@ -6,7 +6,6 @@ use super::driver::Finished;
 use super::{peak_memory_bytes, RunOptions};
 use crate::floor;
 use anyhow::{bail, Result};
-use tranche_node::Architecture;
 use tranche_node::ASSIGNMENT_KINDS;
 use tranche_node::{process_cpu_time, thread_cpu_time};
 use tranche_report::{
@@ -76,10 +75,7 @@ pub(super) fn report(f: Finished<'_>, options: &RunOptions) -> Result<RunReport>
     Ok(RunReport {
         name: step.name.clone(),
         architecture: options.architecture.name().into(),
-        workers: match options.architecture {
-            Architecture::Classic => 1,
-            Architecture::Parallel { workers } => workers,
-        },
+        workers: options.architecture.distribution_workers(),
         clock: options.clock.name().into(),
         seed: options.seed,
         n_validators: step.n_validators,
@@ -130,7 +126,7 @@ pub(super) fn report(f: Finished<'_>, options: &RunOptions) -> Result<RunReport>
             }
         },
         signatures: match options.checks.signatures {
-            _ if options.architecture == Architecture::Classic => "one-by-one",
+            _ if options.architecture.layout == tranche_node::Layout::Classic => "one-by-one",
             tranche_node::SignatureCheck::Batched => "batched",
             tranche_node::SignatureCheck::OneByOne => "one-by-one",
         }

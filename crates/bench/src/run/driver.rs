@@ -495,7 +495,7 @@ impl<'a> Driver<'a> {
         let live = exporter.map(|ex| {
             let live = LiveRun::new(
                 &step.name,
-                &super::layout_name(options.architecture),
+                &options.architecture.label(),
                 options.clock.name(),
                 step.n_validators,
                 step.n_cores,

@@ -241,7 +241,7 @@ pub fn run_step_observed(
     // A temporary folder with a random name, removed when the guard drops
     // (also on an error or a panic); or the user's, kept.
     let (store, _guard) = database(step, options)?;
-    let layout = layout_name(options.architecture);
+    let layout = options.architecture.label();
     let run = || {
         let mut d = Driver::start(step, prepared, options, exporter, store)?;
         let phase = options
@@ -269,14 +269,6 @@ pub fn run_step_observed(
     result
 }
 
-/// `parallel/N` or `classic`, as reports name a layout.
-pub fn layout_name(architecture: Architecture) -> String {
-    match architecture {
-        Architecture::Classic => "classic".to_owned(),
-        Architecture::Parallel { workers } => format!("parallel/{workers}"),
-    }
-}
-
 /// Where the run's node keeps its database, and the guard of a temporary
 /// folder. With `--db-path DIR`: `DIR/<step>/<layout>/approvals.redb`,
 /// emptied at the start, kept after the run.
@@ -296,7 +288,7 @@ fn database(
                 .collect();
             let dir = root
                 .join(step_dir)
-                .join(layout_name(options.architecture).replace('/', "-"));
+                .join(options.architecture.label().replace('/', "-"));
             std::fs::create_dir_all(&dir)
                 .with_context(|| format!("cannot create {}", dir.display()))?;
             (dir, None)

@@ -61,12 +61,8 @@ fn deterministic(r: &RunReport) -> (Vec<Option<u64>>, u64, u64, u64, u64, u64) {
 #[test]
 fn virtual_runs_are_reproducible_and_approve_every_block() {
     let cache = std::env::temp_dir().join(format!("tranche-run-test-{}", std::process::id()));
-    let a = run(Architecture::Parallel { workers: 2 }, DbKind::Redb, &cache);
-    let b = run(
-        Architecture::Parallel { workers: 2 },
-        DbKind::Memory,
-        &cache,
-    );
+    let a = run(Architecture::parallel(2), DbKind::Redb, &cache);
+    let b = run(Architecture::parallel(2), DbKind::Memory, &cache);
     assert!(b.generation.cache_hit, "the second run reuses the cache");
     assert!(
         a.blocks.iter().all(|x| x.approved_tick.is_some()),
@@ -79,7 +75,7 @@ fn virtual_runs_are_reproducible_and_approve_every_block() {
         a.counts.withheld_approvals > 0,
         "the no-show option withholds approvals"
     );
-    let c = run(Architecture::Classic, DbKind::Memory, &cache);
+    let c = run(Architecture::CLASSIC, DbKind::Memory, &cache);
     assert_eq!(deterministic(&a), deterministic(&c));
     assert!(a.network.sent_bytes > 0 && a.network.received_bytes > 0);
     assert!(a

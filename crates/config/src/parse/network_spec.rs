@@ -11,7 +11,7 @@ use super::fields::{describe, Fields, Tracker};
 use super::size::read_session;
 use crate::approval_network::{DelayMs, Latency, NetworkSpec, Offline};
 use crate::error::{one_line, ConfigErrorKind as Kind};
-use crate::node_shape::{NodeLayout, NodeShape};
+use crate::node_shape::{Layout, NodeShape};
 use crate::Schema;
 
 /// Every key of the objective.
@@ -208,7 +208,7 @@ fn read_node(m: &Fields<'_>) -> Result<NodeShape, Kind> {
     let layout = match m.string("layout")? {
         None => d.layout,
         Some(name) => name
-            .parse::<NodeLayout>()
+            .parse::<Layout>()
             .map_err(|_| m.impossible("layout", &name, "must be classic or parallel"))?,
     };
     Ok(NodeShape {

@@ -2,26 +2,20 @@
 //! `!ApprovalNetwork` key `node`, in `tranche_config::node_shape`):
 //! classic or parallel as `crates/node/src/classic.rs` and
 //! `crates/node/src/parallel.rs` run them, with the node's queue
-//! capacities, and a [`Cpu`] of them.
+//! capacities (`tranche_validator::layout`), and a [`Cpu`] of them.
 
 use super::{Cpu, CpuError, ThreadId, ThreadSpec};
 pub use tranche_config::node_shape::{
-    NodeLayout, NodeShape, ShapeError, DEFAULT_CORES, DEFAULT_CPU_SCALE, DEFAULT_WORKERS,
+    Layout, NodeShape, ShapeError, DEFAULT_CORES, DEFAULT_CPU_SCALE, DEFAULT_WORKERS,
     MAX_CPU_CORES, MAX_WORKERS,
 };
 
-/// The node's inbox (`INBOX_CAPACITY` in `crates/node/src/layout.rs`,
-/// upstream's approval-distribution inbox): the classic distribution
-/// thread's queue and the parallel router's.
-pub const INBOX_CAPACITY: usize = 64_000;
-/// Each parallel distribution worker's bounded input
-/// (`WORKER_CHANNEL_CAPACITY` in `crates/node/src/layout.rs`, upstream's
-/// `DEFAULT_WORKERS_CHANNEL_SIZE` = 64 000 / 4 in
-/// `polkadot/node/core/approval-voting-parallel/src/lib.rs`).
-pub const WORKER_CHANNEL_CAPACITY: usize = 16_000;
-/// The voting thread's bounded input, in both layouts
-/// (`VOTING_CHANNEL_CAPACITY` in `crates/node/src/layout.rs`).
-pub const VOTING_CHANNEL_CAPACITY: usize = 16_000;
+/// The node's queue capacities, from the one place the node reads them
+/// too: the inbox (the classic distribution thread's queue and the
+/// parallel router's), each parallel worker's input, the voting thread's.
+pub use tranche_validator::layout::{
+    INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY, WORKER_CHANNEL_CAPACITY,
+};
 
 /// Why no CPU could be built for a shape.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -50,11 +44,11 @@ pub struct NodeThreads {
 pub fn threads(shape: &NodeShape) -> Result<Vec<ThreadSpec>, ShapeError> {
     shape.validate()?;
     Ok(match shape.layout {
-        NodeLayout::Classic => vec![
+        Layout::Classic => vec![
             ThreadSpec::new("approval-distribution", Some(INBOX_CAPACITY)),
             ThreadSpec::new("approval-voting", Some(VOTING_CHANNEL_CAPACITY)),
         ],
-        NodeLayout::Parallel => {
+        Layout::Parallel => {
             let mut threads = vec![ThreadSpec::new(
                 "approval-voting-parallel",
                 Some(INBOX_CAPACITY),
@@ -78,12 +72,12 @@ pub fn threads(shape: &NodeShape) -> Result<Vec<ThreadSpec>, ShapeError> {
 pub fn roles(shape: &NodeShape) -> Result<NodeThreads, ShapeError> {
     shape.validate()?;
     Ok(match shape.layout {
-        NodeLayout::Classic => NodeThreads {
+        Layout::Classic => NodeThreads {
             router: None,
             distribution: vec![ThreadId(0)],
             voting: ThreadId(1),
         },
-        NodeLayout::Parallel => {
+        Layout::Parallel => {
             let workers = shape.workers as usize;
             NodeThreads {
                 router: Some(ThreadId(0)),
@@ -115,7 +109,7 @@ mod tests {
     #[test]
     fn classic_is_distribution_then_voting_with_the_nodes_capacities() {
         let shape = NodeShape {
-            layout: NodeLayout::Classic,
+            layout: Layout::Classic,
             workers: 7,
             ..NodeShape::default()
         };
