@@ -59,19 +59,27 @@ pub struct DelayMs {
     pub std_dev: f64,
 }
 
-/// Validators that go offline: from the slot of block `at_block` on they
-/// handle nothing and send nothing.
+/// When a validator is offline: from the slot of block `at_block`
+/// (1-based) on it handles nothing and sends nothing, until the slot of
+/// `until_block` if it comes back (views exchanged again, what it lacks
+/// re-sent). One type for the objective and the validators' records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfflineSpan {
+    /// 1-based block number.
+    pub at_block: u32,
+    /// 1-based block from whose slot on they are back; `None`: gone for
+    /// good.
+    #[serde(default)]
+    pub until_block: Option<u32>,
+}
+
+/// Validators that go offline: a share of them, and when.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct Offline {
     /// Share of the validators, 0.0..=1.0.
     pub fraction: f64,
-    /// 1-based block number.
-    pub at_block: u32,
-    /// 1-based block from whose slot on they are back (views exchanged
-    /// again, what they lack re-sent); `None`: gone for good.
-    #[serde(default)]
-    pub until_block: Option<u32>,
+    #[serde(flatten)]
+    pub span: OfflineSpan,
 }
 
 /// A whole-network simulation, normalised (every key has its value). A
@@ -437,15 +445,15 @@ impl NetworkSpec {
                     "fraction must be 0.0..=1.0",
                 );
             }
-            if o.at_block == 0 || o.at_block > self.num_blocks {
+            if o.span.at_block == 0 || o.span.at_block > self.num_blocks {
                 return bad(
                     "offline",
-                    o.at_block.to_string(),
+                    o.span.at_block.to_string(),
                     "at_block must be 1..=num_blocks",
                 );
             }
-            if let Some(u) = o.until_block {
-                if u <= o.at_block || u > self.num_blocks {
+            if let Some(u) = o.span.until_block {
+                if u <= o.span.at_block || u > self.num_blocks {
                     return bad(
                         "offline",
                         u.to_string(),
@@ -498,7 +506,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(s.n_validators, 50);
-        assert_eq!(s.offline[0].at_block, 2);
+        assert_eq!(s.offline[0].span.at_block, 2);
         assert_eq!(s.check_delay_ms.mean, 500.0);
     }
 

@@ -52,13 +52,7 @@ impl Model {
         assign(share(n, spec.no_show_fraction), Behaviour::NoShow);
         assign(share(n, spec.slow_fraction), Behaviour::Slow);
         for o in &spec.offline {
-            assign(
-                share(n, o.fraction),
-                Behaviour::Offline {
-                    at_block: o.at_block,
-                    until_block: o.until_block,
-                },
-            );
+            assign(share(n, o.fraction), Behaviour::Offline(o.span));
         }
         let latency = match spec.latency {
             Some(l) => LatencyModel::Normal {
@@ -108,7 +102,7 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tranche_config::approval_network::Offline;
+    use tranche_config::approval_network::{Offline, OfflineSpan};
 
     #[test]
     fn groups_are_disjoint_and_sized() {
@@ -118,8 +112,10 @@ mod tests {
             slow_fraction: 0.1,
             offline: vec![Offline {
                 fraction: 0.05,
-                at_block: 2,
-                until_block: None,
+                span: OfflineSpan {
+                    at_block: 2,
+                    until_block: None,
+                },
             }],
             ..NetworkSpec::default()
         };
@@ -127,7 +123,7 @@ mod tests {
         let count = |f: fn(&Behaviour) -> bool| m.behaviours.iter().filter(|b| f(b)).count();
         assert_eq!(count(|b| *b == Behaviour::NoShow), 20);
         assert_eq!(count(|b| *b == Behaviour::Slow), 10);
-        assert_eq!(count(|b| matches!(b, Behaviour::Offline { .. })), 5);
+        assert_eq!(count(|b| matches!(b, Behaviour::Offline(_))), 5);
         assert_eq!(Model::new(&spec, 7).behaviours, m.behaviours);
     }
 }

@@ -16,7 +16,7 @@ use tranche_primitives::{ApprovalDistributionMessage, ValidationProtocol};
 
 pub use crate::node::NodeSetup;
 pub use crate::packet::{Control, Packet};
-pub use crate::record::{Behaviour, BlockRecord, NodeRecord};
+pub use crate::record::{Behaviour, BlockRecord, NodeRecord, OfflineSpan};
 pub use crate::time::{slot_ms, tick_of};
 
 /// One validator of the simulated network.
@@ -43,10 +43,10 @@ impl SimNode {
         let index = setup.index;
         let behaviour = model.behaviours[index as usize];
         let (offline_from_ms, back_ms) = match behaviour {
-            Behaviour::Offline {
+            Behaviour::Offline(OfflineSpan {
                 at_block,
                 until_block,
-            } => (
+            }) => (
                 setup.blocks.get(at_block as usize - 1).map(slot_ms),
                 until_block.and_then(|u| setup.blocks.get(u as usize - 1).map(slot_ms)),
             ),

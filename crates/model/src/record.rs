@@ -4,6 +4,7 @@
 //! builds the run's report, table and page from them.
 
 use serde::{Deserialize, Serialize};
+pub use tranche_config::approval_network::OfflineSpan;
 
 /// How one validator behaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -17,12 +18,8 @@ pub enum Behaviour {
     Slow,
     /// Honest until the slot of block `at_block` (1-based), then silent:
     /// it handles nothing and sends nothing, until the slot of
-    /// `until_block` if it comes back.
-    Offline {
-        at_block: u32,
-        #[serde(default)]
-        until_block: Option<u32>,
-    },
+    /// `until_block` if it comes back (the objective's own span).
+    Offline(OfflineSpan),
 }
 
 impl Behaviour {
@@ -38,7 +35,7 @@ impl Behaviour {
             Behaviour::Honest => "honest",
             Behaviour::NoShow => "no-show",
             Behaviour::Slow => "slow",
-            Behaviour::Offline { .. } => "offline",
+            Behaviour::Offline(_) => "offline",
         }
     }
 }

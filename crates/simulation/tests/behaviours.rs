@@ -101,7 +101,7 @@ fn offline_validators_stop_at_their_block() {
     let offline: Vec<_> = r
         .validators
         .iter()
-        .filter(|v| matches!(v.behaviour, Behaviour::Offline { .. }))
+        .filter(|v| matches!(v.behaviour, Behaviour::Offline(_)))
         .collect();
     assert_eq!(offline.len(), 4);
     for v in offline {
@@ -171,7 +171,7 @@ fn an_offline_validator_that_returns_approves_later_blocks() {
     let back: Vec<_> = r
         .validators
         .iter()
-        .filter(|v| matches!(v.behaviour, Behaviour::Offline { .. }))
+        .filter(|v| matches!(v.behaviour, Behaviour::Offline(_)))
         .collect();
     assert_eq!(back.len(), 4);
     for v in back {

@@ -9,7 +9,7 @@ use yaml_serde::{Mapping, Value};
 
 use super::fields::{describe, Fields, Tracker};
 use super::size::read_session;
-use crate::approval_network::{DelayMs, Latency, NetworkSpec, Offline};
+use crate::approval_network::{DelayMs, Latency, NetworkSpec, Offline, OfflineSpan};
 use crate::error::{one_line, ConfigErrorKind as Kind};
 use crate::node_shape::{Layout, NodeShape};
 use crate::Schema;
@@ -188,8 +188,10 @@ fn read_offline(f: &Fields<'_>) -> Result<Vec<Offline>, Kind> {
             let why = "an offline group needs `fraction` and `at_block`";
             Ok(Offline {
                 fraction: o.required("fraction", o.f64("fraction")?, why)?,
-                at_block: o.required("at_block", o.u32("at_block")?, why)?,
-                until_block: o.u32("until_block")?,
+                span: OfflineSpan {
+                    at_block: o.required("at_block", o.u32("at_block")?, why)?,
+                    until_block: o.u32("until_block")?,
+                },
             })
         })
         .collect()
