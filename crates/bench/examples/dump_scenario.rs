@@ -23,6 +23,7 @@ fn main() {
         db_path: None,
         restart_at_block: None,
         checks: Default::default(),
+        node: Default::default(),
     };
     let p = prepare(step, &options).unwrap();
     let ticks: Vec<u64> = p

@@ -94,9 +94,10 @@ pub struct RunArgs {
     /// Distribution workers of the parallel layout.
     #[arg(long, default_value_t = DEFAULT_WORKERS as u32, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub workers: u32,
-    /// Which clock drives the run.
-    #[arg(long, value_enum, default_value_t = ClockArg::Real)]
-    pub clock: ClockArg,
+    /// Which clock drives the run [default: real; with --node model the
+    /// model's own time].
+    #[arg(long, value_enum)]
+    pub clock: Option<ClockArg>,
     /// Seeds message generation, the network model and random routing.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -107,9 +108,10 @@ pub struct RunArgs {
     /// Write every figure of the report as JSON to this file.
     #[arg(long)]
     pub json: Option<PathBuf>,
-    /// Where the node under test keeps its approval database.
-    #[arg(long, value_enum, default_value_t = DbArg::Redb)]
-    pub db: DbArg,
+    /// Where the node under test keeps its approval database [default:
+    /// redb].
+    #[arg(long, value_enum)]
+    pub db: Option<DbArg>,
     /// Nothing on stderr but warnings and errors: no progress bars or lines.
     #[arg(long)]
     pub quiet: bool,
@@ -161,9 +163,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "K", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=100))]
     pub warmup: u32,
     /// How the parallel layout's workers verify approval signatures (the
-    /// classic layout checks one by one, as upstream's did).
-    #[arg(long, value_enum, default_value_t = SignaturesArg::Batched)]
-    pub signatures: SignaturesArg,
+    /// classic layout checks one by one, as upstream's did) [default:
+    /// batched].
+    #[arg(long, value_enum)]
+    pub signatures: Option<SignaturesArg>,
     /// In which order a distribution worker checks its backlog.
     #[arg(long, value_enum, default_value_t = ScheduleArg::Fifo)]
     pub schedule: ScheduleArg,
@@ -178,12 +181,109 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", default_value_t = tranche_node::DEFAULT_AHEAD_BATCH as u64,
           value_parser = clap::value_parser!(u64).range(0..=1_000_000))]
     pub check_ahead: u64,
+    /// What runs as the node under test: the real node on threads, or the
+    /// whole-network simulation's model of it on its modelled CPU, among
+    /// the same peers and messages (its CPU is modelled, its time the
+    /// model's: it implies the virtual clock).
+    #[arg(long, value_enum, default_value_t = NodeArg::Real)]
+    pub node: NodeArg,
+    /// With --node model: the cores the modelled node's threads share.
+    #[arg(long, value_name = "N", default_value_t = tranche_config::node_shape::DEFAULT_CORES,
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(tranche_config::node_shape::MAX_CPU_CORES)))]
+    pub node_cores: u32,
+    /// With --node model: the CPU model's cost table (`tranche calibrate
+    /// --out FILE`) [default: the built-in table].
+    #[arg(long, value_name = "FILE")]
+    pub costs: Option<PathBuf>,
+}
+
+/// `--node`: what runs as the node under test.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum NodeArg {
+    /// The node on real threads.
+    Real,
+    /// The simulation's model of the node on its modelled CPU.
+    Model,
+}
+
+impl RunArgs {
+    /// The clock of the run: the flag, else the model's time with `--node
+    /// model`, else real.
+    pub fn clock(&self) -> ClockArg {
+        match (self.clock, self.node) {
+            (Some(c), _) => c,
+            (None, NodeArg::Model) => ClockArg::Virtual,
+            (None, NodeArg::Real) => ClockArg::Real,
+        }
+    }
+
+    /// The database of the run: the flag, else redb.
+    pub fn db(&self) -> DbArg {
+        self.db.unwrap_or(DbArg::Redb)
+    }
+}
+
+/// The node under test `--node` asks for; with `model`, the flags that
+/// mean nothing to a model are refused, each on one line.
+fn node_under_test(args: &RunArgs) -> Result<crate::run::NodeUnderTest> {
+    if args.node == NodeArg::Real {
+        if args.costs.is_some() {
+            bail!("--costs is the modelled node's cost table: it needs --node model");
+        }
+        return Ok(crate::run::NodeUnderTest::Real);
+    }
+    let refused = [
+        (
+            args.clock == Some(ClockArg::Real),
+            "--clock real (the model's time is virtual)",
+        ),
+        (args.db.is_some(), "--db (the model keeps no database)"),
+        (
+            args.db_path.is_some(),
+            "--db-path (the model keeps no database)",
+        ),
+        (
+            args.restart_at_block.is_some(),
+            "--restart-at-block (the model does not crash)",
+        ),
+        (
+            args.schedule != ScheduleArg::Fifo,
+            "--schedule useful-first (the model takes its input in arrival order)",
+        ),
+        (
+            args.check_ahead != tranche_node::DEFAULT_AHEAD_BATCH as u64,
+            "--check-ahead (the model charges each check as it comes)",
+        ),
+        (
+            args.signatures.is_some(),
+            "--signatures (the model charges each signature one by one)",
+        ),
+        (
+            args.prometheus.is_some(),
+            "--prometheus (the model's figures are in the report)",
+        ),
+        (
+            args.repeat > 1,
+            "--repeat (the model gives the same figures every time)",
+        ),
+    ];
+    if let Some((_, flag)) = refused.iter().find(|(given, _)| *given) {
+        bail!("--node model does not take {flag}");
+    }
+    let costs = match &args.costs {
+        Some(path) => tranche_model::CostTable::load(path)?,
+        None => tranche_model::CostTable::default(),
+    };
+    Ok(crate::run::NodeUnderTest::Model(crate::run::ModelOptions {
+        cores: args.node_cores,
+        costs,
+    }))
 }
 
 /// The `--signatures`, `--schedule` and `--check-ahead` choices.
 fn check_policy(args: &RunArgs) -> tranche_node::CheckPolicy {
     tranche_node::CheckPolicy {
-        signatures: match args.signatures {
+        signatures: match args.signatures.unwrap_or(SignaturesArg::Batched) {
             SignaturesArg::Batched => tranche_node::SignatureCheck::Batched,
             SignaturesArg::OneByOne => tranche_node::SignatureCheck::OneByOne,
         },
@@ -246,7 +346,8 @@ pub fn execute(args: RunArgs) -> Result<()> {
         ],
         args.file.as_deref(),
     )?;
-    if args.restart_at_block.is_some() && args.db == DbArg::Memory {
+    let node = node_under_test(&args)?;
+    if args.restart_at_block.is_some() && args.db() == DbArg::Memory {
         bail!("--restart-at-block needs the redb database (--db redb): a restart in memory would start from nothing");
     }
     if args.backlog.is_some() && args.schedule != ScheduleArg::UsefulFirst {
@@ -303,13 +404,13 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .unwrap_or_else(|| PathBuf::from(&step.workdir_prefix));
         let options_for = |arch| RunOptions {
             architecture: arch,
-            clock: match args.clock {
+            clock: match args.clock() {
                 ClockArg::Real => ClockKind::Real,
                 ClockArg::Virtual => ClockKind::Virtual,
             },
             seed: args.seed,
             cache_dir: cache_dir.clone(),
-            db: match args.db {
+            db: match args.db() {
                 DbArg::Redb => DbKind::Redb,
                 DbArg::Memory => DbKind::Memory,
             },
@@ -318,6 +419,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             db_path: args.db_path.clone(),
             restart_at_block: args.restart_at_block,
             checks: check_policy(&args),
+            node: node.clone(),
         };
         let layouts = architectures(&args, step.approval_voting_parallel_enabled);
         // The messages of a step are the same for every layout: prepared
@@ -421,9 +523,10 @@ fn write_results(args: &RunArgs, runs: &[tranche_report::RunReport], meta: &Meta
 
 /// The metadata of this invocation (`report::meta`).
 fn invocation_meta(args: &RunArgs, config: &BenchConfig) -> Meta {
-    let database = match args.db {
-        DbArg::Redb => "redb",
-        DbArg::Memory => "memory",
+    let database = match (args.node, args.db()) {
+        (NodeArg::Model, _) => "model",
+        (_, DbArg::Redb) => "redb",
+        (_, DbArg::Memory) => "memory",
     };
     Meta::collect(database, args.seed, &config.steps)
 }

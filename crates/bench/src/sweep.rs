@@ -243,6 +243,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
                 schedule: p.schedule,
                 ..CheckPolicy::default()
             },
+            node: Default::default(),
         };
         let prepared = prepare(&p.step, &options)?;
         let r = run_step(&p.step, &prepared, &options)

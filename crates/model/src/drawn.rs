@@ -78,24 +78,41 @@ impl Model {
         }
     }
 
-    /// The random stream of one validator's check durations.
-    pub fn check_rng(&self, v: u32) -> ChaCha20Rng {
-        rng(self.seed, b"check-delay", u64::from(v))
+    /// Validator `v`'s candidate checks: their law and its random stream.
+    pub fn checks(&self, v: u32) -> CheckDelays {
+        CheckDelays {
+            rng: rng(self.seed, b"check-delay", u64::from(v)),
+            mean_ms: self.check_mean_ms,
+            std_dev_ms: self.check_std_dev_ms,
+            factor: match self.behaviours[v as usize] {
+                Behaviour::Slow => self.slow_factor,
+                _ => 1.0,
+            },
+        }
     }
+}
 
-    /// One check's duration for validator `v`, milliseconds.
-    pub fn draw_check_ms(&self, v: u32, r: &mut ChaCha20Rng) -> u64 {
-        let base = if self.check_std_dev_ms > 0.0 {
-            let z: f64 = r.sample(rand_distr::StandardNormal);
-            (self.check_mean_ms + z * self.check_std_dev_ms).max(0.0)
+/// How long one validator's candidate checks (availability recovery and
+/// validation) take: each drawn from the run's law (normal, truncated at
+/// zero), times the validator's slow factor.
+#[derive(Debug, Clone)]
+pub struct CheckDelays {
+    rng: ChaCha20Rng,
+    mean_ms: f64,
+    std_dev_ms: f64,
+    factor: f64,
+}
+
+impl CheckDelays {
+    /// The next check's duration, milliseconds.
+    pub fn draw_ms(&mut self) -> u64 {
+        let base = if self.std_dev_ms > 0.0 {
+            let z: f64 = self.rng.sample(rand_distr::StandardNormal);
+            (self.mean_ms + z * self.std_dev_ms).max(0.0)
         } else {
-            self.check_mean_ms
+            self.mean_ms
         };
-        let factor = match self.behaviours[v as usize] {
-            Behaviour::Slow => self.slow_factor,
-            _ => 1.0,
-        };
-        (base * factor).round() as u64
+        (base * self.factor).round() as u64
     }
 }
 

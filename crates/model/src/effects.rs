@@ -109,6 +109,7 @@ impl Effects for Carry<'_, '_> {
             if r.approved_after_ms.is_none() {
                 let start = slot_ms(&n.blocks[i]);
                 r.approved_after_ms = Some(self.now_ms.saturating_sub(start));
+                n.newly_approved.push(i);
             }
             n.announce_approved(self.now_ms, self.cx);
         }

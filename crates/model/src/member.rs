@@ -41,7 +41,7 @@ pub struct SimNode {
 impl SimNode {
     pub fn new(setup: NodeSetup<'_>, model: &Model) -> SimNode {
         let index = setup.index;
-        let behaviour = model.behaviours[index as usize];
+        let behaviour = setup.behaviour;
         let (offline_from_ms, back_ms) = match behaviour {
             Behaviour::Offline(OfflineSpan {
                 at_block,
@@ -60,7 +60,7 @@ impl SimNode {
             back_ms,
             gone: false,
             returned: false,
-            node: Node::new(setup, model),
+            node: Node::new(setup),
             port: Port::new(
                 index,
                 RateLimiter::new(model.bandwidth),
@@ -233,7 +233,6 @@ impl<'a> Links<'a> {
     fn cx(&mut self) -> Cx<'_> {
         Cx {
             verdicts: self.verdicts,
-            model: self.model,
             net: self,
         }
     }

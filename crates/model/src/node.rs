@@ -14,12 +14,11 @@
 
 use crate::busy::{Busy, Handled, Handler, Owed};
 use crate::costs::CostTable;
-use crate::drawn::Model;
+use crate::drawn::CheckDelays;
 use crate::finality::Finality;
 use crate::record::{Behaviour, BlockRecord};
 use crate::time::{slot_ms, tick_of, tick_start_ms, ticks_ceil};
 use crate::verdicts::{Checking, Verdicts};
-use rand_chacha::ChaCha20Rng;
 use std::sync::Arc;
 use tranche_config::node_shape::NodeShape;
 use tranche_distribution::{
@@ -56,16 +55,24 @@ pub trait Net {
 }
 
 /// What every call into a validator's protocol is given: the process's
-/// shared verdicts, the run's draws, the validator's surroundings.
+/// shared verdicts and the validator's surroundings.
 pub struct Cx<'a> {
     pub verdicts: &'a Verdicts,
-    pub model: &'a Model,
     pub net: &'a mut dyn Net,
 }
 
 /// What a validator's protocol needs to be built.
 pub struct NodeSetup<'a> {
     pub index: u32,
+    /// Validators of the session.
+    pub n: u32,
+    /// The peers connected from the start, ascending.
+    pub peers: Vec<u32>,
+    /// Its behaviour (a no-show withholds its approvals).
+    pub behaviour: Behaviour,
+    /// How long its candidate checks take; `None`: at once (voting's
+    /// default, the benchmark's mocked validation).
+    pub checks: Option<CheckDelays>,
     pub assignment: ValidatorPair,
     pub approval: ValidatorPair,
     pub session: Arc<Session>,
@@ -91,7 +98,7 @@ pub struct Node {
     pub(crate) blocks: Vec<Block>,
     /// Blocks imported so far.
     imported: usize,
-    check_rng: ChaCha20Rng,
+    checks: Option<CheckDelays>,
     /// Distribution's actions, and what they settled to (reused).
     pub(crate) actions: Vec<Action>,
     settled: Settled,
@@ -104,6 +111,10 @@ pub struct Node {
     aggression: u32,
     /// Per block: candidates known to have enough assignments, in order.
     enough_cursor: Vec<u32>,
+    /// Blocks approved since the caller last asked, by index.
+    pub(crate) newly_approved: Vec<usize>,
+    /// Checks run so far (each a certificate or a signature).
+    checked: u64,
     /// With finality on: the votes heard and the block finalized.
     finality: Option<Finality>,
     /// With the CPU model: its cost table, the CPU time its own work owes,
@@ -114,7 +125,7 @@ pub struct Node {
 }
 
 impl Node {
-    pub fn new(setup: NodeSetup<'_>, model: &Model) -> Node {
+    pub fn new(setup: NodeSetup<'_>) -> Node {
         let index = setup.index;
         let keys = voting::LocalKeys {
             assignment: setup.assignment,
@@ -131,7 +142,7 @@ impl Node {
             ..Default::default()
         });
         dist.add_session(setup.session.clone());
-        for p in (0..model.n).filter(|&p| p != index) {
+        for &p in &setup.peers {
             dist.peer_connected(PeerId(p), Some(ValidatorIndex(p)))
                 .expect("validator counts are bounded below MAX_PEER_ID");
         }
@@ -149,20 +160,22 @@ impl Node {
         };
         Node {
             index,
-            behaviour: model.behaviours[index as usize],
+            behaviour: setup.behaviour,
             voting,
             dist,
             session: setup.session,
             blocks: setup.blocks.to_vec(),
             imported: 0,
-            check_rng: model.check_rng(index),
+            checks: setup.checks,
             actions,
             settled: Settled::default(),
             sends: Vec::new(),
             records: vec![BlockRecord::default(); setup.blocks.len()],
             aggression: 0,
             enough_cursor: vec![0; setup.blocks.len()],
-            finality: setup.finality.then(|| Finality::new(model.n, index)),
+            newly_approved: Vec::new(),
+            checked: 0,
+            finality: setup.finality.then(|| Finality::new(setup.n, index)),
             costs,
             owed: Owed::default(),
             busy,
@@ -172,6 +185,21 @@ impl Node {
     /// What it saw of each block.
     pub fn records(&self) -> &[BlockRecord] {
         &self.records
+    }
+
+    /// Blocks imported so far.
+    pub fn imported(&self) -> usize {
+        self.imported
+    }
+
+    /// The blocks (by index) approved since the last call.
+    pub fn take_approved(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.newly_approved)
+    }
+
+    /// Checks (certificates and signatures) run so far.
+    pub fn checked(&self) -> u64 {
+        self.checked
     }
 
     /// Blocks imported with the unfinalized chain at aggression's length.
@@ -247,13 +275,15 @@ impl Node {
 
     /// Voting's due timers one at a time (`tick_one`, as the node on a
     /// real clock runs them), each with a fresh check duration drawn
-    /// first: a wakeup launches at most one check, so every check gets its
-    /// own draw.
+    /// first (with drawn checks): a wakeup launches at most one check, so
+    /// every check gets its own draw.
     pub fn run_timers(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
         let now = tick_of(now_ms);
         while self.voting.next_wakeup().is_some_and(|t| t <= now) {
-            let ms = cx.model.draw_check_ms(self.index, &mut self.check_rng);
-            self.voting.set_check_delay_ticks(ticks_ceil(ms));
+            if let Some(checks) = self.checks.as_mut() {
+                let ms = checks.draw_ms();
+                self.voting.set_check_delay_ticks(ticks_ceil(ms));
+            }
             let (o, _) = self.voting.tick_one(now);
             self.apply_voting(now_ms, o, cx);
         }
@@ -381,6 +411,7 @@ impl Node {
                 self.dist.peer_disconnected(peer);
             }
         }
+        self.checked += checking.checked;
         let done = Handled {
             sends: std::mem::take(&mut settled.sends),
             imports: std::mem::take(&mut settled.imports),

@@ -102,6 +102,10 @@ impl Shared {
         SimNode::new(
             NodeSetup {
                 index: v,
+                n: self.model.n,
+                peers: (0..self.model.n).filter(|&p| p != v).collect(),
+                behaviour: self.model.behaviours[v as usize],
+                checks: Some(self.model.checks(v)),
                 assignment: self.assignment_pairs[v as usize].clone(),
                 approval: self.pairs[v as usize].clone(),
                 session: self.session.clone(),

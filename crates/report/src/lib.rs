@@ -235,6 +235,15 @@ pub struct RunReport {
     /// back (absent in older files).
     #[serde(default)]
     pub checks: ChecksReport,
+    /// `real`: the node ran on threads; `model`: the simulation's model of
+    /// it ran on its modelled CPU (`tranche run --node model`; its CPU is
+    /// modelled, not measured). Older files: `real`.
+    #[serde(default = "real_node")]
+    pub node_under_test: String,
+}
+
+fn real_node() -> String {
+    "real".into()
 }
 
 /// The approval database's share of a run (docs/durability.md).
@@ -507,6 +516,7 @@ pub(crate) mod fixture {
             checks: ChecksReport::default(),
             signatures: String::new(),
             stalls: vec![],
+            node_under_test: "real".into(),
         }
     }
 }

@@ -56,6 +56,7 @@ pub fn round_trip(effort: &Effort) -> Result<f64> {
         db_path: None,
         restart_at_block: None,
         checks: CheckPolicy::default(),
+        node: Default::default(),
     };
     let prepared = prepare(step, &options)?;
     let report = run_step(step, &prepared, &options)?;

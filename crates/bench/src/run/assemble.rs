@@ -132,6 +132,7 @@ pub(super) fn report(f: Finished<'_>, options: &RunOptions) -> Result<RunReport>
         }
         .into(),
         stalls,
+        node_under_test: "real".into(),
     })
 }
 
@@ -317,4 +318,77 @@ fn floor_report(
             0.0
         },
     }
+}
+
+/// The report of a run of the modelled node (`model.rs`): the real node's
+/// shape, with the modelled CPU of each of its threads and no database,
+/// protocol counters or round trips (the model keeps none).
+pub(super) fn model_report(
+    f: super::model::ModelFinished<'_>,
+    options: &RunOptions,
+) -> Result<RunReport> {
+    let (step, prepared) = (f.step, f.prepared);
+    let world = &prepared.world;
+    let peak_memory = peak_memory_bytes(super::PeakMemory::Sampled(0));
+    let floor = measure_floor(world, &f.session, &f.producer.sent, options)?;
+    let blocks_n = f64::from(step.num_blocks.max(1));
+    let cpu: Vec<CpuRow> = f
+        .threads
+        .iter()
+        .map(|(name, s)| CpuRow {
+            name: name.clone(),
+            total_s: *s,
+            per_block_s: s / blocks_n,
+            node: true,
+        })
+        .collect();
+    let node_cpu: f64 = f.threads.iter().map(|(_, s)| s).sum();
+    let mut counts = f.counts;
+    counts.unique_messages = f.producer.stats.unique_messages;
+    counts.withheld_approvals = f.producer.stats.withheld_approvals;
+    let stalls = stalls(world, &f.approved, &f.producer, step.n_validators);
+    let node_counters = f.links.node_counters();
+    Ok(RunReport {
+        name: step.name.clone(),
+        architecture: options.architecture.name().into(),
+        workers: options.architecture.distribution_workers(),
+        clock: "virtual".into(),
+        seed: options.seed,
+        n_validators: step.n_validators,
+        n_cores: step.n_cores,
+        num_blocks: step.num_blocks,
+        blocks: world
+            .blocks
+            .iter()
+            .enumerate()
+            .map(|(i, b)| BlockReport {
+                number: b.number,
+                approved_tick: f.approved[i],
+                approved_after_ms: f.approved_after_ms[i],
+            })
+            .collect(),
+        network: NetworkReport {
+            received_bytes: node_counters.bytes_received,
+            sent_bytes: node_counters.bytes_sent,
+            received_kib_per_block: node_counters.bytes_received as f64 / 1024.0 / blocks_n,
+            sent_kib_per_block: node_counters.bytes_sent as f64 / 1024.0 / blocks_n,
+        },
+        cpu,
+        node_cpu_s: node_cpu,
+        counts,
+        generation: prepared.generation.clone(),
+        crypto_floor: floor_report(&floor, options, node_cpu, blocks_n),
+        wall_time_s: f.wall.as_secs_f64(),
+        peak_memory_bytes: peak_memory,
+        protocol: ProtocolReport::default(),
+        samples: f.samples,
+        repeats: None,
+        restart: None,
+        schedule: None,
+        database: DatabaseReport::default(),
+        checks: ChecksReport::default(),
+        signatures: "one-by-one".into(),
+        stalls,
+        node_under_test: "model".into(),
+    })
 }

@@ -11,7 +11,10 @@ mod approvals;
 mod assemble;
 mod chain;
 mod driver;
+mod model;
 mod restart;
+
+pub use model::ModelOptions;
 
 pub use tranche_report::progress::{Phase, Progress};
 
@@ -77,6 +80,19 @@ pub struct RunOptions {
     /// Batched signatures and the checking order (`--signatures`,
     /// `--schedule`).
     pub checks: tranche_node::CheckPolicy,
+    /// The node under test: the real node on threads, or the simulation's
+    /// model of it (`--node model`, `model.rs`).
+    pub node: NodeUnderTest,
+}
+
+/// What runs as the node under test.
+#[derive(Debug, Clone, Default)]
+pub enum NodeUnderTest {
+    /// The node (`crates/node`) on real threads.
+    #[default]
+    Real,
+    /// One validator of the simulation's model on its modelled CPU.
+    Model(ModelOptions),
 }
 
 /// How long the node may take to drain one virtual tick.
@@ -233,6 +249,9 @@ pub fn run_step_observed(
     options: &RunOptions,
     exporter: Option<&Exporter>,
 ) -> Result<RunReport> {
+    if let NodeUnderTest::Model(model) = &options.node {
+        return run_model(step, prepared, options, model);
+    }
     restart::check(
         options.restart_at_block,
         step.num_blocks,
@@ -267,6 +286,40 @@ pub fn run_step_observed(
             .unwrap_or_else(|_| Err(anyhow::anyhow!("the driver thread panicked")))
     });
     result
+}
+
+/// A run of the modelled node (`--node model`), on the driver's thread as
+/// the real node's.
+fn run_model(
+    step: &BenchStep,
+    prepared: &Prepared,
+    options: &RunOptions,
+    model: &ModelOptions,
+) -> Result<RunReport> {
+    let layout = options.architecture.label();
+    let run = || {
+        let mut run = model::ModelRun::start(step, prepared, options, model)?;
+        let phase =
+            options
+                .progress
+                .phase(&format!("run {layout} (model)"), "blocks", run.blocks());
+        run.run(&phase);
+        let finished = run.finish();
+        let approved = finished.approved.iter().filter(|a| a.is_some()).count();
+        phase.finish(&format!(
+            "{approved} of {} blocks approved",
+            finished.approved.len()
+        ));
+        assemble::model_report(finished, options)
+    };
+    std::thread::scope(|scope| {
+        std::thread::Builder::new()
+            .name(format!("env {layout}"))
+            .spawn_scoped(scope, run)
+            .context("cannot start the driver thread")?
+            .join()
+            .unwrap_or_else(|_| Err(anyhow::anyhow!("the driver thread panicked")))
+    })
 }
 
 /// Where the run's node keeps its database, and the guard of a temporary

@@ -42,6 +42,7 @@ fn run(arch: Architecture, db: DbKind, cache: &Path) -> RunReport {
         db_path: None,
         restart_at_block: None,
         checks: Default::default(),
+        node: Default::default(),
     };
     let prepared = prepare(step, &options).unwrap();
     run_step(step, &prepared, &options).unwrap()
