@@ -58,6 +58,17 @@ pub enum NotHello {
     UnknownKind(u8),
 }
 
+impl NotHello {
+    /// A short name of the kind, for counting repeats.
+    pub fn key(&self) -> &'static str {
+        match self {
+            NotHello::Stranger => "stranger",
+            NotHello::OtherVersion(_) => "version",
+            NotHello::UnknownKind(_) => "kind",
+        }
+    }
+}
+
 impl fmt::Display for NotHello {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -89,16 +100,24 @@ impl Hello {
         b
     }
 
+    /// Whether `b`, the first bytes of a hello (the first 8 at least),
+    /// start as this version's do: so garbage is told before it is whole.
+    pub fn check_magic(b: &[u8]) -> Result<(), NotHello> {
+        if b[..8] == MAGIC {
+            Ok(())
+        } else if b[..7] == MAGIC[..7] {
+            let v = char::from(b[7]);
+            Err(NotHello::OtherVersion(
+                v.is_ascii_alphanumeric().then_some(v),
+            ))
+        } else {
+            Err(NotHello::Stranger)
+        }
+    }
+
     /// The hello in `b`, or what else it is.
     pub fn parse(b: &[u8; HELLO_LEN]) -> Result<Hello, NotHello> {
-        if b[..8] != MAGIC {
-            return Err(if b[..7] == MAGIC[..7] {
-                let v = char::from(b[7]);
-                NotHello::OtherVersion(v.is_ascii_alphanumeric().then_some(v))
-            } else {
-                NotHello::Stranger
-            });
-        }
+        Hello::check_magic(b)?;
         let kind = match b[8] {
             0 => Kind::Data,
             1 => Kind::Control,

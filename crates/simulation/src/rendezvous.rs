@@ -230,7 +230,11 @@ impl Door {
                     .dropped(p.from, "closed", "it closed before its hello"),
                 Ok(k) => {
                     p.len += k;
-                    if p.len == HELLO_LEN {
+                    let magic = (p.len >= 8).then(|| Hello::check_magic(&p.got[..p.len]));
+                    if let Some(Err(e)) = magic {
+                        // Garbage is told by its first bytes.
+                        self.warnings.dropped(p.from, e.key(), &e.to_string());
+                    } else if p.len == HELLO_LEN {
                         self.hello(p, links);
                     } else {
                         still.push_back(p);
@@ -260,7 +264,7 @@ impl Door {
     fn hello(&mut self, p: Pending, links: &mut Links) {
         let theirs = match Hello::parse(&p.got) {
             Ok(h) => h,
-            Err(e) => return self.warnings.dropped(p.from, "garbage", &e.to_string()),
+            Err(e) => return self.warnings.dropped(p.from, e.key(), &e.to_string()),
         };
         let verdict = self.judge(&theirs);
         if let Verdict::Drop(reason, why) = &verdict {

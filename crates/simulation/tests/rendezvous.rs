@@ -98,9 +98,13 @@ fn strangers_get_nothing_and_the_processes_still_connect() {
     let mut other = dial(&hosts[0]);
     other.write_all(&forged(1, PRINT + 1)).unwrap();
     // Judged and dropped unanswered; the idle one after its hello
-    // deadline, the old version's short hello with it.
+    // deadline.
     assert_eq!(until_closed(garbage), b"");
     assert_eq!(until_closed(beyond), b"");
+    // The old version's hello, shorter than this one's, is told by its
+    // magic (and dropped before its hello deadline: see the binary's
+    // warnings in tests/bench/network_strangers.rs).
+    assert_eq!(until_closed(old), b"");
     // Another network: told, so a genuine peer can say why.
     let told = until_closed(other);
     let theirs = Hello::parse(&told.try_into().expect("one hello")).unwrap();
@@ -109,8 +113,6 @@ fn strangers_get_nothing_and_the_processes_still_connect() {
     let zero = zero.join().unwrap().expect("process 0 connects");
     assert!(one.data[0].is_some() && one.control[0].is_some());
     assert!(zero.data[1].is_some() && zero.control[1].is_some());
-    old.write_all(&[0; HELLO_LEN]).ok();
-    assert_eq!(until_closed(old), b"");
     assert_eq!(until_closed(idle), b"");
 }
 

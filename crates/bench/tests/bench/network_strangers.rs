@@ -27,7 +27,8 @@ fn forged(index: u64) -> Vec<u8> {
 
 /// Strangers at `host` until stopped: an idle connection every 0.5 s
 /// (all kept open), and at the start a forged hello claiming process 1,
-/// one claiming process 2^64 - 1 and garbage. Their local addresses, by
+/// one claiming process 2^64 - 1, garbage and a hello of the first
+/// version (41 bytes). Their local addresses, by
 /// kind, as they connect.
 struct Strangers {
     stop: Arc<AtomicBool>,
@@ -49,6 +50,12 @@ impl Strangers {
                     sent.push(("forged", forged(1)));
                     sent.push(("beyond", forged(u64::MAX)));
                     sent.push(("garbage", vec![b'?'; 49]));
+                    // The 41 bytes: a hello of the first version.
+                    let mut old = b"tranche1\0".to_vec();
+                    for w in [1u64, 2, 1, 12345] {
+                        old.extend_from_slice(&w.to_be_bytes());
+                    }
+                    sent.push(("old", old));
                 }
                 for (kind, bytes) in sent {
                     let Ok(mut s) = TcpStream::connect(&host) else {
@@ -162,7 +169,7 @@ fn strangers_and_a_second_process_1_do_not_stop_the_run() {
     // Each stranger was named by its address and dropped; none was
     // blamed for anything.
     assert!(!err.contains("error:"), "{err}");
-    for kind in ["forged", "beyond", "garbage"] {
+    for kind in ["forged", "beyond", "garbage", "old"] {
         let from = &strangers_addr(&held, kind, &err);
         assert!(
             err.contains(&format!("dropped a connection from {from}")),
@@ -177,6 +184,7 @@ fn strangers_addr(held: &[TcpStream], kind: &str, err: &str) -> String {
     let why = match kind {
         "forged" => "claims to be process 1 and simulates another network",
         "beyond" => "claims to be process 18446744073709551615 of 2 processes",
+        "old" => "a hello of another tranche version (tranche1)",
         _ => "not a tranche hello",
     };
     let line = err
@@ -212,6 +220,10 @@ fn with_only_strangers_process_0_fails_in_time_naming_process_1() {
         )
     );
     assert_eq!(lines.iter().filter(|l| l.starts_with("error:")).count(), 1);
+    // Each judged at once (the old version's 41 bytes by its magic, not
+    // after its hello deadline, which is the run's here), and named.
+    let old = strangers_addr(&held, "old", &err);
+    assert!(err.contains(&format!("from {old}: ")), "{err}");
     // A stranger's bytes got nothing back.
     let beyond = held
         .iter()
