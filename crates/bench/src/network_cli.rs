@@ -3,13 +3,16 @@
 //! verifies (`--verify`), where the JSON and the page go (checked before
 //! any work and written atomically, `tranche_report::outputs`); overrides
 //! of the file's sizes for quick sweeps; progress on stderr while it runs
-//! (`tranche_report::progress`). Bad flags and files are one-line errors.
+//! (`tranche_report::progress`), after the run's estimate when it is
+//! long. Bad flags and files are one-line errors; every number a flag
+//! takes is bounded.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tranche_config::approval_network::{self as config, ConfigError, NetworkSpec};
 use tranche_report::progress::{Phase, Progress};
-use tranche_simulation::{EngineConfig, EngineError, Verify};
+use tranche_simulation::{EngineConfig, EngineError, Verify, MAX_PROCESSES, MAX_THREADS};
 
 /// `tranche network [FILE.yaml]`.
 #[derive(clap::Args, Debug, Clone)]
@@ -21,11 +24,12 @@ pub struct NetworkArgs {
     /// 0 by default, as `tranche run`.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Worker threads in this process.
-    #[arg(long, default_value_t = 1)]
+    /// Worker threads in this process, 1 to 256 (the same in every
+    /// process).
+    #[arg(long, default_value_t = 1, value_parser = threads_flag())]
     pub threads: usize,
-    /// Processes in all (each started with its own --process).
-    #[arg(long, default_value_t = 1)]
+    /// Processes in all, 1 to 64 (each started with its own --process).
+    #[arg(long, default_value_t = 1, value_parser = processes_flag())]
     pub processes: usize,
     /// This process's index, 0-based; process 0 prints the results.
     #[arg(long, default_value_t = 0)]
@@ -67,6 +71,16 @@ pub struct NetworkArgs {
     /// Print only the results: no progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+}
+
+/// `--threads`: 1 to [`MAX_THREADS`], a bound every process shares.
+pub fn threads_flag() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(1..=MAX_THREADS as u64)
+}
+
+/// `--processes`: 1 to [`MAX_PROCESSES`].
+fn processes_flag() -> clap::builder::RangedU64ValueParser<usize> {
+    clap::builder::RangedU64ValueParser::new().range(1..=MAX_PROCESSES as u64)
 }
 
 fn parse_verify(s: &str) -> Result<Verify, String> {
@@ -208,7 +222,7 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
 
 /// The engine a command line asks for.
 pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
-    let processes = args.processes.max(1);
+    let processes = args.processes;
     let hosts = match &args.hostfile {
         Some(p) => {
             let hosts = read_hostfile(p)?;
@@ -223,7 +237,7 @@ pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
             }
             hosts
         }
-        None if args.processes > 1 => (0..args.processes)
+        None if processes > 1 => (0..processes)
             .map(|i| format!("127.0.0.1:{}", 2101 + i))
             .collect(),
         None => Vec::new(),
@@ -238,32 +252,125 @@ pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
     Ok(engine)
 }
 
-/// Progress of the simulation in virtual time: a bar in a terminal, a
-/// line per block slot reached otherwise, nothing with `--quiet`.
+/// A run estimated at this many CPU seconds or more is announced before
+/// it starts, as `tranche run` announces its long steps.
+const LONG_CPU_S: f64 = 10.0;
+
+/// `S CPU-s in all (release build[; up to W if ...])`: an estimate
+/// (`NetworkSpec::estimated_cpu_seconds`, summed over runs) in words, or
+/// none when it is short.
+pub fn long_cpu(cpu: f64, most: f64) -> Option<String> {
+    if most < LONG_CPU_S {
+        return None;
+    }
+    let worst = if most > cpu {
+        format!("; up to {most:.0} if no-shows, loss or offline validators trigger every tranche")
+    } else {
+        String::new()
+    };
+    Some(format!("{cpu:.0} CPU-s in all (release build{worst})"))
+}
+
+/// `note: FILE: ... about M MiB per process and S CPU-s ...` for a run
+/// that takes long, or none.
+pub fn estimate_note(spec: &NetworkSpec, source: &str, processes: usize) -> Option<String> {
+    let (cpu, most) = spec.estimated_cpu_seconds();
+    let cpu = long_cpu(cpu, most)?;
+    let mib = (spec.estimated_bytes() / processes.max(1) as u64) >> 20;
+    Some(format!(
+        "note: {source}: {} validators x {} cores x {} blocks: about {mib} MiB per process and \
+         {cpu}",
+        spec.n_validators, spec.n_cores, spec.num_blocks
+    ))
+}
+
+/// How often, at most, a plain line says how far virtual time has come
+/// between the lines of the block slots.
+const LINE_EVERY: Duration = Duration::from_secs(10);
+
+/// The plain progress lines of a run (stderr not a terminal): one when
+/// each block's slot is reached, and between them one every
+/// [`LINE_EVERY`] of wall time, through the end of the run.
+struct Lines {
+    blocks: u32,
+    last_block: u32,
+    started: Instant,
+    last_line: Instant,
+}
+
+impl Lines {
+    fn new(blocks: u32, now: Instant) -> Lines {
+        Lines {
+            blocks,
+            last_block: 0,
+            started: now,
+            last_line: now,
+        }
+    }
+
+    /// The line for the moment `ms` of the `end` ms simulated, handled at
+    /// `now`, if one is due.
+    fn tell(&mut self, ms: u64, end: u64, now: Instant) -> Option<String> {
+        // Block b's slot starts (b - 1) x 6 s after the first.
+        let b = ((ms / 6000) as u32 + 1).min(self.blocks);
+        let line = if self.last_block < b {
+            self.last_block = b;
+            format!(
+                "simulation: block {b}'s slot reached ({} s of virtual time)",
+                ms / 1000
+            )
+        } else if now.duration_since(self.last_line) >= LINE_EVERY {
+            format!(
+                "simulation: {} of {} s of virtual time, {:.0} s elapsed",
+                ms / 1000,
+                end / 1000,
+                now.duration_since(self.started).as_secs_f64()
+            )
+        } else {
+            return None;
+        };
+        self.last_line = now;
+        Some(line)
+    }
+}
+
+/// Progress of the simulation in virtual time: a bar in a terminal,
+/// plain lines otherwise ([`Lines`]), nothing with `--quiet`.
 fn progress_of(
     mode: Progress,
     spec: &NetworkSpec,
 ) -> (Option<tranche_simulation::Progress>, Arc<Phase>) {
     let span_s = u64::from(spec.num_blocks.saturating_sub(1)) * 6 + spec.run_after_last_block_secs;
     let phase = Arc::new(mode.phase("simulation", "s of virtual time", span_s));
-    let blocks = spec.num_blocks;
-    let last_block = std::sync::atomic::AtomicU32::new(0);
+    let lines = Mutex::new(Lines::new(spec.num_blocks, Instant::now()));
     let bar = phase.clone();
     let tell: Option<tranche_simulation::Progress> = match mode {
         Progress::Quiet => None,
         Progress::Bars => Some(Arc::new(move |ms: u64, _end: u64| bar.set(ms / 1000))),
-        Progress::Lines => Some(Arc::new(move |ms: u64, _end: u64| {
-            // Block b's slot starts (b - 1) × 6 s after the first.
-            let b = ((ms / 6000) as u32 + 1).min(blocks);
-            if last_block.fetch_max(b, std::sync::atomic::Ordering::Relaxed) < b {
-                eprintln!(
-                    "simulation: block {b}'s slot reached ({} s of virtual time)",
-                    ms / 1000
-                );
+        Progress::Lines => Some(Arc::new(move |ms: u64, end: u64| {
+            let mut lines = lines.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(line) = lines.tell(ms, end, Instant::now()) {
+                eprintln!("{line}");
             }
         })),
     };
     (tell, phase)
+}
+
+/// How the run ended, for the progress's last line.
+fn outcome(report: &tranche_simulation::SimulationReport) -> String {
+    if report.no_expected_validator() {
+        return "no expected validator (every one a no-show or offline)".to_owned();
+    }
+    let approved = report
+        .blocks
+        .iter()
+        .filter(|b| b.approved == b.expected)
+        .count();
+    format!(
+        "{approved} of {} blocks approved by all",
+        report.blocks.len()
+    )
 }
 
 /// Run `tranche network`: the table on stdout (process 0), and the JSON
@@ -284,12 +391,25 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     } else {
         Progress::Quiet
     };
-    let costs = match &args.costs {
+    let mut costs = match &args.costs {
         Some(path) => {
             tranche_simulation::CostTable::load(path).map_err(|e| CliError::Costs(e.to_string()))?
         }
         None => tranche_simulation::CostTable::default(),
     };
+    if let (Some(path), None) = (&args.costs, &spec.node) {
+        log::warn!(
+            "--costs {}: ignored, {source} has no `node` key (no CPU model to cost)",
+            path.display()
+        );
+        // Unused: not a difference between processes either.
+        costs = tranche_simulation::CostTable::default();
+    }
+    if mode != Progress::Quiet {
+        if let Some(note) = estimate_note(&spec, &source, engine.processes) {
+            eprintln!("{note}");
+        }
+    }
     let (progress, phase) = progress_of(mode, &spec);
     let cluster = tranche_simulation::ClusterOptions {
         connect_timeout: std::time::Duration::from_secs(args.connect_timeout),
@@ -309,15 +429,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         return Ok(());
     };
     if let Ok(phase) = Arc::try_unwrap(phase) {
-        let approved = report
-            .blocks
-            .iter()
-            .filter(|b| b.approved == b.expected)
-            .count();
-        phase.finish(&format!(
-            "{approved} of {} blocks approved by all",
-            report.blocks.len()
-        ));
+        phase.finish(&outcome(&report));
     }
     print!("{}", report.table());
     if let Some(path) = &args.json {
@@ -348,6 +460,56 @@ mod tests {
                 .unwrap_or(&e)
                 .to_owned()
         })
+    }
+
+    #[test]
+    fn plain_progress_goes_on_after_the_last_slot() {
+        let t0 = Instant::now();
+        let at = |s: u64| t0 + Duration::from_secs(s);
+        let mut lines = Lines::new(2, t0);
+        let end = 66_000;
+        let told: Vec<Option<String>> = vec![
+            lines.tell(0, end, at(0)),
+            lines.tell(500, end, at(3)),
+            lines.tell(6_000, end, at(5)),
+            // Past the last slot, slowly: a line every 10 s of wall time.
+            lines.tell(7_000, end, at(14)),
+            lines.tell(8_000, end, at(15)),
+            lines.tell(9_000, end, at(25)),
+            lines.tell(65_000, end, at(26)),
+        ];
+        let want = [
+            Some("simulation: block 1's slot reached (0 s of virtual time)"),
+            None,
+            Some("simulation: block 2's slot reached (6 s of virtual time)"),
+            None,
+            Some("simulation: 8 of 66 s of virtual time, 15 s elapsed"),
+            Some("simulation: 9 of 66 s of virtual time, 25 s elapsed"),
+            None,
+        ];
+        let told: Vec<Option<&str>> = told.iter().map(Option::as_deref).collect();
+        assert_eq!(told, want);
+    }
+
+    #[test]
+    fn a_long_run_is_announced_with_its_estimate() {
+        let spec = |yaml: &str| config::parse(&format!("!ApprovalNetwork\n{yaml}"), "t").unwrap();
+        assert_eq!(estimate_note(&config::embedded_default(), "d", 1), None);
+        let big = spec("n_validators: 400\nn_cores: 80\n");
+        assert_eq!(
+            estimate_note(&big, "big.yaml", 2).unwrap(),
+            "note: big.yaml: 400 validators x 80 cores x 5 blocks: about 1800 MiB per process \
+             and 128 CPU-s in all (release build)"
+        );
+        let lossy = spec("n_validators: 200\nn_cores: 40\nloss_probability: 1.0\n");
+        let note = estimate_note(&lossy, "l.yaml", 1).unwrap();
+        assert!(
+            note.ends_with(
+                "32 CPU-s in all (release build; up to 450 if no-shows, loss or offline \
+                 validators trigger every tranche)"
+            ),
+            "{note}"
+        );
     }
 
     #[test]

@@ -123,13 +123,14 @@ pub struct RunArgs {
     /// address bound is printed on stderr.
     #[arg(long, value_name = "ADDR")]
     pub prometheus: Option<String>,
-    /// With --prometheus: keep serving this many seconds after the last
-    /// run, so that a scraper sees the final figures.
+    /// With --prometheus: keep serving this many seconds (at most 3600)
+    /// after the last run, so that a scraper sees the final figures.
     #[arg(
         long,
         value_name = "SECS",
         default_value_t = 0,
-        requires = "prometheus"
+        requires = "prometheus",
+        value_parser = clap::value_parser!(u64).range(0..=3600)
     )]
     pub prometheus_hold: u64,
     /// Write a CPU flamegraph (SVG) of the invocation, sampled in process.

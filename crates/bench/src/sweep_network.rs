@@ -39,8 +39,8 @@ pub struct SweepArgs {
     /// Seed of every run (0 by default, as `tranche run`).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Worker threads.
-    #[arg(long, default_value_t = 1)]
+    /// Worker threads, 1 to 256.
+    #[arg(long, default_value_t = 1, value_parser = crate::network_cli::threads_flag())]
     pub threads: usize,
     /// Write every row as JSON to this file.
     #[arg(long, value_name = "FILE")]
@@ -91,7 +91,17 @@ fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
                 ))
             })?;
             grid = g;
-            let dir = path.parent().unwrap_or(std::path::Path::new("."));
+            if grid.base.as_ref().is_some_and(|b| b.as_os_str().is_empty()) {
+                return Err(CliError::Sweep(format!(
+                    "{}: `base` is empty: name an !ApprovalNetwork file, or leave `base` out \
+                     for the embedded default",
+                    path.display()
+                )));
+            }
+            let dir = path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(std::path::Path::new("."));
             grid.base = grid.base.map(|b| dir.join(b));
         } else {
             grid.base = Some(path.clone());
@@ -188,6 +198,13 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     )?;
     let (specs, source) = grid(args)?;
     let engine = engine_of(&run_args(args, None, None))?;
+    let (cpu, most) = specs.iter().fold((0.0, 0.0), |(c, m), s| {
+        let (sc, sm) = s.estimated_cpu_seconds();
+        (c + sc, m + sm)
+    });
+    if let Some(cpu) = crate::network_cli::long_cpu(cpu, most) {
+        eprintln!("note: {source}: {} runs: about {cpu}", specs.len());
+    }
     let mut rows = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         let report: SimulationReport =

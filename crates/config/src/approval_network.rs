@@ -266,13 +266,33 @@ fn fraction_ok(f: f64) -> bool {
 /// `BENCHMARKS.md`); it grows as validators² × cores.
 const BLOCK_BYTES_AT_1000X100: f64 = 5.8e9;
 
+/// What `trigger_all_tranches` multiplies a block's memory by: every
+/// validator is assigned every candidate (200 × 40 × 10 blocks peaked at
+/// 9.6 GiB against 0.9 GiB estimated without it, `BENCHMARKS.md`).
+const TRIGGER_ALL_BYTES_FACTOR: f64 = 11.0;
+
+/// CPU seconds of one simulated block at 1 000 validators (release
+/// build): 157 s measured for 25 million deliveries (`BENCHMARKS.md`).
+/// Deliveries grow as validators² (each candidate's tranche-0 assignees
+/// grow as validators / cores, times the cores); 0.9, 5.3 and 12.3 s were
+/// measured at 100, 200 and 300 validators, so the estimate errs high.
+const BLOCK_SECONDS_AT_1000: f64 = 160.0;
+
+/// CPU seconds of one block with every tranche triggered at 200
+/// validators × 40 cores: 12.7 million deliveries at 6.9 µs
+/// (`BENCHMARKS.md`); they grow as validators² × cores.
+const TRIGGER_ALL_BLOCK_SECONDS_AT_200X40: f64 = 90.0;
+
 impl NetworkSpec {
     /// An estimate of the peak memory of a run, bytes, over all processes:
     /// every node's state per unfinalized block (all of them without
     /// `finality`, about two with it), the latency matrix, a fixed base.
     pub fn estimated_bytes(&self) -> u64 {
         let n = f64::from(self.n_validators) / 1000.0;
-        let per_block = BLOCK_BYTES_AT_1000X100 * n * n * f64::from(self.n_cores) / 100.0;
+        let mut per_block = BLOCK_BYTES_AT_1000X100 * n * n * f64::from(self.n_cores) / 100.0;
+        if self.trigger_all_tranches {
+            per_block *= TRIGGER_ALL_BYTES_FACTOR;
+        }
         let held = if self.finality {
             self.num_blocks.min(3)
         } else {
@@ -280,6 +300,29 @@ impl NetworkSpec {
         };
         let matrix = 4.0 * f64::from(self.n_validators).powi(2);
         (per_block * f64::from(held) + matrix + 64e6) as u64
+    }
+
+    /// An estimate of the CPU seconds of a run over all processes
+    /// (release build), and what it may reach when every tranche triggers
+    /// — what no-shows, loss and offline validators lead to at worst, and
+    /// what `trigger_all_tranches` asks for. Indicative: measured on a
+    /// 2-core machine.
+    pub fn estimated_cpu_seconds(&self) -> (f64, f64) {
+        let blocks = f64::from(self.num_blocks);
+        let n = f64::from(self.n_validators);
+        let usual = BLOCK_SECONDS_AT_1000 * (n / 1000.0).powi(2) * blocks;
+        let every = TRIGGER_ALL_BLOCK_SECONDS_AT_200X40
+            * (n / 200.0).powi(2)
+            * (f64::from(self.n_cores) / 40.0)
+            * blocks;
+        if self.trigger_all_tranches {
+            (every, every)
+        } else {
+            let more = self.no_show_fraction > 0.0
+                || self.loss_probability > 0.0
+                || !self.offline.is_empty();
+            (usual, if more { every.max(usual) } else { usual })
+        }
     }
 
     /// Backing groups: `ceil(n_validators / max_validators_per_core)`.
@@ -489,6 +532,36 @@ impl NetworkSpec {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_estimates_follow_the_measured_runs() {
+        let at = |n_validators, n_cores, num_blocks| NetworkSpec {
+            n_validators,
+            n_cores,
+            num_blocks,
+            ..NetworkSpec::default()
+        };
+        let big = at(1000, 100, 1);
+        assert_eq!(big.estimated_cpu_seconds(), (160.0, 160.0));
+        let gib = big.estimated_bytes() as f64 / f64::from(1 << 30);
+        assert!((5.4..6.0).contains(&gib), "{gib}");
+        // Every tranche: 90 CPU-s a block at 200 x 40, 11 times the memory.
+        let all = NetworkSpec {
+            trigger_all_tranches: true,
+            ..at(200, 40, 10)
+        };
+        let (cpu, most) = all.estimated_cpu_seconds();
+        assert!((cpu - 900.0).abs() < 1e-6 && cpu == most, "{cpu}");
+        let gib = all.estimated_bytes() as f64 / f64::from(1 << 30);
+        assert!((9.0..11.0).contains(&gib), "measured 9.6 GiB: {gib}");
+        // No-shows may trigger every tranche: the worst case is said too.
+        let lossy = NetworkSpec {
+            loss_probability: 1.0,
+            ..at(200, 40, 5)
+        };
+        let (cpu, most) = lossy.estimated_cpu_seconds();
+        assert!((cpu - 32.0).abs() < 1e-6 && (most - 450.0).abs() < 1e-6);
+    }
 
     #[test]
     fn the_default_parses() {

@@ -4,6 +4,9 @@
 //! approved — then the parent kills it with SIGKILL at a chosen point,
 //! reopens the database and checks that every announcement it saw is in
 //! it (docs/durability.md). Repeated at many kill points, in both layouts.
+//! The kills follow the run's progress (announcements, and the ticks the
+//! child reports), never the parent's clock, so a slow machine sees them
+//! all.
 
 mod common;
 
@@ -20,9 +23,13 @@ use tranche_voting::{RedbStore, Store, ValidatorSet};
 const CHILD: &str = "TRANCHE_CRASH_CHILD_DB";
 const LAYOUT: &str = "TRANCHE_CRASH_CHILD_LAYOUT";
 const TEST: &str = "sigkill_loses_no_announcement";
-/// Set in a child of the real-clock test: the run's tick zero, in
-/// milliseconds since the Unix epoch, shared by every restart.
-const REAL_T0: &str = "TRANCHE_CRASH_CHILD_REAL_T0";
+/// Set in a child of the real-clock test: the tick its wall clock starts
+/// at (empty: the run's start), where the killed child had come to.
+const REAL_START: &str = "TRANCHE_CRASH_CHILD_REAL_START";
+/// A real-clock child lives at most this many ticks of its run (2 s):
+/// about 22 ticks in all, so at least three of its lives are killed
+/// before the run ends, however slowly the machine starts each.
+const TICKS_PER_LIFE: u64 = 4;
 const REAL_TEST: &str = "repeated_sigkills_of_a_real_clock_run_lose_no_announcement";
 
 fn hex(h: &Hash) -> String {
@@ -47,13 +54,6 @@ fn child(db: &str, layout: &str) {
     std::thread::sleep(Duration::from_secs(600));
 }
 
-fn unix_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as u64
-}
-
 /// Print the announcements among the events waiting now.
 fn print_announcements(node: &Node, wait: Duration) {
     let mut seen = BTreeSet::new();
@@ -76,20 +76,21 @@ fn print_announcements(node: &Node, wait: Duration) {
     }
 }
 
-/// The real-clock child: the node on the wall clock from the run's tick
-/// zero `t0` (so a restarted child carries on where the run is), on the
+/// The real-clock child: the node on the wall clock from tick `start`
+/// (where the killed child had come to; `None`: the run's start), on the
 /// database a killed child left; every block whose slot has come is
 /// imported (a stored one is ignored), peers' messages are delivered when
-/// their tick comes, announcements printed as they leave. A restarted
-/// child first gets again every message due before it started: the peers
-/// re-send what the node lacks when it reconnects, as upstream's
-/// `unify_with_peer` does (an import the killed child had not yet
-/// committed — at most one tick of them, docs/durability.md — comes back
-/// this way).
-fn real_child(db: &str, layout: &str, t0: u64) {
+/// their tick comes, announcements printed as they leave, and each tick
+/// as it comes (`T tick`), so the parent follows the run's progress. A
+/// restarted child first gets again every message due before it started:
+/// the peers re-send what the node lacks when it reconnects, as
+/// upstream's `unify_with_peer` does (an import the killed child had not
+/// yet committed — at most one tick of them, docs/durability.md — comes
+/// back this way).
+fn real_child(db: &str, layout: &str, start: Option<u64>) {
     let n = net(20, 4, 2, 3);
     let first = n.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
-    let start = first - 2 + (unix_ms() - t0) / 500;
+    let start = start.unwrap_or(first - 2);
     let clock = Clock::real(start);
     let cfg = config_with_db(&n, architecture(layout), clock.clone(), db.as_ref());
     let mut node = Node::start(cfg).unwrap();
@@ -99,8 +100,14 @@ fn real_child(db: &str, layout: &str, t0: u64) {
         imported: 0,
         next: 0,
     };
+    let mut told = None;
     while clock.now() <= end {
-        feed.feed(&n, &mut node, clock.now());
+        let now = clock.now();
+        if told != Some(now) {
+            told = Some(now);
+            println!("T {now}");
+        }
+        feed.feed(&n, &mut node, now);
         print_announcements(&node, Duration::from_millis(20));
         node.check().unwrap();
     }
@@ -170,10 +177,38 @@ fn recorded(snap: &tranche_voting::Snapshot, line: &str) -> bool {
     }
 }
 
-/// Start a child (`test` with `envs`), read its announcement lines until
-/// `after` of them (or its end: `DONE`), kill it with SIGKILL. Returns the
-/// lines and whether the child had finished its run.
-fn run_and_kill(test: &str, envs: &[(&str, String)], after: usize) -> (Vec<String>, bool) {
+/// What a child said before it was killed.
+#[derive(Default)]
+struct Life {
+    /// Its announcement lines, every one it printed.
+    lines: Vec<String>,
+    /// It had finished its run (`DONE`).
+    done: bool,
+    /// The last tick it reported (real-clock children).
+    last_tick: Option<u64>,
+}
+
+impl Life {
+    /// Take one complete line of the child's; the ticks of this life so
+    /// far, if it reports ticks.
+    fn take(&mut self, line: &str, first_tick: &mut Option<u64>) -> Option<u64> {
+        if line == "DONE" {
+            self.done = true;
+        } else if let Some(t) = line.strip_prefix("T ").and_then(|t| t.parse().ok()) {
+            self.last_tick = Some(t);
+            return Some(t - *first_tick.get_or_insert(t));
+        } else if line.starts_with(['A', 'V', 'B']) && line.len() > 66 {
+            self.lines.push(line.to_owned());
+        }
+        None
+    }
+}
+
+/// Start a child (`test` with `envs`), read its lines until `after`
+/// announcements, `ticks` ticks of its run (when given), or its end
+/// (`DONE`), kill it with SIGKILL, and take what it had written before it
+/// died as well.
+fn run_and_kill(test: &str, envs: &[(&str, String)], after: usize, ticks: Option<u64>) -> Life {
     let mut child = Command::new(std::env::current_exe().unwrap())
         .args(["--exact", test, "--nocapture", "--test-threads=1"])
         .envs(envs.iter().map(|(k, v)| (*k, v.as_str())))
@@ -181,26 +216,36 @@ fn run_and_kill(test: &str, envs: &[(&str, String)], after: usize) -> (Vec<Strin
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut lines = Vec::new();
-    let mut done = false;
-    let reader = BufReader::new(child.stdout.take().unwrap());
-    let deadline = Instant::now() + Duration::from_secs(120);
-    for line in reader.lines() {
-        let line = line.unwrap();
-        if line == "DONE" || Instant::now() > deadline {
-            done = line == "DONE";
-            break;
+    let mut reader = BufReader::new(child.stdout.take().unwrap());
+    // A complete line, or none at the end of what the child wrote.
+    let mut next = move || {
+        let mut line = String::new();
+        match reader.read_line(&mut line) {
+            Ok(_) if line.ends_with('\n') => Some(line.trim_end().to_owned()),
+            _ => None,
         }
-        if line.starts_with(['A', 'V', 'B']) && line.len() > 66 {
-            lines.push(line);
-            if lines.len() >= after {
-                break;
-            }
+    };
+    let mut life = Life::default();
+    let mut first_tick = None;
+    // Only a hung child meets this: the kills follow the run, not time.
+    let deadline = Instant::now() + Duration::from_secs(300);
+    while let Some(line) = next() {
+        let lived = life.take(&line, &mut first_tick);
+        if life.done
+            || life.lines.len() >= after
+            || lived.zip(ticks).is_some_and(|(l, t)| l >= t)
+            || Instant::now() > deadline
+        {
+            break;
         }
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    (lines, done)
+    // Written before it died: announced too.
+    while let Some(line) = next() {
+        life.take(&line, &mut first_tick);
+    }
+    life
 }
 
 /// Every line is in the database at `db`.
@@ -224,23 +269,24 @@ fn crash_once(layout: &str, after: usize, dir: &std::path::Path) -> usize {
         (CHILD, db.display().to_string()),
         (LAYOUT, layout.to_owned()),
     ];
-    let (lines, _) = run_and_kill(TEST, &envs, after);
-    check_recorded(&db, &lines, &format!("{layout}, killed after {after}"));
-    lines.len()
+    let life = run_and_kill(TEST, &envs, after, None);
+    check_recorded(&db, &life.lines, &format!("{layout}, killed after {after}"));
+    life.lines.len()
 }
 
 /// Repeated crashes of one real-clock run: a child runs the node on the
-/// wall clock and is killed with SIGKILL after a few announcements, the
-/// next child starts the node again on the same database and carries on
-/// where the run is, and so on until the run is over. After every kill the
-/// database holds every announcement any child made.
+/// wall clock and is killed with SIGKILL after a few announcements (or a
+/// few ticks of its run), the next child starts the node again on the
+/// same database and carries on from the tick the killed one had come
+/// to, and so on until the run is over. After every kill the database
+/// holds every announcement any child made.
 #[test]
 fn repeated_sigkills_of_a_real_clock_run_lose_no_announcement() {
-    if let (Ok(db), Ok(t0)) = (std::env::var(CHILD), std::env::var(REAL_T0)) {
+    if let (Ok(db), Ok(start)) = (std::env::var(CHILD), std::env::var(REAL_START)) {
         real_child(
             &db,
             &std::env::var(LAYOUT).unwrap_or_default(),
-            t0.parse().unwrap(),
+            start.parse().ok(),
         );
         return;
     }
@@ -248,23 +294,31 @@ fn repeated_sigkills_of_a_real_clock_run_lose_no_announcement() {
     std::fs::create_dir_all(&dir).unwrap();
     for layout in ["parallel", "classic"] {
         let db = dir.join(format!("{layout}.redb"));
-        let t0 = unix_ms().to_string();
-        let envs = [
-            (CHILD, db.display().to_string()),
-            (LAYOUT, layout.to_owned()),
-            (REAL_T0, t0),
-        ];
+        let mut start = String::new();
         let mut all = Vec::new();
         let mut kills = 0;
-        for after in [1, 3, 2, 5, 4, 100] {
-            let (lines, done) = run_and_kill(REAL_TEST, &envs, after);
-            all.extend(lines);
-            if !done {
+        for (after, ticks) in [1, 3, 2, 5, 4]
+            .map(|a| (a, Some(TICKS_PER_LIFE)))
+            .into_iter()
+            .chain([(usize::MAX, None)])
+        {
+            let envs = [
+                (CHILD, db.display().to_string()),
+                (LAYOUT, layout.to_owned()),
+                (REAL_START, start.clone()),
+            ];
+            let life = run_and_kill(REAL_TEST, &envs, after, ticks);
+            all.extend(life.lines);
+            if !life.done {
                 kills += 1;
             }
             check_recorded(&db, &all, &format!("{layout}, kill {kills}"));
-            if done {
+            if life.done {
                 break;
+            }
+            // The next life starts where this one had come to.
+            if let Some(t) = life.last_tick {
+                start = (t + 1).to_string();
             }
         }
         eprintln!("{layout}: {kills} kills, {} announcements", all.len());
@@ -282,7 +336,7 @@ fn repeated_sigkills_of_a_real_clock_run_lose_no_announcement() {
 #[test]
 fn sigkill_loses_no_announcement() {
     if let Ok(db) = std::env::var(CHILD) {
-        if std::env::var(REAL_T0).is_err() {
+        if std::env::var(REAL_START).is_err() {
             child(&db, &std::env::var(LAYOUT).unwrap_or_default());
         }
         return;

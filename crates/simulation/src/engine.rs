@@ -1,6 +1,6 @@
-//! The simulation on timely dataflow: the engine's configuration (threads,
-//! processes, hosts), the dataflow, and the operator that runs a worker's
-//! share of the validators moment by moment.
+//! The simulation on timely dataflow: the dataflow, and the operator that
+//! runs a worker's share of the validators moment by moment, on the
+//! workers `cluster::EngineConfig` says.
 //!
 //! # The dataflow
 //!
@@ -44,115 +44,12 @@ use tranche_model::member::{NodeRecord, Packet, SimNode};
 use tranche_model::setup::Shared;
 use tranche_model::verdicts::Verdicts;
 
+use crate::cluster::{ClusterOptions, EngineConfig, EngineError};
 use crate::gather::Control;
 use crate::liveness;
-use crate::rendezvous::{self, ClusterOptions};
+use crate::rendezvous;
 use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
 use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
-
-/// Where the workers run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct EngineConfig {
-    /// Worker threads per process.
-    pub threads: usize,
-    /// Processes in all.
-    pub processes: usize,
-    /// This process's index.
-    pub process: usize,
-    /// `host:port` of every process, in process order (required when
-    /// there are several).
-    pub hosts: Vec<String>,
-}
-
-impl Default for EngineConfig {
-    fn default() -> Self {
-        EngineConfig {
-            threads: 1,
-            processes: 1,
-            process: 0,
-            hosts: Vec::new(),
-        }
-    }
-}
-
-/// An engine configuration that cannot run.
-#[derive(Debug, thiserror::Error, PartialEq)]
-pub enum EngineError {
-    #[error("--threads must be at least 1")]
-    NoThreads,
-    #[error("--process {process} is not below --processes {processes}")]
-    ProcessOutOfRange { process: usize, processes: usize },
-    #[error("{processes} processes need {processes} addresses, got {hosts}")]
-    Hosts { processes: usize, hosts: usize },
-    #[error("timely: {0}")]
-    Timely(String),
-    #[error("{missing} did not connect within {secs} s")]
-    NotConnected { missing: String, secs: f64 },
-    #[error("process {process} cannot listen on {address}: {cause}")]
-    Listen {
-        process: usize,
-        address: String,
-        cause: String,
-    },
-    #[error("process {process}'s address `{address}`: {cause}")]
-    Address {
-        process: usize,
-        address: String,
-        cause: String,
-    },
-    #[error("process {process} ({address}) {what}")]
-    Mismatch {
-        process: usize,
-        address: String,
-        what: String,
-    },
-    #[error(
-        "{address}, the address of process {process}, answered but not as that tranche process"
-    )]
-    Stranger { process: usize, address: String },
-    #[error("process {process} ({address}) {cause}")]
-    Lost {
-        process: usize,
-        address: String,
-        cause: String,
-    },
-    #[error("a worker failed: {0}")]
-    Worker(String),
-}
-
-impl EngineConfig {
-    /// Timely's configuration, built here rather than parsed from argv.
-    pub fn timely(&self) -> Result<timely::Config, EngineError> {
-        if self.threads == 0 {
-            return Err(EngineError::NoThreads);
-        }
-        if self.process >= self.processes.max(1) {
-            return Err(EngineError::ProcessOutOfRange {
-                process: self.process,
-                processes: self.processes,
-            });
-        }
-        if self.processes <= 1 {
-            return Ok(timely::Config::process(self.threads));
-        }
-        if self.hosts.len() != self.processes {
-            return Err(EngineError::Hosts {
-                processes: self.processes,
-                hosts: self.hosts.len(),
-            });
-        }
-        Ok(timely::Config {
-            communication: timely::CommunicationConfig::Cluster {
-                threads: self.threads,
-                process: self.process,
-                addresses: self.hosts.clone(),
-                report: false,
-                zerocopy: false,
-            },
-            worker: timely::WorkerConfig::default(),
-        })
-    }
-}
 
 /// Told, by worker 0 of process 0, each moment it has handled:
 /// milliseconds of virtual time since the first block's slot, and the

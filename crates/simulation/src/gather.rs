@@ -5,7 +5,7 @@
 //! reads one line from each, with a deadline. A process that closes
 //! without its line went away before the end.
 
-use crate::engine::EngineError;
+use crate::cluster::EngineError;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;

@@ -20,24 +20,30 @@
 //! sequence) — so the per-validator results are the same for any number
 //! of threads and processes.
 //!
-//! Modules: `engine` (the dataflow); for several processes `rendezvous`
-//! (connecting them, with a deadline), `liveness` (one line when one goes
-//! away) and `gather` (every process's cost figures to process 0). What is not the engine lives where
-//! its kind lives: the `!ApprovalNetwork` objective in
+//! Modules: `cluster` (where the workers run, its bounds, the engine's
+//! errors: below all the others), `engine` (the dataflow); for several
+//! processes `rendezvous` (connecting them, with a deadline, strangers
+//! dropped), `liveness` (one line when one goes away) and `gather` (every
+//! process's cost figures to process 0). What is not the engine lives
+//! where its kind lives: the `!ApprovalNetwork` objective in
 //! `tranche_config::approval_network`, the records, report,
 //! table and page in `tranche_report::network`, the command line and
 //! `tranche sweep network` in the `tranche` binary
 //! (`crates/bench/src/network_cli.rs`, `sweep_network.rs`).
 
+pub mod cluster;
 pub mod engine;
 pub mod gather;
+pub mod hello;
 pub mod liveness;
 pub mod rendezvous;
 
 use std::sync::Arc;
 
-pub use engine::{EngineConfig, EngineError, Progress};
-pub use rendezvous::ClusterOptions;
+pub use cluster::{
+    ClusterOptions, EngineConfig, EngineError, MAX_PROCESSES, MAX_THREADS, MAX_WORKERS,
+};
+pub use engine::Progress;
 pub use tranche_config::approval_network::NetworkSpec;
 pub use tranche_model::{drawn, member, setup, verdicts, CostTable, CostsError, Verify};
 pub use tranche_report::network::{CostTotal, ProcessCost, RunCost, SimulationReport};

@@ -8,35 +8,36 @@
 //! speaks the same pattern — process `i` connects to every process below
 //! it and listens for the ones above on its own address, so no port is
 //! bound twice — with a deadline. Each connection starts with a hello
-//! both ways (a magic, the kind of connection, the process index, the
-//! process and thread counts and a fingerprint of the simulated network),
-//! so a process started with other flags or another file, or a stranger
-//! on the port, is a one-line error rather than a garbled run. While it
-//! waits longer than a second it says once, on stderr, for whom; past the
-//! deadline it fails naming the processes that did not connect.
+//! both ways (`hello`), so a process started with other flags or another
+//! file is a one-line error rather than a garbled run.
+//!
+//! Anyone may connect to a listening port, so what comes in is judged
+//! before anything is said to it, all at once (the hellos are read
+//! together, each with its own short deadline, so no connection holds up
+//! another or the `--connect-timeout`): a connection that sends no hello
+//! in time, bytes that are not a hello, a process index that does not
+//! connect here, or a second process instance claiming an index already
+//! taken (its nonce differs from the first's) is dropped with a warning
+//! naming its source address, and nothing is sent to it. A hello from a
+//! process started with other flags or another network is answered — so a
+//! genuine peer learns why and fails with the reason — and dropped. A
+//! taken process whose connection closes before the end is forgotten, so
+//! it may come again. What this process connects to is a hostfile's
+//! address, trusted as timely trusts it: an answer there that is not the
+//! process expected is an error.
+//!
+//! While it waits longer than a second it says once, on stderr, for
+//! whom; past the deadline it fails naming the processes that did not
+//! connect.
 
-use crate::engine::{EngineConfig, EngineError};
+use crate::cluster::{ClusterOptions, EngineConfig, EngineError};
+use crate::hello::{nonce, Hello, Kind, HELLO_LEN};
+use std::collections::{BTreeMap, VecDeque};
 use std::io::{self, Read, Write};
-use std::net::{SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
-
-/// How a several-process run connects.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ClusterOptions {
-    /// How long to wait for every other process to connect.
-    pub connect_timeout: Duration,
-    /// Say on stderr, once after a second, whom this process waits for.
-    pub tell_waiting: bool,
-}
-
-impl Default for ClusterOptions {
-    fn default() -> Self {
-        ClusterOptions {
-            connect_timeout: Duration::from_secs(20),
-            tell_waiting: true,
-        }
-    }
-}
 
 /// The connections of one process, indexed by the other process.
 pub struct Links {
@@ -47,227 +48,360 @@ pub struct Links {
     pub control: Vec<Option<TcpStream>>,
 }
 
-const MAGIC: [u8; 8] = *b"tranche1";
-const HELLO_LEN: usize = 8 + 1 + 4 * 8;
-/// How long one hello may take once the TCP connection is up.
-const HELLO_TIMEOUT: Duration = Duration::from_secs(5);
-const POLL: Duration = Duration::from_millis(50);
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    Data = 0,
-    Control = 1,
-}
-
-/// A connection of a kind to or from a process.
-type Want = (Kind, usize);
-
-/// What each end says first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Hello {
-    kind: u8,
-    index: u64,
-    processes: u64,
-    threads: u64,
-    fingerprint: u64,
-}
-
-impl Hello {
-    fn bytes(&self) -> [u8; HELLO_LEN] {
-        let mut b = [0u8; HELLO_LEN];
-        b[..8].copy_from_slice(&MAGIC);
-        b[8] = self.kind;
-        for (i, v) in [self.index, self.processes, self.threads, self.fingerprint]
-            .into_iter()
-            .enumerate()
-        {
-            b[9 + 8 * i..17 + 8 * i].copy_from_slice(&v.to_be_bytes());
-        }
-        b
-    }
-
-    /// The hello read from `s`: `Ok(None)` when the bytes are not a
-    /// tranche hello.
-    fn read(s: &mut TcpStream) -> io::Result<Option<Hello>> {
-        let mut b = [0u8; HELLO_LEN];
-        s.read_exact(&mut b)?;
-        if b[..8] != MAGIC {
-            return Ok(None);
-        }
-        let word = |i: usize| u64::from_be_bytes(b[9 + 8 * i..17 + 8 * i].try_into().unwrap());
-        Ok(Some(Hello {
-            kind: b[8],
-            index: word(0),
-            processes: word(1),
-            threads: word(2),
-            fingerprint: word(3),
-        }))
-    }
-}
-
-/// One process's view of the rendezvous.
-struct Rendezvous<'a> {
-    engine: &'a EngineConfig,
-    fingerprint: u64,
-    links: Links,
-}
-
-impl Rendezvous<'_> {
-    fn hello(&self, kind: Kind) -> Hello {
-        Hello {
-            kind: kind as u8,
-            index: self.engine.process as u64,
-            processes: self.engine.processes as u64,
-            threads: self.engine.threads as u64,
-            fingerprint: self.fingerprint,
-        }
-    }
-
-    fn address(&self, j: usize) -> &str {
-        self.engine.hosts.get(j).map_or("?", String::as_str)
-    }
-
-    /// Why `theirs`, from process `theirs.index`, cannot run with us.
-    fn mismatch(&self, theirs: &Hello) -> Option<EngineError> {
-        let mine = self.hello(Kind::Data);
-        let what = if theirs.processes != mine.processes {
-            format!(
-                "was started with --processes {}, this one with {}",
-                theirs.processes, mine.processes
-            )
-        } else if theirs.threads != mine.threads {
-            format!(
-                "was started with --threads {}, this one with {}",
-                theirs.threads, mine.threads
-            )
-        } else if theirs.fingerprint != mine.fingerprint {
-            "simulates another network (the file, an override, --seed or --verify differ)"
-                .to_owned()
-        } else {
-            return None;
-        };
-        let j = theirs.index as usize;
-        Some(EngineError::Mismatch {
-            process: j,
-            address: self.address(j).to_owned(),
-            what,
-        })
-    }
-
+impl Links {
     fn slot(&mut self, kind: Kind, j: usize) -> &mut Option<TcpStream> {
         match kind {
-            Kind::Data => &mut self.links.data[j],
-            Kind::Control => &mut self.links.control[j],
+            Kind::Data => &mut self.data[j],
+            Kind::Control => &mut self.control[j],
+        }
+    }
+}
+
+/// How long a connection may take to say its hello, either way.
+const HELLO_TIMEOUT: Duration = Duration::from_secs(2);
+/// The most connections waiting for their hello at once; past it the
+/// oldest is dropped.
+const MAX_PENDING: usize = 64;
+/// How often the listening side looks at its connections.
+const POLL: Duration = Duration::from_millis(10);
+/// How long a connecting side waits between tries.
+const RETRY: Duration = Duration::from_millis(50);
+/// The most one connection attempt may take.
+const CONNECT_TIMEOUT: Duration = Duration::from_millis(200);
+
+/// Connections of a kind to or from processes.
+type Wants = Vec<(Kind, usize)>;
+
+/// The connections this process makes (to lower indices) and takes.
+fn wanted(me: usize, n: usize) -> (Wants, Wants) {
+    let mut calls: Vec<_> = (0..me).map(|j| (Kind::Data, j)).collect();
+    let mut answers: Vec<_> = (me + 1..n).map(|j| (Kind::Data, j)).collect();
+    if me > 0 {
+        calls.push((Kind::Control, 0));
+    } else {
+        answers.extend((1..n).map(|j| (Kind::Control, j)));
+    }
+    (calls, answers)
+}
+
+/// `process 1 (host:port)` or `processes 1 (a), 2 (b)`.
+fn name(hosts: &[String], ps: &[usize]) -> String {
+    let each: Vec<String> = ps
+        .iter()
+        .map(|&j| format!("{j} ({})", hosts.get(j).map_or("?", String::as_str)))
+        .collect();
+    let noun = if ps.len() == 1 {
+        "process"
+    } else {
+        "processes"
+    };
+    format!("{noun} {}", each.join(", "))
+}
+
+/// One warning per source and reason; the repeats counted, told at the end.
+#[derive(Default)]
+struct Warnings {
+    seen: BTreeMap<(IpAddr, &'static str), u64>,
+}
+
+impl Warnings {
+    fn dropped(&mut self, from: SocketAddr, reason: &'static str, why: &str) {
+        let n = self.seen.entry((from.ip(), reason)).or_default();
+        *n += 1;
+        if *n == 1 {
+            log::warn!("rendezvous: dropped a connection from {from}: {why}");
         }
     }
 
-    /// Connect to process `j`: `Ok(false)` to try again later.
-    fn call(&mut self, kind: Kind, j: usize, addr: SocketAddr) -> Result<bool, EngineError> {
-        let Ok(mut s) = TcpStream::connect_timeout(&addr, Duration::from_millis(200)) else {
-            return Ok(false);
-        };
-        let greeted = s
-            .set_read_timeout(Some(HELLO_TIMEOUT))
-            .and_then(|()| s.write_all(&self.hello(kind).bytes()))
-            .and_then(|()| Hello::read(&mut s));
-        let theirs = match greeted {
-            Err(_) => return Ok(false),
-            Ok(None) => {
-                return Err(EngineError::Stranger {
-                    process: j,
-                    address: self.address(j).to_owned(),
-                })
-            }
-            Ok(Some(h)) => h,
-        };
-        if let Some(e) = self.mismatch(&theirs) {
-            return Err(e);
+    fn finish(&self) {
+        let more: u64 = self.seen.values().map(|n| n - 1).sum();
+        if more > 0 {
+            log::warn!("rendezvous: {more} more connection(s) dropped for a reason already told");
         }
-        if theirs.index as usize != j || theirs.kind != kind as u8 {
-            return Err(EngineError::Stranger {
-                process: j,
-                address: self.address(j).to_owned(),
+    }
+}
+
+/// A connection taken in that waits for its hello.
+struct Pending {
+    stream: TcpStream,
+    from: SocketAddr,
+    got: [u8; HELLO_LEN],
+    len: usize,
+    since: Instant,
+}
+
+/// What the listening side makes of a complete hello.
+enum Verdict {
+    /// Process `index`'s connection of `kind`: answered and kept.
+    Take,
+    /// A process that cannot run with this one: answered (so it can say
+    /// why) and dropped.
+    Tell(String),
+    /// Not for this process: dropped unanswered.
+    Drop(&'static str, String),
+}
+
+/// The listening side: what comes in on this process's address.
+struct Door {
+    listener: TcpListener,
+    me: usize,
+    processes: usize,
+    /// This process's hello (its kind set per answer).
+    mine: Hello,
+    pending: VecDeque<Pending>,
+    /// Per process: the nonce of the instance taken, and whence.
+    taken: Vec<Option<(u64, SocketAddr)>>,
+    warnings: Warnings,
+}
+
+impl Door {
+    /// Whether process `j` connects here with `kind`.
+    fn expects(&self, kind: Kind, j: u64) -> bool {
+        let n = self.processes as u64;
+        match kind {
+            Kind::Data => j > self.me as u64 && j < n,
+            Kind::Control => self.me == 0 && j > 0 && j < n,
+        }
+    }
+
+    fn judge(&self, theirs: &Hello) -> Verdict {
+        let j = theirs.index;
+        if j >= theirs.processes {
+            // Not even a process of its own run: garbage.
+            return Verdict::Drop(
+                "index",
+                format!(
+                    "it claims to be process {j} of {} processes",
+                    theirs.processes
+                ),
+            );
+        }
+        if let Some(what) = self.mine.mismatch(theirs) {
+            return Verdict::Tell(format!("it claims to be process {j} and {what}; told so"));
+        }
+        if !self.expects(theirs.kind, j) {
+            return Verdict::Drop(
+                "index",
+                format!(
+                    "it claims to be process {j}, whose {} connection is not to process {}",
+                    theirs.kind, self.me
+                ),
+            );
+        }
+        match self.taken[j as usize] {
+            Some((nonce, first)) if nonce != theirs.nonce => Verdict::Drop(
+                "taken",
+                format!("it claims to be process {j}, and process {j} from {first} came first"),
+            ),
+            _ => Verdict::Take,
+        }
+    }
+
+    /// Take in what came, judge what said its hello, forget what took too
+    /// long or closed.
+    fn poll(&mut self, links: &mut Links) {
+        // Until nothing waits (or a connection failed in the queue, reset
+        // before it was taken: the rest is looked at next time).
+        while let Ok((stream, from)) = self.listener.accept() {
+            if stream.set_nonblocking(true).is_err() {
+                continue;
+            }
+            self.pending.push_back(Pending {
+                stream,
+                from,
+                got: [0; HELLO_LEN],
+                len: 0,
+                since: Instant::now(),
+            });
+            if self.pending.len() > MAX_PENDING {
+                let old = self.pending.pop_front().expect("over the bound");
+                self.warnings.dropped(
+                    old.from,
+                    "crowd",
+                    &format!("more than {MAX_PENDING} connections wait for their hello"),
+                );
+            }
+        }
+        let mut still = VecDeque::new();
+        while let Some(mut p) = self.pending.pop_front() {
+            match p.stream.read(&mut p.got[p.len..]) {
+                Ok(0) => self
+                    .warnings
+                    .dropped(p.from, "closed", "it closed before its hello"),
+                Ok(k) => {
+                    p.len += k;
+                    let magic = (p.len >= 8).then(|| Hello::check_magic(&p.got[..p.len]));
+                    if let Some(Err(e)) = magic {
+                        // Garbage is told by its first bytes.
+                        self.warnings.dropped(p.from, e.key(), &e.to_string());
+                    } else if p.len == HELLO_LEN {
+                        self.hello(p, links);
+                    } else {
+                        still.push_back(p);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    if p.since.elapsed() >= HELLO_TIMEOUT {
+                        let why =
+                            format!("it sent no hello within {} s", HELLO_TIMEOUT.as_secs_f64());
+                        self.warnings.dropped(p.from, "silent", &why);
+                    } else {
+                        still.push_back(p);
+                    }
+                }
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => still.push_back(p),
+                Err(e) => {
+                    self.warnings
+                        .dropped(p.from, "error", &format!("reading its hello: {e}"))
+                }
+            }
+        }
+        self.pending = still;
+        self.forget_the_gone(links);
+    }
+
+    /// A complete hello from `p`.
+    fn hello(&mut self, p: Pending, links: &mut Links) {
+        let theirs = match Hello::parse(&p.got) {
+            Ok(h) => h,
+            Err(e) => return self.warnings.dropped(p.from, e.key(), &e.to_string()),
+        };
+        let verdict = self.judge(&theirs);
+        if let Verdict::Drop(reason, why) = &verdict {
+            // A stranger's bytes get nothing back.
+            return self.warnings.dropped(p.from, reason, why);
+        }
+        let answer = Hello {
+            kind: theirs.kind,
+            ..self.mine
+        };
+        let mut stream = p.stream;
+        // 49 bytes on a fresh connection: written at once, or the
+        // connection is no good.
+        let answered = stream
+            .set_nonblocking(false)
+            .and_then(|()| stream.set_write_timeout(Some(HELLO_TIMEOUT)))
+            .and_then(|()| stream.write_all(&answer.bytes()))
+            .and_then(|()| stream.set_nonblocking(true));
+        match (verdict, answered) {
+            (Verdict::Tell(why), _) => self.warnings.dropped(p.from, "mismatch", &why),
+            (_, Err(e)) => {
+                let why = format!("answering its hello: {e}");
+                self.warnings.dropped(p.from, "error", &why);
+            }
+            (_, Ok(())) => {
+                let j = theirs.index as usize;
+                self.taken[j] = Some((theirs.nonce, p.from));
+                // The same instance again (it gave up on the first
+                // answer): the new connection is the one it uses.
+                *links.slot(theirs.kind, j) = Some(stream);
+            }
+        }
+    }
+
+    /// A taken process whose connection closed (it failed, or it was
+    /// not the process it said) is forgotten: it may come again.
+    fn forget_the_gone(&mut self, links: &mut Links) {
+        for j in 0..self.processes {
+            let Some((_, from)) = self.taken[j] else {
+                continue;
+            };
+            let gone = [Kind::Data, Kind::Control].into_iter().any(|kind| {
+                self.expects(kind, j as u64) && links.slot(kind, j).as_ref().is_some_and(closed)
+            });
+            if gone {
+                log::warn!(
+                    "rendezvous: process {j} (from {from}) closed its connection before the \
+                     others connected; waiting for it again"
+                );
+                self.taken[j] = None;
+                for kind in [Kind::Data, Kind::Control] {
+                    if self.expects(kind, j as u64) {
+                        *links.slot(kind, j) = None;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Whether the other end of `s` (non-blocking) has closed it.
+fn closed(s: &TcpStream) -> bool {
+    match s.peek(&mut [0u8; 1]) {
+        Ok(k) => k == 0,
+        Err(e) => !matches!(
+            e.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+        ),
+    }
+}
+
+/// What a connecting side needs to reach process `j`.
+struct Call {
+    kind: Kind,
+    j: usize,
+    addr: SocketAddr,
+    host: String,
+    mine: Hello,
+}
+
+type Called = Result<(Kind, usize, TcpStream), EngineError>;
+
+impl Call {
+    /// Try until connected, the deadline, or `stop`; say the outcome on
+    /// `done` (nothing at the deadline: the waiting side names `j`).
+    fn run(self, deadline: Instant, stop: &AtomicBool, done: &mpsc::Sender<Called>) {
+        while !stop.load(Ordering::Relaxed) {
+            let Some(left) = deadline
+                .checked_duration_since(Instant::now())
+                .filter(|d| !d.is_zero())
+            else {
+                return;
+            };
+            match self.once(left) {
+                Ok(Some(s)) => {
+                    let _ = done.send(Ok((self.kind, self.j, s)));
+                    return;
+                }
+                Ok(None) => std::thread::sleep(RETRY.min(left)),
+                Err(e) => {
+                    let _ = done.send(Err(e));
+                    return;
+                }
+            }
+        }
+    }
+
+    /// One try: `Ok(None)` to try again (nobody there yet, no answer in
+    /// time, or dropped).
+    fn once(&self, left: Duration) -> Result<Option<TcpStream>, EngineError> {
+        let Ok(mut s) = TcpStream::connect_timeout(&self.addr, CONNECT_TIMEOUT.min(left)) else {
+            return Ok(None);
+        };
+        let mut got = [0u8; HELLO_LEN];
+        let greeted = s
+            .set_read_timeout(Some(HELLO_TIMEOUT.min(left)))
+            .and_then(|()| s.write_all(&self.mine.bytes()))
+            .and_then(|()| s.read_exact(&mut got));
+        if greeted.is_err() {
+            return Ok(None);
+        }
+        let stranger = || EngineError::Stranger {
+            process: self.j,
+            address: self.host.clone(),
+        };
+        let theirs = Hello::parse(&got).map_err(|_| stranger())?;
+        if let Some(what) = self.mine.mismatch(&theirs) {
+            return Err(EngineError::Mismatch {
+                process: self.j,
+                address: self.host.clone(),
+                what,
             });
         }
-        *self.slot(kind, j) = Some(s);
-        Ok(true)
-    }
-
-    /// Take a connection from a process above (or, on process 0, a
-    /// control connection); a connection that is not a tranche hello is
-    /// dropped.
-    fn answer(&mut self, mut s: TcpStream) -> Result<(), EngineError> {
-        let theirs = match s
-            .set_nonblocking(false)
-            .and_then(|()| s.set_read_timeout(Some(HELLO_TIMEOUT)))
-            .and_then(|()| Hello::read(&mut s))
-        {
-            Ok(Some(h)) => h,
-            _ => return Ok(()),
-        };
-        let kind = match theirs.kind {
-            0 => Kind::Data,
-            1 => Kind::Control,
-            _ => return Ok(()),
-        };
-        // Answer even a mismatch, so both ends can say what is wrong.
-        let answered = s.write_all(&self.hello(kind).bytes());
-        if let Some(e) = self.mismatch(&theirs) {
-            return Err(e);
+        if theirs.index != self.j as u64 || theirs.kind != self.kind {
+            return Err(stranger());
         }
-        let (j, me) = (theirs.index as usize, self.engine.process);
-        let expected = match kind {
-            Kind::Data => j > me && j < self.engine.processes,
-            Kind::Control => me == 0 && j > 0 && j < self.engine.processes,
-        };
-        if answered.is_ok() && expected {
-            *self.slot(kind, j) = Some(s);
-        }
-        Ok(())
-    }
-
-    /// The connections this process makes (to lower indices) and takes.
-    fn wanted(&self) -> (Vec<Want>, Vec<Want>) {
-        let (me, n) = (self.engine.process, self.engine.processes);
-        let mut calls: Vec<Want> = (0..me).map(|j| (Kind::Data, j)).collect();
-        let mut answers: Vec<Want> = (me + 1..n).map(|j| (Kind::Data, j)).collect();
-        if me > 0 {
-            calls.push((Kind::Control, 0));
-        } else {
-            answers.extend((1..n).map(|j| (Kind::Control, j)));
-        }
-        (calls, answers)
-    }
-
-    /// The processes some connection to or from is still missing for.
-    fn missing(&self) -> Vec<usize> {
-        let (calls, answers) = self.wanted();
-        let mut m: Vec<usize> = calls
-            .into_iter()
-            .chain(answers)
-            .filter(|&(kind, j)| match kind {
-                Kind::Data => self.links.data[j].is_none(),
-                Kind::Control => self.links.control[j].is_none(),
-            })
-            .map(|(_, j)| j)
-            .collect();
-        m.sort_unstable();
-        m.dedup();
-        m
-    }
-
-    /// `process 1 (host:port)` or `processes 1 (a), 2 (b)`.
-    fn name(&self, ps: &[usize]) -> String {
-        let each: Vec<String> = ps
-            .iter()
-            .map(|&j| format!("{j} ({})", self.address(j)))
-            .collect();
-        let noun = if ps.len() == 1 {
-            "process"
-        } else {
-            "processes"
-        };
-        format!("{noun} {}", each.join(", "))
+        Ok(Some(s))
     }
 }
 
@@ -284,6 +418,15 @@ fn resolve(engine: &EngineConfig, j: usize) -> Result<SocketAddr, EngineError> {
         .ok_or_else(|| fail("resolves to no address".to_owned()))
 }
 
+/// Stops the connecting threads when the rendezvous ends, either way.
+struct StopOnDrop(Arc<AtomicBool>);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
 /// Connect this process to every other one of `engine` (several
 /// processes, `engine.hosts` one per process), or fail naming whom it
 /// waited for.
@@ -292,62 +435,91 @@ pub fn connect(
     options: &ClusterOptions,
     fingerprint: u64,
 ) -> Result<Links, EngineError> {
-    let n = engine.processes;
+    let (me, n) = (engine.process, engine.processes);
     let addrs = (0..n)
         .map(|j| resolve(engine, j))
         .collect::<Result<Vec<_>, _>>()?;
-    let mut r = Rendezvous {
-        engine,
+    let mine = Hello {
+        kind: Kind::Data,
+        index: me as u64,
+        processes: n as u64,
+        threads: engine.threads as u64,
         fingerprint,
-        links: Links {
-            data: (0..n).map(|_| None).collect(),
-            control: (0..n).map(|_| None).collect(),
-        },
+        nonce: nonce(),
     };
-    let (calls, answers) = r.wanted();
-    let me = engine.process;
-    let listener = if answers.is_empty() {
+    let (calls, answers) = wanted(me, n);
+    let mut door = if answers.is_empty() {
         None
     } else {
-        let l = TcpListener::bind(addrs[me])
+        let listener = TcpListener::bind(addrs[me])
             .and_then(|l| l.set_nonblocking(true).map(|()| l))
             .map_err(|e| EngineError::Listen {
                 process: me,
                 address: engine.hosts[me].clone(),
                 cause: e.to_string(),
             })?;
-        Some(l)
+        Some(Door {
+            listener,
+            me,
+            processes: n,
+            mine,
+            pending: VecDeque::new(),
+            taken: vec![None; n],
+            warnings: Warnings::default(),
+        })
     };
     let start = Instant::now();
+    let deadline = start + options.connect_timeout;
+    let stop = StopOnDrop(Arc::new(AtomicBool::new(false)));
+    let (done, called) = mpsc::channel();
+    for &(kind, j) in &calls {
+        let call = Call {
+            kind,
+            j,
+            addr: addrs[j],
+            host: engine.hosts[j].clone(),
+            mine: Hello { kind, ..mine },
+        };
+        let (stop, done) = (stop.0.clone(), done.clone());
+        std::thread::Builder::new()
+            .name(format!("rendezvous-{kind}-{j}"))
+            .spawn(move || call.run(deadline, &stop, &done))
+            .map_err(|e| EngineError::Timely(format!("starting a connecting thread: {e}")))?;
+    }
+    let mut links = Links {
+        data: (0..n).map(|_| None).collect(),
+        control: (0..n).map(|_| None).collect(),
+    };
     let mut told = false;
-    loop {
-        for &(kind, j) in &calls {
-            if r.slot(kind, j).is_none() {
-                r.call(kind, j, addrs[j])?;
+    let outcome = loop {
+        let mut failed = None;
+        while let Ok(c) = called.try_recv() {
+            match c {
+                Ok((kind, j, s)) => *links.slot(kind, j) = Some(s),
+                Err(e) => failed = Some(e),
             }
         }
-        while let Some(l) = &listener {
-            match l.accept() {
-                Ok((s, _)) => r.answer(s)?,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => break,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                Err(e) => {
-                    return Err(EngineError::Listen {
-                        process: me,
-                        address: engine.hosts[me].clone(),
-                        cause: e.to_string(),
-                    })
-                }
-            }
+        if let Some(e) = failed {
+            break Err(e);
         }
-        let missing = r.missing();
+        if let Some(d) = door.as_mut() {
+            d.poll(&mut links);
+        }
+        let mut missing: Vec<usize> = calls
+            .iter()
+            .chain(&answers)
+            .filter(|&&(kind, j)| links.slot(kind, j).is_none())
+            .map(|&(_, j)| j)
+            .collect();
+        missing.sort_unstable();
+        missing.dedup();
         if missing.is_empty() {
-            break;
+            break Ok(());
         }
         let waited = start.elapsed();
         if waited >= options.connect_timeout {
-            return Err(EngineError::NotConnected {
-                missing: r.name(&missing),
+            break Err(EngineError::NotConnected {
+                missing: name(&engine.hosts, &missing),
                 secs: options.connect_timeout.as_secs_f64(),
             });
         }
@@ -355,42 +527,23 @@ pub fn connect(
             told = true;
             eprintln!(
                 "process {me}: waiting for {} to connect (up to {} s)",
-                r.name(&missing),
+                name(&engine.hosts, &missing),
                 options.connect_timeout.as_secs_f64()
             );
         }
         std::thread::sleep(POLL);
+    };
+    if let Some(d) = &door {
+        d.warnings.finish();
     }
-    let links = r.links;
+    outcome?;
     for s in links.data.iter().chain(&links.control).flatten() {
         // Timely's threads block on reads: no deadline left behind.
-        s.set_read_timeout(None)
+        s.set_nonblocking(false)
+            .and_then(|()| s.set_read_timeout(None))
+            .and_then(|()| s.set_write_timeout(None))
             .and_then(|()| s.set_nodelay(true))
             .map_err(|e| EngineError::Timely(e.to_string()))?;
     }
     Ok(links)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_hello_reads_back_as_written() {
-        let h = Hello {
-            kind: 1,
-            index: 3,
-            processes: 4,
-            threads: 2,
-            fingerprint: u64::MAX - 7,
-        };
-        let l = TcpListener::bind("127.0.0.1:0").unwrap();
-        let mut a = TcpStream::connect(l.local_addr().unwrap()).unwrap();
-        let (mut b, _) = l.accept().unwrap();
-        a.write_all(&h.bytes()).unwrap();
-        a.write_all(b"stranger! padding to forty-one bytes.....")
-            .unwrap();
-        assert_eq!(Hello::read(&mut b).unwrap(), Some(h));
-        assert_eq!(Hello::read(&mut b).unwrap(), None);
-    }
 }

@@ -11,6 +11,7 @@ mod meta_compare;
 mod network_cli;
 mod network_default_run;
 mod network_processes;
+mod network_strangers;
 mod network_sweep;
 mod observability;
 mod outputs;

@@ -85,3 +85,129 @@ fn on_a_terminal_network_draws_a_bar() {
     );
     assert!(text.contains("20/20"), "{text}");
 }
+
+/// `tranche ARGS` is refused where it is parsed: a failing exit within
+/// 2 s, nothing on stdout, no panic, and a first line naming `flag` and
+/// its bound (clap adds its `--help` hint below it).
+fn bounded(args: &[&str], flag: &str, bound: &str) {
+    let start = std::time::Instant::now();
+    let out = tranche(args);
+    let took = start.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} ran");
+    assert!(
+        took < std::time::Duration::from_secs(2),
+        "{args:?}: {took:?}"
+    );
+    assert!(out.stdout.is_empty(), "{args:?}");
+    assert!(!err.contains("panicked"), "{err}");
+    let first = err.lines().next().unwrap_or_default();
+    assert!(
+        first.starts_with("error: ") && first.contains(flag) && first.contains(bound),
+        "{args:?}: {err}"
+    );
+}
+
+#[test]
+fn every_count_a_flag_takes_is_bounded() {
+    let file = std::env::temp_dir().join(format!("tranche-bounds-{}.yaml", std::process::id()));
+    std::fs::write(
+        &file,
+        "!ApprovalNetwork\nn_validators: 20\nn_cores: 4\nnum_blocks: 1\nneeded_approvals: 6\n",
+    )
+    .unwrap();
+    let f = file.to_str().unwrap();
+    for threads in ["0", "257", "10000", "4294967296", "18446744073709551615"] {
+        bounded(
+            &["network", f, "--threads", threads],
+            "--threads",
+            "1..=256",
+        );
+        bounded(
+            &["sweep", "network", f, "--threads", threads],
+            "--threads",
+            "1..=256",
+        );
+    }
+    for processes in ["0", "65", "18446744073709551615"] {
+        bounded(
+            &["network", f, "--processes", processes],
+            "--processes",
+            "1..=64",
+        );
+    }
+    bounded(
+        &["network", f, "--threads", "256", "--processes", "9"],
+        "2304 workers",
+        "at most 2048",
+    );
+    for hold in ["3601", "18446744073709551615"] {
+        bounded(
+            &[
+                "run",
+                "--prometheus",
+                "127.0.0.1:0",
+                "--prometheus-hold",
+                hold,
+            ],
+            "--prometheus-hold",
+            "0..=3600",
+        );
+    }
+    std::fs::remove_file(&file).unwrap();
+}
+
+#[test]
+fn small_defects_of_the_network_commands() {
+    let dir = tempfile::tempdir().unwrap();
+    let tiny =
+        "!ApprovalNetwork\nn_validators: 20\nn_cores: 4\nnum_blocks: 1\nneeded_approvals: 6\n";
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_owned()
+    };
+    // --costs without a `node` key: warned about, not silently ignored.
+    let costs = write("costs.yaml", &tranche_model::CostTable::default().to_yaml());
+    let plain = write("plain.yaml", tiny);
+    let out = tranche(&["network", &plain, "--quiet", "--costs", &costs]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains(&format!(
+            "--costs {costs}: ignored, {plain} has no `node` key"
+        )),
+        "{err}"
+    );
+    let modelled = write(
+        "node.yaml",
+        &format!("{tiny}node: {{layout: classic, cores: 2}}\n"),
+    );
+    let out = tranche(&["network", &modelled, "--quiet", "--costs", &costs]);
+    assert!(out.status.success());
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("ignored"));
+    // Nobody expected to approve: said, not a vacuous success.
+    let none = write("none.yaml", &format!("{tiny}no_show_fraction: 1.0\n"));
+    let out = tranche(&["network", &none]);
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{err}");
+    assert!(text.contains("no expected validator"), "{text}");
+    assert!(!text.contains("every block approved"), "{text}");
+    assert!(
+        err.contains("done in") && err.contains("no expected validator"),
+        "{err}"
+    );
+    // An empty sweep base is named, not `: cannot read :`.
+    let sweep = write(
+        "sweep.yaml",
+        "!ApprovalSweep\nbase: \"\"\nn_validators: [20]\n",
+    );
+    let out = tranche(&["sweep", "network", &sweep]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(&format!("{sweep}: `base` is empty")), "{err}");
+}

@@ -113,8 +113,22 @@ fn well_formed(page: &str) {
 
 #[test]
 fn bad_flags_and_files_are_one_line_errors() {
-    let e = execute(&args(&["--threads", "0", "--blocks", "1"])).unwrap_err();
-    assert_eq!(e.to_string(), "--threads must be at least 1");
+    // Every count is bounded where it is parsed (the binary's wording:
+    // `network_cli::every_count_a_flag_takes_is_bounded`).
+    for (flag, value) in [
+        ("--threads", "0"),
+        ("--threads", "257"),
+        ("--processes", "0"),
+        ("--processes", "65"),
+    ] {
+        let e = Cli::try_parse_from(["network", flag, value]).err().unwrap();
+        assert_eq!(e.kind(), clap::error::ErrorKind::ValueValidation, "{flag}");
+    }
+    let e = execute(&args(&["--threads", "256", "--processes", "9"])).unwrap_err();
+    assert_eq!(
+        e.to_string(),
+        "--threads 256 x --processes 9 is 2304 workers; at most 2048"
+    );
     let e = execute(&args(&["--processes", "2", "--process", "2"])).unwrap_err();
     assert_eq!(e.to_string(), "--process 2 is not below --processes 2");
     let e = execute(&args(&["--validators", "1"])).unwrap_err();

@@ -14,15 +14,15 @@ const BIN: &str = env!("CARGO_BIN_EXE_tranche");
 
 /// A folder of its own for `test`, with a network file and a hostfile of
 /// two free local ports.
-struct Setup {
-    dir: PathBuf,
-    file: PathBuf,
-    hostfile: PathBuf,
-    hosts: Vec<String>,
+pub(crate) struct Setup {
+    pub(crate) dir: PathBuf,
+    pub(crate) file: PathBuf,
+    pub(crate) hostfile: PathBuf,
+    pub(crate) hosts: Vec<String>,
 }
 
 impl Setup {
-    fn new(test: &str, blocks: u32) -> Setup {
+    pub(crate) fn new(test: &str, blocks: u32) -> Setup {
         let dir =
             std::env::temp_dir().join(format!("tranche-processes-{test}-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -54,7 +54,7 @@ impl Setup {
     }
 
     /// `tranche network FILE --processes 2 --process I --hostfile F EXTRA`.
-    fn start(&self, process: usize, extra: &[&str]) -> Child {
+    pub(crate) fn start(&self, process: usize, extra: &[&str]) -> Child {
         Command::new(BIN)
             .arg("network")
             .arg(&self.file)
@@ -77,7 +77,7 @@ impl Drop for Setup {
 }
 
 /// The child's exit within `limit`, polled; killed (and `None`) past it.
-fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+pub(crate) fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
     let deadline = Instant::now() + limit;
     while Instant::now() < deadline {
         if let Some(status) = child.try_wait().unwrap() {
@@ -91,7 +91,7 @@ fn wait_for(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
 }
 
 /// The lines of a child's stderr, as they come.
-fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
+pub(crate) fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
     let (tx, rx) = mpsc::channel();
     let err = child.stderr.take().unwrap();
     std::thread::spawn(move || {
@@ -105,7 +105,7 @@ fn lines_of(child: &mut Child) -> mpsc::Receiver<String> {
 }
 
 /// Everything still to come on `rx`, until the writer closes or `limit`.
-fn drain(rx: &mpsc::Receiver<String>, limit: Duration) -> Vec<String> {
+pub(crate) fn drain(rx: &mpsc::Receiver<String>, limit: Duration) -> Vec<String> {
     let deadline = Instant::now() + limit;
     let mut out = Vec::new();
     while let Some(left) = deadline.checked_duration_since(Instant::now()) {

@@ -24,6 +24,12 @@ legend: approved = validators that approved the block / those expected to (hones
 ";
 
 impl SimulationReport {
+    /// Whether no validator was expected to approve anything (every one a
+    /// no-show or offline): then "every block approved" would be vacuous.
+    pub fn no_expected_validator(&self) -> bool {
+        self.blocks.iter().all(|b| b.expected == 0)
+    }
+
     /// The terminal table.
     pub fn table(&self) -> String {
         let ms = |v: Option<u64>| v.map_or("-".to_owned(), |v| format!("{v}"));
@@ -128,7 +134,10 @@ impl SimulationReport {
         let _ = writeln!(
             s,
             "{}",
-            if self.all_approved {
+            if self.no_expected_validator() {
+                "no expected validator: every one is a no-show or offline, so no block could be \
+                 approved"
+            } else if self.all_approved {
                 "every block approved by every honest validator"
             } else {
                 "NOT every block was approved by every honest validator"
