@@ -8,6 +8,7 @@ mod common;
 mod hostile;
 mod html_browser;
 mod meta_compare;
+mod model_node;
 mod network_cli;
 mod network_default_run;
 mod network_processes;
