@@ -202,10 +202,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
             tranche_bench::network_cli::execute(&args)?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Calibrate(args) => {
-            tranche_bench::calibrate::execute(&args)?;
-            Ok(ExitCode::SUCCESS)
-        }
+        Command::Calibrate(args) => tranche_bench::calibrate::execute(&args),
         Command::Sweep {
             of: SweepOf::Run(args),
         } => {

@@ -337,6 +337,23 @@ fn notes(
     long.chain(skipped).collect()
 }
 
+/// A test sequence from a file, or the embedded example of that bare name
+/// where no such file is here (said on stderr unless `quiet`).
+pub fn load_bench_file(path: &std::path::Path, quiet: bool) -> Result<BenchConfig> {
+    Ok(match crate::examples::embedded(path) {
+        Some(e) => {
+            if !quiet {
+                eprintln!(
+                    "note: {} is not a file here; running the embedded example of that name (`tranche examples`)",
+                    path.display()
+                );
+            }
+            config::parse(e.text, &format!("{} (embedded)", e.name))?
+        }
+        None => config::load(path)?,
+    })
+}
+
 /// Run every approval step of the file (or the embedded default).
 pub fn execute(args: RunArgs) -> Result<()> {
     tranche_report::outputs::check_flags(
@@ -361,18 +378,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
         );
     }
     let config: BenchConfig = match &args.file {
-        Some(path) => match crate::examples::embedded(path) {
-            Some(e) => {
-                if !args.quiet {
-                    eprintln!(
-                        "note: {} is not a file here; running the embedded example of that name (`tranche examples`)",
-                        path.display()
-                    );
-                }
-                config::parse(e.text, &format!("{} (embedded)", e.name))?
-            }
-            None => config::load(path)?,
-        },
+        Some(path) => load_bench_file(path, args.quiet)?,
         None => config::embedded_default()?,
     };
     if !args.allow_vacuous {

@@ -11,9 +11,11 @@
 //!   `duplicate` cost per item), then hands the checks it asks for to the
 //!   voting thread and *waits* — holding its thread — until voting has
 //!   checked and imported them (each check's cost, plus `round_trip` per
-//!   check, plus the imports); only then are the forwards sent and the next
-//!   notification taken. This is upstream's approval-distribution waiting
-//!   on approval-voting for every check (polkadot-sdk#4849).
+//!   check, plus the imports); then the forwards are sent, and the
+//!   distribution thread spends `round_trip_distribution` per check of its
+//!   own (handing it over, waking for the verdict) before it takes the next
+//!   notification. This is upstream's approval-distribution waiting on
+//!   approval-voting for every check (polkadot-sdk#4849).
 //! * **parallel** (`crates/node/src/parallel.rs`): the router (`route` per
 //!   item) splits a notification's items by validator index mod N
 //!   onto the workers' queues; a worker handles its items and checks them
@@ -92,6 +94,8 @@ enum Done {
         sends: Vec<(PeerId, Outgoing)>,
         imports: Vec<Import>,
         release: ThreadId,
+        /// Checks it answered.
+        checked: u64,
     },
     Nothing,
 }
@@ -304,6 +308,7 @@ impl Busy {
                         sends: done.sends,
                         imports: done.imports,
                         release: waiting,
+                        checked: done.checked,
                     },
                 )
             }
@@ -344,9 +349,16 @@ impl Busy {
                 sends,
                 imports,
                 release,
+                checked,
             } => {
                 node.send(now_ms, sends);
                 self.import(now_ms, imports, node);
+                // Its side of each round trip (waking for the verdict)
+                // before it goes on.
+                let own = checked * self.costs.round_trip_distribution();
+                if own > 0 && self.cpu.submit_front(release, Job::Charge(own)).is_err() {
+                    unreachable!("a thread of this CPU takes a job at its front");
+                }
                 self.cpu.release(release).expect("a thread of this CPU");
             }
         }

@@ -80,10 +80,17 @@ pub const DB_COMMIT_US: f64 = 171.0;
 /// KiB in per block, issues 5 and 6, at ≈ 126 bytes an item: the full
 /// batches of issue 2) ≈ 0.48 µs.
 pub const ROUTE_US: f64 = 0.5;
-/// The classic layout's round trip distribution → voting → distribution
-/// per check, beyond the check itself: issue 21, 18.4 µs (39.6 on the real
-/// clock, where the voting thread is busy).
+/// The classic layout's round trip per check on the voting thread, beyond
+/// the check itself (taking the check, answering it): issue 21's hop,
+/// 18.4 µs (39.6 on the real clock, where the voting thread is busy).
 pub const ROUND_TRIP_US: f64 = 18.4;
+/// The classic layout's round trip per check on the distribution thread:
+/// handing the check over, blocking on the verdict and waking for it.
+/// BENCHMARKS.md "The model against the node on the same work (issue
+/// 29)": the real classic node's distribution thread, which checks
+/// nothing, used 3.5 CPU-s per block for about 62 000 checks at 500 × 100
+/// on the 2-core machine, ≈ 50 µs each beyond its own handling of items.
+pub const ROUND_TRIP_DISTRIBUTION_US: f64 = 50.0;
 
 /// The largest cost a file may give, µs (1 000 s).
 pub const MAX_COST_US: f64 = 1e9;
@@ -168,7 +175,9 @@ table! {
     Route route = ROUTE_US,
         "The parallel layout's router, per item of a notification.";
     RoundTrip round_trip = ROUND_TRIP_US,
-        "Classic layout: distribution to voting and back per check, beyond the check.";
+        "Classic layout: the voting thread's CPU per check handed to it, beyond the check.";
+    RoundTripDistribution round_trip_distribution = ROUND_TRIP_DISTRIBUTION_US,
+        "Classic layout: the distribution thread's CPU per check it hands to voting and waits for.";
 }
 
 /// Why a cost table was refused.
@@ -391,6 +400,7 @@ mod tests {
         assert_eq!(t.db_commit(), 171_000);
         assert_eq!(t.route(), 500);
         assert_eq!(t.round_trip(), 18_400);
+        assert_eq!(t.round_trip_distribution(), 50_000);
         // Every key has a default above zero and a distinct name.
         for (i, &c) in CostKind::ALL.iter().enumerate() {
             assert!(t.get(c) > 0, "{}", c.key());

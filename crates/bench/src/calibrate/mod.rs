@@ -9,6 +9,7 @@
 //! (`tranche_report::outputs`); one line per cost on stderr while it
 //! measures (`--quiet`: none).
 
+pub mod check;
 mod fixture;
 mod gossip;
 mod measure;
@@ -36,6 +37,57 @@ pub struct CalibrateArgs {
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Instead of measuring the table: hold the CPU model against the real
+    /// node on this test sequence (or the bare name of an example), the
+    /// real node `--runs` times on the real clock and the modelled node
+    /// once, per block and per thread (`calibrate/check.rs`); exit status
+    /// 1 when a judged figure is outside the tolerance.
+    #[arg(long, value_name = "FILE")]
+    pub check: Option<PathBuf>,
+    /// With --check: runs of the real node per layout.
+    #[arg(long, value_name = "N", default_value_t = 2, requires = "check",
+          value_parser = clap::value_parser!(u32).range(1..=20))]
+    pub runs: u32,
+    /// With --check: the layouts compared.
+    #[arg(long, value_enum, default_value_t = crate::run_cli::ArchArg::Both, requires = "check")]
+    pub architecture: crate::run_cli::ArchArg,
+    /// With --check: the parallel layout's workers.
+    #[arg(long, value_name = "N", requires = "check",
+          value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub workers: Option<u32>,
+    /// With --check: the modelled node's cores [default: this machine's
+    /// CPUs, which the real node runs on].
+    #[arg(long, value_name = "N", requires = "check",
+          value_parser = clap::value_parser!(u32).range(1..=i64::from(tranche_config::node_shape::MAX_CPU_CORES)))]
+    pub node_cores: Option<u32>,
+    /// With --check: the model's cost table [default: the built-in one].
+    #[arg(long, value_name = "FILE", requires = "check")]
+    pub costs: Option<PathBuf>,
+    /// With --check: the real node's clock (virtual only for a quick look:
+    /// it waits for the node and so never shows it falling behind).
+    #[arg(long, value_enum, default_value_t = crate::run_cli::ClockArg::Real, requires = "check")]
+    pub real_clock: crate::run_cli::ClockArg,
+    /// With --check: the tolerance, per cent (times also at least 500 ms).
+    #[arg(long, value_name = "PCT", default_value_t = 25.0, requires = "check",
+          value_parser = tolerance)]
+    pub tolerance: f64,
+    /// With --check: seeds the messages, the links and routing.
+    #[arg(long, default_value_t = 0, requires = "check")]
+    pub seed: u64,
+    /// With --check: where the messages are cached.
+    #[arg(long, value_name = "DIR", requires = "check")]
+    pub cache_dir: Option<PathBuf>,
+    /// With --check: write the comparison as JSON to this file.
+    #[arg(long, value_name = "FILE", requires = "check")]
+    pub json: Option<PathBuf>,
+}
+
+/// A tolerance in per cent: a finite number from 0 to 1 000.
+fn tolerance(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(t) if t.is_finite() && (0.0..=1000.0).contains(&t) => Ok(t),
+        _ => Err(format!("expected per cent from 0 to 1000, found {s:?}")),
+    }
 }
 
 /// The chain measured on: 500 validators (Polkadot's distribution
@@ -152,13 +204,27 @@ pub fn measure_table(effort: &Effort, quiet: bool) -> Result<CostTable> {
     );
     set(&mut table, CostKind::DbCommit, voting::db_commit(effort));
     set(&mut table, CostKind::Route, gossip::route(&fx, effort));
-    // The node's own hop; a bare channel round trip is its floor.
-    let hop = node_hop::round_trip(effort).context("measuring the classic node's hop per check")?;
+    // The node's own round trip, each thread's side; a bare channel
+    // round trip is the voting side's floor.
+    let imports = (table.import_assignment() + table.import_approval()) as f64 / 2.0;
+    let hop = node_hop::round_trip(effort, table.duplicate() as f64, imports)
+        .context("measuring the classic node's round trip per check")?;
     set(
         &mut table,
         CostKind::RoundTrip,
-        hop.max(own::round_trip(effort)),
+        hop.voting_ns.max(own::round_trip(effort)),
     );
+    set(
+        &mut table,
+        CostKind::RoundTripDistribution,
+        hop.distribution_ns,
+    );
+    if !quiet {
+        eprintln!(
+            "calibrate: (the classic node's wall-clock wait per check beyond the check: {:.3} µs)",
+            hop.wait_ns / 1_000.0
+        );
+    }
     if !quiet {
         let s = started.elapsed().as_secs_f64();
         eprintln!("calibrate: done in {s:.1} s");
@@ -166,8 +232,53 @@ pub fn measure_table(effort: &Effort, quiet: bool) -> Result<CostTable> {
     Ok(table)
 }
 
+/// `tranche calibrate --check FILE`: the comparison, printed (and
+/// written with --json); failure when a judged figure is outside.
+fn execute_check(args: &CalibrateArgs, file: &Path) -> Result<std::process::ExitCode> {
+    tranche_report::outputs::check_flags(&[("--json", args.json.as_deref())], Some(file))?;
+    let costs = match &args.costs {
+        Some(path) => CostTable::load(path)?,
+        None => CostTable::default(),
+    };
+    let cores = args
+        .node_cores
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32));
+    let plan = check::CheckPlan {
+        file: file.to_owned(),
+        runs: args.runs,
+        layouts: check::layouts(args.architecture.layouts(), args.workers),
+        cores,
+        costs,
+        real_clock: match args.real_clock {
+            crate::run_cli::ClockArg::Real => crate::run::ClockKind::Real,
+            crate::run_cli::ClockArg::Virtual => crate::run::ClockKind::Virtual,
+        },
+        tolerance: args.tolerance / 100.0,
+        seed: args.seed,
+        cache_dir: args.cache_dir.clone(),
+        quiet: args.quiet,
+    };
+    let report = check::run(&plan)?;
+    print!("{}", check::render(&report));
+    if let Some(path) = &args.json {
+        let text = serde_json::to_string_pretty(&report)? + "\n";
+        tranche_report::outputs::write_atomic(path, text.as_bytes())?;
+    }
+    Ok(if report.pass {
+        std::process::ExitCode::SUCCESS
+    } else {
+        std::process::ExitCode::FAILURE
+    })
+}
+
 /// Run `tranche calibrate`.
-pub fn execute(args: &CalibrateArgs) -> Result<()> {
+pub fn execute(args: &CalibrateArgs) -> Result<std::process::ExitCode> {
+    if let Some(file) = &args.check {
+        if args.out.is_some() || args.quick {
+            bail!("--check compares the model with the node; it takes no --out or --quick");
+        }
+        return execute_check(args, file);
+    }
     if let Some(path) = &args.out {
         check_out(path)?;
     }
@@ -182,5 +293,5 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
         Some(path) => tranche_report::outputs::write_atomic(path, text.as_bytes())?,
         None => print!("{text}"),
     }
-    Ok(())
+    Ok(std::process::ExitCode::SUCCESS)
 }

@@ -1,10 +1,14 @@
-//! `round_trip` measured on the node itself: the classic layout's hop per
-//! check — distribution hands a check to the voting worker and waits for
-//! the verdict — beyond the check. A small approval run of `tranche run`'s
-//! driver (virtual clock, classic layout, redb in a temporary folder) and
-//! the node's own counter of that wait (`ProtocolCounters::round_trip`:
-//! distribution's wait less voting's check, per check; the report's
-//! `checks.round_trip_us`, docs/observability.md).
+//! The classic layout's round trip measured on the node itself — for
+//! each check distribution hands to the voting worker and waits for —
+//! as each thread's CPU per check: a small approval run of `tranche
+//! run`'s driver (virtual clock, classic layout, redb in a temporary
+//! folder, every unique message's crypto measured alone: the floor) and
+//! the threads' own CPU clocks. The voting thread's side is its CPU less
+//! the checks (the floor), its database and its imports; the distribution
+//! thread's side is its CPU less its own handling of every copy it
+//! received (`duplicate` each), both per check. The node's counter of the
+//! wait (`checks.round_trip_us`: distribution's wall-clock wait less
+//! voting's check, docs/observability.md) is given beside them.
 
 use anyhow::{bail, Context, Result};
 use tranche_node::{Architecture, CheckPolicy};
@@ -31,8 +35,22 @@ const STEP: &str = "TestConfiguration:
   num_blocks: {b}
 ";
 
-/// The classic node's wait per check beyond the check, ns.
-pub fn round_trip(effort: &Effort) -> Result<f64> {
+/// The classic node's round trip per check: each thread's CPU and the
+/// wait, ns.
+#[derive(Debug, Clone, Copy)]
+pub struct Hop {
+    /// The voting thread's CPU per check beyond the check.
+    pub voting_ns: f64,
+    /// The distribution thread's CPU per check.
+    pub distribution_ns: f64,
+    /// Distribution's wall-clock wait per check beyond the check.
+    pub wait_ns: f64,
+}
+
+/// The classic node's round trip per check, with `duplicate_ns` the
+/// distribution thread's own handling of each copy it receives and
+/// `import_ns` voting's import of each checked item.
+pub fn round_trip(effort: &Effort, duplicate_ns: f64, import_ns: f64) -> Result<Hop> {
     let (n, c, b) = if effort.quick {
         (20, 4, 1)
     } else {
@@ -52,7 +70,7 @@ pub fn round_trip(effort: &Effort) -> Result<f64> {
         cache_dir: cache.path().to_owned(),
         db: DbKind::Redb,
         progress: Progress::Quiet,
-        floor: FloorMode::Off,
+        floor: FloorMode::Full,
         db_path: None,
         restart_at_block: None,
         checks: CheckPolicy::default(),
@@ -60,8 +78,27 @@ pub fn round_trip(effort: &Effort) -> Result<f64> {
     };
     let prepared = prepare(step, &options)?;
     let report = run_step(step, &prepared, &options)?;
-    if report.checks.round_trips == 0 {
+    let checks = report.checks.round_trips;
+    if checks == 0 {
         bail!("the classic run made no round trip to measure");
     }
-    Ok(report.checks.round_trip_us * 1_000.0)
+    let cpu = |name: &str| {
+        report
+            .cpu
+            .iter()
+            .find(|c| c.name == name)
+            .map_or(0.0, |c| c.total_s * 1e9)
+    };
+    let n = checks as f64;
+    let voting = cpu("approval-voting")
+        - report.crypto_floor.cpu_s * 1e9
+        - report.database.cpu_s * 1e9
+        - n * import_ns;
+    let distribution =
+        cpu("approval-distribution") - report.counts.deliveries as f64 * duplicate_ns;
+    Ok(Hop {
+        voting_ns: (voting / n).max(0.0),
+        distribution_ns: (distribution / n).max(0.0),
+        wait_ns: report.checks.round_trip_us * 1_000.0,
+    })
 }

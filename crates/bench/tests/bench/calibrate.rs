@@ -91,3 +91,70 @@ fn a_bad_out_is_refused_before_any_work() {
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// `calibrate --check`: the model held against the node on the same work.
+/// A cost table with every check ten times dearer puts the model's busiest
+/// thread far outside the real node's range: the line says NO, the JSON
+/// says so, the exit status is 1.
+#[test]
+fn the_comparison_fails_on_a_cost_table_ten_times_too_dear() {
+    let dir = tmp("calibrate", "check");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("small.yaml");
+    std::fs::write(
+        &file,
+        "TestConfiguration:\n- objective: !ApprovalVoting\n    coalesce_mean: 3.0\n    \
+         coalesce_std_dev: 1.0\n    enable_assignments_v2: true\n    last_considered_tranche: 89\n    \
+         stop_when_approved: false\n    coalesce_tranche_diff: 12\n    workdir_prefix: \"/tmp\"\n  \
+         n_validators: 40\n  n_cores: 8\n  needed_approvals: 10\n  num_blocks: 2\n  connectivity: 100\n",
+    )
+    .unwrap();
+    let d = CostTable::default();
+    let costs = dir.join("dear.yaml");
+    std::fs::write(
+        &costs,
+        [
+            CostKind::AssignmentModulo,
+            CostKind::AssignmentCompact,
+            CostKind::AssignmentDelay,
+            CostKind::Approval,
+        ]
+        .iter()
+        .map(|&k| format!("{}: {}\n", k.key(), d.get(k) as f64 * 10.0 / 1e3))
+        .collect::<String>(),
+    )
+    .unwrap();
+    let json = dir.join("check.json");
+    let out = Command::new(BIN)
+        .args([
+            "calibrate",
+            "--quiet",
+            "--runs",
+            "1",
+            "--real-clock",
+            "virtual",
+        ])
+        .args(["--architecture", "classic", "--node-cores", "2", "--check"])
+        .arg(&file)
+        .arg("--costs")
+        .arg(&costs)
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let busiest = text
+        .lines()
+        .find(|l| l.starts_with("busiest thread (approval-voting)"))
+        .unwrap_or_else(|| panic!("no busiest-thread line: {text}"));
+    assert!(busiest.trim_end().ends_with("NO"), "{busiest}");
+    assert!(text.contains("FAIL:"), "{text}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(report["pass"], false);
+    assert_eq!(report["checks"][0]["layout"], "classic");
+    std::fs::remove_dir_all(&dir).ok();
+}
