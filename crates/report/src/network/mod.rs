@@ -274,7 +274,8 @@ pub struct SimulationReport {
     pub validators: Vec<NodeRecord>,
 }
 
-fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
+/// The percentile `p` of sorted values, by the nearest rank.
+pub(crate) fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
     if sorted.is_empty() {
         return None;
     }
