@@ -23,6 +23,8 @@
 
 mod legend;
 
+pub(crate) use legend::wrap;
+
 use super::{Counts, RunReport};
 use crate::network::percentile;
 use crate::timing::is_timing_dependent;
