@@ -49,7 +49,7 @@ fn busy(name: &str, shares: &[(u32, f64)]) -> ThreadBusy {
     let p50 = if sorted.is_empty() {
         0.0
     } else {
-        sorted[(sorted.len() + 1) / 2 - 1]
+        sorted[sorted.len().div_ceil(2) - 1]
     };
     ThreadBusy {
         name: name.to_owned(),

@@ -231,4 +231,4 @@ impl SimulationReport {
 }
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

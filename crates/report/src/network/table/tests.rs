@@ -5,7 +5,7 @@ use tranche_workload::config::node_shape::{NodeLayout, NodeShape};
 
 /// `n` honest validators over `blocks` blocks, each approving block `b`
 /// at `at(v, b)` and finalizing it at `fin(v, b)`.
-fn report(
+pub(crate) fn report(
     n: u32,
     blocks: u32,
     spec: NetworkSpec,
