@@ -18,6 +18,10 @@
 //! by the `step` and `architecture` labels (`--architecture both
 //! --prometheus-hold`: the classic run's final figures stay beside the
 //! parallel run's); a family appears once, with every run's series.
+//! `tranche_run_info` reads 1 for the run in progress only, 0 for those
+//! that ended; once a run ended (`Exporter::finish_run`) its crypto floor
+//! and the node's CPU ÷ that floor are served too (the floor is measured
+//! after the run).
 //! The HTTP side is hyper on a single-threaded tokio runtime of its own
 //! thread: one endpoint, `GET` only, every connection its own task with a
 //! deadline for its headers and one for the whole exchange, so an idle or
@@ -34,7 +38,7 @@ use prometheus_client::registry::Registry;
 use std::borrow::Cow;
 use std::fmt;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tranche_metrics::HistogramSnapshot;
@@ -60,6 +64,21 @@ pub struct LiveRun {
     pub(crate) peers: Mutex<Vec<(u64, u64)>>,
     /// Per block: number, approval time in ms after its slot start.
     blocks: Mutex<Vec<(u32, Option<u64>)>>,
+    /// Whether the run ended (a later run started, or `finish_run`).
+    finished: AtomicBool,
+    /// Once it ended: its floor and node CPU ÷ floor (`finish_run`).
+    floor: Mutex<Option<FloorFigures>>,
+}
+
+/// A finished run's crypto floor per block, both ways, and the node's CPU
+/// ÷ the floor its layout is judged by (`RunReport::floor_ratio`).
+#[derive(Debug, Clone, PartialEq)]
+struct FloorFigures {
+    one_by_one_per_block_s: f64,
+    batched_per_block_s: f64,
+    /// `one-by-one` or `batched`: the floor the layout is judged by.
+    judged_by: &'static str,
+    node_ratio: f64,
 }
 
 impl fmt::Debug for LiveRun {
@@ -98,7 +117,26 @@ impl LiveRun {
             node_sent: AtomicU64::new(0),
             peers: Mutex::new(Vec::new()),
             blocks: Mutex::new(Vec::new()),
+            finished: AtomicBool::new(false),
+            floor: Mutex::new(None),
         })
+    }
+
+    /// The run ended with `report`: no longer the run in progress, and
+    /// its floor and node CPU ÷ floor are known.
+    pub fn finish(&self, report: &crate::RunReport) {
+        let f = &report.crypto_floor;
+        *lock(&self.floor) = Some(FloorFigures {
+            one_by_one_per_block_s: f.per_block_s,
+            batched_per_block_s: f.batched_per_block_s,
+            judged_by: if report.batches_signatures() {
+                "batched"
+            } else {
+                "one-by-one"
+            },
+            node_ratio: report.floor_ratio(),
+        });
+        self.finished.store(true, Ordering::Relaxed);
     }
 
     /// The driver's figures at one sample, `t_s` seconds after the run's
@@ -178,12 +216,27 @@ impl Exporter {
         self.addr
     }
 
-    /// From now on, export this run too; it replaces an earlier run of the
-    /// same step and layout (a `--repeat` run), the others stay.
+    /// From now on, export this run too, the run in progress; it replaces
+    /// an earlier run of the same step and layout (a `--repeat` run), the
+    /// others stay, ended.
     pub fn set_run(&self, run: Arc<LiveRun>) {
         let mut runs = lock(&self.shared.runs);
         runs.retain(|r| (&r.step, &r.architecture) != (&run.step, &run.architecture));
+        for r in runs.iter() {
+            r.finished.store(true, Ordering::Relaxed);
+        }
         runs.push(run);
+    }
+
+    /// The run of `report`'s step and layout ended with these figures
+    /// (after its floor was measured; with `--repeat`, the medians).
+    pub fn finish_run(&self, report: &crate::RunReport) {
+        let layout = report.layout();
+        for r in lock(&self.shared.runs).iter() {
+            if r.step == report.name && r.architecture == layout {
+                r.finish(report);
+            }
+        }
     }
 
     /// The exposition text a scrape gets now.
@@ -418,15 +471,45 @@ impl prometheus_client::collector::Collector for Collector {
 /// Ours: the run, the clock, and CPU and work per node thread.
 fn encode_threads(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
     // `step` and `architecture` are on every series (`render`).
-    let info = vec![(vec![("clock", run.clock.clone())], 1i64)];
+    let in_progress = i64::from(!run.finished.load(Ordering::Relaxed));
+    let info = vec![(vec![("clock", run.clock.clone())], in_progress)];
     labelled(
         enc,
         "tranche_run_info",
-        "The run in progress (value 1)",
+        "1 for the run in progress, 0 for a run of the invocation that ended",
         MetricType::Gauge,
         &info,
         |e, v| ConstGauge::new(*v).encode(e),
     )?;
+    if let Some(f) = lock(&run.floor).clone() {
+        let floors = vec![
+            (
+                vec![("signatures", "one-by-one".to_owned())],
+                f.one_by_one_per_block_s,
+            ),
+            (
+                vec![("signatures", "batched".to_owned())],
+                f.batched_per_block_s,
+            ),
+        ];
+        labelled(
+            enc,
+            "tranche_crypto_floor_seconds_per_block",
+            "The crypto floor per block, signatures checked one by one or in batches (once the run ended)",
+            MetricType::Gauge,
+            &floors,
+            |e, v| ConstGauge::new(*v).encode(e),
+        )?;
+        let ratio = vec![(vec![("signatures", f.judged_by.to_owned())], f.node_ratio)];
+        labelled(
+            enc,
+            "tranche_node_floor_ratio",
+            "The node's CPU ÷ the crypto floor its layout is judged by (once the run ended)",
+            MetricType::Gauge,
+            &ratio,
+            |e, v| ConstGauge::new(*v).encode(e),
+        )?;
+    }
     gauge(
         enc,
         "tranche_run_seconds",
@@ -651,6 +734,71 @@ mod tests {
             .filter(|l| l.starts_with("tranche_run_seconds{") && l.contains("\"classic\""))
             .count();
         assert_eq!(classic_runs, 1, "{body}");
+    }
+
+    /// The value of the series of `name` whose labels contain `labels`.
+    fn value(body: &str, name: &str, labels: &[&str]) -> Option<f64> {
+        body.lines()
+            .filter(|l| l.starts_with(&format!("{name}{{")))
+            .find(|l| labels.iter().all(|x| l.contains(x)))
+            .and_then(|l| l.rsplit_once(' ')?.1.parse().ok())
+    }
+
+    #[test]
+    fn run_info_is_one_for_the_run_in_progress_only_and_a_finished_run_has_its_floor() {
+        let ex = Exporter::start("127.0.0.1:0").unwrap();
+        let classic = live("classic", &["approval-voting"]);
+        ex.set_run(classic.clone());
+        let info = |body: &str, arch: &str| {
+            value(
+                body,
+                "tranche_run_info",
+                &[&format!("architecture=\"{arch}\"")],
+            )
+        };
+        let body = ex.render();
+        assert_eq!(info(&body, "classic"), Some(1.0), "{body}");
+        assert!(!body.contains("tranche_node_floor_ratio"), "no floor yet");
+        // The classic run ends with its floor; the parallel one starts.
+        let mut report = crate::fixture::run();
+        report.name = classic.step.clone();
+        report.architecture = "classic".into();
+        report.workers = 1;
+        report.crypto_floor.per_block_s = 0.02;
+        report.crypto_floor.batched_per_block_s = 0.015;
+        report.crypto_floor.node_ratio = 2.5;
+        report.crypto_floor.node_ratio_batched = 3.25;
+        ex.finish_run(&report);
+        ex.set_run(live("parallel/4", &["approval-voting-parallel-0"]));
+        let body = ex.render();
+        assert_eq!(info(&body, "classic"), Some(0.0), "{body}");
+        assert_eq!(info(&body, "parallel/4"), Some(1.0), "{body}");
+        let floor = |s: &str| {
+            value(
+                &body,
+                "tranche_crypto_floor_seconds_per_block",
+                &["architecture=\"classic\"", &format!("signatures=\"{s}\"")],
+            )
+        };
+        assert_eq!(
+            (floor("one-by-one"), floor("batched")),
+            (Some(0.02), Some(0.015))
+        );
+        assert_eq!(
+            value(
+                &body,
+                "tranche_node_floor_ratio",
+                &["architecture=\"classic\"", "signatures=\"one-by-one\""]
+            ),
+            Some(2.5),
+            "classic is judged by the one-by-one floor\n{body}"
+        );
+        assert!(
+            !body
+                .lines()
+                .any(|l| l.starts_with("tranche_node_floor_ratio{") && l.contains("parallel/4")),
+            "the parallel run has not ended"
+        );
     }
 
     #[test]
