@@ -50,12 +50,13 @@ pre.wrap{white-space:pre-wrap;overflow-wrap:anywhere}\
 .legend p{margin:.3em 0}details{margin:1em 0}summary{cursor:pointer}";
 
 /// A whole page: `title` as its title and first heading, then `body`,
-/// with the one style sheet; no script, no URL.
+/// with the one style sheet; no script, no URL; well-formed XML as well
+/// as HTML (void elements closed).
 pub fn page(title: &str, body: &str) -> String {
     let title = escape(title);
     format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <meta name=\"viewport\" content=\"width=device-width\">\
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>\
+         <meta name=\"viewport\" content=\"width=device-width\"/>\
          <title>{title}</title>\n<style>{STYLE}</style></head><body>\n<h1>{title}</h1>\n\
          {body}</body></html>\n"
     )

@@ -224,21 +224,22 @@ fn draw_legend<DB: DrawingBackend>(
         y += 20;
     }
     for m in marks {
-        legend_line(area, y, m.colour, m.dashed)?;
+        legend_line(area, y, (m.colour, 2), m.dashed)?;
         area.draw(&Text::new(m.label.clone(), (26, y), ("sans-serif", 12)))?;
         y += 20;
     }
     Ok(())
 }
 
-/// A reference line's sample in a legend at `y`: solid, or two dashes.
+/// A reference line's sample in a legend at `y`, `width` px: solid, or
+/// two dashes.
 fn legend_line<DB: DrawingBackend>(
     area: &DrawingArea<DB, plotters::coord::Shift>,
     y: i32,
-    colour: RGBColor,
+    (colour, width): (RGBColor, u32),
     dashed: bool,
 ) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
-    let style = colour.stroke_width(2);
+    let style = colour.stroke_width(width);
     if dashed {
         area.draw(&PathElement::new(vec![(4, y + 6), (10, y + 6)], style))?;
         area.draw(&PathElement::new(vec![(14, y + 6), (20, y + 6)], style))?;
@@ -395,7 +396,7 @@ pub fn line_chart_with(chart: &LineChart<'_>, lines: &[Line], marks: &[Line]) ->
                 DASH.1,
                 colour.stroke_width(1),
             ))?;
-            legend_line(legend, y, colour, true)?;
+            legend_line(legend, y, (colour, 1), true)?;
             legend.draw(&Text::new(m.name.clone(), (26, y), ("sans-serif", 13)))?;
             y += 20;
         }

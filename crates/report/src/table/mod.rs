@@ -142,16 +142,21 @@ impl Table<'_> {
     }
 
     /// A section's header with the two columns of each run named `bases`
-    /// (no second line where both are empty).
+    /// (no second line where both are empty), and the ratio column's.
     fn header_with(&mut self, title: &str, bases: [&str; 2]) {
+        let r = self.ratio.clone();
+        self.header_of(title, bases, r.as_deref());
+    }
+
+    /// A section's header; `ratio`: the ratio column's heading, if any.
+    fn header_of(&mut self, title: &str, bases: [&str; 2], ratio: Option<&str>) {
         self.out.push('\n');
         let layouts: Vec<String> = self
             .runs
             .iter()
             .flat_map(|r| [r.layout(), String::new()])
             .collect();
-        let r = self.ratio.clone();
-        self.line(title, &layouts, r.as_deref());
+        self.line(title, &layouts, ratio);
         if bases.iter().any(|b| !b.is_empty()) {
             let bases: Vec<String> = self
                 .runs
@@ -399,7 +404,7 @@ impl Table<'_> {
     /// marked `*`; no ratio column here: the headline compares the two
     /// layouts' own ratios.
     fn floor_ratios(&mut self) {
-        self.header_with("Node CPU ÷ crypto floor (* its own)", ["", "ratio"]);
+        self.header_of("Node CPU ÷ crypto floor (* its own)", ["", "ratio"], None);
         type Of = fn(&RunReport) -> f64;
         let rows: [(&str, Of, bool); 2] = [
             (

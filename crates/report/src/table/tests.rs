@@ -130,6 +130,7 @@ fn the_headline_comes_first_and_its_ratio_column_compares_the_own_floor_ratios()
         ["one-by-one", "batched", "-"]
     );
     // The floor section marks the own ratio and has no ratio column.
+    assert!(!line(&text, "Node CPU ÷ crypto floor").contains("parallel ÷ classic"));
     assert_eq!(
         cells(&text, "node total ÷ one-by-one floor"),
         ["2.00*", "1.50"]
