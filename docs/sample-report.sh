@@ -3,8 +3,12 @@
 # command the README shows above the block with the given binary (default
 # ./target/release/tranche; build it first) and replaces the text between
 # the `sample-report` markers. `crates/bench/tests/bench/readme_sample.rs` runs
-# the same command and fails when the README's block no longer has the
-# layout the current code prints (figures masked), naming this script.
+# the same command and fails, naming this script, when the README's block no
+# longer has the layout the current code prints (figures masked), or when
+# its exact virtual-clock lines (approval times, why, bytes, message counts)
+# or its configuration hash differ from what the code prints (the commit is
+# not compared). docs/headline-screenshot.sh takes the screenshot the
+# README links from the same command's page.
 set -eu
 cd "$(dirname "$0")/.."
 BIN=${1:-./target/release/tranche}

@@ -440,6 +440,9 @@ pub fn execute(args: RunArgs) -> Result<()> {
             let options = options_for(arch);
             let report = run_repeated(&args, step, &prepared, &options, exporter.as_ref())
                 .with_context(|| format!("running {}", step.name))?;
+            if let Some(ex) = &exporter {
+                ex.finish_run(&report);
+            }
             runs.push(report);
         }
         let step_runs: Vec<_> = runs

@@ -20,8 +20,8 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use tranche_config::{self as config, BenchStep};
 use tranche_node::{Architecture, CheckPolicy, Schedule};
-use tranche_report::html::escape;
-use tranche_report::html_chart::{group_lines, line_chart, line_chart_with, Line};
+use tranche_report::html::{escape, meta_table, page};
+use tranche_report::html_chart::{group_lines, line_chart_with, Line, LineChart};
 
 /// Most runs one sweep may ask for.
 pub const MAX_SWEEP_RUNS: usize = 64;
@@ -87,8 +87,13 @@ pub struct RunSweepRow {
     /// The slowest block's approval, ms after its slot start.
     pub max_approval_ms: Option<u64>,
     pub node_cpu_per_block_s: f64,
+    /// The crypto floor per block its layout is judged by (`floor`), and
+    /// the node's CPU ÷ that floor (the run table's starred ratio).
     pub floor_per_block_s: f64,
     pub node_ratio: f64,
+    /// `one-by-one` or `batched`: which floor (`RunReport::floor_ratio`).
+    #[serde(default)]
+    pub floor: String,
     pub wall_s: f64,
     pub peak_memory_mib: f64,
 }
@@ -257,8 +262,18 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
             all_approved: r.blocks.iter().all(|b| b.approved_after_ms.is_some()),
             max_approval_ms: r.blocks.iter().filter_map(|b| b.approved_after_ms).max(),
             node_cpu_per_block_s: r.node_cpu_s / blocks,
-            floor_per_block_s: r.crypto_floor.per_block_s,
-            node_ratio: r.crypto_floor.node_ratio,
+            floor_per_block_s: if r.batches_signatures() {
+                r.crypto_floor.batched_per_block_s
+            } else {
+                r.crypto_floor.per_block_s
+            },
+            node_ratio: r.floor_ratio(),
+            floor: if r.batches_signatures() {
+                "batched"
+            } else {
+                "one-by-one"
+            }
+            .into(),
             wall_s: r.wall_time_s,
             peak_memory_mib: r.peak_memory_bytes as f64 / 1048576.0,
         };
@@ -334,50 +349,64 @@ fn series(rows: &[RunSweepRow], y: impl Fn(&RunSweepRow) -> Option<f64>) -> Vec<
     }))
 }
 
-/// The crypto floor per block as a reference line: one point per
-/// validator count (the floor of the first row measured there).
-fn floor_line(rows: &[RunSweepRow]) -> Line {
-    let mut points: Vec<(f64, f64)> = Vec::new();
-    for r in rows {
-        let x = f64::from(r.n_validators);
-        if !points.iter().any(|p| p.0 == x) {
-            points.push((x, r.floor_per_block_s));
-        }
-    }
-    points.sort_by(|a, b| a.0.total_cmp(&b.0));
-    Line {
-        name: "floor".to_owned(),
-        layout: "floor".to_owned(),
-        points,
-    }
+/// Each layout's crypto floor per block (the floor it is judged by) as a
+/// reference line in its colour: one point per validator count (the floor
+/// of the layout's first row measured there).
+fn floor_lines(rows: &[RunSweepRow]) -> Vec<Line> {
+    group_lines(rows.iter().map(|r| {
+        (
+            format!("floor ({}, {})", r.layout, r.floor),
+            r.layout.clone(),
+            (f64::from(r.n_validators), r.floor_per_block_s),
+        )
+    }))
+    .into_iter()
+    .map(|mut l| {
+        l.points.dedup_by(|a, b| a.0 == b.0);
+        l
+    })
+    .collect()
 }
 
-/// The page: how it was made (commit, seed, command), the table and two
-/// scaling plots (inline SVG, no external resource).
+/// The page: how it was made (commit, seed, command), the two scaling
+/// plots, then the table (inline SVG, no external resource; the frame and
+/// style of every page, `tranche_report::html::page`).
 fn html(rows: &[RunSweepRow], table: &str, seed: u64) -> Result<String> {
     let cpu = series(rows, |r| Some(r.node_cpu_per_block_s));
     let approval = series(rows, |r| r.max_approval_ms.map(|ms| ms as f64 / 1000.0));
     let cpu = line_chart_with(
-        "Node CPU per block against validators",
-        "validators",
-        "node CPU-s per block",
+        &LineChart {
+            title: "Node CPU per block against validators",
+            x_desc: "validators",
+            y_desc: "node CPU-s per block",
+            y_from_data: false,
+        },
         &cpu,
-        &[floor_line(rows)],
+        &floor_lines(rows),
     )?;
-    let approval = line_chart(
-        "Slowest block's approval against validators",
-        "validators",
-        "s after slot start",
+    // The axis from the data: equal times read as a flat line in the
+    // middle, a difference of a tick shows.
+    let approval = line_chart_with(
+        &LineChart {
+            title: "Slowest block's approval against validators",
+            x_desc: "validators",
+            y_desc: "s after slot start",
+            y_from_data: true,
+        },
         &approval,
+        &[],
     )?;
-    Ok(format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tranche sweep</title>\n\
-         <style>body{{font-family:sans-serif;margin:2em}}pre{{font-size:13px}}</style></head><body>\n\
-         <h1>tranche sweep run</h1>\n<pre>commit: {}\nseed: {seed}\ncommand: {}</pre>\n<pre>{}</pre>\n{cpu}\n{approval}\n</body></html>\n",
-        escape(tranche_report::meta::COMMIT),
-        escape(&std::env::args().collect::<Vec<_>>().join(" ")),
-        escape(table),
-    ))
+    let meta = meta_table(&[
+        ("commit", tranche_report::meta::COMMIT.to_owned()),
+        ("seed", seed.to_string()),
+        ("command", std::env::args().collect::<Vec<_>>().join(" ")),
+    ]);
+    let body = format!(
+        "{meta}<div class=\"plots\">\n<figure id=\"plot-1\">{cpu}</figure>\n\
+         <figure id=\"plot-2\">{approval}</figure>\n</div>\n<pre>{}</pre>\n",
+        escape(table)
+    );
+    Ok(page("tranche sweep run", &body))
 }
 
 #[cfg(test)]
@@ -421,6 +450,7 @@ mod tests {
             node_cpu_per_block_s: cpu,
             floor_per_block_s: cpu / 2.0,
             node_ratio: 2.0,
+            floor: "one-by-one".into(),
             wall_s: 0.0,
             peak_memory_mib: 0.0,
         }
@@ -439,8 +469,11 @@ mod tests {
         assert_eq!(s[0].layout, "classic");
         assert_eq!(s[0].points, vec![(20.0, 1.0), (40.0, 2.0)]);
         assert_eq!(s[1].points, vec![(20.0, 0.5)]);
-        let f = floor_line(&rows);
-        assert_eq!(f.points, vec![(20.0, 0.5), (40.0, 1.0)]);
+        let f = floor_lines(&rows);
+        assert_eq!(f.len(), 2, "a floor per layout");
+        assert_eq!(f[0].points, vec![(20.0, 0.5), (40.0, 1.0)]);
+        assert_eq!(f[0].layout, "classic");
+        assert_eq!(f[1].name, "floor (parallel/4, one-by-one)");
     }
 
     #[test]
@@ -453,9 +486,20 @@ mod tests {
         ];
         let page = html(&rows, &table(&rows), 7).unwrap();
         assert!(
-            page.contains("commit: ") && page.contains("seed: 7") && page.contains("command: ")
+            page.contains("<th>commit</th>")
+                && page.contains("<th>seed</th><td>7</td>")
+                && page.contains("<th>command</th>")
         );
-        assert!(page.contains("\nfloor\n"), "a floor line in the legend");
+        assert!(
+            page.contains("\nfloor (classic, one-by-one)\n")
+                && page.contains("\nfloor (parallel/4, one-by-one)\n"),
+            "a floor line per layout in the legend"
+        );
+        assert!(
+            page.find("<svg").unwrap() < page.find("<pre>").unwrap(),
+            "plots first"
+        );
+        assert!(page.contains(tranche_report::html::STYLE));
         assert!(page.contains("stroke-dasharray") || page.matches("<polyline").count() > 2);
         // The header's columns stand apart.
         let header = table(&rows).lines().next().unwrap().to_owned();

@@ -12,10 +12,14 @@
 //! blocks, as in the table (upstream's
 //! `polkadot/node/subsystem-bench/src/lib/display.rs` reports per block);
 //! the bars split the run by slot, the run's tail (after the last block's
-//! slot) in a bar of its own, never folded into the last block's. Runs of
-//! the same step (`--architecture both`) share the plots, one colour per
-//! layout; the run's metadata (`report::meta`) heads the page and the text
-//! report follows each step.
+//! slot) in a bar of its own, never folded into the last block's (and no
+//! tail bar where the run ended within the last slot). Runs of the same
+//! step (`--architecture both`) share the plots, one colour per layout, a
+//! layout's floor dashed in its colour; the run's metadata
+//! (`report::meta`) heads the page and the text report follows each step.
+//! Every page of the tool shares this page's frame and style sheet
+//! ([`page`]): plots scale down to the window, long lines wrap or scroll
+//! inside their box, so no page scrolls sideways at 800 px.
 
 use crate::html_chart::{bar_chart, layout_colour, BarChart, Bars, Mark};
 use crate::{render, Meta, RunReport, Sample};
@@ -31,6 +35,42 @@ const SLOT_S: f64 = 6.0;
 
 /// The thread group of the driver, not part of the node.
 const TEST_ENVIRONMENT: &str = "test-environment";
+
+/// The style sheet of every page, inline (a page fetches nothing).
+pub const STYLE: &str = "body{font-family:sans-serif;margin:1.5em;color:#222}\
+h1{font-size:1.6em}\
+.plots{display:flex;flex-wrap:wrap;gap:8px}\
+figure{margin:0;border:1px solid #ddd;min-width:0;max-width:100%;box-sizing:border-box}\
+svg{display:block;max-width:100%;height:auto}\
+table.meta{max-width:100%;border-collapse:collapse}\
+table.meta th{text-align:left;padding-right:1em;vertical-align:top}\
+table.meta td{overflow-wrap:anywhere}\
+pre{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}\
+pre.wrap{white-space:pre-wrap;overflow-wrap:anywhere}\
+.legend p{margin:.3em 0}details{margin:1em 0}summary{cursor:pointer}";
+
+/// A whole page: `title` as its title and first heading, then `body`,
+/// with the one style sheet; no script, no URL; well-formed XML as well
+/// as HTML (void elements closed).
+pub fn page(title: &str, body: &str) -> String {
+    let title = escape(title);
+    format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/>\
+         <meta name=\"viewport\" content=\"width=device-width\"/>\
+         <title>{title}</title>\n<style>{STYLE}</style></head><body>\n<h1>{title}</h1>\n\
+         {body}</body></html>\n"
+    )
+}
+
+/// `rows` of `(name, value)` as the metadata table every page opens with.
+pub fn meta_table(rows: &[(&str, String)]) -> String {
+    let mut s = String::from("<table class=\"meta\">\n");
+    for (k, v) in rows {
+        let _ = writeln!(s, "<tr><th>{}</th><td>{}</td></tr>", escape(k), escape(v));
+    }
+    s.push_str("</table>\n");
+    s
+}
 
 /// Text made safe inside HTML or SVG markup and attributes (either
 /// quote): the one escape of every page.
@@ -124,18 +164,67 @@ fn keys<'a, V: 'a>(
     out
 }
 
-/// The x labels of the slot plots: the block numbers, then `tail`.
+/// Whether some run of the group went on after its last block's slot.
+fn has_tail(group: &[&RunReport]) -> bool {
+    group
+        .iter()
+        .any(|r| slots(r).last().is_some_and(|tail| !tail.is_empty()))
+}
+
+/// The x labels of the slot plots: the block numbers, then `tail` where
+/// a run went on after the last block's slot.
 fn slot_labels(group: &[&RunReport]) -> Vec<String> {
     let mut v: Vec<String> = group[0]
         .blocks
         .iter()
         .map(|b| b.number.to_string())
         .collect();
-    v.push("tail".into());
+    if has_tail(group) {
+        v.push("tail".into());
+    }
     v
 }
 
-const SLOT_X: &str = "block's slot (tail: after the last slot)";
+/// The x axis of the slot plots.
+fn slot_x(group: &[&RunReport]) -> &'static str {
+    if has_tail(group) {
+        "block's slot (tail: after the last slot)"
+    } else {
+        "block's slot"
+    }
+}
+
+/// Slot bars cut to the plot's groups (no tail value without a tail).
+fn fit(mut bars: Vec<Bars>, groups: &[String]) -> Vec<Bars> {
+    for b in &mut bars {
+        b.values.truncate(groups.len());
+    }
+    bars
+}
+
+/// The floor each layout is judged by, per block: one line per layout,
+/// dashed in the layout's colour.
+fn floor_marks(group: &[&RunReport], layouts: &[String]) -> Vec<Mark> {
+    let mut marks: Vec<Mark> = Vec::new();
+    for r in group {
+        let f = &r.crypto_floor;
+        let (y, kind) = if r.batches_signatures() {
+            (f.batched_per_block_s, "batched")
+        } else {
+            (f.per_block_s, "one by one")
+        };
+        if y <= 0.0 {
+            continue;
+        }
+        marks.push(Mark {
+            y,
+            label: format!("floor, {kind} ({}), per block", r.layout()),
+            colour: layout_colour(&r.layout(), layouts),
+            dashed: true,
+        });
+    }
+    marks
+}
 
 /// The two headline plots of a step: approval time per block, and the
 /// node's CPU by slot against the floor each layout is judged by.
@@ -163,38 +252,25 @@ fn headline_plots(group: &[&RunReport], layouts: &[String]) -> Result<[String; 2
             y: SLOT_S,
             label: "slot (6 s)".into(),
             colour: RGBColor(0, 0, 0),
+            dashed: false,
         }],
     )?;
-    let mut cpu_bars = bars(group, layouts, |r| per_slot_growth(r, node_cpu));
+    let groups = slot_labels(group);
+    let mut cpu_bars = fit(
+        bars(group, layouts, |r| per_slot_growth(r, node_cpu)),
+        &groups,
+    );
     for b in &mut cpu_bars {
         if let Some(r) = group.iter().find(|r| r.layout() == b.layout) {
             let per_block = r.node_cpu_s / f64::from(r.num_blocks.max(1));
             b.name = format!("{} node, {per_block:.4} s/block", b.layout);
         }
     }
-    let mut marks: Vec<Mark> = Vec::new();
-    for r in group {
-        let f = &r.crypto_floor;
-        let (y, kind) = if r.batches_signatures() {
-            (f.batched_per_block_s, "batched")
-        } else {
-            (f.per_block_s, "one by one")
-        };
-        if y <= 0.0 || marks.iter().any(|m| m.label.contains(kind)) {
-            continue;
-        }
-        let c = layout_colour(&r.layout(), layouts);
-        marks.push(Mark {
-            y,
-            label: format!("floor, {kind} ({}), per block", r.layout()),
-            colour: RGBColor(c.0 / 2, c.1 / 2, c.2 / 2),
-        });
-    }
-    let groups = slot_labels(group);
+    let marks = floor_marks(group, layouts);
     let cpu = bar_chart(
         &BarChart {
             title: "Node CPU by block slot against the crypto floor",
-            x_desc: SLOT_X,
+            x_desc: slot_x(group),
             y_desc: "CPU s",
             groups: &groups,
             integer: false,
@@ -208,15 +284,16 @@ fn headline_plots(group: &[&RunReport], layouts: &[String]) -> Result<[String; 2
 /// The folded plots of a step, as SVG strings.
 fn detail_plots(group: &[&RunReport], layouts: &[String]) -> Result<Vec<String>> {
     let groups = slot_labels(group);
-    let chart = |title: &str, y_desc: &str, integer: bool, bars: &[Bars]| {
+    let x_desc = slot_x(group);
+    let chart = |title: &str, y_desc: &str, integer: bool, bars: Vec<Bars>| {
         let c = BarChart {
             title,
-            x_desc: SLOT_X,
+            x_desc,
             y_desc,
             groups: &groups,
             integer,
         };
-        bar_chart(&c, bars, &[])
+        bar_chart(&c, &fit(bars, &groups), &[])
     };
     let mut plots = Vec::new();
     type Cpu = fn(&Sample) -> &std::collections::BTreeMap<String, f64>;
@@ -232,7 +309,7 @@ fn detail_plots(group: &[&RunReport], layouts: &[String]) -> Result<Vec<String>>
                 &format!("CPU by slot: {what}{g}"),
                 "CPU s",
                 false,
-                &b,
+                b,
             )?);
         }
     }
@@ -244,7 +321,7 @@ fn detail_plots(group: &[&RunReport], layouts: &[String]) -> Result<Vec<String>>
         let b = bars(group, layouts, |r| {
             per_slot_growth(r, |s| Some(f(s) as f64 / 1024.0))
         });
-        plots.push(chart(&format!("Bytes {what} by slot"), "KiB", false, &b)?);
+        plots.push(chart(&format!("Bytes {what} by slot"), "KiB", false, b)?);
     }
     for k in keys(group, |s| &s.queue_depth_by_kind) {
         let b = bars(group, layouts, |r| {
@@ -254,7 +331,7 @@ fn detail_plots(group: &[&RunReport], layouts: &[String]) -> Result<Vec<String>>
             &format!("Deepest {k} channel by slot"),
             "messages",
             true,
-            &b,
+            b,
         )?);
     }
     Ok(plots)
@@ -294,17 +371,20 @@ fn headline_legend(group: &[&RunReport]) -> String {
     } else {
         let _ = writeln!(s, "<pre class=\"spread\">{}</pre>", escape(&spread));
     }
-    let f = &group[0].crypto_floor;
-    if f.mode == "sample" {
-        let _ = writeln!(
-            s,
-            "<p>The floor is estimated from a sample of {} of {} messages; its 95 % interval \
-             {:.4}..{:.4} s is the sampling error of that estimate only.</p>",
-            f.sampled_messages(),
-            f.population_messages(),
-            f.interval_s.0,
-            f.interval_s.1
-        );
+    for r in group {
+        let f = &r.crypto_floor;
+        if f.mode == "sample" {
+            let _ = writeln!(
+                s,
+                "<p><b>{}</b>: the floor is estimated from a sample of {} of {} messages; its \
+                 95 % interval {:.4}..{:.4} s is the sampling error of that estimate only.</p>",
+                escape(&r.layout()),
+                f.sampled_messages(),
+                f.population_messages(),
+                f.interval_s.0,
+                f.interval_s.1
+            );
+        }
     }
     s.push_str(
         "<p>Per block is the run's total ÷ its blocks, as in the table; the bars split the \
@@ -329,7 +409,7 @@ fn meta_header(meta: Option<&Meta>) -> String {
         },
         m.machine.memory_bytes as f64 / (1u64 << 30) as f64
     );
-    let rows = [
+    meta_table(&[
         ("tool", format!("{} (result format {})", m.tool, m.version)),
         ("commit", m.commit.clone()),
         ("build", m.profile.clone()),
@@ -339,13 +419,7 @@ fn meta_header(meta: Option<&Meta>) -> String {
         ("database", m.database.clone()),
         ("seed", m.seed.to_string()),
         ("config hash", m.config_hash.clone()),
-    ];
-    let mut s = String::from("<table class=\"meta\">\n");
-    for (k, v) in rows {
-        let _ = writeln!(s, "<tr><th>{k}</th><td>{}</td></tr>", escape(&v));
-    }
-    s.push_str("</table>\n");
-    s
+    ])
 }
 
 /// The page for every run of an invocation.
@@ -405,17 +479,7 @@ pub fn render_html(runs: &[RunReport], meta: Option<&Meta>) -> Result<String> {
         let owned: Vec<RunReport> = group.iter().map(|r| (*r).clone()).collect();
         let _ = writeln!(body, "<pre>{}</pre></section>", escape(&render(&owned)));
     }
-    Ok(format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\
-         <title>tranche run report</title>\n<style>\
-         body{{font-family:sans-serif;margin:1.5em;color:#222}}\
-         .plots{{display:flex;flex-wrap:wrap;gap:8px}}\
-         figure{{margin:0;border:1px solid #ddd}}\
-         table.meta th{{text-align:left;padding-right:1em}}\
-         pre{{background:#f6f6f6;padding:1em;overflow-x:auto;font-size:12px}}\
-         .legend p{{margin:.3em 0}}details{{margin:1em 0}}summary{{cursor:pointer}}\
-         </style></head><body>\n<h1>tranche run report</h1>\n{body}</body></html>\n"
-    ))
+    Ok(page("tranche run report", &body))
 }
 
 #[cfg(test)]
@@ -539,6 +603,10 @@ mod tests {
             r.crypto_floor.node_ratio = ratio;
             r.crypto_floor.node_ratio_batched = ratio * 2.0;
         }
+        // A sample after the last block's slot: the run has a tail.
+        let mut tail = classic.samples.last().unwrap().clone();
+        tail.t_s = 13.0;
+        classic.samples.push(tail);
         let html = render_html(&[classic, parallel], None).unwrap();
         let svgs = svgs(&html);
         assert!(svgs[0].contains("Approval time per block"), "{}", svgs[0]);
@@ -559,6 +627,51 @@ mod tests {
         // (batched).
         assert!(html.contains("<b>classic</b>: node CPU ÷ one-by-one floor = <b>3.30</b>"));
         assert!(html.contains("<b>parallel/4</b>: node CPU ÷ batched floor = <b>2.80</b>"));
+    }
+
+    #[test]
+    fn each_layouts_floor_interval_is_under_the_headline() {
+        let mut classic = run("classic", 1);
+        let mut parallel = run("parallel", 4);
+        classic.crypto_floor.interval_s = (0.1177, 0.1235);
+        parallel.crypto_floor.interval_s = (0.1101, 0.1199);
+        let html = render_html(&[classic, parallel], None).unwrap();
+        for (layout, interval) in [
+            ("classic", "0.1177..0.1235"),
+            ("parallel/4", "0.1101..0.1199"),
+        ] {
+            let p = format!("<b>{layout}</b>: the floor is estimated from a sample of 4 of 10");
+            let at = html.find(&p).unwrap_or_else(|| panic!("{p}"));
+            assert!(html[at..].starts_with(&p) && html[at..at + 200].contains(interval));
+        }
+    }
+
+    #[test]
+    fn no_tail_slot_where_the_runs_ended_within_their_last_slot() {
+        // Samples up to 11.5 s, two blocks of 6 s: nothing after.
+        let html = render_html(&[run("classic", 1)], None).unwrap();
+        assert!(!html.contains(">\ntail\n</text>"), "an empty tail slot");
+        assert!(html.contains(">\n2\n</text>"));
+    }
+
+    #[test]
+    fn each_layout_has_its_floor_dashed_in_its_colour() {
+        let mut classic = run("classic", 1);
+        let mut parallel = run("parallel", 4);
+        let mut other = run("parallel", 8);
+        for r in [&mut classic, &mut parallel, &mut other] {
+            r.crypto_floor.per_block_s = 0.2;
+            r.crypto_floor.batched_per_block_s = 0.1;
+        }
+        let layouts: Vec<String> = ["classic", "parallel/4", "parallel/8"]
+            .map(str::to_owned)
+            .to_vec();
+        let marks = floor_marks(&[&classic, &parallel, &other], &layouts);
+        assert_eq!(marks.len(), 3, "a floor per layout, batched twice included");
+        for (m, layout) in marks.iter().zip(&layouts) {
+            assert!(m.dashed && m.label.contains(layout.as_str()), "{}", m.label);
+            assert_eq!(m.colour, layout_colour(layout, &layouts));
+        }
     }
 
     #[test]
@@ -594,10 +707,7 @@ mod tests {
         let legend =
             &html[html.find("<div class=\"legend\">").unwrap()..html.find("<details>").unwrap()];
         assert!(legend.contains("node CPU per block, s"), "{legend}");
-        assert!(
-            legend.contains("median 1.0000, range 0.9000..1.2000"),
-            "{legend}"
-        );
+        assert!(legend.contains("1.0000    0.9000    1.2000"), "{legend}");
         assert!(
             !legend.contains("run-to-run noise is not included"),
             "{legend}"

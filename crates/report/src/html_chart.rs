@@ -1,9 +1,14 @@
 //! The plots of the HTML reports: grouped bars per block slot with
-//! reference lines (`html.rs`: the slot length, the crypto floors) and
-//! lines against a numeric x (`tranche sweep run`'s scaling plots), drawn
-//! as inline SVG by plotters' SVG backend, one fixed colour per layout,
-//! the title and the legend inside the SVG, the legend in a strip beside
-//! the data, never over it; counts get integer ticks only.
+//! reference lines (`html.rs`: the slot length, the crypto floors), a box
+//! per block (`box_chart`: the simulation's approval spread, its axis from
+//! the data) and lines against a numeric x (the sweeps' scaling plots, the
+//! simulation's finality over time), drawn as inline SVG by plotters' SVG
+//! backend, one fixed colour per layout (a layout's floor in its colour,
+//! dashed), the title and the legend inside the SVG, the legend in a strip
+//! beside the data, never over it. Tick labels are as short as their value
+//! (`12500`, not `12500.0`); counts and integer axes (validators) get
+//! integer ticks only. Every SVG keeps its `viewBox`, so a page may scale
+//! it down to a narrow window.
 
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
@@ -45,12 +50,16 @@ pub(crate) struct Bars {
 }
 
 /// A horizontal reference line (the slot length, a crypto floor), named in
-/// the legend.
+/// the legend; a layout's floor is dashed in the layout's colour.
 pub(crate) struct Mark {
     pub y: f64,
     pub label: String,
     pub colour: RGBColor,
+    pub dashed: bool,
 }
+
+/// Dashes of a reference line: dash and gap, in pixels.
+const DASH: (u32, u32) = (6, 4);
 
 fn y_top(bars: &[Bars], marks: &[Mark]) -> f64 {
     let hi = bars
@@ -63,6 +72,61 @@ fn y_top(bars: &[Bars], marks: &[Mark]) -> f64 {
         1.0
     } else {
         hi * 1.08
+    }
+}
+
+/// A tick label as short as its value: `12500`, `0.25`, never `12500.0`
+/// (rounded to six decimals first, so a tick computed as
+/// `0.30000000000000004` reads `0.3`).
+pub(crate) fn tick(v: &f64) -> String {
+    let s = format!("{v:.6}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".to_owned()
+    } else {
+        s.to_owned()
+    }
+}
+
+/// A tick label of an integer axis: whole numbers only, the others blank.
+pub(crate) fn integer_tick(v: &f64) -> String {
+    if (v - v.round()).abs() < 1e-9 {
+        format!("{v:.0}")
+    } else {
+        String::new()
+    }
+}
+
+/// The drawing area of a plot and of its legend strip.
+type Area<'a> = DrawingArea<SVGBackend<'a>, plotters::coord::Shift>;
+
+/// An SVG of the reports' size, white, its plot area and legend strip
+/// drawn by `plot`; inline SVG in HTML needs no namespace, so the page
+/// names no URL at all.
+fn draw(
+    title: &str,
+    plot: impl FnOnce(&Area, &Area) -> Result<(), DrawingAreaErrorKind<std::io::Error>>,
+) -> Result<String> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let err = |e: DrawingAreaErrorKind<std::io::Error>| anyhow!("cannot draw {title}: {e}");
+        root.fill(&WHITE).map_err(err)?;
+        let (area, legend) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
+        plot(&area, &legend).map_err(err)?;
+        root.present().map_err(err)?;
+    }
+    Ok(svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""))
+}
+
+/// The label of the group at `x` (groups sit at 1, 2, ...; blank
+/// between).
+fn group_label(labels: &[String], x: f64) -> String {
+    let i = x.round() as usize;
+    if (x - x.round()).abs() < 1e-6 && (1..=labels.len()).contains(&i) {
+        labels[i - 1].clone()
+    } else {
+        String::new()
     }
 }
 
@@ -81,40 +145,19 @@ pub(crate) struct BarChart<'a> {
 /// the reference lines across, title and legend inside the SVG.
 pub(crate) fn bar_chart(chart: &BarChart<'_>, bars: &[Bars], marks: &[Mark]) -> Result<String> {
     let title = chart.title;
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        let err = |e: DrawingAreaErrorKind<std::io::Error>| anyhow!("cannot draw {title}: {e}");
-        root.fill(&WHITE).map_err(err)?;
-        let (plot, legend) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
+    draw(title, |plot, legend| {
         let n = chart.groups.len().max(1);
         let mut top = y_top(bars, marks);
         if chart.integer {
             top = top.ceil().max(1.0);
         }
-        let mut c = ChartBuilder::on(&plot)
+        let mut c = ChartBuilder::on(plot)
             .caption(title, ("sans-serif", 17))
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(60)
-            .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0.0..top)
-            .map_err(err)?;
-        let labels = chart.groups;
-        let y_format = |y: &f64| {
-            if (y - y.round()).abs() < 1e-9 {
-                format!("{y:.0}")
-            } else {
-                String::new()
-            }
-        };
-        let x_format = |x: &f64| {
-            let i = x.round() as usize;
-            if (x - x.round()).abs() < 1e-6 && (1..=labels.len()).contains(&i) {
-                labels[i - 1].clone()
-            } else {
-                String::new()
-            }
-        };
+            .build_cartesian_2d(0.5f64..n as f64 + 0.5, 0.0..top)?;
+        let x_format = |x: &f64| group_label(chart.groups, *x);
         let mut mesh = c.configure_mesh();
         mesh.x_labels(n.clamp(2, 25))
             .x_label_formatter(&x_format)
@@ -124,9 +167,11 @@ pub(crate) fn bar_chart(chart: &BarChart<'_>, bars: &[Bars], marks: &[Mark]) -> 
         if chart.integer {
             // Counts: a tick per whole number (at most 11), none between.
             mesh.y_labels((top as usize + 1).min(11))
-                .y_label_formatter(&y_format);
+                .y_label_formatter(&integer_tick);
+        } else {
+            mesh.y_label_formatter(&tick);
         }
-        mesh.draw().map_err(err)?;
+        mesh.draw()?;
         let width = 0.8 / bars.len().max(1) as f64;
         for (j, b) in bars.iter().enumerate() {
             let colour = b.colour;
@@ -137,29 +182,34 @@ pub(crate) fn bar_chart(chart: &BarChart<'_>, bars: &[Bars], marks: &[Mark]) -> 
                     [(x0, 0.0), (x0 + width, v)],
                     colour.filled(),
                 ))
-            }))
-            .map_err(err)?;
+            }))?;
         }
         for m in marks {
-            c.draw_series(std::iter::once(PathElement::new(
-                vec![(0.5, m.y), (n as f64 + 0.5, m.y)],
-                m.colour.stroke_width(2),
-            )))
-            .map_err(err)?;
+            let ends = [(0.5, m.y), (n as f64 + 0.5, m.y)];
+            if m.dashed {
+                c.draw_series(DashedLineSeries::new(
+                    ends,
+                    DASH.0,
+                    DASH.1,
+                    m.colour.stroke_width(2),
+                ))?;
+            } else {
+                c.draw_series(std::iter::once(PathElement::new(
+                    ends.to_vec(),
+                    m.colour.stroke_width(2),
+                )))?;
+            }
         }
         if bars.iter().all(|b| b.values.iter().all(Option::is_none)) {
             plot.draw(&Text::new(
                 "no data in this report",
                 ((WIDTH / 2 - 140) as i32, (HEIGHT / 2) as i32),
                 ("sans-serif", 15),
-            ))
-            .map_err(err)?;
+            ))?;
         }
-        draw_legend(&legend, bars, marks).map_err(err)?;
-        root.present().map_err(err)?;
-    }
-    // Inline SVG in HTML needs no namespace: the page names no URL at all.
-    Ok(svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""))
+        draw_legend(legend, bars, marks)?;
+        Ok(())
+    })
 }
 
 fn draw_legend<DB: DrawingBackend>(
@@ -174,12 +224,27 @@ fn draw_legend<DB: DrawingBackend>(
         y += 20;
     }
     for m in marks {
-        area.draw(&PathElement::new(
-            vec![(4, y + 6), (22, y + 6)],
-            m.colour.stroke_width(2),
-        ))?;
+        legend_line(area, y, (m.colour, 2), m.dashed)?;
         area.draw(&Text::new(m.label.clone(), (26, y), ("sans-serif", 12)))?;
         y += 20;
+    }
+    Ok(())
+}
+
+/// A reference line's sample in a legend at `y`, `width` px: solid, or
+/// two dashes.
+fn legend_line<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    y: i32,
+    (colour, width): (RGBColor, u32),
+    dashed: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let style = colour.stroke_width(width);
+    if dashed {
+        area.draw(&PathElement::new(vec![(4, y + 6), (10, y + 6)], style))?;
+        area.draw(&PathElement::new(vec![(14, y + 6), (20, y + 6)], style))?;
+    } else {
+        area.draw(&PathElement::new(vec![(4, y + 6), (22, y + 6)], style))?;
     }
     Ok(())
 }
@@ -227,23 +292,35 @@ pub fn x_span(xs: impl Iterator<Item = f64>) -> (f64, f64) {
     (lo - pad, hi + pad)
 }
 
+/// What a line chart shows: its title, the axes, and whether the y axis
+/// spans the data (approval times: a difference of 1 % stays visible) or
+/// starts at 0 (CPU, bytes).
+pub struct LineChart<'a> {
+    pub title: &'a str,
+    pub x_desc: &'a str,
+    pub y_desc: &'a str,
+    pub y_from_data: bool,
+}
+
 /// A line per series against a numeric x (e.g. validators), each point
 /// marked, the legend in the strip beside the data; colours by layout as
 /// in every other plot of the reports. The classic layout's line is dashed
 /// with hollow markers, so it stays visible where it runs under another;
-/// `marks` are horizontal reference lines (e.g. the crypto floor).
+/// the y axis from 0.
 pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, lines: &[Line]) -> Result<String> {
-    line_chart_with(title, x_desc, y_desc, lines, &[])
+    let chart = LineChart {
+        title,
+        x_desc,
+        y_desc,
+        y_from_data: false,
+    };
+    line_chart_with(&chart, lines, &[])
 }
 
-/// [`line_chart`] with reference lines.
-pub fn line_chart_with(
-    title: &str,
-    x_desc: &str,
-    y_desc: &str,
-    lines: &[Line],
-    marks: &[Line],
-) -> Result<String> {
+/// A line chart with reference lines `marks` (e.g. each layout's crypto
+/// floor), each thin and dashed in the colour of its `layout`.
+pub fn line_chart_with(chart: &LineChart<'_>, lines: &[Line], marks: &[Line]) -> Result<String> {
+    let title = chart.title;
     let layouts: Vec<String> = lines.iter().map(|l| l.layout.clone()).collect();
     let pts = || {
         lines
@@ -251,28 +328,40 @@ pub fn line_chart_with(
             .chain(marks)
             .flat_map(|l| l.points.iter().copied())
     };
-    let top = |v: f64| if v > 0.0 { v * 1.08 } else { 1.0 };
     let (x_lo, x_hi) = x_span(pts().map(|p| p.0));
-    let y_hi = top(pts().map(|p| p.1).fold(0.0, f64::max));
-    let mut svg = String::new();
-    {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
-        let err = |e: DrawingAreaErrorKind<std::io::Error>| anyhow!("cannot draw {title}: {e}");
-        root.fill(&WHITE).map_err(err)?;
-        let (plot, legend) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
-        let mut c = ChartBuilder::on(&plot)
+    let (y_lo, y_hi) = if chart.y_from_data {
+        // The data's span, not below 0 where no value is.
+        let (lo, hi) = x_span(pts().map(|p| p.1));
+        let floor = if pts().all(|p| p.1 >= 0.0) { 0.0 } else { lo };
+        (lo.max(floor), hi)
+    } else {
+        let hi = pts().map(|p| p.1).fold(0.0, f64::max);
+        (0.0, if hi > 0.0 { hi * 1.08 } else { 1.0 })
+    };
+    // Validators, blocks, seconds of whole ticks: integer ticks only.
+    let whole_x = pts().all(|p| p.0.fract() == 0.0);
+    let whole_y = pts().all(|p| p.1.fract() == 0.0);
+    draw(title, |plot, legend| {
+        let mut c = ChartBuilder::on(plot)
             .caption(title, ("sans-serif", 17))
             .margin(10)
             .x_label_area_size(36)
             .y_label_area_size(60)
-            .build_cartesian_2d(x_lo..x_hi, 0.0..y_hi)
-            .map_err(err)?;
+            .build_cartesian_2d(x_lo..x_hi, y_lo..y_hi)?;
+        let format = |whole: bool| -> &dyn Fn(&f64) -> String {
+            if whole {
+                &integer_tick
+            } else {
+                &tick
+            }
+        };
         c.configure_mesh()
-            .x_desc(x_desc)
-            .y_desc(y_desc)
+            .x_desc(chart.x_desc)
+            .y_desc(chart.y_desc)
+            .x_label_formatter(format(whole_x))
+            .y_label_formatter(format(whole_y))
             .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(err)?;
+            .draw()?;
         let mut y = 40;
         for l in lines {
             let colour = layout_colour(&l.layout, &layouts);
@@ -282,51 +371,122 @@ pub fn line_chart_with(
                     8,
                     5,
                     colour.stroke_width(2),
-                ))
-                .map_err(err)?;
+                ))?;
                 c.draw_series(
                     l.points
                         .iter()
                         .map(|p| Circle::new(*p, 5, colour.stroke_width(2))),
-                )
-                .map_err(err)?;
+                )?;
             } else {
                 c.draw_series(LineSeries::new(
                     l.points.iter().copied(),
                     colour.stroke_width(2),
-                ))
-                .map_err(err)?;
-                c.draw_series(l.points.iter().map(|p| Circle::new(*p, 3, colour.filled())))
-                    .map_err(err)?;
+                ))?;
+                c.draw_series(l.points.iter().map(|p| Circle::new(*p, 3, colour.filled())))?;
             }
-            legend
-                .draw(&Rectangle::new([(6, y), (20, y + 12)], colour.filled()))
-                .map_err(err)?;
-            legend
-                .draw(&Text::new(l.name.clone(), (26, y), ("sans-serif", 13)))
-                .map_err(err)?;
+            legend.draw(&Rectangle::new([(6, y), (20, y + 12)], colour.filled()))?;
+            legend.draw(&Text::new(l.name.clone(), (26, y), ("sans-serif", 13)))?;
             y += 20;
         }
         for m in marks {
-            c.draw_series(LineSeries::new(
+            let colour = layout_colour(&m.layout, &layouts);
+            c.draw_series(DashedLineSeries::new(
                 m.points.iter().copied(),
-                BLACK.stroke_width(1),
-            ))
-            .map_err(err)?;
-            legend
-                .draw(&PathElement::new(
-                    vec![(6, y + 6), (20, y + 6)],
-                    BLACK.stroke_width(1),
-                ))
-                .map_err(err)?;
-            legend
-                .draw(&Text::new(m.name.clone(), (26, y), ("sans-serif", 13)))
-                .map_err(err)?;
+                DASH.0,
+                DASH.1,
+                colour.stroke_width(1),
+            ))?;
+            legend_line(legend, y, (colour, 1), true)?;
+            legend.draw(&Text::new(m.name.clone(), (26, y), ("sans-serif", 13)))?;
             y += 20;
         }
-        root.present().map_err(err)?;
-    }
-    Ok(svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", ""))
+        Ok(())
+    })
+}
+
+/// The spread of one group of a [`box_chart`]: the least, the median, the
+/// 99th percentile and the largest value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct BoxSpread {
+    pub min: f64,
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+/// A box per group: a whisker from min to max, a box from p50 to p99, a
+/// bar across at p50; the y axis spans the data (not from 0), so spreads
+/// of a few ms on 12 s stay visible; `None`: nothing to draw there.
+pub(crate) fn box_chart(chart: &BarChart<'_>, boxes: &[Option<BoxSpread>]) -> Result<String> {
+    let title = chart.title;
+    let colour = layout_colour("classic", &[]);
+    let (lo, hi) = x_span(boxes.iter().flatten().flat_map(|b| [b.min, b.max]));
+    let (lo, hi) = (lo.max(0.0), hi);
+    draw(title, |plot, legend| {
+        let n = chart.groups.len().max(1);
+        let mut c = ChartBuilder::on(plot)
+            .caption(title, ("sans-serif", 17))
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0.5f64..n as f64 + 0.5, lo..hi)?;
+        let x_format = |x: &f64| group_label(chart.groups, *x);
+        c.configure_mesh()
+            .x_labels(n.clamp(2, 25))
+            .x_label_formatter(&x_format)
+            .y_label_formatter(&tick)
+            .x_desc(chart.x_desc)
+            .y_desc(chart.y_desc)
+            .light_line_style(WHITE.mix(0.0))
+            .draw()?;
+        let half = 0.25;
+        for (i, b) in boxes.iter().enumerate() {
+            let Some(b) = b else { continue };
+            let x = i as f64 + 1.0;
+            c.draw_series([
+                PathElement::new(vec![(x, b.min), (x, b.max)], BLACK.stroke_width(1)),
+                PathElement::new(
+                    vec![(x - half / 2.0, b.min), (x + half / 2.0, b.min)],
+                    BLACK.stroke_width(1),
+                ),
+                PathElement::new(
+                    vec![(x - half / 2.0, b.max), (x + half / 2.0, b.max)],
+                    BLACK.stroke_width(1),
+                ),
+            ])?;
+            c.draw_series(std::iter::once(Rectangle::new(
+                [(x - half, b.p50), (x + half, b.p99)],
+                colour.mix(0.5).filled(),
+            )))?;
+            c.draw_series(std::iter::once(PathElement::new(
+                vec![(x - half, b.p50), (x + half, b.p50)],
+                colour.stroke_width(3),
+            )))?;
+        }
+        let mut y = 40;
+        let entries: [(&str, ShapeStyle); 3] = [
+            ("min to max (whisker)", BLACK.stroke_width(1)),
+            ("p50 to p99 (box)", colour.mix(0.5).filled()),
+            ("p50 (bar)", colour.stroke_width(3)),
+        ];
+        for (name, style) in entries {
+            if style.filled {
+                legend.draw(&Rectangle::new([(6, y), (20, y + 12)], style))?;
+            } else {
+                legend.draw(&PathElement::new(vec![(4, y + 6), (22, y + 6)], style))?;
+            }
+            legend.draw(&Text::new(name, (26, y), ("sans-serif", 12)))?;
+            y += 20;
+        }
+        if boxes.iter().all(Option::is_none) {
+            plot.draw(&Text::new(
+                "no validator approved any block",
+                ((WIDTH / 2 - 160) as i32, (HEIGHT / 2) as i32),
+                ("sans-serif", 15),
+            ))?;
+        }
+        Ok(())
+    })
 }
 
 #[cfg(test)]
@@ -338,5 +498,73 @@ mod tests {
         assert_eq!(x_span([100.0, 200.0].into_iter()), (95.0, 205.0));
         assert_eq!(x_span([20.0].into_iter()), (19.0, 21.0));
         assert_eq!(x_span(std::iter::empty()), (0.0, 1.0));
+    }
+
+    #[test]
+    fn ticks_are_as_short_as_their_values() {
+        assert_eq!(tick(&14000.0), "14000");
+        assert_eq!(tick(&0.30000000000000004), "0.3");
+        assert_eq!(tick(&0.0025), "0.0025");
+        assert_eq!(tick(&-0.0), "0");
+        assert_eq!(integer_tick(&50.0), "50");
+        assert_eq!(integer_tick(&52.5), "");
+    }
+
+    /// The text elements of an SVG (plotters writes each on a line of its
+    /// own between `>` and `</text>`).
+    fn texts(svg: &str) -> Vec<&str> {
+        svg.split("</text>")
+            .filter_map(|t| t.rsplit_once(">\n").map(|(_, v)| v.trim()))
+            .collect()
+    }
+
+    #[test]
+    fn a_line_chart_of_validators_has_integer_ticks_and_its_y_axis_may_span_the_data() {
+        let lines = [Line {
+            name: "p50".into(),
+            layout: "p50".into(),
+            points: vec![(50.0, 12.52), (100.0, 12.56)],
+        }];
+        let svg = line_chart("t", "validators", "s", &lines).unwrap();
+        let all = texts(&svg);
+        assert!(all.contains(&"50") && all.contains(&"100"), "{all:?}");
+        assert!(!all.iter().any(|t| t.ends_with(".0")), "{all:?}");
+        // From 0: 12.5 s and 12.6 s share a tick; from the data they do not.
+        let chart = LineChart {
+            title: "t",
+            x_desc: "validators",
+            y_desc: "s",
+            y_from_data: true,
+        };
+        let spanning = texts(&line_chart_with(&chart, &lines, &[]).unwrap()).join(" ");
+        assert!(
+            spanning.contains("12.53") || spanning.contains("12.54"),
+            "{spanning}"
+        );
+        assert!(!all.join(" ").contains("12.53"), "{all:?}");
+    }
+
+    #[test]
+    fn a_box_per_group_spans_the_data() {
+        let groups = vec!["1".to_owned(), "2".to_owned()];
+        let chart = BarChart {
+            title: "Approval",
+            x_desc: "block",
+            y_desc: "ms",
+            groups: &groups,
+            integer: false,
+        };
+        let b = BoxSpread {
+            min: 12_527.0,
+            p50: 12_540.0,
+            p99: 12_560.0,
+            max: 12_563.0,
+        };
+        let svg = box_chart(&chart, &[Some(b), None]).unwrap();
+        let all = texts(&svg);
+        // Ticks inside 12 527..12 563, none at 0.
+        assert!(!all.contains(&"0"), "{all:?}");
+        assert!(all.iter().any(|t| t.starts_with("1254")), "{all:?}");
+        assert!(all.contains(&"p50 to p99 (box)"), "{all:?}");
     }
 }

@@ -18,6 +18,10 @@
 //! by the `step` and `architecture` labels (`--architecture both
 //! --prometheus-hold`: the classic run's final figures stay beside the
 //! parallel run's); a family appears once, with every run's series.
+//! `tranche_run_info` reads 1 for the run in progress only, 0 for those
+//! that ended; once a run ended (`Exporter::finish_run`) its crypto floor
+//! and the node's CPU ÷ that floor are served too (the floor is measured
+//! after the run).
 //! The HTTP side is hyper on a single-threaded tokio runtime of its own
 //! thread: one endpoint, `GET` only, every connection its own task with a
 //! deadline for its headers and one for the whole exchange, so an idle or
@@ -34,7 +38,7 @@ use prometheus_client::registry::Registry;
 use std::borrow::Cow;
 use std::fmt;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tranche_metrics::HistogramSnapshot;
@@ -60,6 +64,21 @@ pub struct LiveRun {
     pub(crate) peers: Mutex<Vec<(u64, u64)>>,
     /// Per block: number, approval time in ms after its slot start.
     blocks: Mutex<Vec<(u32, Option<u64>)>>,
+    /// Whether the run ended (a later run started, or `finish_run`).
+    finished: AtomicBool,
+    /// Once it ended: its floor and node CPU ÷ floor (`finish_run`).
+    floor: Mutex<Option<FloorFigures>>,
+}
+
+/// A finished run's crypto floor per block, both ways, and the node's CPU
+/// ÷ the floor its layout is judged by (`RunReport::floor_ratio`).
+#[derive(Debug, Clone, PartialEq)]
+struct FloorFigures {
+    one_by_one_per_block_s: f64,
+    batched_per_block_s: f64,
+    /// `one-by-one` or `batched`: the floor the layout is judged by.
+    judged_by: &'static str,
+    node_ratio: f64,
 }
 
 impl fmt::Debug for LiveRun {
@@ -98,7 +117,26 @@ impl LiveRun {
             node_sent: AtomicU64::new(0),
             peers: Mutex::new(Vec::new()),
             blocks: Mutex::new(Vec::new()),
+            finished: AtomicBool::new(false),
+            floor: Mutex::new(None),
         })
+    }
+
+    /// The run ended with `report`: no longer the run in progress, and
+    /// its floor and node CPU ÷ floor are known.
+    pub fn finish(&self, report: &crate::RunReport) {
+        let f = &report.crypto_floor;
+        *lock(&self.floor) = Some(FloorFigures {
+            one_by_one_per_block_s: f.per_block_s,
+            batched_per_block_s: f.batched_per_block_s,
+            judged_by: if report.batches_signatures() {
+                "batched"
+            } else {
+                "one-by-one"
+            },
+            node_ratio: report.floor_ratio(),
+        });
+        self.finished.store(true, Ordering::Relaxed);
     }
 
     /// The driver's figures at one sample, `t_s` seconds after the run's
@@ -178,12 +216,27 @@ impl Exporter {
         self.addr
     }
 
-    /// From now on, export this run too; it replaces an earlier run of the
-    /// same step and layout (a `--repeat` run), the others stay.
+    /// From now on, export this run too, the run in progress; it replaces
+    /// an earlier run of the same step and layout (a `--repeat` run), the
+    /// others stay, ended.
     pub fn set_run(&self, run: Arc<LiveRun>) {
         let mut runs = lock(&self.shared.runs);
         runs.retain(|r| (&r.step, &r.architecture) != (&run.step, &run.architecture));
+        for r in runs.iter() {
+            r.finished.store(true, Ordering::Relaxed);
+        }
         runs.push(run);
+    }
+
+    /// The run of `report`'s step and layout ended with these figures
+    /// (after its floor was measured; with `--repeat`, the medians).
+    pub fn finish_run(&self, report: &crate::RunReport) {
+        let layout = report.layout();
+        for r in lock(&self.shared.runs).iter() {
+            if r.step == report.name && r.architecture == layout {
+                r.finish(report);
+            }
+        }
     }
 
     /// The exposition text a scrape gets now.
@@ -418,15 +471,45 @@ impl prometheus_client::collector::Collector for Collector {
 /// Ours: the run, the clock, and CPU and work per node thread.
 fn encode_threads(enc: &mut DescriptorEncoder, run: &LiveRun) -> fmt::Result {
     // `step` and `architecture` are on every series (`render`).
-    let info = vec![(vec![("clock", run.clock.clone())], 1i64)];
+    let in_progress = i64::from(!run.finished.load(Ordering::Relaxed));
+    let info = vec![(vec![("clock", run.clock.clone())], in_progress)];
     labelled(
         enc,
         "tranche_run_info",
-        "The run in progress (value 1)",
+        "1 for the run in progress, 0 for a run of the invocation that ended",
         MetricType::Gauge,
         &info,
         |e, v| ConstGauge::new(*v).encode(e),
     )?;
+    if let Some(f) = lock(&run.floor).clone() {
+        let floors = vec![
+            (
+                vec![("signatures", "one-by-one".to_owned())],
+                f.one_by_one_per_block_s,
+            ),
+            (
+                vec![("signatures", "batched".to_owned())],
+                f.batched_per_block_s,
+            ),
+        ];
+        labelled(
+            enc,
+            "tranche_crypto_floor_seconds_per_block",
+            "The crypto floor per block, signatures checked one by one or in batches (once the run ended)",
+            MetricType::Gauge,
+            &floors,
+            |e, v| ConstGauge::new(*v).encode(e),
+        )?;
+        let ratio = vec![(vec![("signatures", f.judged_by.to_owned())], f.node_ratio)];
+        labelled(
+            enc,
+            "tranche_node_floor_ratio",
+            "The node's CPU ÷ the crypto floor its layout is judged by (once the run ended)",
+            MetricType::Gauge,
+            &ratio,
+            |e, v| ConstGauge::new(*v).encode(e),
+        )?;
+    }
     gauge(
         enc,
         "tranche_run_seconds",
@@ -566,136 +649,5 @@ fn encode_channels_network_blocks(enc: &mut DescriptorEncoder, run: &LiveRun) ->
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::io::{Read, Write};
-    use std::net::TcpStream;
-    use std::time::{Duration, Instant};
-
-    #[test]
-    fn idle_and_slow_clients_do_not_delay_another_scraper() {
-        let ex = Exporter::start("127.0.0.1:0").unwrap();
-        let addr = ex.addr();
-        // Ten clients connected and silent, one with half a request, four
-        // that asked and never read: a one-at-a-time server with a 5 s read
-        // timeout would keep the next scraper waiting for over 50 s.
-        let idle: Vec<TcpStream> = (0..10).map(|_| TcpStream::connect(addr).unwrap()).collect();
-        let mut half = TcpStream::connect(addr).unwrap();
-        half.write_all(b"GET /metr").unwrap();
-        let unread: Vec<TcpStream> = (0..4)
-            .map(|_| {
-                let mut s = TcpStream::connect(addr).unwrap();
-                s.write_all(b"GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n")
-                    .unwrap();
-                s
-            })
-            .collect();
-        let start = Instant::now();
-        let mut s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            .unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
-        assert!(out.starts_with("HTTP/1.1 200"), "{out}");
-        assert!(out.contains("metrics at /metrics"), "{out}");
-        assert!(start.elapsed() < Duration::from_secs(10));
-        drop((idle, half, unread));
-    }
-
-    fn live(architecture: &str, threads: &[&str]) -> Arc<LiveRun> {
-        let node = NodeMetrics {
-            workers: threads
-                .iter()
-                .map(|t| tranche_metrics::WorkerStats::new(*t))
-                .collect(),
-            ..Default::default()
-        };
-        LiveRun::new(
-            "ci/guard.yaml #1 ApprovalVoting",
-            architecture,
-            "virtual",
-            60,
-            12,
-            node,
-        )
-    }
-
-    #[test]
-    fn every_layouts_final_series_stay_and_each_family_appears_once() {
-        let ex = Exporter::start("127.0.0.1:0").unwrap();
-        ex.set_run(live(
-            "classic",
-            &["approval-voting", "approval-distribution"],
-        ));
-        ex.set_run(live("parallel/4", &["approval-voting-parallel-0"]));
-        let body = ex.render();
-        for arch in ["classic", "parallel/4"] {
-            let label = format!("architecture=\"{arch}\"");
-            assert!(
-                body.lines()
-                    .any(|l| l.starts_with("tranche_run_seconds{") && l.contains(&label)),
-                "{arch} in\n{body}"
-            );
-        }
-        for l in body.lines().filter(|l| l.starts_with("# TYPE ")) {
-            assert_eq!(body.matches(&format!("{l}\n")).count(), 1, "{l} twice");
-        }
-        assert_eq!(body.matches("# EOF").count(), 1);
-        assert!(body.trim_end().ends_with("# EOF"));
-        // A repeat of the same layout replaces its earlier run.
-        ex.set_run(live("classic", &["approval-voting"]));
-        let body = ex.render();
-        let classic_runs = body
-            .lines()
-            .filter(|l| l.starts_with("tranche_run_seconds{") && l.contains("\"classic\""))
-            .count();
-        assert_eq!(classic_runs, 1, "{body}");
-    }
-
-    #[test]
-    fn cpu_is_served_as_upstreams_tasks_polling_duration() {
-        let ex = Exporter::start("127.0.0.1:0").unwrap();
-        ex.set_run(live(
-            "classic",
-            &["approval-voting", "approval-distribution"],
-        ));
-        let body = ex.render();
-        assert!(
-            body.contains("# TYPE substrate_tasks_polling_duration histogram"),
-            "{body}"
-        );
-        let sums: Vec<&str> = body
-            .lines()
-            .filter(|l| l.starts_with("substrate_tasks_polling_duration_sum{"))
-            .collect();
-        assert_eq!(sums.len(), 2, "{body}");
-        assert!(sums
-            .iter()
-            .any(|l| l.contains("task_name=\"approval-voting\"")
-                && l.contains("task_group=\"approval-voting\"")
-                && l.contains("kind=\"blocking\"")));
-    }
-
-    #[test]
-    fn unknown_paths_and_methods_get_their_status() {
-        let ex = Exporter::start("127.0.0.1:0").unwrap();
-        let ask = |req: &str| {
-            let mut s = TcpStream::connect(ex.addr()).unwrap();
-            s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-            s.write_all(req.as_bytes()).unwrap();
-            let mut out = String::new();
-            s.read_to_string(&mut out).unwrap();
-            out
-        };
-        let r = ask("GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assert!(r.starts_with("HTTP/1.1 404"), "{r}");
-        let r = ask(
-            "POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
-        );
-        assert!(r.starts_with("HTTP/1.1 405"), "{r}");
-        let r = ask("GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
-        assert!(r.starts_with("HTTP/1.1 200"), "{r}");
-        assert!(r.contains("application/openmetrics-text"), "{r}");
-    }
-}
+#[path = "prometheus_tests.rs"]
+mod tests;

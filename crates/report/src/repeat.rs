@@ -8,6 +8,7 @@
 //! in every repeat under the virtual clock, or the runs are refused.
 
 use crate::compare::exact_figures;
+use crate::table::Unit;
 use crate::RunReport;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
@@ -144,8 +145,9 @@ pub fn combine(mut runs: Vec<RunReport>, warmup: usize) -> Result<RunReport> {
 }
 
 /// The lines of the table of a step run with `--repeat`: for each layout
-/// one line per figure, its median and range over the measured runs (per
-/// block for CPU); empty for single runs.
+/// one line per figure, its median, min and max over the measured runs
+/// (per block for CPU) in columns of their own, apart from the labels;
+/// empty for single runs.
 pub fn render_spread(runs: &[RunReport]) -> String {
     let mut s = String::new();
     for r in runs {
@@ -153,7 +155,7 @@ pub fn render_spread(runs: &[RunReport]) -> String {
         let blocks = f64::from(r.num_blocks.max(1));
         let _ = writeln!(
             s,
-            "{} over {} runs (after {} warm-up), median and range (min..max):",
+            "{} over {} runs (after {} warm-up), median and range:",
             r.layout(),
             rep.runs,
             rep.warmup
@@ -171,23 +173,40 @@ pub fn render_spread(runs: &[RunReport]) -> String {
         };
         let read_label = format!("node ÷ {} floor (read this)", read.0);
         let other_label = format!("node ÷ {} floor", other.0);
-        let lines: [(&str, Spread, usize); 6] = [
-            ("node CPU per block, s", rep.node_cpu_s.per(blocks), 4),
-            ("crypto floor per block, s", rep.floor_cpu_s.per(blocks), 4),
+        let lines: [(&str, Spread, Unit); 6] = [
+            (
+                "node CPU per block, s",
+                rep.node_cpu_s.per(blocks),
+                Unit::Seconds,
+            ),
+            (
+                "crypto floor per block, s",
+                rep.floor_cpu_s.per(blocks),
+                Unit::Seconds,
+            ),
             (
                 "crypto floor, batched signatures, per block, s",
                 rep.batched_floor_cpu_s.per(blocks),
-                4,
+                Unit::Seconds,
             ),
-            (&read_label, read.1, 2),
-            (&other_label, other.1, 2),
-            ("wall time, s", rep.wall_time_s, 2),
+            (&read_label, read.1, Unit::Ratio),
+            (&other_label, other.1, Unit::Ratio),
+            ("wall time, s", rep.wall_time_s, Unit::Seconds),
         ];
-        for (what, x, digits) in lines {
+        // The labels in a column of their own, as wide as the widest.
+        let width = lines.iter().map(|l| l.0.chars().count()).max().unwrap_or(0) + 2;
+        let _ = writeln!(
+            s,
+            "  {:<width$}{:>10}{:>10}{:>10}",
+            "figure", "median", "min", "max"
+        );
+        for (what, x, unit) in lines {
             let _ = writeln!(
                 s,
-                "  {what:<46} median {:.digits$}, range {:.digits$}..{:.digits$}",
-                x.median, x.min, x.max
+                "  {what:<width$}{:>10}{:>10}{:>10}",
+                unit.show(x.median, false),
+                unit.show(x.min, false),
+                unit.show(x.max, false)
             );
         }
     }
@@ -226,6 +245,37 @@ mod tests {
         assert_eq!((rep.runs, rep.warmup), (3, 1));
         assert_eq!((rep.node_cpu_s.min, rep.node_cpu_s.max), (1.0, 3.0));
         assert_eq!(rep.cpu_s["approval-voting-parallel-db"].max, 1.5);
+    }
+
+    #[test]
+    fn the_spread_keeps_its_labels_apart_from_the_values() {
+        let runs = [1.8, 2.0, 2.4]
+            .iter()
+            .map(|cpu| RunReport {
+                node_cpu_s: *cpu,
+                ..fixture::run()
+            })
+            .collect();
+        let text = render_spread(&[combine(runs, 0).unwrap()]);
+        for label in [
+            "crypto floor, batched signatures, per block, s",
+            "node CPU per block, s",
+        ] {
+            let line = text
+                .lines()
+                .find(|l| l.trim_start().starts_with(label))
+                .unwrap_or_else(|| panic!("{label} in\n{text}"));
+            let rest = &line[line.find(label).unwrap() + label.len()..];
+            assert!(rest.starts_with("  "), "{line}");
+        }
+        // The values line up under their column heads.
+        let head = text.lines().nth(1).unwrap();
+        let row = text.lines().nth(2).unwrap();
+        assert_eq!(
+            head.find("median").unwrap() + 6,
+            row.find("1.0000").unwrap() + 6
+        );
+        assert!(row.ends_with("0.9000    1.2000"), "{row}");
     }
 
     #[test]

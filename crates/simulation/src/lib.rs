@@ -129,11 +129,13 @@ pub fn simulate_with(
         total: CostTotal::of(&per_process),
         per_process,
     };
-    Ok(Some(SimulationReport::new(
-        source,
-        spec,
-        seed,
-        result.records,
-        cost,
+    // The CPU model's threads by name, in the records' order.
+    let threads = spec
+        .node
+        .and_then(|shape| tranche_model::cpu::shape::threads(&shape).ok())
+        .unwrap_or_default();
+    let report = SimulationReport::new(source, spec, seed, result.records, cost);
+    Ok(Some(report.with_cpu_threads(
+        threads.into_iter().map(|t| t.name).collect(),
     )))
 }

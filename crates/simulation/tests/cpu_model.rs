@@ -58,11 +58,13 @@ fn classic_on_one_core_falls_behind_where_parallel_on_four_keeps_up() {
     let c: Vec<u64> = c.iter().map(|t| t.unwrap_or(u64::MAX)).collect();
     assert!(c[0] > 15_000, "classic {c:?}");
     assert!(c[2] > c[0], "classic {c:?}");
-    // The classic voting thread was the busy one; the parallel workers
-    // shared the load.
+    // The classic voting thread was the busy one (its distribution thread
+    // pays only its side of each round trip); the parallel workers shared
+    // the load.
     let busy = &classic.validators[0].cpu_busy_ms;
     assert_eq!(busy.len(), 2, "distribution, voting");
-    assert!(busy[1] > 5 * busy[0], "{busy:?}");
+    assert!(busy[1] > 2 * busy[0], "{busy:?}");
+    assert!(busy[0] > 0, "the distribution thread's side of the round trips");
     assert_eq!(parallel.validators[0].cpu_busy_ms.len(), 6);
 }
 

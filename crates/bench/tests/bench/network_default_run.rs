@@ -42,31 +42,51 @@ fn the_default_approves_every_block_at_every_honest_validator() {
     std::fs::remove_file(&html).unwrap();
     well_formed(&page);
     let svgs: Vec<&str> = page.split("<svg").skip(1).collect();
-    assert_eq!(svgs.len(), 3);
-    // The header: configuration and metadata; the legend of the table.
+    // Approval boxes, never approved, sent per block, bytes out (no
+    // finality, no CPU model in the default).
+    assert_eq!(svgs.len(), 4);
+    // The metadata table; the configuration as YAML; the table's legend.
     for key in [
-        "seed: 0",
-        "commit: ",
-        "command: ",
-        "n_validators: 100",
-        "check_delay_ms: ",
+        "<th>seed</th><td>0</td>",
+        "<th>commit</th>",
+        "<th>command</th>",
+        "\nn_validators: 100\n",
+        "\ncheck_delay_ms:\n  mean: ",
         "legend: ",
     ] {
         assert!(page.contains(key), "{key}");
     }
-    // Readable ticks: every number on the plots has at most two
-    // significant digits (no 3146 / 6291 / 9437).
+    // Readable ticks: round numbers (at most two significant digits, no
+    // 3146 / 6291 / 9437), or, on an axis spanning the data (the approval
+    // boxes, 12 527..12 563 ms), evenly stepped by a round step.
+    let significant = |n: &str| {
+        n.replace('.', "")
+            .trim_start_matches('0')
+            .trim_end_matches('0')
+            .len()
+    };
     for svg in &svgs {
-        for n in numbers(svg) {
-            let digits = n
-                .trim_start_matches('0')
-                .trim_end_matches('0')
-                .replace('.', "");
-            assert!(digits.trim_matches('0').len() <= 2, "tick {n}");
+        let mut long: Vec<f64> = numbers(svg)
+            .iter()
+            .filter(|n| significant(n) > 2)
+            .map(|n| n.parse().unwrap())
+            .collect();
+        long.sort_by(f64::total_cmp);
+        long.dedup();
+        let steps: Vec<f64> = long.windows(2).map(|w| w[1] - w[0]).collect();
+        assert!(
+            steps.windows(2).all(|w| (w[0] - w[1]).abs() < 1e-6),
+            "ticks {long:?}"
+        );
+        if let Some(step) = steps.first() {
+            assert!(
+                significant(&format!("{step}")) <= 1,
+                "step {step} of {long:?}"
+            );
         }
     }
     // The bytes plot has x ticks (validator ranks), not only y ticks.
-    let bytes_ticks = numbers(svgs[2]);
+    let bytes_ticks = numbers(svgs[3]);
     assert!(
         bytes_ticks.iter().any(|n| n.parse::<f64>() == Ok(50.0)),
         "{bytes_ticks:?}"

@@ -278,6 +278,22 @@ fn prometheus_endpoint_serves_live_figures_during_the_run() {
     }
     assert!(body.contains("polkadot_approval_voting_parallel_worker_bounded_tof_bucket"));
 
+    // The run ended: no longer the run in progress, and its floor and
+    // the node's CPU ÷ the floor its layout is judged by are served.
+    assert_eq!(metric(&body, "tranche_run_info", ""), Some(0.0), "{body}");
+    // (The encoding writes a float to 17 significant digits.)
+    let close = |served: Option<f64>, want: f64| {
+        served.is_some_and(|v| (v - want).abs() <= 1e-12 * want.abs().max(1.0))
+    };
+    let ratio = metric(&body, "tranche_node_floor_ratio", "signatures=\"batched\"");
+    assert!(close(ratio, run.floor_ratio()), "{ratio:?}");
+    let floor = metric(
+        &body,
+        "tranche_crypto_floor_seconds_per_block",
+        "signatures=\"one-by-one\"",
+    );
+    assert!(close(floor, run.crypto_floor.per_block_s), "{floor:?}");
+
     // Every metric the Grafana dashboard queries is served.
     let dashboard = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/grafana/tranche.json");
     let dashboard: serde_json::Value =
@@ -301,6 +317,37 @@ fn prometheus_endpoint_serves_live_figures_during_the_run() {
         }
     }
     assert!(queried > 20);
+    // Step and architecture are variables; every query filters by them
+    // and every legend names the architecture (`--architecture both`
+    // gives two series of each).
+    let vars: Vec<&str> = dashboard["templating"]["list"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        vars.contains(&"step") && vars.contains(&"architecture"),
+        "{vars:?}"
+    );
+    for panel in dashboard["panels"].as_array().unwrap() {
+        for target in panel["targets"].as_array().into_iter().flatten() {
+            let expr = target["expr"].as_str().unwrap();
+            let legend = target["legendFormat"].as_str().unwrap();
+            assert!(
+                expr.contains("architecture=~\"$architecture\"")
+                    && expr.contains("step=~\"$step\""),
+                "{expr}"
+            );
+            assert!(legend.contains("{{architecture}}"), "{legend}");
+        }
+    }
+    for floor in [
+        "tranche_crypto_floor_seconds_per_block",
+        "tranche_node_floor_ratio",
+    ] {
+        assert!(dashboard.to_string().contains(floor), "no panel of {floor}");
+    }
     std::fs::remove_dir_all(&cache).ok();
     std::fs::remove_file(&json).ok();
 }

@@ -1,8 +1,14 @@
 //! README.md's sample report cannot go stale silently: this runs the
 //! command the README shows (`docs/sample-report.sh`, which regenerates the
-//! block) and compares its output with the README's block, every figure,
-//! date, path and machine detail masked, so that a change of rows, sections,
-//! labels or legend fails here until the block is regenerated.
+//! block) and compares its output with the README's block twice: every
+//! figure, date, path and machine detail masked, so that a change of rows,
+//! sections, labels or legend fails here; and exactly, the lines whose
+//! figures the virtual clock makes exact for a seed (approval times, why
+//! blocks were approved, bytes, message counts: the sections `compare`
+//! judges exactly) and the configuration hash, so that a change of what the
+//! protocol does or of the default configuration fails here too until the
+//! block is regenerated. The commit, which changes every commit, is not
+//! compared.
 
 use crate::common;
 
@@ -43,6 +49,51 @@ fn masked(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// The sections of the table whose every figure is exact under the
+/// virtual clock for a seed.
+const EXACT_SECTIONS: &[&str] = &[
+    "Approval",
+    "Why (the run's candidates)",
+    "Network (SCALE-encoded messages, no framing)",
+    "Messages (count)",
+];
+
+/// The headline's rows that are exact (its CPU rows are not).
+const EXACT_ROWS: &[&str] = &["approval p50 over blocks", "approval max over blocks"];
+
+/// The report's lines whose figures are exact under the virtual clock: the
+/// step's title line, the headline's approval rows and every line of the
+/// exact sections (a section runs from a blank line to the next).
+fn exact_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut section = String::new();
+    let mut blank = true;
+    for l in text.lines() {
+        if l.trim().is_empty() {
+            blank = true;
+            continue;
+        }
+        if blank {
+            section = l.split("  ").next().unwrap_or_default().to_owned();
+        }
+        blank = false;
+        let title = l.contains(" — ") && l.contains(" validators, ");
+        if title
+            || EXACT_SECTIONS.contains(&section.as_str())
+            || EXACT_ROWS.iter().any(|r| l.starts_with(r))
+        {
+            out.push(l.trim_end().to_owned());
+        }
+    }
+    out
+}
+
+/// The configuration hash of the metadata line (`...; config HASH`).
+fn config_hash(text: &str) -> Option<&str> {
+    let line = text.lines().find(|l| l.starts_with("machine:"))?;
+    line.rsplit_once("; config ").map(|(_, h)| h.trim())
+}
+
 /// The README's block between the `sample-report` markers, fences cut.
 fn readme_block() -> String {
     let readme =
@@ -79,8 +130,10 @@ fn the_readme_sample_report_has_the_layout_the_code_prints() {
         out.status.success(),
         "the README's command failed: {stderr}"
     );
-    let now = masked(&String::from_utf8(out.stdout).unwrap());
-    let readme = masked(&readme_block());
+    let printed = String::from_utf8(out.stdout).unwrap();
+    let sample = readme_block();
+    let now = masked(&printed);
+    let readme = masked(&sample);
     let _ = std::fs::remove_dir_all(&cache);
     for (i, (a, b)) in readme.iter().zip(&now).enumerate() {
         assert_eq!(
@@ -95,4 +148,25 @@ fn the_readme_sample_report_has_the_layout_the_code_prints() {
         "README.md's sample report has another number of lines; regenerate it with \
          docs/sample-report.sh"
     );
+    // The exact figures and the configuration hash, as printed.
+    assert!(
+        config_hash(&printed).is_some(),
+        "no config hash in\n{printed}"
+    );
+    assert_eq!(
+        config_hash(&sample),
+        config_hash(&printed),
+        "README.md's sample report has another configuration hash; regenerate it with \
+         docs/sample-report.sh"
+    );
+    let (exact_readme, exact_now) = (exact_lines(&sample), exact_lines(&printed));
+    assert!(exact_now.len() > 15, "{exact_now:#?}");
+    for (a, b) in exact_readme.iter().zip(&exact_now) {
+        assert_eq!(
+            a, b,
+            "README.md's sample report shows other exact (virtual-clock) figures than the \
+             code prints; regenerate it with docs/sample-report.sh"
+        );
+    }
+    assert_eq!(exact_readme.len(), exact_now.len());
 }

@@ -47,10 +47,14 @@ fn three_repeats_report_the_median_and_spread_with_the_figures_of_one_run() {
             .lines()
             .find(|l| l.starts_with(&format!("  {figure}")))
             .unwrap_or_else(|| panic!("no spread line {figure:?} in\n{stdout}"));
-        assert!(
-            line.contains(" median ") && line.contains(", range "),
-            "{line}"
-        );
+        // The label, then apart from it the median, min and max.
+        let rest = &line[2 + figure.len()..];
+        let values: Vec<f64> = rest
+            .split_whitespace()
+            .map(|v| v.parse().unwrap_or_else(|_| panic!("{line}")))
+            .collect();
+        assert!(rest.starts_with("  ") && values.len() == 3, "{line}");
+        assert!(values[1] <= values[0] && values[0] <= values[2], "{line}");
     }
     assert!(
         !stdout.contains("run-to-run noise is not included"),

@@ -7,11 +7,10 @@
 //! and configuration. Written as JSON (`--json`), printed as a table
 //! (`table`), drawn as a page (`page`).
 
+pub mod cpu;
 pub mod page;
 pub mod sweep;
 mod table;
-
-pub use table::LEGEND;
 
 use serde::{Deserialize, Serialize};
 use tranche_config::approval_network::NetworkSpec;
@@ -175,10 +174,16 @@ pub struct SimulationReport {
     pub commit: String,
     #[serde(default)]
     pub command: String,
+    /// With the CPU model: each thread of the layout by name, how busy it
+    /// was over the validators and where it saturated (`cpu`); absent
+    /// without it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<cpu::CpuSummary>,
     pub validators: Vec<NodeRecord>,
 }
 
-fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
+/// The percentile `p` of sorted values, by the nearest rank.
+pub(crate) fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
     if sorted.is_empty() {
         return None;
     }
@@ -264,6 +269,7 @@ impl SimulationReport {
             spec: spec.clone(),
             commit: crate::meta::COMMIT.to_owned(),
             command: std::env::args().collect::<Vec<_>>().join(" "),
+            cpu: None,
             validators,
         }
     }

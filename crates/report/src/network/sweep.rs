@@ -2,8 +2,8 @@
 //! run by the `tranche` binary, `crates/bench/src/sweep_network.rs`).
 
 use super::SimulationReport;
-use crate::html::escape;
-use crate::html_chart::{group_lines, line_chart, Line};
+use crate::html::{escape, meta_table, page as frame};
+use crate::html_chart::{group_lines, line_chart_with, Line, LineChart};
 use serde::{Deserialize, Serialize};
 use tranche_config::approval_network::NetworkSpec;
 
@@ -99,29 +99,43 @@ fn series(rows: &[SweepRow], y: impl Fn(&SweepRow) -> Option<u64>) -> Vec<Line> 
     }))
 }
 
-/// The page: how it was made, the table, the median and the slowest
-/// approval against validators (the report crate's plotters charts).
+/// The page: how it was made, the median and the slowest approval
+/// against validators (the report crate's plotters charts, each y axis
+/// from the data), then the table; the frame and style of every page.
 pub fn page(rows: &[SweepRow], seed: u64, commit: &str, command: &str) -> anyhow::Result<String> {
-    let p50 = line_chart(
-        "Median approval against validators",
-        "validators",
-        "s after slot start (median over blocks of the p50)",
+    let chart = |title, y_desc| LineChart {
+        title,
+        x_desc: "validators",
+        y_desc,
+        y_from_data: true,
+    };
+    let p50 = line_chart_with(
+        &chart(
+            "Median approval against validators",
+            "s after slot start (median over blocks of the p50)",
+        ),
         &series(rows, |r| r.p50_ms),
+        &[],
     )?;
-    let max = line_chart(
-        "Slowest approval against validators",
-        "validators",
-        "s after slot start (max over blocks)",
+    let max = line_chart_with(
+        &chart(
+            "Slowest approval against validators",
+            "s after slot start (max over blocks)",
+        ),
         &series(rows, |r| r.max_ms),
+        &[],
     )?;
-    Ok(format!(
-        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"/><title>tranche sweep network</title></head>\
-         <body style=\"font-family:sans-serif\"><h1>tranche sweep network</h1>\
-         <pre>commit: {}\nseed: {seed}\ncommand: {}</pre><pre>{}</pre><div>{p50}</div><div>{max}</div></body></html>\n",
-        escape(commit),
-        escape(command),
+    let meta = meta_table(&[
+        ("commit", commit.to_owned()),
+        ("seed", seed.to_string()),
+        ("command", command.to_owned()),
+    ]);
+    let body = format!(
+        "{meta}<div class=\"plots\">\n<figure id=\"plot-1\">{p50}</figure>\n\
+         <figure id=\"plot-2\">{max}</figure>\n</div>\n<pre>{}</pre>\n",
         escape(&table(rows))
-    ))
+    );
+    Ok(frame("tranche sweep network", &body))
 }
 
 #[cfg(test)]
@@ -150,6 +164,12 @@ mod tests {
         assert_eq!(series(&rows, |r| r.p50_ms).len(), 2);
         let page = page(&rows, 3, "abc", "tranche sweep network").unwrap();
         assert_eq!(page.matches("<svg").count(), 2);
-        assert!(page.contains("seed: 3") && page.contains("commit: abc"));
+        assert!(page.contains("<th>seed</th><td>3</td>") && page.contains("<td>abc</td>"));
+        assert!(
+            page.find("<svg").unwrap() < page.find("<pre>").unwrap(),
+            "plots first"
+        );
+        // Validators on the x axis as integers, not 100.0.
+        assert!(page.contains(">\n100\n</text>") && !page.contains(">\n100.0\n</text>"));
     }
 }

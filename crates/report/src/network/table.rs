@@ -1,11 +1,14 @@
-//! The terminal table of a whole-network run, with a legend for every
-//! column and for the crypto counts, so it can be read without the docs.
+//! The terminal table of a whole-network run: a row per block, the bytes,
+//! the CPU model's threads (with `node`: `cpu`), a summary of who never
+//! approved which blocks and how far finality came, and a legend for
+//! every column with the notes that apply to this run only, so it can be
+//! read without the docs.
 
 use super::SimulationReport;
 use std::fmt::Write as _;
 
 /// What every column and count of the table means.
-pub const LEGEND: &str = "\
+pub const COLUMNS: &str = "\
 legend: approved = validators that approved the block / those expected to (honest and slow);
   min/p50/p99/max ms = when they approved, ms after the block's slot start; last = the last
   expected validator to approve (or the first that never did); assign = candidates claimed by
@@ -17,17 +20,104 @@ legend: approved = validators that approved the block / those expected to (hones
   approvals missing), after the slot start.
   crypto: verified = certificates and signatures checked for real; reused = checks answered by
   the verdict already computed where the message was made (`--verify every`: no reuse).
-  Later than `tranche run`'s default (7-8.5 s there): each validator's voting holds its approval
-  up to 12 ticks (6 s, upstream's MAX_APPROVAL_COALESCE_WAIT_TICKS) to coalesce it with others
-  (up to max_approval_coalesce_count, 6); `run`'s generated peers send theirs with their
-  assignments. With `max_approval_coalesce_count: 1` this default approves at 6.5-8 s.
 ";
+
+/// The note on coalescing, where approvals came later than `tranche
+/// run`'s default with coalescing on.
+const COALESCING: &str = "  \
+later than `tranche run`'s default (7-8.5 s there): each validator's voting holds its approval
+  up to 12 ticks (6 s, upstream's MAX_APPROVAL_COALESCE_WAIT_TICKS) to coalesce it with others
+  (up to max_approval_coalesce_count); `run`'s generated peers send theirs with their
+  assignments. With `max_approval_coalesce_count: 1` the default approves at 6.5-8 s.
+";
+
+/// The note on the CPU model's lines.
+const CPU: &str = "  \
+CPU model: busy = a thread's modelled CPU per block ÷ the slot (6 s), the median and the largest
+  over the validators; at 100 % or more a thread cannot keep up with a block per slot
+  (saturated, its queue grows); `all ÷ N cores` is every thread together ÷ the cores.
+";
+
+/// Above this median approval time (ms) the coalescing note applies.
+const RUN_DEFAULT_MS: u64 = 8_500;
 
 impl SimulationReport {
     /// Whether no validator was expected to approve anything (every one a
     /// no-show or offline): then "every block approved" would be vacuous.
     pub fn no_expected_validator(&self) -> bool {
         self.blocks.iter().all(|b| b.expected == 0)
+    }
+
+    /// The legend: the columns, then each note that applies to this run.
+    pub fn legend(&self) -> String {
+        let mut s = COLUMNS.to_owned();
+        let late = self
+            .blocks
+            .iter()
+            .any(|b| b.p50_ms.is_some_and(|ms| ms > RUN_DEFAULT_MS));
+        if late && self.spec.max_approval_coalesce_count > 1 {
+            s.push_str(COALESCING);
+        }
+        if self.cpu.is_some() {
+            s.push_str(CPU);
+        }
+        s
+    }
+
+    /// Who never approved which blocks, and how far finality came.
+    pub fn summary(&self) -> String {
+        let mut parts: Vec<String> = Vec::new();
+        // Consecutive blocks missed by as many validators, together.
+        let mut runs: Vec<(u32, u32, u32, u32)> = Vec::new();
+        for b in &self.blocks {
+            let missing = b.expected - b.approved;
+            match runs.last_mut() {
+                Some(r) if r.1 + 1 == b.number && r.2 == missing && r.3 == b.expected => {
+                    r.1 = b.number
+                }
+                _ => runs.push((b.number, b.number, missing, b.expected)),
+            }
+        }
+        let missed: Vec<String> = runs
+            .iter()
+            .filter(|r| r.2 > 0)
+            .map(|&(from, to, missing, expected)| {
+                let blocks = if from == to {
+                    format!("block {from}")
+                } else {
+                    format!("blocks {from}-{to}")
+                };
+                format!("{blocks}: {missing} of {expected}")
+            })
+            .collect();
+        if missed.is_empty() {
+            parts.push("every expected validator approved every block".to_owned());
+        } else {
+            parts.push(format!(
+                "expected validators that never approved: {}",
+                missed.join("; ")
+            ));
+        }
+        parts.push(if !self.spec.finality {
+            "finality not simulated (`finality: false`)".to_owned()
+        } else {
+            let n = self.blocks.len();
+            match self.blocks.iter().rposition(|b| b.finalized > 0) {
+                None => format!("finality never advanced (none of the {n} blocks finalized)"),
+                Some(i) if i + 1 == n => format!(
+                    "finality advanced through every block (block {} finalized by {} of {} validators)",
+                    self.blocks[i].number, self.blocks[i].finalized, self.n_validators
+                ),
+                Some(i) => format!(
+                    "finality stopped at block {} of {n} (finalized by {} of {} validators); blocks {}-{n} never finalized",
+                    self.blocks[i].number,
+                    self.blocks[i].finalized,
+                    self.n_validators,
+                    self.blocks[i].number + 1
+                ),
+            }
+        });
+        crate::table::wrap(&parts.join("; "))
     }
 
     /// The terminal table.
@@ -81,6 +171,7 @@ impl SimulationReport {
                 ms(b.enough_p50_ms)
             );
         }
+        s.push_str(&self.summary());
         let kib = |b: u64| b as f64 / 1024.0;
         let _ = writeln!(
             s,
@@ -92,13 +183,14 @@ impl SimulationReport {
             kib(self.bytes_in.p50),
             kib(self.bytes_in.max)
         );
+        s.push_str(&self.cpu_table());
         let c = &self.cost;
         let _ = writeln!(
             s,
             "aggression events {}; {} deliveries; crypto: {} verified, {} reused (process 0)",
             self.aggression_events, c.deliveries, c.verified, c.reused
         );
-        s.push_str(LEGEND);
+        s.push_str(&self.legend());
         let vb = f64::from(self.n_validators) * self.blocks.len() as f64;
         let _ = writeln!(
             s,
@@ -148,27 +240,4 @@ impl SimulationReport {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_column_has_its_legend() {
-        for column in [
-            "approved =",
-            "min/p50/p99/max ms",
-            "last =",
-            "assign =",
-            "approv =",
-            "max tr =",
-            "tranches =",
-            "no-shows =",
-            "final ms =",
-            "verified =",
-            "reused =",
-            "MAX_APPROVAL_COALESCE_WAIT_TICKS",
-        ] {
-            assert!(LEGEND.contains(column), "{column}");
-        }
-        assert!(LEGEND.lines().all(|l| l.len() <= 100));
-    }
-}
+pub(crate) mod tests;

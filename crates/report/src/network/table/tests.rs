@@ -1,0 +1,178 @@
+use super::*;
+use crate::network::{Behaviour, BlockRecord, NodeRecord, RunCost};
+use tranche_config::approval_network::NetworkSpec;
+use tranche_config::node_shape::{Layout, NodeShape};
+
+/// `n` honest validators over `blocks` blocks, each approving block `b`
+/// at `at(v, b)` and finalizing it at `fin(v, b)`.
+pub(crate) fn report(
+    n: u32,
+    blocks: u32,
+    spec: NetworkSpec,
+    at: impl Fn(u32, u32) -> Option<u64>,
+    fin: impl Fn(u32, u32) -> Option<u64>,
+) -> SimulationReport {
+    let records = (0..n)
+        .map(|v| NodeRecord {
+            validator: v,
+            behaviour: Behaviour::Honest,
+            blocks: (1..=blocks)
+                .map(|b| BlockRecord {
+                    approved_after_ms: at(v, b),
+                    finalized_after_ms: fin(v, b),
+                    ..BlockRecord::default()
+                })
+                .collect(),
+            ..NodeRecord::default()
+        })
+        .collect();
+    let spec = NetworkSpec {
+        n_validators: n,
+        num_blocks: blocks,
+        ..spec
+    };
+    SimulationReport::new("t.yaml", &spec, 0, records, RunCost::default())
+}
+
+fn on_time(n: u32, blocks: u32, spec: NetworkSpec) -> SimulationReport {
+    report(n, blocks, spec, |_, _| Some(7_000), |_, _| Some(9_000))
+}
+
+#[test]
+fn every_column_has_its_legend() {
+    for column in [
+        "approved =",
+        "min/p50/p99/max ms",
+        "last =",
+        "assign =",
+        "approv =",
+        "max tr =",
+        "tranches =",
+        "no-shows =",
+        "final ms =",
+        "verified =",
+        "reused =",
+    ] {
+        assert!(COLUMNS.contains(column), "{column}");
+    }
+    for text in [COLUMNS, COALESCING, CPU] {
+        assert!(text.lines().all(|l| l.chars().count() <= 100), "{text}");
+    }
+}
+
+#[test]
+fn the_coalescing_note_appears_only_where_approvals_came_late_with_coalescing() {
+    let spec = NetworkSpec::default;
+    let quick = on_time(4, 2, spec());
+    assert!(!quick.table().contains("MAX_APPROVAL_COALESCE_WAIT_TICKS"));
+    let late = report(4, 2, spec(), |_, _| Some(12_500), |_, _| None);
+    assert!(late.table().contains("MAX_APPROVAL_COALESCE_WAIT_TICKS"));
+    let single = NetworkSpec {
+        max_approval_coalesce_count: 1,
+        ..spec()
+    };
+    let late_alone = report(4, 2, single, |_, _| Some(12_500), |_, _| None);
+    assert!(!late_alone
+        .table()
+        .contains("MAX_APPROVAL_COALESCE_WAIT_TICKS"));
+    assert!(!quick.table().contains("CPU model"), "no node: no CPU note");
+}
+
+#[test]
+fn the_summary_names_who_never_approved_which_blocks_and_how_far_finality_came() {
+    let finality = NetworkSpec {
+        finality: true,
+        ..NetworkSpec::default()
+    };
+    // Validators 0-2 never approve blocks 2 and 3, validator 0 not block 4
+    // either; nothing is finalized after block 1.
+    let r = report(
+        5,
+        4,
+        finality.clone(),
+        |v, b| (b == 1 || (v > 2 && b < 4) || (v > 0 && b == 4)).then_some(7_000),
+        |_, b| (b == 1).then_some(9_000),
+    );
+    let table = r.summary().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        table.contains(
+            "expected validators that never approved: blocks 2-3: 3 of 5; block 4: 1 of 5; \
+             finality stopped at block 1 of 4 (finalized by 5 of 5 validators); blocks 2-4 \
+             never finalized"
+        ),
+        "{table}"
+    );
+    let good = on_time(5, 3, finality);
+    let flat = |r: &SimulationReport| r.summary().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat(&good).contains(
+        "every expected validator approved every block; finality advanced through every block \
+         (block 3 finalized by 5 of 5 validators)"
+    ));
+    let off = on_time(5, 3, NetworkSpec::default());
+    assert!(off
+        .table()
+        .contains("finality not simulated (`finality: false`)"));
+}
+
+#[test]
+fn the_cpu_model_shows_each_threads_busy_share_by_name_and_who_saturated() {
+    let spec = NetworkSpec {
+        node: Some(NodeShape {
+            layout: Layout::Parallel,
+            workers: 1,
+            cores: 2,
+            cpu_scale: 1.0,
+        }),
+        ..NetworkSpec::default()
+    };
+    let mut r = on_time(3, 1, spec);
+    for (i, v) in r.validators.iter_mut().enumerate() {
+        // Router, worker, voting; validator 2's worker is busy 7 s of 6.
+        v.cpu_busy_ms = vec![60, 600 + 3_200 * i as u64, 30];
+    }
+    let names = [
+        "approval-voting-parallel",
+        "approval-voting-parallel-0",
+        "approval-voting-parallel-db",
+    ];
+    let r = r.with_cpu_threads(names.iter().map(|n| (*n).to_owned()).collect());
+    let table = r.table();
+    let row = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(name))
+            .unwrap_or_else(|| panic!("no row {name} in\n{table}"))
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    assert_eq!(
+        row("approval-voting-parallel"),
+        "approval-voting-parallel 1.00 % 1.00 % -"
+    );
+    assert_eq!(
+        row("approval-voting-parallel-0"),
+        "approval-voting-parallel-0 63.33 % 116.67 % 1 (v2)"
+    );
+    assert!(
+        table.contains("CPU model: parallel layout with 1 workers, 2 cores"),
+        "{table}"
+    );
+    assert!(
+        table.contains("busy = a thread's modelled CPU per block"),
+        "{table}"
+    );
+    // The JSON names the threads in the records' order.
+    let json = serde_json::to_value(&r).unwrap();
+    let threads: Vec<&str> = json["cpu"]["threads"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(threads, names);
+    assert_eq!(
+        json["cpu"]["threads"][1]["saturated"],
+        serde_json::json!([2])
+    );
+}

@@ -1,0 +1,351 @@
+use super::*;
+use crate::fixture;
+
+fn both() -> Vec<RunReport> {
+    let mut classic = fixture::run();
+    classic.architecture = "classic".into();
+    classic.workers = 1;
+    let parallel = fixture::run();
+    vec![classic, parallel]
+}
+
+fn line<'a>(text: &'a str, label: &str) -> &'a str {
+    text.lines()
+        .find(|l| l.starts_with(label))
+        .unwrap_or_else(|| panic!("no row {label:?} in\n{text}"))
+}
+
+/// The cells of a row: what follows its label, split at blanks.
+fn cells<'a>(text: &'a str, label: &str) -> Vec<&'a str> {
+    line(text, label)[label.len()..]
+        .split_whitespace()
+        .collect()
+}
+
+#[test]
+fn totals_and_per_block_side_by_side_with_units_in_labels() {
+    let text = render(&both());
+    let heads = text
+        .lines()
+        .find(|l| l.contains("per block") && l.contains("total"))
+        .unwrap();
+    assert_eq!(heads.matches("total").count(), 2, "{text}");
+    assert_eq!(heads.matches("per block").count(), 2, "{text}");
+    // 1000 + 2000 bytes over 2 blocks.
+    let net = line(&text, "received + sent, KiB");
+    let cells: Vec<&str> = net.split_whitespace().rev().take(5).collect();
+    assert_eq!(cells, ["1.00", "1.5", "2.9", "1.5", "2.9"], "{net}");
+    // Counts are run totals with their per-block share.
+    assert_eq!(
+        super::tests::cells(&text, "unique messages from peers"),
+        ["10", "5.0", "10", "5.0", "1.00"]
+    );
+    assert!(line(&text, "approval-voting-parallel-db, CPU s").contains("0.5000"));
+    assert!(text.contains("block 1 approved"));
+    assert!(text.contains("peak resident memory during the run, MiB"));
+}
+
+#[test]
+fn reputation_changes_that_happened_get_a_row_per_kind() {
+    let mut runs = both();
+    let rep = |n| {
+        [
+            ("Peer sent identical messages".to_owned(), n),
+            ("The vote was bad".to_owned(), 0),
+        ]
+        .into_iter()
+        .collect()
+    };
+    runs[0].protocol.reputation_changes = rep(4);
+    runs[1].protocol.reputation_changes = rep(2);
+    let text = render(&runs);
+    let row = line(&text, "reputation: Peer sent identical messages");
+    assert!(row.contains('4') && row.ends_with("0.50"), "{row}");
+    assert!(
+        !text.contains("The vote was bad"),
+        "kinds that never happened: no row\n{text}"
+    );
+}
+
+#[test]
+fn two_runs_have_a_labelled_ratio_on_every_comparable_row() {
+    let mut runs = both();
+    runs[1].blocks[0].approved_after_ms = Some(2500);
+    runs[1].node_cpu_s = 1.0;
+    let text = render(&runs);
+    assert!(
+        line(&text, "Approval").ends_with("parallel ÷ classic"),
+        "{text}"
+    );
+    assert!(line(&text, "block 1 approved").ends_with("0.50"), "{text}");
+    assert!(line(&text, "node total").ends_with("0.50"), "{text}");
+    assert!(
+        line(&text, "lost by the network").ends_with("1.00"),
+        "{text}"
+    );
+    assert!(line(&text, "wall time, s").ends_with("1.00"), "{text}");
+    // One run: no ratio column.
+    let one = render(&runs[..1]);
+    assert!(!line(&one, "Approval").contains('÷'), "{one}");
+}
+
+#[test]
+fn the_headline_comes_first_and_its_ratio_column_compares_the_own_floor_ratios() {
+    let mut runs = both();
+    // Classic is judged by the one-by-one floor, parallel by the batched.
+    runs[0].crypto_floor.node_ratio = 2.0;
+    runs[0].crypto_floor.node_ratio_batched = 2.5;
+    runs[1].crypto_floor.node_ratio = 1.5;
+    runs[1].crypto_floor.node_ratio_batched = 3.0;
+    runs[1].blocks[1].approved_after_ms = None;
+    let text = render(&runs);
+    let first_section = text.lines().nth(2).unwrap();
+    assert!(first_section.starts_with("Headline"), "{text}");
+    assert!(
+        text.find("Headline").unwrap() < text.find("\nApproval").unwrap(),
+        "{text}"
+    );
+    // classic 4000 and 5000 ms: p50 4000, max 5000; parallel: block 2
+    // never approved, so its max is never.
+    assert_eq!(
+        cells(&text, "approval p50 over blocks, ms after slot start"),
+        ["4000", "5000", "1.25"]
+    );
+    assert_eq!(
+        cells(&text, "approval max over blocks, ms after slot start"),
+        ["5000", "never", "-"]
+    );
+    assert_eq!(
+        cells(&text, "node CPU per block, s"),
+        ["1.0000", "1.0000", "1.00"]
+    );
+    // 3.0 (parallel, batched) ÷ 2.0 (classic, one by one), not a row's
+    // two figures.
+    assert_eq!(
+        cells(&text, "node CPU ÷ its own crypto floor (*)"),
+        ["2.00*", "3.00*", "1.50"]
+    );
+    assert_eq!(
+        cells(&text, "  its floor: signatures checked"),
+        ["one-by-one", "batched", "-"]
+    );
+    // The floor section marks the own ratio and has no ratio column.
+    assert!(!line(&text, "Node CPU ÷ crypto floor").contains("parallel ÷ classic"));
+    assert_eq!(
+        cells(&text, "node total ÷ one-by-one floor"),
+        ["2.00*", "1.50"]
+    );
+}
+
+#[test]
+fn integers_are_integers_and_each_unit_has_one_precision() {
+    let mut runs = both();
+    runs[0].database.commits = 52;
+    runs[0].counts.messages_from_node = 40;
+    runs[0].counts.deliveries = 31;
+    let text = render(&runs);
+    // Counts: integer totals, per block always to one decimal.
+    assert_eq!(
+        cells(&text, "database commits ~"),
+        ["52", "26.0", "0", "0.0", "0.00"]
+    );
+    assert_eq!(
+        cells(&text, "notifications sent by the node"),
+        ["40", "20.0", "40", "20.0", "1.00"]
+    );
+    assert_eq!(
+        cells(&text, "deliveries to the node"),
+        ["31", "15.5", "30", "15.0", "0.97"]
+    );
+    // Ratios to two decimals, whatever the row.
+    assert_eq!(
+        cells(&text, "database ÷ crypto floor"),
+        ["0.00", "0.00", "1.00"]
+    );
+    assert_eq!(cells(&text, "wall time, s"), ["1.0000", "1.0000", "1.00"]);
+}
+
+#[test]
+fn approval_rows_stand_under_their_own_header() {
+    let text = render(&both());
+    let at = text.find("\nApproval").unwrap();
+    let header: Vec<&str> = text[at + 1..].lines().take(3).collect();
+    let bases: Vec<&str> = header[1].split_whitespace().collect();
+    assert_eq!(
+        bases,
+        ["ms", "after", "slot", "ms", "after", "slot"],
+        "{header:?}"
+    );
+    assert!(header[2].starts_with("block 1 approved"), "{header:?}");
+    assert!(!header[1].contains("total"), "{header:?}");
+}
+
+#[test]
+fn a_block_approved_early_says_why() {
+    let mut runs = both();
+    runs[0].blocks[0].approved_after_ms = Some(0);
+    runs[0].protocol.candidates_approved = 30;
+    runs[0].protocol.approved_by_one_third = 30;
+    runs[0].protocol.observed_no_shows = 59;
+    let text = render(&runs);
+    let why = &text[text
+        .find("why (classic):")
+        .unwrap_or_else(|| panic!("{text}"))..];
+    let why = why[..why.find(".\n").unwrap()]
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        why.contains("block 1 approved 0 ms after its slot start (early"),
+        "{why}"
+    );
+    assert!(why.contains("30 by the one-third rule"), "{why}");
+    assert!(why.contains("59 observed at any evaluation"), "{why}");
+    assert!(
+        !text.contains("why (parallel/4)"),
+        "on time: no line\n{text}"
+    );
+    assert_eq!(
+        cells(&text, "  of those, by the one-third rule"),
+        ["30", "0", "0.00"]
+    );
+    assert_eq!(
+        cells(&text, "no-shows observed (at any evaluation)"),
+        ["59", "0", "0.00"]
+    );
+    assert!(text
+        .lines()
+        .all(|l| !l.starts_with("why") || l.len() <= 100));
+    // The same explanation for both layouts: one line naming both.
+    runs[1].blocks[0].approved_after_ms = Some(0);
+    runs[1].protocol = runs[0].protocol.clone();
+    let text = render(&runs);
+    assert!(
+        text.contains("why (classic, parallel/4): block 1"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_legend_gives_each_layouts_floor_interval() {
+    let mut runs = both();
+    runs[0].crypto_floor.interval_s = (0.1177, 0.1235);
+    runs[1].crypto_floor.interval_s = (0.1101, 0.1199);
+    let text = render(&runs);
+    let legend = text[text.find("\ncrypto floor:").unwrap()..]
+        .split("\nper block:")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(
+        legend.contains("classic: estimated from a seeded sample of 4 of the 10 unique messages, 95 % interval 0.1177..0.1235 s"),
+        "{legend}"
+    );
+    assert!(
+        legend.contains("parallel/4: estimated from a seeded sample of 4 of the 10 unique messages, 95 % interval 0.1101..0.1199 s"),
+        "{legend}"
+    );
+}
+
+#[test]
+fn timing_dependent_rows_are_marked_and_the_legend_names_them() {
+    let mut runs = both();
+    runs[1].checks.checked_ahead = 30;
+    let text = render(&runs);
+    assert!(line(&text, "database commits ~").len() > 20, "{text}");
+    assert!(line(&text, "certificates checked back to back ~").len() > 40);
+    assert!(!text.contains("deliveries to the node ~"), "{text}");
+    let legend = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(legend.contains("~: varies with thread timing"), "{legend}");
+    for path in crate::timing::TIMING_DEPENDENT {
+        if !path.starts_with("samples.") {
+            assert!(legend.contains(path), "{path} not in the legend");
+        }
+    }
+    assert!(
+        legend.contains("exact: under the virtual clock"),
+        "{legend}"
+    );
+    runs[0].clock = "real".into();
+    let real = render(&runs)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    assert!(real.contains("clock real:"), "{real}");
+}
+
+#[test]
+fn a_legend_explains_other_test_environment_and_the_floor() {
+    let text = render(&both());
+    let missing: Vec<&str> = [
+        "other",
+        "test-environment",
+        "crypto floor",
+        "peak resident memory",
+        "rounding",
+        "why",
+    ]
+    .into_iter()
+    .filter(|t| !text.contains(&format!("\n{t}:")))
+    .collect();
+    assert!(missing.is_empty(), "{missing:?} missing in\n{text}");
+    assert!(text.contains("sample of"), "{text}");
+    assert!(
+        !text.contains("\nround trip:"),
+        "no classic round trips: no note"
+    );
+}
+
+#[test]
+fn the_database_and_the_checks_have_their_rows() {
+    let mut runs = both();
+    runs[0].database.commits = 40;
+    runs[0].database.cpu_s = 0.5;
+    runs[0].crypto_floor.cpu_s = 10.0;
+    runs[0].checks.round_trips = 100;
+    runs[0].checks.round_trip_us = 12.5;
+    runs[1].database.commits = 20;
+    runs[1].checks.checked_ahead = 30;
+    let text = render(&runs);
+    for (label, want) in [
+        ("database commits", "40"),
+        ("database, CPU s", "0.5000"),
+        ("database ÷ crypto floor", "0.05"),
+        ("round trip to voting per check, µs", "12.5"),
+        ("certificates checked back to back", "30"),
+    ] {
+        let row = line(&text, label);
+        assert!(row.contains(want), "{label}: {row}");
+    }
+    assert!(text.contains("\nround trip:"), "{text}");
+}
+
+#[test]
+fn a_restart_is_told_in_seconds_not_ticks() {
+    let mut run = fixture::run();
+    run.restart = Some(crate::RestartReport {
+        block: 3,
+        tick: 12012,
+        recover_ms: 40.0,
+        resent_items: 2,
+    });
+    let text = render(&[run]);
+    assert!(
+        text.contains("crashed at the start of block 3's slot (12 s into the run)"),
+        "{text}"
+    );
+    assert!(!text.contains("(tick "), "{text}");
+}
+
+#[test]
+fn columns_are_as_wide_as_their_cells_and_apart() {
+    let t = columns(
+        &["a", "floor CPU-s/b", "÷ floor"],
+        &[vec!["1".into(), "0.5".into(), "12.25".into()]],
+    );
+    let lines: Vec<&str> = t.lines().collect();
+    assert_eq!(lines[0], "a  floor CPU-s/b  ÷ floor");
+    assert_eq!(lines[1], "1            0.5    12.25");
+}
