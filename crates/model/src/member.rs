@@ -498,7 +498,7 @@ impl SimNode {
                     Action::CheckAssignment(check) => {
                         done.checked += 1;
                         if let Some(busy) = &self.busy {
-                            done.cost += busy.costs.assignment(&check.assignment.0.cert.kind);
+                            done.cost += busy.costs.assignment(&check.assignment.cert.cert.kind);
                         }
                         let verdict = v.assignment(&check);
                         self.dist

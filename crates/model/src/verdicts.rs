@@ -197,7 +197,7 @@ impl Verdicts {
                 return;
             }
         }
-        let (cert, claimed) = item;
+        let AssignmentItem { cert, claimed } = item;
         let verdict =
             check_assignment_in_block(block, session, cert.validator, &cert.cert, claimed);
         Self::count(&self.verified);

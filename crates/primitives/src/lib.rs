@@ -31,6 +31,6 @@ pub use keys::{ValidatorId, ValidatorPair};
 pub use session::{Session, SessionInfo};
 pub use vote::ValidatorSignature;
 pub use wire::{
-    ApprovalDistributionMessage, IndirectAssignmentCert, IndirectSignedApprovalVote,
-    ValidationProtocol,
+    ApprovalDistributionMessage, AssignmentItem, IndirectAssignmentCert,
+    IndirectSignedApprovalVote, ValidationProtocol,
 };

@@ -41,7 +41,7 @@ impl State {
                     Pending::Approval(o) => o.candidate_indices == *bits,
                     Pending::Assignment(a) => bits
                         .iter_ones()
-                        .any(|i| a.1.bit_at(i) && entry.covering(v, i).is_none()),
+                        .any(|i| a.claimed.bit_at(i) && entry.covering(v, i).is_none()),
                 };
                 if depends {
                     f.waiting.push((peer, Pending::Approval(vote)));
