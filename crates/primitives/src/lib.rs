@@ -6,6 +6,7 @@
 //! or files.
 
 pub mod bitfield;
+pub mod bitset;
 pub mod block;
 pub mod cert;
 pub mod codec;

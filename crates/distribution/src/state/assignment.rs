@@ -3,14 +3,15 @@
 //! assignments, and circulation to grid and random peers.
 
 use super::block::AssignmentEntry;
+use super::known::judge_copy;
 use super::{rep, InFlight, Pending, State};
 use crate::action::{Action, AssignmentItem, Outgoing, PeerId};
-use crate::bitset::BitSet;
 use crate::check::{AssignmentCheck, AssignmentVerdict, CheckToken};
 use crate::random_routing::{message_seed, peer_draw, Picks, RandomRouting};
 use crate::reputation::*;
 use crate::topology::RequiredRouting;
 use std::sync::Arc;
+use tranche_primitives::bitset::BitSet;
 use tranche_primitives::constants::MAX_BITFIELD_SIZE;
 use tranche_primitives::time::{
     slot_start_tick, ticks_per_slot, tranche_now, TICK_TOO_FAR_IN_FUTURE,
@@ -127,32 +128,14 @@ impl State {
                 }
             }
         }
-        let p = peer.0 as usize;
-        let known = entry.find_assignment(v, claimed);
-        if entry.known_by.contains(p) {
-            if let Some(e) = known {
-                let ae = &mut entry.assignments[e as usize];
-                if ae.peer_knows(p) {
-                    let expected = aggression
-                        && self
-                            .topologies
-                            .get(&entry.block.session)
-                            .is_some_and(|t| t.is_validator(p));
-                    if !ae.received.insert(p) && !expected {
-                        rep(out, peer, COST_DUPLICATE_MESSAGE);
-                    }
-                    return;
-                }
-            }
-        } else {
-            // Upstream quirk kept: charged, but processing continues.
-            rep(out, peer, COST_UNEXPECTED_MESSAGE);
-        }
-        if let Some(e) = known {
-            rep(out, peer, BENEFIT_VALID_MESSAGE);
-            if entry.known_by.contains(p) {
-                entry.assignments[e as usize].received.insert(p);
-            }
+        let resend_topology = aggression
+            .then(|| self.topologies.get(&entry.block.session))
+            .flatten();
+        let slot = entry.find_assignment(v, claimed).map(|k| {
+            let e = &mut entry.assignments[k as usize];
+            (&e.sent, &mut e.received)
+        });
+        if judge_copy(out, peer, &entry.known_by, slot, resend_topology) {
             return;
         }
         // Validity that needs no crypto (upstream's check_assignment_valid

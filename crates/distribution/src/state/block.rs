@@ -5,11 +5,11 @@
 //! duplicate costs a few word accesses whatever the number of peers.
 
 use crate::action::AssignmentItem;
-use crate::bitset::BitSet;
 use crate::check::CheckToken;
 use crate::random_routing::RandomRouting;
 use crate::topology::RequiredRouting;
 use std::sync::Arc;
+use tranche_primitives::bitset::BitSet;
 use tranche_primitives::{
     Block, BlockNumber, CandidateBitfield, IndirectSignedApprovalVote, ValidatorIndex,
 };

@@ -9,6 +9,7 @@ mod approval;
 mod assignment;
 mod block;
 mod gossip;
+mod known;
 mod pending;
 mod topologies;
 
