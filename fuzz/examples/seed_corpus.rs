@@ -55,8 +55,8 @@ impl Corpus {
         );
         match msg {
             ApprovalDistributionMessage::Assignments(items) => {
-                for (cert, claimed) in items {
-                    self.add_assignment(cert, claimed);
+                for item in items {
+                    self.add_assignment(&item.cert, &item.claimed);
                 }
             }
             ApprovalDistributionMessage::Approvals(votes) => {

@@ -57,8 +57,8 @@ fn main() {
             }
             match &d.message.message {
                 ApprovalDistributionMessage::Assignments(items) => {
-                    for (a, c) in items {
-                        events.push(serde_json::json!({"tick": t, "kind": "assignment", "validator": a.validator.0, "block": "A", "candidates": c.iter_ones().collect::<Vec<_>>(), "tranche": d.message.tranche}));
+                    for a in items {
+                        events.push(serde_json::json!({"tick": t, "kind": "assignment", "validator": a.cert.validator.0, "block": "A", "candidates": a.claimed.iter_ones().collect::<Vec<_>>(), "tranche": d.message.tranche}));
                     }
                 }
                 ApprovalDistributionMessage::Approvals(items) => {

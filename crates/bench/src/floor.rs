@@ -19,13 +19,13 @@
 //! judged against the first, the parallel one, which batches, against the
 //! second.
 
-use crate::run::Phase;
 use rand::SeedableRng;
 use std::time::Duration;
 use tranche_node::thread_cpu_time;
 use tranche_primitives::criteria::check_assignment_in_block;
 use tranche_primitives::vote::{approval_payload, verify_approval, verify_batch, BatchItem};
-use tranche_primitives::{ApprovalDistributionMessage, Block, Session};
+use tranche_primitives::{ApprovalDistributionMessage, AssignmentItem, Block, Session};
+use tranche_report::progress::Phase;
 use tranche_workload::generate::bundles::TestMessage;
 use tranche_workload::generate::world::World;
 
@@ -195,7 +195,7 @@ fn verify(block: &Block, session: &Session, m: &TestMessage) -> (u64, u64) {
     let mut failures = 0;
     match &m.message {
         ApprovalDistributionMessage::Assignments(items) => {
-            for (a, claimed) in items {
+            for AssignmentItem { cert: a, claimed } in items {
                 let ok = check_assignment_in_block(block, session, a.validator, &a.cert, claimed)
                     .is_ok();
                 failures += u64::from(!ok);

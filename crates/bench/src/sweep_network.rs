@@ -87,7 +87,7 @@ fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
                 CliError::Sweep(format!(
                     "{}: {}",
                     path.display(),
-                    e.to_string().replace('\n', " ")
+                    tranche_config::text::one_line(&e.to_string())
                 ))
             })?;
             grid = g;

@@ -515,7 +515,7 @@ impl NetworkSpec {
         }
         if let Some(shape) = &self.node {
             if let Err(e) = shape.validate() {
-                return bad("node", format!("{shape:?}"), &e.to_string());
+                return bad(e.key(), e.found(), &e.expected());
             }
         }
         if self.run_after_last_block_secs > 3_600 {

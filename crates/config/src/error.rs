@@ -1,14 +1,15 @@
 //! Errors of the test-sequence loader: one line each, naming the file, the
 //! step and the key.
 
-use crate::text::escape_controls;
 pub(crate) use crate::text::one_line;
+use crate::text::{code, code_after, escape_controls};
 use thiserror::Error;
 
 /// A test-sequence file that cannot be used. Its `Display` is one line:
 /// `FILE: step N: problem`, with any control character of a name or value
 /// from the file (a quoted key may hold a line break) escaped as `\n`,
-/// `\u{1b}`, ….
+/// `\u{1b}`, …, and any key, tag or value from the file cut to a short
+/// line (`crate::text`).
 #[derive(Debug, Error)]
 #[error("{}", escape_controls(&format!("{}: {}{}", .source_name, step_prefix(*.step), .kind)))]
 pub struct ConfigError {
@@ -64,7 +65,7 @@ pub enum ConfigErrorKind {
     #[error("invalid YAML: {0}")]
     Yaml(String),
     /// A key that no generation of this objective's schema knows.
-    #[error("unknown key `{key}` {place}{hint}")]
+    #[error("unknown key {} {place}{hint}", code(key))]
     UnknownKey {
         /// Path of the key.
         key: String,
@@ -92,7 +93,7 @@ pub enum ConfigErrorKind {
         found: String,
     },
     /// A value of the right type that no run can have.
-    #[error("impossible `{key}: {value}`: {reason}")]
+    #[error("impossible {}: {reason}", code_after(&format!("{key}: "), value))]
     Impossible {
         /// Path of the key.
         key: String,
@@ -127,7 +128,10 @@ pub enum ConfigErrorKind {
         available_mib: u64,
     },
     /// An objective tag that subsystem-bench never had.
-    #[error("unknown objective `{0}` (approval steps use `!ApprovalVoting` or `!ApprovalsTest`)")]
+    #[error(
+        "unknown objective {} (approval steps use `!ApprovalVoting` or `!ApprovalsTest`)",
+        code(.0)
+    )]
     UnknownObjective(String),
     /// The file's shape is not a test sequence.
     #[error("{0}")]

@@ -54,7 +54,10 @@
 //!   silently became a default).
 //! * Values no run can have are errors (see [`BenchStep`] for each bound),
 //!   as are wrong types, a missing file and a malformed file; every error is
-//!   one line (upstream panics). Sizes and tick counts are bounded by
+//!   one short line (upstream panics): a value, key or tag from the file is
+//!   shown cut after 80 bytes with its length (`crate::text`), a file that
+//!   is not a mapping is described by its size, never echoed, and an
+//!   integer beyond 64 bits (`crate::yaml`) is too large for its key. Sizes and tick counts are bounded by
 //!   `crates/primitives/src/limits.rs`: validators, `needed_approvals`,
 //!   `max_validators_per_core` and `num_no_shows_per_candidate` by
 //!   `MAX_VALIDATORS`; cores, `relay_vrf_modulo_samples` and coalescing by
@@ -113,6 +116,7 @@ pub mod node_shape;
 mod parse;
 pub mod session;
 pub mod text;
+pub mod yaml;
 
 use std::path::Path;
 

@@ -5,6 +5,7 @@
 //! defaults and bounds. The threads a shape has are the model crate's
 //! (`tranche_model::cpu::shape`).
 
+use crate::text::quote;
 use serde::{Deserialize, Serialize};
 use tranche_validator::layout::UnknownLayout;
 
@@ -35,7 +36,7 @@ impl From<UnknownLayout> for ShapeError {
 /// Why a node shape was refused.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ShapeError {
-    #[error("layout: expected classic or parallel, found \"{found}\"")]
+    #[error("layout: expected classic or parallel, found {}", quote(found))]
     Layout { found: String },
     #[error("workers: {found} is out of range (1 to {MAX_WORKERS})")]
     Workers { found: u32 },
@@ -63,6 +64,37 @@ impl Default for NodeShape {
             workers: DEFAULT_WORKERS,
             cores: DEFAULT_CORES,
             cpu_scale: DEFAULT_CPU_SCALE,
+        }
+    }
+}
+
+impl ShapeError {
+    /// The key of `node` at fault, as a file names it (`node.workers`).
+    pub fn key(&self) -> &'static str {
+        match self {
+            ShapeError::Layout { .. } => "node.layout",
+            ShapeError::Workers { .. } => "node.workers",
+            ShapeError::Cores { .. } => "node.cores",
+            ShapeError::CpuScale { .. } => "node.cpu_scale",
+        }
+    }
+
+    /// The value found, as an error line shows it.
+    pub fn found(&self) -> String {
+        match self {
+            ShapeError::Layout { found } => quote(found),
+            ShapeError::Workers { found } | ShapeError::Cores { found } => found.to_string(),
+            ShapeError::CpuScale { found } => found.to_string(),
+        }
+    }
+
+    /// What the value must be.
+    pub fn expected(&self) -> String {
+        match self {
+            ShapeError::Layout { .. } => "must be classic or parallel".into(),
+            ShapeError::Workers { .. } => format!("must be 1 to {MAX_WORKERS}"),
+            ShapeError::Cores { .. } => format!("must be 1 to {MAX_CPU_CORES}"),
+            ShapeError::CpuScale { .. } => "must be a finite number above 0".into(),
         }
     }
 }

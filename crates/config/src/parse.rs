@@ -22,7 +22,7 @@ use yaml_serde::{Mapping, Value};
 use super::error::{one_line, ConfigError, ConfigErrorKind as Kind};
 use super::{BenchConfig, BenchStep, Schema, SkippedStep};
 use approvals::read_options;
-use fields::{describe, key_name, Fields, Tracker};
+use fields::{describe, describe_file, key_name, Fields, Tracker};
 use links::{read_bandwidth, read_connectivity, read_error_percent, read_latency};
 use objective::{check_schema_keys, defaults, read_objective, Objective};
 use size::{
@@ -36,8 +36,8 @@ const ROOT_KEY: &str = "TestConfiguration";
 /// Parses a whole test sequence.
 pub(super) fn parse_sequence(text: &str, source: &str) -> Result<BenchConfig, ConfigError> {
     let fail = |kind| ConfigError::new(source, None, kind);
-    let mut root: Value =
-        yaml_serde::from_str(text).map_err(|e| fail(Kind::Yaml(one_line(&e.to_string()))))?;
+    let mut root =
+        crate::yaml::from_str(text).map_err(|e| fail(Kind::Yaml(one_line(&e.to_string()))))?;
     root.apply_merge()
         .map_err(|e| fail(Kind::Yaml(one_line(&e.to_string()))))?;
     let items = step_list(&root).map_err(fail)?;
@@ -76,7 +76,7 @@ fn step_list(root: &Value) -> Result<&[Value], Kind> {
         other => {
             return Err(Kind::Structure(format!(
                 "the top level must be a mapping with the key `{ROOT_KEY}`, found {}",
-                describe(other)
+                describe_file(other)
             )))
         }
     };

@@ -282,3 +282,157 @@ fn keys_and_values_with_control_characters_stay_one_line() {
         assert!(e.starts_with("hostile.yaml: "), "{e}");
     }
 }
+
+/// Issue 32: an error quoting a 10 MB value was a 10 MB line. A value, a
+/// key or a tag from the file is shown cut, with its length: a value's
+/// line stays within 200 bytes, one with a longer explanation close to it.
+#[test]
+fn a_ten_megabyte_value_key_or_tag_gives_a_short_error_line() {
+    let big = "A".repeat(10_000_000);
+    let cut = "…` (10 000 000 bytes)";
+    let check = |case: &str, e: String, needle: &str, most: usize| {
+        assert!(
+            e.len() <= most,
+            "{case}: {} bytes: {:?}",
+            e.len(),
+            e.get(..300)
+        );
+        assert!(e.contains(needle), "{case}: {e}");
+    };
+    for (case, text, needle, most) in [
+        (
+            "a string value",
+            with("  n_cores: 12\n", &format!("  n_cores: \"{big}\"\n")),
+            "…\" (10 000 000 bytes)",
+            200,
+        ),
+        (
+            "a key",
+            with("  n_cores: 12\n", &format!("  ? {big}\n  : 1\n")),
+            cut,
+            200,
+        ),
+        (
+            "an objective's tag",
+            BASE.replacen("!ApprovalVoting", &format!("!{big}"), 1),
+            cut,
+            250,
+        ),
+    ] {
+        let start = Instant::now();
+        let e = parse(&text).unwrap_err().to_string();
+        assert!(
+            start.elapsed() < DEADLINE,
+            "{case}: took {:?}",
+            start.elapsed()
+        );
+        check(case, e, needle, most);
+    }
+    for (case, text, needle) in [
+        (
+            "node.layout",
+            format!("!ApprovalNetwork\nnode:\n  layout: {big}\n"),
+            cut,
+        ),
+        ("its tag", format!("!{big}\n"), "…` (10 000 001 bytes)"),
+        ("a key", format!("!ApprovalNetwork\n? {big}\n: 1\n"), cut),
+    ] {
+        let e = config::approval_network::parse(&text, "net.yaml")
+            .unwrap_err()
+            .to_string();
+        check(case, e, needle, 200);
+    }
+}
+
+/// Issue 32: a file given by mistake (a sweep's `base: /etc/passwd`) was
+/// printed whole in the error, and a 60 MB one-scalar file gave a 60 MB
+/// line. The whole file is described by its kind and size, never echoed.
+#[test]
+fn a_file_that_is_one_string_is_never_echoed() {
+    let secret = "root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin\n".repeat(20);
+    let huge = "A".repeat(60_000_000);
+    for text in [secret.as_str(), huge.as_str()] {
+        let test_sequence = parse(text).unwrap_err().to_string();
+        let network = config::approval_network::parse(text, "base.yaml")
+            .unwrap_err()
+            .to_string();
+        for e in [test_sequence, network] {
+            assert!(e.len() <= 200, "{} bytes", e.len());
+            assert!(
+                e.contains("found a string of ") && e.ends_with(" bytes"),
+                "{e}"
+            );
+            assert!(!e.contains("root:") && !e.contains("AAAA"), "{e}");
+        }
+    }
+}
+
+/// Issue 32: an integer beyond 64 bits was refused as "invalid type:
+/// integer `…` as u128, expected any YAML value". It is too large for its
+/// key, and the error gives the bound.
+#[test]
+fn an_integer_beyond_64_bits_is_too_large_for_its_key() {
+    let e = parse(&with(
+        "  n_cores: 12\n",
+        "  n_cores: 99999999999999999999\n",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(!e.contains("u128") && !e.contains("any YAML value"), "{e}");
+    assert!(
+        e.contains("impossible `n_cores: 99999999999999999999`: too large: at most 4294967295"),
+        "{e}"
+    );
+    let e = parse(&with(
+        "  n_cores: 12\n",
+        "  n_cores: -99999999999999999999\n",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("must not be negative"), "{e}");
+    // A number key takes it as a (large) number, then its own bound.
+    let e = parse(&with(
+        "    coalesce_tranche_diff: 12\n",
+        "    coalesce_tranche_diff: 12\n    coalesce_mean: 99999999999999999999\n",
+    ))
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("objective.coalesce_mean") && e.contains("2000"),
+        "{e}"
+    );
+    let e = config::approval_network::parse(
+        "!ApprovalNetwork\nn_validators: 99999999999999999999\n",
+        "net.yaml",
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("impossible `n_validators: 99999999999999999999`: too large: at most"),
+        "{e}"
+    );
+}
+
+/// Issue 32: a `node` value out of bounds printed Rust's internal form
+/// (`NodeShape { layout: Parallel, … }`). The error names the key and the
+/// value as the file has them, and the bound.
+#[test]
+fn a_node_error_names_the_key_the_value_and_the_bound() {
+    for (node, want) in [
+        (
+            "{layout: classic, workers: 0}",
+            "`node.workers` = 0: must be 1 to 1024",
+        ),
+        ("{cores: 0}", "`node.cores` = 0: must be 1 to 4096"),
+        (
+            "{cpu_scale: -1}",
+            "`node.cpu_scale` = -1: must be a finite number above 0",
+        ),
+    ] {
+        let e =
+            config::approval_network::parse(&format!("!ApprovalNetwork\nnode: {node}\n"), "n.yaml")
+                .unwrap_err()
+                .to_string();
+        assert_eq!(e, format!("n.yaml: {want}"));
+    }
+}

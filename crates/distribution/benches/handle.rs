@@ -90,8 +90,8 @@ fn subject(n: u32, i: u64) -> (u32, u32) {
 }
 
 fn assignment(v: u32, c: u32) -> ApprovalDistributionMessage {
-    ApprovalDistributionMessage::Assignments(vec![(
-        IndirectAssignmentCert {
+    ApprovalDistributionMessage::Assignments(vec![AssignmentItem {
+        cert: IndirectAssignmentCert {
             block_hash: Hash([1; 32]),
             validator: ValidatorIndex(v),
             cert: AssignmentCert {
@@ -104,8 +104,8 @@ fn assignment(v: u32, c: u32) -> ApprovalDistributionMessage {
                 },
             },
         },
-        CandidateBitfield::from_index(c),
-    )])
+        claimed: CandidateBitfield::from_index(c),
+    }])
 }
 
 fn approval(v: u32, c: u32) -> ApprovalDistributionMessage {

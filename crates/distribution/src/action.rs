@@ -5,10 +5,7 @@
 use crate::check::{ApprovalCheck, AssignmentCheck};
 use crate::reputation::Rep;
 use std::sync::Arc;
-use tranche_primitives::{
-    BlockNumber, CandidateBitfield, DelayTranche, Hash, IndirectAssignmentCert,
-    IndirectSignedApprovalVote,
-};
+use tranche_primitives::{BlockNumber, DelayTranche, Hash, IndirectSignedApprovalVote};
 
 /// A connected peer. The runtime picks the numbers; they index bitsets, so
 /// they must be small and dense (the peer's validator index is a good
@@ -22,8 +19,8 @@ pub struct PeerId(pub u32);
 /// Largest accepted peer id.
 pub const MAX_PEER_ID: u32 = (1 << 16) - 1;
 
-/// An assignment as it travels: the certificate and the candidates it claims.
-pub type AssignmentItem = (IndirectAssignmentCert, CandidateBitfield);
+/// An assignment as it travels (the wire's item, here for the actions).
+pub use tranche_primitives::AssignmentItem;
 
 /// A peer's view: its leaves and its finalized block number.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

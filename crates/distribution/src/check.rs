@@ -59,7 +59,7 @@ impl AssignmentCheck {
             self.validator,
             &self.session,
             &self.vrf_story,
-            &self.assignment.0.cert,
+            &self.assignment.cert.cert,
             &self.backing_groups,
         )
     }

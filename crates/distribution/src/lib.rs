@@ -58,7 +58,6 @@
 
 mod action;
 mod batch;
-mod bitset;
 mod check;
 pub mod random_routing;
 pub mod reputation;
@@ -68,7 +67,6 @@ pub mod topology;
 
 pub use action::{Action, AssignmentItem, Outgoing, PeerId, View, MAX_PEER_ID};
 pub use batch::batch_notifications;
-pub use bitset::BitSet;
 pub use check::{
     ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, CheckToken, InvalidVote,
 };

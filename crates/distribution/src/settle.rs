@@ -54,7 +54,7 @@ impl Import {
     /// The block the item is about.
     pub fn block_hash(&self) -> tranche_primitives::Hash {
         match self {
-            Import::Assignment { assignment, .. } => assignment.0.block_hash,
+            Import::Assignment { assignment, .. } => assignment.cert.block_hash,
             Import::Approval { vote } => vote.block_hash,
         }
     }

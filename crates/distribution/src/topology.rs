@@ -5,10 +5,10 @@
 //! can compute the same grid (including upstream benchmark's identity
 //! shuffle).
 
-use crate::bitset::BitSet;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
+use tranche_primitives::bitset::BitSet;
 use tranche_primitives::{Hash, ValidatorIndex};
 
 /// Prefix hashed with the epoch randomness to seed the shuffle.

@@ -217,7 +217,7 @@ fn aggression_l1_sends_our_messages_to_everyone_and_resends() {
     let metas = chain(18);
     let mut s = node_on_grid(N, LOCAL, &metas[0], Config::default());
     let mut out = Vec::new();
-    let (cert, claimed) = delay_item(metas[0].hash, LOCAL, 1);
+    let AssignmentItem { cert, claimed } = delay_item(metas[0].hash, LOCAL, 1);
     s.distribute_assignment(cert, claimed, &mut out);
     let first = sent_to(&out);
     assert!(first.len() < 20);
@@ -245,7 +245,7 @@ fn aggression_l1_reaches_peers_that_are_not_validators() {
     s.peer_connected(outsider, None).unwrap();
     let mut out = Vec::new();
     s.peer_view_change(0, outsider, view(&[metas[0].hash], 0), &mut out);
-    let (cert, claimed) = delay_item(metas[0].hash, LOCAL, 1);
+    let AssignmentItem { cert, claimed } = delay_item(metas[0].hash, LOCAL, 1);
     let mut out = Vec::new();
     s.distribute_assignment(cert, claimed, &mut out);
     assert!(
@@ -408,8 +408,8 @@ fn batching_by_upstream_limits() {
     );
     // Order within a peer is kept.
     if let ApprovalDistributionMessage::Assignments(a) = &msgs[1].1 {
-        assert_eq!(a[0].0.validator, ValidatorIndex(0));
-        assert_eq!(a[192].0.validator, ValidatorIndex(192));
+        assert_eq!(a[0].cert.validator, ValidatorIndex(0));
+        assert_eq!(a[192].cert.validator, ValidatorIndex(192));
     }
 }
 

@@ -49,7 +49,7 @@ fn grid_of_the_identity_topology_is_as_computed_by_hand() {
 fn own_assignment_goes_to_row_and_column() {
     let (mut s, m) = setup();
     let mut out = Vec::new();
-    let (cert, claimed) = delay_item(m.hash, LOCAL, 1);
+    let AssignmentItem { cert, claimed } = delay_item(m.hash, LOCAL, 1);
     s.distribute_assignment(cert, claimed, &mut out);
     let sent = sent_to(&out);
     let grid: BTreeSet<u32> = row().union(&column()).copied().collect();

@@ -158,7 +158,7 @@ impl Net {
             for v in 0..N {
                 let mine = real_assignments(&self.session, &m, v);
                 let mut covered: Vec<u32> = Vec::new();
-                for ((cert, claimed), _) in mine {
+                for (AssignmentItem { cert, claimed }, _) in mine {
                     covered.extend(claimed.iter_ones());
                     let mut out = Vec::new();
                     self.nodes[v as usize].distribute_assignment(
@@ -167,7 +167,7 @@ impl Net {
                         &mut out,
                     );
                     self.apply(v, out);
-                    assignments.push((cert, claimed));
+                    assignments.push(AssignmentItem { cert, claimed });
                 }
                 if !covered.is_empty() {
                     covered.sort();
@@ -201,7 +201,7 @@ impl Net {
         let (m, assignments, votes) = &self.blocks[block as usize - 1];
         let mut missing = 0;
         for s in &self.nodes {
-            for (c, claimed) in assignments {
+            for AssignmentItem { cert: c, claimed } in assignments {
                 if !s.knows_assignment(&m.hash, c.validator, claimed) {
                     missing += 1;
                 }

@@ -163,17 +163,17 @@ fn approval_before_assignment() {
 fn oversized_and_empty_bitfields() {
     let (mut s, m) = setup();
     let mut big_claim = delay_item(m.hash, 3, 0);
-    big_claim.1 = CandidateBitfield::from_index(500);
+    big_claim.claimed = CandidateBitfield::from_index(500);
     let big_core = delay_item(m.hash, 3, 500);
     let mut big_compact = delay_item(m.hash, 3, 0);
-    big_compact.0.cert.kind = AssignmentCertKind::RelayVRFModuloCompact {
+    big_compact.cert.cert.kind = AssignmentCertKind::RelayVRFModuloCompact {
         core_bitfield: CoreBitfield::from_index(500),
     };
     // Quirk decision: an empty claim is refused as oversized.
     let mut empty = delay_item(m.hash, 3, 0);
-    empty.1 = CandidateBitfield::with_len(0, []);
+    empty.claimed = CandidateBitfield::with_len(0, []);
     let mut not_minimal = delay_item(m.hash, 3, 0);
-    not_minimal.1 = CandidateBitfield::with_len(4, [0]);
+    not_minimal.claimed = CandidateBitfield::with_len(4, [0]);
     for item in [big_claim, big_core, big_compact, empty, not_minimal] {
         let out = phase1(&mut s, 3, assignments_msg(vec![item]));
         assert_rejected(&out, 3, COST_OVERSIZED_BITFIELD);
@@ -206,8 +206,8 @@ fn bad_indices_are_invalid() {
     let (mut s, m) = setup();
     // Candidate 5 of a block with 4 candidates.
     let mut item = delay_item(m.hash, 3, 0);
-    item.1 = CandidateBitfield::from_index(5);
-    item.0.cert.kind = AssignmentCertKind::RelayVRFDelay {
+    item.claimed = CandidateBitfield::from_index(5);
+    item.cert.cert.kind = AssignmentCertKind::RelayVRFDelay {
         core_index: CoreIndex(5),
     };
     assert_rejected(
@@ -238,12 +238,12 @@ fn invalid_certificate_real_crypto() {
     let (item, _) = real_assignments(&sess, &m, 5).remove(0);
     // Validator 6 claims validator 5's certificate.
     let mut forged = item.clone();
-    forged.0.validator = ValidatorIndex(6);
+    forged.cert.validator = ValidatorIndex(6);
     let out = checked(&mut s, 3, assignments_msg(vec![forged]));
     assert_rejected(&out, 3, COST_INVALID_MESSAGE);
     // A corrupted VRF output.
     let mut corrupt = item.clone();
-    corrupt.0.cert.vrf.pre_output[0] ^= 1;
+    corrupt.cert.cert.vrf.pre_output[0] ^= 1;
     let out = checked(&mut s, 3, assignments_msg(vec![corrupt]));
     assert_rejected(&out, 3, COST_INVALID_MESSAGE);
     // The genuine one passes.
@@ -257,7 +257,7 @@ fn invalid_signature_real_crypto() {
     let (mut s, m) = setup();
     let sess = session(N, 4);
     let (item, _) = real_assignments(&sess, &m, 5).remove(0);
-    let cands: Vec<u32> = item.1.iter_ones().collect();
+    let cands: Vec<u32> = item.claimed.iter_ones().collect();
     let out = checked(&mut s, 3, assignments_msg(vec![item]));
     assert_eq!(n_imports(&out), 1);
     let good = real_vote(&m, 5, &cands);
@@ -367,7 +367,7 @@ fn a_batch_with_one_bad_signature_charges_exactly_its_sender_and_imports_the_res
     let mut votes = Vec::new();
     for &v in &voters {
         let (item, _) = real_assignments(&sess, &m, v).remove(0);
-        let cands: Vec<u32> = item.1.iter_ones().collect();
+        let cands: Vec<u32> = item.claimed.iter_ones().collect();
         assert_eq!(
             n_imports(&checked(&mut s, v, assignments_msg(vec![item]))),
             1

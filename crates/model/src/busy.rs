@@ -463,7 +463,7 @@ fn split(msg: ApprovalDistributionMessage, workers: &[ThreadId]) -> Vec<(ThreadI
     match msg {
         ApprovalDistributionMessage::Assignments(items) => {
             for item in items {
-                let w = worker_of(workers, item.0.validator);
+                let w = worker_of(workers, item.cert.validator);
                 put(w, ApprovalDistributionMessage::Assignments(vec![item]));
             }
         }

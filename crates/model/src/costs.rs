@@ -14,7 +14,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tranche_config::input::{read_text, InputError, MAX_INPUT_FILE_BYTES};
-use tranche_config::text::{escape_controls, one_line};
+use tranche_config::text::{one_line, quote};
+use tranche_config::yaml::too_large_integer;
 use yaml_serde::Value;
 
 // The defaults, µs. Figures are the best of two criterion runs
@@ -191,7 +192,7 @@ pub enum CostsError {
     NotMapping(&'static str),
     #[error("cost table: a key must be a cost name, found {0}")]
     KeyNotName(&'static str),
-    #[error("cost table: unknown key \"{key}\" (known: {})", known_keys())]
+    #[error("cost table: unknown key {} (known: {})", quote(key), known_keys())]
     UnknownKey { key: String },
     #[error("cost table: {key}: expected microseconds (a number), found {found}")]
     NotNumber {
@@ -305,8 +306,8 @@ impl CostTable {
 
     /// A table from YAML text: the defaults, with the costs the file names.
     pub fn from_yaml_str(text: &str) -> Result<CostTable, CostsError> {
-        let root: Value =
-            yaml_serde::from_str(text).map_err(|e| CostsError::Yaml(one_line(&e.to_string())))?;
+        let root = tranche_config::yaml::from_str(text)
+            .map_err(|e| CostsError::Yaml(one_line(&e.to_string())))?;
         let mut table = CostTable::default();
         let map = match &root {
             Value::Null => return Ok(table),
@@ -318,13 +319,15 @@ impl CostTable {
                 return Err(CostsError::KeyNotName(kind(key)));
             };
             let Some(&cost) = CostKind::ALL.iter().find(|c| c.key() == name) else {
-                let key = escape_controls(name);
+                let key = name.clone();
                 return Err(CostsError::UnknownKey { key });
             };
             let key = cost.key();
-            let us = match value {
-                Value::Number(n) => n.as_f64().unwrap_or(f64::NAN),
-                other => {
+            let us = match (value, too_large_integer(value)) {
+                // An integer beyond 64 bits: a number, far above the bound.
+                (_, Some(digits)) => digits.parse().unwrap_or(f64::NAN),
+                (Value::Number(n), None) => n.as_f64().unwrap_or(f64::NAN),
+                (other, None) => {
                     let found = kind(other);
                     return Err(CostsError::NotNumber { key, found });
                 }
@@ -501,6 +504,21 @@ mod tests {
         );
         assert!(refused("approval: [1\n\n").starts_with("cost table: "));
         assert!(refused("approval: 1\napproval: 2\n").starts_with("cost table: "));
+    }
+
+    /// Issue 32: a 10 MB key was quoted whole, and an integer beyond 64
+    /// bits was "invalid type: integer … as u128".
+    #[test]
+    fn a_huge_key_or_integer_is_refused_on_a_short_line() {
+        let e = refused(&format!("? {}\n: 1\n", "k".repeat(10_000_000)));
+        assert!(
+            e.len() < 600 && e.contains("…\" (10 000 000 bytes)"),
+            "{}",
+            e.len()
+        );
+        let e = refused("approval: 99999999999999999999999\n");
+        assert!(e.contains("above the largest cost"), "{e}");
+        assert!(refused("approval: -99999999999999999999999\n").contains("negative"));
     }
 
     #[test]

@@ -58,7 +58,10 @@ impl Effects for Carry<'_, '_> {
         let n = &mut *self.node;
         if let Some(i) = n.block_index(&cert.block_hash) {
             n.records[i].own_assignments += claimed.count_ones() as u32;
-            let item = (cert.clone(), claimed.clone());
+            let item = tranche_primitives::AssignmentItem {
+                cert: cert.clone(),
+                claimed: claimed.clone(),
+            };
             let first = claimed.iter_ones().next();
             let tranche = first.and_then(|c| n.voting.our_tranche(&cert.block_hash, c));
             self.cx

@@ -200,7 +200,7 @@ impl Verdicts {
                 return;
             }
         }
-        let (cert, claimed) = item;
+        let AssignmentItem { cert, claimed } = item;
         let verdict =
             check_assignment_in_block(block, session, cert.validator, &cert.cert, claimed);
         Self::count(&self.verified);
@@ -338,7 +338,7 @@ impl Verifier for Checking<'_> {
         }
         self.checked += 1;
         if let Some(costs) = self.costs {
-            self.cost += costs.assignment(&check.assignment.0.cert.kind);
+            self.cost += costs.assignment(&check.assignment.cert.cert.kind);
         }
         Ok(Some(self.verdicts.assignment(&check)))
     }

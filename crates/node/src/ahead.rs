@@ -89,12 +89,15 @@ impl Ahead {
                 continue;
             };
             for item in items {
-                let subject = (item.0.block_hash, item.0.validator);
-                if taken.get(&subject).is_some_and(|c| c.contains(&item.1)) {
+                let subject = (item.cert.block_hash, item.cert.validator);
+                if taken
+                    .get(&subject)
+                    .is_some_and(|c| c.contains(&item.claimed))
+                {
                     continue;
                 }
                 if let Some(check) = state.assignment_check_ahead(item) {
-                    taken.entry(subject).or_default().push(item.1.clone());
+                    taken.entry(subject).or_default().push(item.claimed.clone());
                     checks.push(check);
                 }
             }

@@ -27,8 +27,8 @@ use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
 use std::time::Instant;
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCertKind, CandidateIndex, DelayTranche, Hash, Tick,
-    ValidatorIndex,
+    ApprovalDistributionMessage, AssignmentCertKind, AssignmentItem, CandidateIndex, DelayTranche,
+    Hash, Tick, ValidatorIndex,
 };
 
 /// What the worker knows to judge whether a message can still change an
@@ -107,7 +107,7 @@ impl Usefulness {
         let mut consider = |t: DelayTranche| best = Some(best.map_or(t, |b| b.min(t)));
         match message {
             ApprovalDistributionMessage::Assignments(items) => {
-                for (a, claimed) in items {
+                for AssignmentItem { cert: a, claimed } in items {
                     if self.all_approved(&a.block_hash, claimed.iter_ones()) {
                         continue;
                     }
@@ -278,8 +278,8 @@ mod tests {
         };
         DistMsg::Peer {
             peer: PeerId(v),
-            message: ApprovalDistributionMessage::Assignments(vec![(
-                IndirectAssignmentCert {
+            message: ApprovalDistributionMessage::Assignments(vec![AssignmentItem {
+                cert: IndirectAssignmentCert {
                     block_hash: block,
                     validator: ValidatorIndex(v),
                     cert: AssignmentCert {
@@ -290,8 +290,8 @@ mod tests {
                         },
                     },
                 },
-                CandidateBitfield::from_index(claimed),
-            )]),
+                claimed: CandidateBitfield::from_index(claimed),
+            }]),
         }
     }
 

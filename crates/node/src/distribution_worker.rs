@@ -302,13 +302,14 @@ impl DistributionWorker {
                     assignment,
                     tranche,
                 } => {
-                    self.counters.assignment_imported(&assignment.0.cert.kind);
+                    self.counters
+                        .assignment_imported(&assignment.cert.cert.kind);
                     if let Some(backlog) = self.backlog.as_mut() {
-                        let (block, v) = (assignment.0.block_hash, assignment.0.validator);
+                        let (block, v) = (assignment.cert.block_hash, assignment.cert.validator);
                         self.usefulness.assignment_accepted(
                             block,
                             v,
-                            assignment.1.iter_ones(),
+                            assignment.claimed.iter_ones(),
                             tranche,
                         );
                         backlog.assignment_accepted(block, v, &self.usefulness);

@@ -200,7 +200,7 @@ impl VotingWorker {
                 let verdict = check.check();
                 self.counters.checked_for_distribution(started.elapsed());
                 stats.add_verifications(1);
-                let block = check.assignment.0.block_hash;
+                let block = check.assignment.cert.block_hash;
                 let out = match verdict {
                     // Classic layout before polkadot-sdk#4928: a
                     // too-far-in-the-future assignment is not imported

@@ -11,9 +11,9 @@ use std::hint::black_box;
 use tranche_primitives::cert::{AssignmentCertKind, VrfSignature};
 use tranche_primitives::constants::{MAX_APPROVAL_BATCH_SIZE, MAX_ASSIGNMENT_BATCH_SIZE};
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCert, CandidateBitfield, CoreBitfield, CoreIndex, Hash,
-    IndirectAssignmentCert, IndirectSignedApprovalVote, ValidationProtocol, ValidatorIndex,
-    ValidatorSignature,
+    ApprovalDistributionMessage, AssignmentCert, AssignmentItem, CandidateBitfield, CoreBitfield,
+    CoreIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote, ValidationProtocol,
+    ValidatorIndex, ValidatorSignature,
 };
 
 /// Deterministic filler bytes, different per `seed`.
@@ -37,10 +37,10 @@ fn vrf(seed: u32) -> VrfSignature {
     }
 }
 
-fn delay_assignment(i: u32) -> (IndirectAssignmentCert, CandidateBitfield) {
+fn delay_assignment(i: u32) -> AssignmentItem {
     let core = i % 100;
-    (
-        IndirectAssignmentCert {
+    AssignmentItem {
+        cert: IndirectAssignmentCert {
             block_hash: Hash([0x11; 32]),
             validator: ValidatorIndex(i),
             cert: AssignmentCert {
@@ -50,14 +50,14 @@ fn delay_assignment(i: u32) -> (IndirectAssignmentCert, CandidateBitfield) {
                 vrf: vrf(i),
             },
         },
-        CandidateBitfield::from_index(core),
-    )
+        claimed: CandidateBitfield::from_index(core),
+    }
 }
 
-fn compact_assignment(i: u32) -> (IndirectAssignmentCert, CandidateBitfield) {
+fn compact_assignment(i: u32) -> AssignmentItem {
     let cores = [3, 17, 42];
-    (
-        IndirectAssignmentCert {
+    AssignmentItem {
+        cert: IndirectAssignmentCert {
             block_hash: Hash([0x11; 32]),
             validator: ValidatorIndex(i),
             cert: AssignmentCert {
@@ -67,8 +67,8 @@ fn compact_assignment(i: u32) -> (IndirectAssignmentCert, CandidateBitfield) {
                 vrf: vrf(i),
             },
         },
-        CandidateBitfield::from_indices(&cores).unwrap(),
-    )
+        claimed: CandidateBitfield::from_indices(&cores).unwrap(),
+    }
 }
 
 fn approval(i: u32) -> IndirectSignedApprovalVote {

@@ -6,6 +6,7 @@
 //! or files.
 
 pub mod bitfield;
+pub mod bitset;
 pub mod block;
 pub mod cert;
 pub mod codec;
@@ -31,6 +32,6 @@ pub use keys::{ValidatorId, ValidatorPair};
 pub use session::{Session, SessionInfo};
 pub use vote::ValidatorSignature;
 pub use wire::{
-    ApprovalDistributionMessage, IndirectAssignmentCert, IndirectSignedApprovalVote,
-    ValidationProtocol,
+    ApprovalDistributionMessage, AssignmentItem, IndirectAssignmentCert,
+    IndirectSignedApprovalVote, ValidationProtocol,
 };

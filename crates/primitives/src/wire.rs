@@ -43,6 +43,38 @@ impl Encode for IndirectAssignmentCert {
 }
 impl_scale_decode!(IndirectAssignmentCert);
 
+/// An assignment as it travels: the certificate and the candidates it
+/// claims. Upstream sends the pair `(IndirectAssignmentCertV2,
+/// CandidateBitfield)`; a struct's encoding is its fields in order, so the
+/// bytes are the pair's.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct AssignmentItem {
+    pub cert: IndirectAssignmentCert,
+    /// The candidates the certificate claims.
+    pub claimed: CandidateBitfield,
+}
+
+impl AssignmentItem {
+    pub fn decode_from<I: Input>(r: &mut Reader<I>) -> Result<Self, DecodeError> {
+        Ok(AssignmentItem {
+            cert: IndirectAssignmentCert::decode_from(r)?,
+            claimed: CandidateBitfield::decode_from(r)?,
+        })
+    }
+}
+
+impl Encode for AssignmentItem {
+    fn size_hint(&self) -> usize {
+        self.cert.size_hint() + self.claimed.size_hint()
+    }
+
+    fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
+        self.cert.encode_to(dest);
+        self.claimed.encode_to(dest);
+    }
+}
+impl_scale_decode!(AssignmentItem);
+
 /// `IndirectSignedApprovalVoteV2`: a vote for one or more candidates of a
 /// block.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -88,7 +120,7 @@ pub(crate) const MIN_APPROVAL_ITEM: usize = 32 + 1 + 4 + 64;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovalDistributionMessage {
     /// Index 0: assignments, each with the candidates it claims.
-    Assignments(Vec<(IndirectAssignmentCert, CandidateBitfield)>),
+    Assignments(Vec<AssignmentItem>),
     /// Index 1: approval votes.
     Approvals(Vec<IndirectSignedApprovalVote>),
 }
@@ -101,9 +133,7 @@ impl ApprovalDistributionMessage {
                 let n = r.list_len(MIN_ASSIGNMENT_ITEM, "assignment count")?;
                 let mut items = Vec::with_capacity(n as usize);
                 for _ in 0..n {
-                    let cert = IndirectAssignmentCert::decode_from(r)?;
-                    let claimed = CandidateBitfield::decode_from(r)?;
-                    items.push((cert, claimed));
+                    items.push(AssignmentItem::decode_from(r)?);
                 }
                 Ok(ApprovalDistributionMessage::Assignments(items))
             }
@@ -252,6 +282,7 @@ mod tests {
     use crate::bitfield::CoreBitfield;
     use crate::cert::{AssignmentCertKind, VrfSignature};
     use crate::ids::CoreIndex;
+    use parity_scale_codec::Decode;
 
     fn vrf() -> VrfSignature {
         // A proof of two zero scalars is canonical.
@@ -261,9 +292,9 @@ mod tests {
         }
     }
 
-    fn delay_item(core: u32) -> (IndirectAssignmentCert, CandidateBitfield) {
-        (
-            IndirectAssignmentCert {
+    fn delay_item(core: u32) -> AssignmentItem {
+        AssignmentItem {
+            cert: IndirectAssignmentCert {
                 block_hash: Hash([0x11; 32]),
                 validator: ValidatorIndex(7),
                 cert: AssignmentCert {
@@ -273,8 +304,8 @@ mod tests {
                     vrf: vrf(),
                 },
             },
-            CandidateBitfield::from_index(core),
-        )
+            claimed: CandidateBitfield::from_index(core),
+        }
     }
 
     fn vote(indices: &[u32]) -> IndirectSignedApprovalVote {
@@ -292,8 +323,8 @@ mod tests {
             vec![delay_item(5)],
         ));
         assert_eq!(m.encode().len(), 143 - 1);
-        let compact = (
-            IndirectAssignmentCert {
+        let compact = AssignmentItem {
+            cert: IndirectAssignmentCert {
                 block_hash: Hash([0x11; 32]),
                 validator: ValidatorIndex(7),
                 cert: AssignmentCert {
@@ -303,8 +334,8 @@ mod tests {
                     vrf: vrf(),
                 },
             },
-            CandidateBitfield::from_indices(&[3, 17, 42]).unwrap(),
-        );
+            claimed: CandidateBitfield::from_indices(&[3, 17, 42]).unwrap(),
+        };
         assert_eq!(compact.encode().len(), 147);
         assert_eq!(vote(&[5]).encode().len(), 102);
         assert_eq!(vote(&[3, 17, 42]).encode().len(), 107);
@@ -323,6 +354,26 @@ mod tests {
                 .len(),
             27_137 - 1
         );
+    }
+
+    #[test]
+    fn an_assignment_item_is_upstreams_pair_on_the_wire() {
+        for item in [delay_item(5), delay_item(300)] {
+            let pair = (item.cert.clone(), item.claimed.clone());
+            assert_eq!(item.encode(), pair.encode());
+            assert_eq!(item.size_hint(), pair.size_hint());
+            let back = AssignmentItem::decode(&mut &pair.encode()[..]).unwrap();
+            assert_eq!(back, item);
+            let list = vec![item.clone(), delay_item(1)];
+            let pairs: Vec<_> = list
+                .iter()
+                .map(|i| (i.cert.clone(), i.claimed.clone()))
+                .collect();
+            let m = ApprovalDistributionMessage::Assignments(list);
+            let mut upstream = vec![0u8];
+            pairs.encode_to(&mut upstream);
+            assert_eq!(m.encode(), upstream);
+        }
     }
 
     #[test]
@@ -388,7 +439,7 @@ mod tests {
         ));
         // A proof scalar that is not canonical is refused at decode time.
         let mut item = delay_item(1);
-        item.0.cert.vrf.proof = [0xff; 64];
+        item.cert.cert.vrf.proof = [0xff; 64];
         let m = ApprovalDistributionMessage::Assignments(vec![item]);
         assert!(matches!(
             ApprovalDistributionMessage::decode_wire(&m.encode()),

@@ -10,13 +10,12 @@
 //! keeps decoding off the one router thread.
 
 use crate::bitfield::read_bitfield_len;
-use crate::bitfield::CandidateBitfield;
 use crate::cert::VrfSignature;
 use crate::codec::{decode_all, DecodeError, Limits, Reader};
 use crate::ids::ValidatorIndex;
 use crate::wire::{
-    check_size, read_approval_distribution_variant, ApprovalDistributionMessage,
-    IndirectAssignmentCert, IndirectSignedApprovalVote, MIN_APPROVAL_ITEM, MIN_ASSIGNMENT_ITEM,
+    check_size, read_approval_distribution_variant, ApprovalDistributionMessage, AssignmentItem,
+    IndirectSignedApprovalVote, MIN_APPROVAL_ITEM, MIN_ASSIGNMENT_ITEM,
 };
 use std::ops::Range;
 
@@ -122,9 +121,7 @@ pub fn decode_item(
     decode_all(bytes, Limits::WIRE, |r| {
         Ok(match kind {
             ItemKind::Assignments => {
-                let cert = IndirectAssignmentCert::decode_from(r)?;
-                let claimed = CandidateBitfield::decode_from(r)?;
-                ApprovalDistributionMessage::Assignments(vec![(cert, claimed)])
+                ApprovalDistributionMessage::Assignments(vec![AssignmentItem::decode_from(r)?])
             }
             ItemKind::Approvals => ApprovalDistributionMessage::Approvals(vec![
                 IndirectSignedApprovalVote::decode_from(r)?,
@@ -136,11 +133,11 @@ pub fn decode_item(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::bitfield::CoreBitfield;
+    use crate::bitfield::{CandidateBitfield, CoreBitfield};
     use crate::cert::{AssignmentCert, AssignmentCertKind};
     use crate::ids::{CoreIndex, Hash};
     use crate::vote::ValidatorSignature;
-    use crate::wire::ValidationProtocol;
+    use crate::wire::{IndirectAssignmentCert, ValidationProtocol};
     use parity_scale_codec::Encode;
 
     fn vrf(seed: u8) -> VrfSignature {
@@ -151,18 +148,16 @@ mod tests {
     }
 
     fn messages() -> Vec<Vec<u8>> {
-        let assignment = |v: u32, kind: AssignmentCertKind, claimed: &[u32]| {
-            (
-                IndirectAssignmentCert {
-                    block_hash: Hash([v as u8; 32]),
-                    validator: ValidatorIndex(v),
-                    cert: AssignmentCert {
-                        kind,
-                        vrf: vrf(v as u8),
-                    },
+        let assignment = |v: u32, kind: AssignmentCertKind, claimed: &[u32]| AssignmentItem {
+            cert: IndirectAssignmentCert {
+                block_hash: Hash([v as u8; 32]),
+                validator: ValidatorIndex(v),
+                cert: AssignmentCert {
+                    kind,
+                    vrf: vrf(v as u8),
                 },
-                CandidateBitfield::from_indices(claimed).unwrap(),
-            )
+            },
+            claimed: CandidateBitfield::from_indices(claimed).unwrap(),
         };
         let vote = |v: u32, c: &[u32]| IndirectSignedApprovalVote {
             block_hash: Hash([9; 32]),
@@ -212,7 +207,7 @@ mod tests {
                 match m {
                     ApprovalDistributionMessage::Assignments(a) => {
                         for ((want, got), (v, _)) in a.iter().zip(&items).zip(&s.items) {
-                            assert_eq!(want.0.validator, *v);
+                            assert_eq!(want.cert.validator, *v);
                             assert_eq!(
                                 got,
                                 &ApprovalDistributionMessage::Assignments(vec![want.clone()])

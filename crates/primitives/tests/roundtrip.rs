@@ -15,9 +15,9 @@ use tranche_primitives::constants::{
     MAX_APPROVAL_BATCH_SIZE, MAX_ASSIGNMENT_BATCH_SIZE, MAX_BITFIELD_SIZE,
 };
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCert, CandidateBitfield, CoreBitfield, CoreIndex, Hash,
-    IndirectAssignmentCert, IndirectSignedApprovalVote, ValidationProtocol, ValidatorIndex,
-    ValidatorSignature,
+    ApprovalDistributionMessage, AssignmentCert, AssignmentItem, CandidateBitfield, CoreBitfield,
+    CoreIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote, ValidationProtocol,
+    ValidatorIndex, ValidatorSignature,
 };
 
 const MAX_BITS: usize = MAX_BITFIELD_SIZE as usize;
@@ -108,12 +108,17 @@ fn vote() -> impl Strategy<Value = IndirectSignedApprovalVote> {
         })
 }
 
+fn assignment_item() -> impl Strategy<Value = AssignmentItem> {
+    (indirect_cert(), candidate_bitfield())
+        .prop_map(|(cert, claimed)| AssignmentItem { cert, claimed })
+}
+
 fn message(
     max_assignments: usize,
     max_approvals: usize,
 ) -> impl Strategy<Value = ApprovalDistributionMessage> {
     prop_oneof![
-        prop::collection::vec((indirect_cert(), candidate_bitfield()), 0..=max_assignments)
+        prop::collection::vec(assignment_item(), 0..=max_assignments)
             .prop_map(ApprovalDistributionMessage::Assignments),
         prop::collection::vec(vote(), 0..=max_approvals)
             .prop_map(ApprovalDistributionMessage::Approvals),
@@ -166,6 +171,7 @@ fn all_decoders(data: &[u8]) {
     check_any(data, prefix::<ApprovalDistributionMessage>);
     check_any(data, prefix::<AssignmentCert>);
     check_any(data, prefix::<IndirectAssignmentCert>);
+    check_any(data, prefix::<AssignmentItem>);
     check_any(data, prefix::<IndirectSignedApprovalVote>);
     check_any(data, prefix::<CandidateBitfield>);
     check_any(data, |d| {
@@ -245,7 +251,11 @@ proptest! {
     #[test]
     fn indirect_cert_round_trips(c in indirect_cert(), claimed in candidate_bitfield()) {
         scale_round_trip(&c);
-        scale_round_trip(&(c, claimed));
+        let pair = scale_round_trip(&(c.clone(), claimed.clone()));
+        // The named item is upstream's pair, byte for byte, both ways.
+        let item = AssignmentItem { cert: c, claimed };
+        prop_assert_eq!(scale_round_trip(&item), pair.clone());
+        prop_assert_eq!(AssignmentItem::decode_all(&mut &pair[..]), Ok(item));
     }
 
     #[test]
@@ -297,10 +307,7 @@ proptest! {
 
     #[test]
     fn full_batches_round_trip(
-        assignments in prop::collection::vec(
-            (indirect_cert(), candidate_bitfield()),
-            MAX_ASSIGNMENT_BATCH_SIZE,
-        ),
+        assignments in prop::collection::vec(assignment_item(), MAX_ASSIGNMENT_BATCH_SIZE),
         votes in prop::collection::vec(vote(), MAX_APPROVAL_BATCH_SIZE),
     ) {
         for m in [

@@ -13,7 +13,6 @@ pub mod network;
 pub mod outputs;
 pub mod progress;
 pub mod prometheus;
-mod prometheus_upstream;
 pub mod repeat;
 mod table;
 pub mod timing;

@@ -64,7 +64,10 @@ fn classic_on_one_core_falls_behind_where_parallel_on_four_keeps_up() {
     let busy = &classic.validators[0].cpu_busy_ms;
     assert_eq!(busy.len(), 2, "distribution, voting");
     assert!(busy[1] > 2 * busy[0], "{busy:?}");
-    assert!(busy[0] > 0, "the distribution thread's side of the round trips");
+    assert!(
+        busy[0] > 0,
+        "the distribution thread's side of the round trips"
+    );
     assert_eq!(parallel.validators[0].cpu_busy_ms.len(), 6);
 }
 

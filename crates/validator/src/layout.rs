@@ -41,9 +41,9 @@ impl fmt::Display for Layout {
 
 /// A name that is no layout.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected classic or parallel, found \"{found}\"")]
+#[error("expected classic or parallel, found \"{}\"", found.escape_default())]
 pub struct UnknownLayout {
-    /// The name, escaped.
+    /// The name, as given.
     pub found: String,
 }
 
@@ -55,7 +55,7 @@ impl FromStr for Layout {
             "classic" => Ok(Layout::Classic),
             "parallel" => Ok(Layout::Parallel),
             _ => Err(UnknownLayout {
-                found: s.escape_default().to_string(),
+                found: s.to_owned(),
             }),
         }
     }

@@ -23,11 +23,11 @@ use tranche_voting::{Action, CheckedApproval, CheckedAssignment};
 /// as voting imports it.
 pub fn checked_assignment(item: &AssignmentItem, tranche: DelayTranche) -> CheckedAssignment {
     CheckedAssignment {
-        block_hash: item.0.block_hash,
-        validator: item.0.validator,
-        claimed: item.1.clone(),
+        block_hash: item.cert.block_hash,
+        validator: item.cert.validator,
+        claimed: item.claimed.clone(),
         tranche,
-        cert: Some(item.0.cert.clone()),
+        cert: Some(item.cert.cert.clone()),
     }
 }
 

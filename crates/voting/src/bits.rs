@@ -1,14 +1,17 @@
 //! `ValidatorSet`: a fixed-length bit set over validator indices (or
-//! candidate indices), stored as 64-bit words with a running count of ones,
-//! so that membership, insertion and the popcounts approval checking needs
-//! cost a few word operations.
+//! candidate indices) with a running count of ones, so that membership,
+//! insertion and the popcounts approval checking needs cost a few word
+//! operations. The words are the workspace's one bitset
+//! (`tranche_primitives::bitset::BitSet`); this adds the length, beyond
+//! which nothing is a member, and the count.
 
+use tranche_primitives::bitset::BitSet;
 use tranche_primitives::ValidatorIndex;
 
 /// A set of indices below a fixed length.
 #[derive(Clone, PartialEq, Eq, Default)]
 pub struct ValidatorSet {
-    words: Vec<u64>,
+    bits: BitSet,
     len: usize,
     ones: usize,
 }
@@ -17,7 +20,7 @@ impl ValidatorSet {
     /// The empty set over `len` indices.
     pub fn new(len: usize) -> Self {
         ValidatorSet {
-            words: vec![0; len.div_ceil(64)],
+            bits: BitSet::zeroed(len),
             len,
             ones: 0,
         }
@@ -53,7 +56,7 @@ impl ValidatorSet {
 
     /// Membership; `false` beyond the length.
     pub fn contains(&self, i: usize) -> bool {
-        i < self.len && self.words[i / 64] & (1u64 << (i % 64)) != 0
+        i < self.len && self.bits.contains(i)
     }
 
     pub fn contains_validator(&self, v: ValidatorIndex) -> bool {
@@ -66,14 +69,9 @@ impl ValidatorSet {
         if i >= self.len {
             return false;
         }
-        let w = &mut self.words[i / 64];
-        let bit = 1u64 << (i % 64);
-        let was = *w & bit != 0;
-        if !was {
-            *w |= bit;
-            self.ones += 1;
-        }
-        was
+        let fresh = self.bits.insert(i);
+        self.ones += usize::from(fresh);
+        !fresh
     }
 
     /// Remove `i`; returns whether it was a member.
@@ -81,45 +79,27 @@ impl ValidatorSet {
         if i >= self.len {
             return false;
         }
-        let w = &mut self.words[i / 64];
-        let bit = 1u64 << (i % 64);
-        let was = *w & bit != 0;
-        if was {
-            *w &= !bit;
-            self.ones -= 1;
-        }
+        let was = self.bits.remove(i);
+        self.ones -= usize::from(was);
         was
     }
 
     /// Members in ascending order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(wi, &w)| {
-            let mut w = w;
-            std::iter::from_fn(move || {
-                if w == 0 {
-                    return None;
-                }
-                let b = w.trailing_zeros() as usize;
-                w &= w - 1;
-                Some(wi * 64 + b)
-            })
-        })
+        self.bits.iter()
     }
 
     /// Number of indices in both sets.
     pub fn intersection_count(&self, other: &ValidatorSet) -> usize {
-        self.words
-            .iter()
-            .zip(other.words.iter())
-            .map(|(a, b)| (a & b).count_ones() as usize)
-            .sum()
+        self.bits.intersection_count(&other.bits)
     }
 
-    /// Raw little-endian bytes of the words, for storage.
+    /// Raw little-endian bytes of the words, for storage: bit `i` is bit
+    /// `i % 8` of byte `i / 8`.
     pub fn to_bytes(&self) -> Vec<u8> {
-        let mut out = Vec::with_capacity(self.len.div_ceil(8));
-        for i in 0..self.len.div_ceil(8) {
-            out.push((self.words[i / 8] >> ((i % 8) * 8)) as u8);
+        let mut out = vec![0u8; self.len.div_ceil(8)];
+        for i in self.iter() {
+            out[i / 8] |= 1 << (i % 8);
         }
         out
     }
@@ -180,5 +160,8 @@ mod tests {
         assert!(s.remove(0));
         assert_eq!(s.count(), 1);
         assert!(ValidatorSet::from_bytes(130, &[0xff; 3]).is_none());
+        assert_eq!(s.to_bytes()[16], 0b10, "bit 129 is bit 1 of byte 16");
+        assert!(!s.remove(0) && !s.remove(500));
+        assert!(ValidatorSet::full(70).is_full());
     }
 }

@@ -21,8 +21,8 @@ use tranche_primitives::criteria::compute_assignments;
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::vote::sign_approval;
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCert, Block, CandidateBitfield, CandidateHash,
-    IndirectAssignmentCert, IndirectSignedApprovalVote, Session, SessionInfo, Tick,
+    ApprovalDistributionMessage, AssignmentCert, AssignmentItem, Block, CandidateBitfield,
+    CandidateHash, IndirectAssignmentCert, IndirectSignedApprovalVote, Session, SessionInfo, Tick,
     ValidationProtocol, ValidatorIndex, VrfSignature,
 };
 use tranche_workload::generate::world::World;
@@ -230,9 +230,12 @@ impl Fixture {
                     };
                     Wire {
                         peer: PeerId(v),
-                        bytes: encode(ApprovalDistributionMessage::Assignments(vec![(
-                            item, claimed,
-                        )])),
+                        bytes: encode(ApprovalDistributionMessage::Assignments(vec![
+                            AssignmentItem {
+                                cert: item,
+                                claimed,
+                            },
+                        ])),
                     }
                 })
             })
@@ -277,9 +280,12 @@ impl Fixture {
                 },
             },
         };
-        encode(ApprovalDistributionMessage::Assignments(vec![(
-            item, claimed,
-        )]))
+        encode(ApprovalDistributionMessage::Assignments(vec![
+            AssignmentItem {
+                cert: item,
+                claimed,
+            },
+        ]))
     }
 }
 

@@ -77,3 +77,32 @@ fn a_sweep_file_names_its_lists_and_its_base() {
     assert!(e.to_string().contains("n_validatorz"), "{e}");
     assert!(!e.to_string().contains('\n'));
 }
+
+/// Issue 32: a sweep whose `base` is not an `!ApprovalNetwork` file (say
+/// `/etc/passwd`) printed that file's contents in the error; a huge value
+/// in the sweep file itself was quoted whole. Neither is echoed now.
+#[test]
+fn a_sweep_never_echoes_its_base_or_a_huge_value() {
+    let dir = std::env::temp_dir().join(format!("tranche-sweep-echo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let passwd = dir.join("passwd");
+    std::fs::write(&passwd, "root:x:0:0:root:/root:/bin/bash\n".repeat(50)).unwrap();
+    let file = dir.join("grid.yaml");
+    std::fs::write(&file, "!ApprovalSweep\nbase: passwd\nn_validators: [20]\n").unwrap();
+    let e = grid(&args(&[file.to_str().unwrap()]))
+        .unwrap_err()
+        .to_string();
+    assert!(!e.contains("root:") && e.contains("a string of"), "{e}");
+    let big = "A".repeat(1_000_000);
+    std::fs::write(&file, format!("!ApprovalSweep\nn_validators: \"{big}\"\n")).unwrap();
+    let e = grid(&args(&[file.to_str().unwrap()]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.len() <= 300 && e.contains("(1 000 000 bytes)"),
+        "{} bytes: {:?}",
+        e.len(),
+        e.get(..300)
+    );
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -6,6 +6,8 @@
 use yaml_serde::{Mapping, Value};
 
 use crate::error::ConfigErrorKind as Kind;
+use crate::text::{bare, grouped, quote};
+use crate::yaml::too_large_integer;
 
 /// Why a key without an upstream default is required.
 pub(super) const NO_DEFAULT: &str = "required: upstream has no default for it";
@@ -23,19 +25,38 @@ pub(super) fn key_name(key: &Value) -> Result<&str, impl Fn(&str) -> Kind + '_> 
     }
 }
 
-/// A short description of a value for type errors.
+/// A short description of a value for type errors; a string is quoted cut
+/// to a short line ([`quote`]).
 pub(super) fn describe(v: &Value) -> String {
+    if let Some(digits) = too_large_integer(v) {
+        return format!("integer {}", bare(digits));
+    }
     match v {
         Value::Null => "null".into(),
         Value::Bool(b) => format!("boolean {b}"),
         Value::Number(n) if n.is_f64() => format!("float {n}"),
         Value::Number(n) => format!("integer {n}"),
-        Value::String(s) => format!("string {s:?}"),
+        Value::String(s) => format!("string {}", quote(s)),
         Value::Sequence(_) => "a list".into(),
         Value::Mapping(_) => "a mapping".into(),
-        Value::Tagged(t) => format!("tagged value {}", t.tag),
+        Value::Tagged(t) => format!("tagged value {}", bare(&t.tag.to_string())),
     }
 }
+
+/// What the whole file is when it is not what it should be: its kind and
+/// size, never its contents (a file given by mistake, say `/etc/passwd`,
+/// is one long plain string).
+pub(super) fn describe_file(v: &Value) -> String {
+    match v {
+        Value::String(s) => format!("a string of {} bytes", grouped(s.len())),
+        Value::Tagged(t) => format!("a value tagged {}", bare(&t.tag.to_string())),
+        other => describe(other),
+    }
+}
+
+/// The longest key a "did you mean" hint is looked for (a typo of a key
+/// of ours is not longer; the distance costs the product of the lengths).
+const MAX_HINTED_KEY: usize = 64;
 
 /// Levenshtein distance, for "did you mean" hints.
 fn distance(a: &str, b: &str) -> usize {
@@ -54,6 +75,9 @@ fn distance(a: &str, b: &str) -> usize {
 
 /// The closest allowed key, if close enough to be a typo.
 fn suggestion(key: &str, allowed: &[&str]) -> Option<String> {
+    if key.len() > MAX_HINTED_KEY {
+        return None;
+    }
     allowed
         .iter()
         .map(|k| (distance(key, k), *k))
@@ -158,26 +182,36 @@ impl<'a> Fields<'a> {
         }
     }
 
-    pub(super) fn u64(&self, key: &str) -> Result<Option<u64>, Kind> {
+    /// An unsigned integer of at most `max` (the key's type: `u64::MAX`,
+    /// `u32::MAX`); one beyond 64 bits is too large for the key too.
+    fn unsigned(&self, key: &str, max: u64) -> Result<Option<u64>, Kind> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
+        if let Some(digits) = too_large_integer(v) {
+            let why = if digits.starts_with('-') {
+                "must not be negative".to_owned()
+            } else {
+                format!("too large: at most {max}")
+            };
+            return Err(self.impossible(key, digits, why));
+        }
         match v {
             Value::Number(n) if !n.is_f64() => match n.as_u64() {
-                Some(x) => Ok(Some(x)),
+                Some(x) if x <= max => Ok(Some(x)),
+                Some(x) => Err(self.impossible(key, x, format!("too large: at most {max}"))),
                 None => Err(self.impossible(key, n, "must not be negative")),
             },
             other => Err(self.wrong(key, "an unsigned integer", other)),
         }
     }
 
+    pub(super) fn u64(&self, key: &str) -> Result<Option<u64>, Kind> {
+        self.unsigned(key, u64::MAX)
+    }
+
     pub(super) fn u32(&self, key: &str) -> Result<Option<u32>, Kind> {
-        match self.u64(key)? {
-            None => Ok(None),
-            Some(x) => u32::try_from(x)
-                .map(Some)
-                .map_err(|_| self.impossible(key, x, format!("at most {}", u32::MAX))),
-        }
+        Ok(self.unsigned(key, u32::MAX.into())?.map(|x| x as u32))
     }
 
     pub(super) fn percent(&self, key: &str) -> Result<Option<u8>, Kind> {
@@ -192,6 +226,13 @@ impl<'a> Fields<'a> {
         let Some(v) = self.get(key) else {
             return Ok(None);
         };
+        if let Some(digits) = too_large_integer(v) {
+            // Any integer is a number: beyond 64 bits, a large one.
+            return match digits.parse::<f64>() {
+                Ok(x) if x.is_finite() => Ok(Some(x)),
+                _ => Err(self.impossible(key, digits, "must be a finite number")),
+            };
+        }
         match v {
             Value::Number(n) => match n.as_f64() {
                 Some(x) if x.is_finite() => Ok(Some(x)),

@@ -7,11 +7,12 @@
 
 use yaml_serde::{Mapping, Value};
 
-use super::fields::{describe, Fields, Tracker};
+use super::fields::{describe, describe_file, Fields, Tracker};
 use super::size::read_session;
 use crate::approval_network::{DelayMs, Latency, NetworkSpec, Offline, OfflineSpan};
 use crate::error::{one_line, ConfigErrorKind as Kind};
 use crate::node_shape::{Layout, NodeShape};
+use crate::text::code;
 use crate::Schema;
 
 /// Every key of the objective.
@@ -47,8 +48,7 @@ const PLACE: &str = "in an !ApprovalNetwork file";
 /// Reads the objective from YAML text (tag and mapping), defaults filled
 /// in from [`NetworkSpec::default`]; no cross-key bounds yet.
 pub(crate) fn read_network_spec(text: &str) -> Result<NetworkSpec, Kind> {
-    let mut root: Value =
-        yaml_serde::from_str(text).map_err(|e| Kind::Yaml(one_line(&e.to_string())))?;
+    let mut root = crate::yaml::from_str(text).map_err(|e| Kind::Yaml(one_line(&e.to_string())))?;
     root.apply_merge()
         .map_err(|e| Kind::Yaml(one_line(&e.to_string())))?;
     let empty = Mapping::new();
@@ -65,15 +65,15 @@ pub(crate) fn read_network_spec(text: &str) -> Result<NetworkSpec, Kind> {
         },
         Value::Tagged(t) => {
             return Err(Kind::Structure(format!(
-                "not an `!ApprovalNetwork` file: its tag is `{}`",
-                t.tag
+                "not an `!ApprovalNetwork` file: its tag is {}",
+                code(&t.tag.to_string())
             )))
         }
         other => {
             return Err(Kind::Structure(format!(
                 "not an `!ApprovalNetwork` file: it must start with the tag `!ApprovalNetwork`, \
                  found {}",
-                describe(other)
+                describe_file(other)
             )))
         }
     };

@@ -10,7 +10,9 @@ use std::path::{Path, PathBuf};
 
 /// An error with its causes after it, joined by `: `, each only where the
 /// text before does not already say it (a read error's message carries its
-/// cause: it is printed once).
+/// cause: it is printed once), made one short line
+/// ([`tranche_config::text::one_line`]: a quoted name or value from the
+/// file is cut).
 pub fn error_chain(e: &anyhow::Error) -> String {
     let mut s = String::new();
     for cause in e.chain() {
@@ -22,7 +24,7 @@ pub fn error_chain(e: &anyhow::Error) -> String {
             s.push_str(&c);
         }
     }
-    s
+    tranche_config::text::one_line(&s)
 }
 
 /// What `tranche scenario` was asked.

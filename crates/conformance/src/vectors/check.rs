@@ -9,8 +9,8 @@ use parity_scale_codec::{Decode, Encode};
 use tranche_primitives::criteria::check_assignment_cert;
 use tranche_primitives::vote::{verify_payload, ValidatorSignature};
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCert, AssignmentCertKind, CoreBitfield, GroupIndex,
-    ValidationProtocol, ValidatorIndex,
+    ApprovalDistributionMessage, AssignmentCert, AssignmentCertKind, AssignmentItem, CoreBitfield,
+    GroupIndex, ValidationProtocol, ValidatorIndex,
 };
 
 /// Outcome of a comparison: a count of passed items and one line per failure.
@@ -437,7 +437,7 @@ fn check_wire_content(r: &mut Report, inputs: &Inputs, id: &str, m: &ApprovalDis
     let block_of = |h| inputs.blocks.iter().find(|b| b.hash == h);
     match m {
         ApprovalDistributionMessage::Assignments(items) => {
-            for (a, claimed) in items {
+            for AssignmentItem { cert: a, claimed } in items {
                 let Some(block) = block_of(a.block_hash) else {
                     r.item(false, || format!("wire {id}: unknown block"));
                     continue;

@@ -14,10 +14,10 @@ use tranche_primitives::bitfield::Bitfield;
 use tranche_primitives::criteria::compute_assignments_traced;
 use tranche_primitives::vote::{approval_payload, sign_approval};
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCert, AssignmentCertKind, Candidate, CandidateHash,
-    CoreBitfield, CoreIndex, GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote,
-    RelayVrfStory, Session, SessionInfo, ValidationProtocol, ValidatorId, ValidatorIndex,
-    ValidatorPair, ValidatorSignature, VrfSignature,
+    ApprovalDistributionMessage, AssignmentCert, AssignmentCertKind, AssignmentItem, Candidate,
+    CandidateHash, CoreBitfield, CoreIndex, GroupIndex, Hash, IndirectAssignmentCert,
+    IndirectSignedApprovalVote, RelayVrfStory, Session, SessionInfo, ValidationProtocol,
+    ValidatorId, ValidatorIndex, ValidatorPair, ValidatorSignature, VrfSignature,
 };
 
 /// The only format this command reads and writes.
@@ -187,14 +187,14 @@ pub fn message_from_json(m: &MessageJson) -> Result<ApprovalDistributionMessage>
         MessageJson::Assignments { assignments } => {
             let mut items = Vec::with_capacity(assignments.len());
             for a in assignments {
-                items.push((
-                    IndirectAssignmentCert {
+                items.push(AssignmentItem {
+                    cert: IndirectAssignmentCert {
                         block_hash: Hash(a.block_hash.array("block_hash")?),
                         validator: ValidatorIndex(a.validator),
                         cert: cert_from_json(&a.cert)?,
                     },
-                    bitfield_from_json(&a.candidate_bitfield, "candidate_bitfield")?,
-                ));
+                    claimed: bitfield_from_json(&a.candidate_bitfield, "candidate_bitfield")?,
+                });
             }
             ApprovalDistributionMessage::Assignments(items)
         }

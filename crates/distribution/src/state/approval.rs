@@ -2,12 +2,13 @@
 //! finishing import after the verdict (phase 2), our own votes, and
 //! circulation along the paths the covered assignments took.
 
+use super::known::judge_copy;
 use super::{rep, InFlight, Pending, State};
 use crate::action::{Action, Outgoing, PeerId};
-use crate::bitset::BitSet;
 use crate::check::{ApprovalCheck, ApprovalVerdict, CheckToken};
 use crate::reputation::*;
 use std::sync::Arc;
+use tranche_primitives::bitset::BitSet;
 use tranche_primitives::{CandidateHash, IndirectSignedApprovalVote, Tick};
 
 impl State {
@@ -41,7 +42,7 @@ impl State {
                     Pending::Approval(o) => o.candidate_indices == *bits,
                     Pending::Assignment(a) => bits
                         .iter_ones()
-                        .any(|i| a.1.bit_at(i) && entry.covering(v, i).is_none()),
+                        .any(|i| a.claimed.bit_at(i) && entry.covering(v, i).is_none()),
                 };
                 if depends {
                     f.waiting.push((peer, Pending::Approval(vote)));
@@ -54,31 +55,14 @@ impl State {
             rep(out, peer, COST_UNEXPECTED_MESSAGE);
             return;
         }
-        let p = peer.0 as usize;
-        let known = entry.find_vote(v, bits);
-        if entry.known_by.contains(p) {
-            if let Some(k) = known {
-                let e = &mut entry.votes[k as usize];
-                if e.peer_knows(p) {
-                    let expected = aggression
-                        && self
-                            .topologies
-                            .get(&entry.block.session)
-                            .is_some_and(|t| t.is_validator(p));
-                    if !e.received.insert(p) && !expected {
-                        rep(out, peer, COST_DUPLICATE_MESSAGE);
-                    }
-                    return;
-                }
-            }
-        } else {
-            rep(out, peer, COST_UNEXPECTED_MESSAGE);
-        }
-        if let Some(k) = known {
-            if entry.known_by.contains(p) {
-                entry.votes[k as usize].received.insert(p);
-            }
-            rep(out, peer, BENEFIT_VALID_MESSAGE);
+        let resend_topology = aggression
+            .then(|| self.topologies.get(&entry.block.session))
+            .flatten();
+        let slot = entry.find_vote(v, bits).map(|k| {
+            let e = &mut entry.votes[k as usize];
+            (&e.sent, &mut e.received)
+        });
+        if judge_copy(out, peer, &entry.known_by, slot, resend_topology) {
             return;
         }
         // Validity that needs no crypto (upstream's check_vote_valid before

@@ -3,14 +3,15 @@
 //! assignments, and circulation to grid and random peers.
 
 use super::block::AssignmentEntry;
+use super::known::judge_copy;
 use super::{rep, InFlight, Pending, State};
 use crate::action::{Action, AssignmentItem, Outgoing, PeerId};
-use crate::bitset::BitSet;
 use crate::check::{AssignmentCheck, AssignmentVerdict, CheckToken};
 use crate::random_routing::{message_seed, peer_draw, Picks, RandomRouting};
 use crate::reputation::*;
 use crate::topology::RequiredRouting;
 use std::sync::Arc;
+use tranche_primitives::bitset::BitSet;
 use tranche_primitives::constants::MAX_BITFIELD_SIZE;
 use tranche_primitives::time::{
     slot_start_tick, ticks_per_slot, tranche_now, TICK_TOO_FAR_IN_FUTURE,
@@ -24,7 +25,7 @@ use tranche_primitives::{
 /// and underflows); the top bit must be set, so every accepted claim is
 /// minimal.
 pub(crate) fn sane(item: &AssignmentItem) -> bool {
-    let (cert, claimed) = item;
+    let AssignmentItem { cert, claimed } = item;
     let cert_bits: u64 = match &cert.cert.kind {
         AssignmentCertKind::RelayVRFDelay { core_index } => core_index.0 as u64 + 1,
         AssignmentCertKind::RelayVRFModulo { .. } => claimed.len() as u64,
@@ -42,7 +43,7 @@ fn check_inputs(
     entry: &super::block::BlockEntry,
     item: &Arc<AssignmentItem>,
 ) -> Option<AssignmentCheck> {
-    let (v, claimed) = (item.0.validator, &item.1);
+    let (v, claimed) = (item.cert.validator, &item.claimed);
     let session = sessions.get(&entry.block.session)?;
     if claimed.len() > session.info.n_cores as usize
         || (v.0 as usize) >= session.info.n_validators()
@@ -80,20 +81,20 @@ impl State {
     /// messages checks their certificates back to back with it, then
     /// hands each verdict in when phase 1 asks (the token is 0).
     pub fn assignment_check_ahead(&self, item: &AssignmentItem) -> Option<AssignmentCheck> {
-        if !sane(item) || self.pending_known.contains_key(&item.0.block_hash) {
+        if !sane(item) || self.pending_known.contains_key(&item.cert.block_hash) {
             return None;
         }
-        let entry = self.blocks.get(&item.0.block_hash)?;
-        let v = item.0.validator;
+        let entry = self.blocks.get(&item.cert.block_hash)?;
+        let v = item.cert.validator;
         if let Some(vm) = entry.validator(v) {
             let checking = vm.in_flight.iter().any(
-                |t| matches!(&self.in_flight[t].message, Pending::Assignment(a) if a.1 == item.1),
+                |t| matches!(&self.in_flight[t].message, Pending::Assignment(a) if a.claimed == item.claimed),
             );
             if checking {
                 return None;
             }
         }
-        if entry.find_assignment(v, &item.1).is_some() {
+        if entry.find_assignment(v, &item.claimed).is_some() {
             return None;
         }
         check_inputs(&self.sessions, entry, &Arc::new(item.clone()))
@@ -107,9 +108,9 @@ impl State {
         item: Arc<AssignmentItem>,
         out: &mut Vec<Action>,
     ) {
-        let hash = item.0.block_hash;
-        let v = item.0.validator;
-        let claimed = &item.1;
+        let hash = item.cert.block_hash;
+        let v = item.cert.validator;
+        let claimed = &item.claimed;
         let aggression = self.aggression_on();
         let Some(entry) = self.blocks.get_mut(&hash) else {
             if !self.recent_outdated.contains(&hash) {
@@ -121,38 +122,20 @@ impl State {
         if let Some(vm) = entry.validator(v) {
             for t in &vm.in_flight {
                 let f = self.in_flight.get_mut(t).expect("tokens are tracked");
-                if matches!(&f.message, Pending::Assignment(a) if a.1 == *claimed) {
+                if matches!(&f.message, Pending::Assignment(a) if a.claimed == *claimed) {
                     f.waiting.push((peer, Pending::Assignment(item)));
                     return;
                 }
             }
         }
-        let p = peer.0 as usize;
-        let known = entry.find_assignment(v, claimed);
-        if entry.known_by.contains(p) {
-            if let Some(e) = known {
-                let ae = &mut entry.assignments[e as usize];
-                if ae.peer_knows(p) {
-                    let expected = aggression
-                        && self
-                            .topologies
-                            .get(&entry.block.session)
-                            .is_some_and(|t| t.is_validator(p));
-                    if !ae.received.insert(p) && !expected {
-                        rep(out, peer, COST_DUPLICATE_MESSAGE);
-                    }
-                    return;
-                }
-            }
-        } else {
-            // Upstream quirk kept: charged, but processing continues.
-            rep(out, peer, COST_UNEXPECTED_MESSAGE);
-        }
-        if let Some(e) = known {
-            rep(out, peer, BENEFIT_VALID_MESSAGE);
-            if entry.known_by.contains(p) {
-                entry.assignments[e as usize].received.insert(p);
-            }
+        let resend_topology = aggression
+            .then(|| self.topologies.get(&entry.block.session))
+            .flatten();
+        let slot = entry.find_assignment(v, claimed).map(|k| {
+            let e = &mut entry.assignments[k as usize];
+            (&e.sent, &mut e.received)
+        });
+        if judge_copy(out, peer, &entry.known_by, slot, resend_topology) {
             return;
         }
         // Validity that needs no crypto (upstream's check_assignment_valid
@@ -217,7 +200,7 @@ impl State {
         out: &mut Vec<Action>,
     ) {
         let tps = ticks_per_slot(self.config.slot_duration_millis);
-        let Some(entry) = self.blocks.get_mut(&item.0.block_hash) else {
+        let Some(entry) = self.blocks.get_mut(&item.cert.block_hash) else {
             return; // finalized meanwhile
         };
         let tranche = match verdict {
@@ -235,7 +218,7 @@ impl State {
             return;
         }
         let p = peer.0 as usize;
-        if let Some(e) = entry.find_assignment(item.0.validator, &item.1) {
+        if let Some(e) = entry.find_assignment(item.cert.validator, &item.claimed) {
             // Imported meanwhile by another path (e.g. our own).
             rep(out, peer, BENEFIT_VALID_MESSAGE);
             if entry.known_by.contains(p) {
@@ -267,7 +250,7 @@ impl State {
         {
             return;
         }
-        self.circulate_assignment(None, Arc::new((cert, claimed)), out);
+        self.circulate_assignment(None, Arc::new(AssignmentItem { cert, claimed }), out);
     }
 
     /// Store an accepted assignment and send it to the grid peers of its
@@ -281,12 +264,12 @@ impl State {
     ) {
         let n_peers_total = self.peers.len();
         let seed_base = self.config.routing_seed;
-        let Some(entry) = self.blocks.get_mut(&item.0.block_hash) else {
+        let Some(entry) = self.blocks.get_mut(&item.cert.block_hash) else {
             return;
         };
         let topology = self.topologies.get(&entry.block.session);
         let local = source.is_none();
-        let v = item.0.validator;
+        let v = item.cert.validator;
         let routing = topology.map_or(RequiredRouting::PendingTopology, |t| {
             t.neighbours.required_routing_by_index(v, local)
         });
@@ -299,7 +282,7 @@ impl State {
             routing,
             local,
             random: RandomRouting::default(),
-            seed: message_seed(seed_base, &item.0.block_hash, v, &item.1),
+            seed: message_seed(seed_base, &item.cert.block_hash, v, &item.claimed),
             randomly_routed: BitSet::new(),
             sent: BitSet::zeroed(peer_bits),
             received: BitSet::zeroed(peer_bits),

@@ -5,11 +5,11 @@
 //! duplicate costs a few word accesses whatever the number of peers.
 
 use crate::action::AssignmentItem;
-use crate::bitset::BitSet;
 use crate::check::CheckToken;
 use crate::random_routing::RandomRouting;
 use crate::topology::RequiredRouting;
 use std::sync::Arc;
+use tranche_primitives::bitset::BitSet;
 use tranche_primitives::{
     Block, BlockNumber, CandidateBitfield, IndirectSignedApprovalVote, ValidatorIndex,
 };
@@ -123,14 +123,14 @@ impl BlockEntry {
     pub fn find_assignment(&self, v: ValidatorIndex, claimed: &CandidateBitfield) -> Option<u32> {
         let first = claimed.first_one()?;
         let e = self.covering(v, first)?;
-        if self.assignments[e as usize].item.1 == *claimed || claimed.count_ones() == 1 {
+        if self.assignments[e as usize].item.claimed == *claimed || claimed.count_ones() == 1 {
             return Some(e);
         }
         self.validator(v)?
             .assignments
             .iter()
             .copied()
-            .find(|&s| self.assignments[s as usize].item.1 == *claimed)
+            .find(|&s| self.assignments[s as usize].item.claimed == *claimed)
     }
 
     /// The slot of the approval subject `(v, bits)` (exact bitfield).
@@ -150,9 +150,9 @@ impl BlockEntry {
     /// Store an accepted assignment; returns its slot.
     pub fn insert_assignment(&mut self, entry: AssignmentEntry) -> u32 {
         let slot = self.assignments.len() as u32;
-        let v = entry.item.0.validator;
+        let v = entry.item.cert.validator;
         let n = self.block.candidates.len();
-        let claimed = entry.item.1.clone();
+        let claimed = entry.item.claimed.clone();
         self.assignments.push(entry);
         let vm = self.validator_mut(v);
         if vm.candidate_entry.len() < n {

@@ -9,6 +9,7 @@ mod approval;
 mod assignment;
 mod block;
 mod gossip;
+mod known;
 mod pending;
 mod topologies;
 
@@ -384,7 +385,7 @@ impl State {
                 if ae.routing == crate::topology::RequiredRouting::PendingTopology {
                     ae.routing = entry
                         .neighbours
-                        .required_routing_by_index(ae.item.0.validator, ae.local);
+                        .required_routing_by_index(ae.item.cert.validator, ae.local);
                 }
             }
         }
@@ -517,7 +518,7 @@ impl State {
         out: &mut Vec<Action>,
     ) {
         let hash = match &m {
-            Pending::Assignment(a) => a.0.block_hash,
+            Pending::Assignment(a) => a.cert.block_hash,
             Pending::Approval(v) => v.block_hash,
         };
         if let Some(held) = self.pending_known.get_mut(&hash) {

@@ -4,8 +4,8 @@
 //! received for a session wins; a session's topology is dropped when its
 //! last block is finalized.
 
-use crate::bitset::BitSet;
 use crate::topology::{GridNeighbours, RequiredRouting, SessionGridTopology};
+use tranche_primitives::bitset::BitSet;
 use tranche_primitives::ValidatorIndex;
 
 pub(crate) struct TopologyEntry {

@@ -58,8 +58,8 @@ pub fn meta(number: u32, n_candidates: u32) -> Block {
 
 /// A delay assignment with a dummy VRF (for tests that inject verdicts).
 pub fn delay_item(block: Hash, v: u32, core: u32) -> AssignmentItem {
-    (
-        IndirectAssignmentCert {
+    AssignmentItem {
+        cert: IndirectAssignmentCert {
             block_hash: block,
             validator: ValidatorIndex(v),
             cert: AssignmentCert {
@@ -72,8 +72,8 @@ pub fn delay_item(block: Hash, v: u32, core: u32) -> AssignmentItem {
                 },
             },
         },
-        CandidateBitfield::from_index(core),
-    )
+        claimed: CandidateBitfield::from_index(core),
+    }
 }
 
 pub fn dummy_vote(block: Hash, v: u32, indices: &[u32]) -> IndirectSignedApprovalVote {
@@ -116,17 +116,18 @@ pub fn real_assignments(
     let mut items: Vec<(AssignmentItem, DelayTranche)> = Vec::new();
     for (core, a) in ours {
         let cand = meta.candidates.iter().position(|c| c.core == core).unwrap() as u32;
-        if let Some((it, _)) = items.iter_mut().find(|(it, _)| it.0.cert == a.cert) {
-            let mut idx: Vec<u32> = it.1.iter_ones().collect();
+        if let Some((it, _)) = items.iter_mut().find(|(it, _)| it.cert.cert == a.cert) {
+            let mut idx: Vec<u32> = it.claimed.iter_ones().collect();
             idx.push(cand);
-            it.1 = CandidateBitfield::from_indices(&idx).unwrap();
+            it.claimed = CandidateBitfield::from_indices(&idx).unwrap();
         } else {
             let cert = IndirectAssignmentCert {
                 block_hash: meta.hash,
                 validator: ValidatorIndex(v),
                 cert: a.cert.clone(),
             };
-            items.push(((cert, CandidateBitfield::from_index(cand)), a.tranche));
+            let claimed = CandidateBitfield::from_index(cand);
+            items.push((AssignmentItem { cert, claimed }, a.tranche));
         }
     }
     items

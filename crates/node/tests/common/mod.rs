@@ -15,9 +15,10 @@ use tranche_primitives::criteria::compute_assignments;
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::vote::sign_approval;
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCertKind, Block, Candidate, CandidateBitfield,
-    CandidateHash, CoreIndex, GroupIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote,
-    RelayVrfStory, Session, SessionInfo, Tick, ValidationProtocol, ValidatorIndex, ValidatorPair,
+    ApprovalDistributionMessage, AssignmentCertKind, AssignmentItem, Block, Candidate,
+    CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash, IndirectAssignmentCert,
+    IndirectSignedApprovalVote, RelayVrfStory, Session, SessionInfo, Tick, ValidationProtocol,
+    ValidatorIndex, ValidatorPair,
 };
 use tranche_voting::{LocalKeys, NewBlock};
 
@@ -129,14 +130,14 @@ pub fn net_with_sessions(
                 }
                 seen.push(cores.clone());
                 let claimed = CandidateBitfield::from_indices(&cores).unwrap();
-                let msg = ApprovalDistributionMessage::Assignments(vec![(
-                    IndirectAssignmentCert {
+                let msg = ApprovalDistributionMessage::Assignments(vec![AssignmentItem {
+                    cert: IndirectAssignmentCert {
                         block_hash: hash,
                         validator: ValidatorIndex(v),
                         cert: a.cert.clone(),
                     },
                     claimed,
-                )]);
+                }]);
                 let t = block_tick + Tick::from(a.tranche);
                 schedule.push((
                     t,
@@ -249,10 +250,10 @@ pub fn item_keys(bytes: &[u8]) -> Vec<ItemKey> {
             items,
         )) => items
             .into_iter()
-            .map(|(a, c)| ItemKey::Assignment {
+            .map(|AssignmentItem { cert: a, claimed }| ItemKey::Assignment {
                 block: a.block_hash,
                 validator: a.validator.0,
-                claimed: c.iter_ones().collect(),
+                claimed: claimed.iter_ones().collect(),
                 pre_output: a.cert.vrf.pre_output,
             })
             .collect(),

@@ -16,8 +16,9 @@ use tranche_config::Coalescing;
 use tranche_primitives::criteria::compute_assignments;
 use tranche_primitives::vote::sign_approval;
 use tranche_primitives::{
-    ApprovalDistributionMessage, AssignmentCertKind, Block, CandidateBitfield, CandidateIndex,
-    DelayTranche, IndirectAssignmentCert, IndirectSignedApprovalVote, ValidatorIndex,
+    ApprovalDistributionMessage, AssignmentCertKind, AssignmentItem, Block, CandidateBitfield,
+    CandidateIndex, DelayTranche, IndirectAssignmentCert, IndirectSignedApprovalVote,
+    ValidatorIndex,
 };
 
 /// One message of a peer, and who delivers it to the node under test.
@@ -162,14 +163,14 @@ pub fn validator_block_bundles(
             continue;
         };
         assignments.push(TestMessage {
-            message: ApprovalDistributionMessage::Assignments(vec![(
-                IndirectAssignmentCert {
+            message: ApprovalDistributionMessage::Assignments(vec![AssignmentItem {
+                cert: IndirectAssignmentCert {
                     block_hash: block.hash,
                     validator: v,
                     cert: a.cert.clone(),
                 },
-                bitfield,
-            )]),
+                claimed: bitfield,
+            }]),
             tranche: a.tranche,
             sent_by: sent_by.clone(),
             candidates: claimed,

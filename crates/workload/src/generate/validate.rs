@@ -82,7 +82,7 @@ fn validate_message(
     let (hashes, validators): (Vec<_>, Vec<_>) = match (&m.message, kind) {
         (ApprovalDistributionMessage::Assignments(items), "assignment") => items
             .iter()
-            .map(|(a, _)| (a.block_hash, a.validator.0))
+            .map(|a| (a.cert.block_hash, a.cert.validator.0))
             .unzip(),
         (ApprovalDistributionMessage::Approvals(items), "approval") => {
             items.iter().map(|v| (v.block_hash, v.validator.0)).unzip()

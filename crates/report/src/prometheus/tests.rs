@@ -3,6 +3,7 @@
 //! paths and methods.
 
 use super::*;
+use tranche_metrics::NodeMetrics;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};

@@ -1,4 +1,4 @@
-//! The upstream twins of `tranche run --prometheus` (`prometheus.rs` serves
+//! The upstream twins of `tranche run --prometheus` (`mod.rs` serves
 //! them): subsystem-bench's gauges and per-peer counters
 //! (`polkadot/node/subsystem-bench/src/lib/network.rs`), approval-voting's
 //! (`polkadot/node/core/approval-voting/src/lib.rs` `Metrics`),
@@ -11,7 +11,8 @@
 //! names and labels. What upstream has and the node cannot
 //! serve is listed in `docs/observability.md`.
 
-use crate::prometheus::{counter, encode_histogram, family, gauge, labelled, lock, LiveRun};
+use super::encode::{counter, encode_histogram, family, gauge, labelled};
+use super::live::{lock, LiveRun};
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;

@@ -1,7 +1,10 @@
-//! A growable bitset over small dense indices. Distribution uses it for
-//! per-peer knowledge (one bit per peer per message) and for sets of
-//! validators, so that membership tests and set operations cost a word
-//! access each, whatever the number of peers.
+//! A growable bitset over small dense indices, the one word-bitset of the
+//! workspace. Distribution uses it for per-peer knowledge (one bit per peer
+//! per message) and for sets of validators; voting's `ValidatorSet`
+//! (`crates/voting/src/bits.rs`) is a fixed length and a count of members
+//! around it. Membership tests and set operations cost a word access each,
+//! whatever the number of peers. (The wire's bitfields are
+//! [`crate::bitfield`]: SCALE's `BitVec<u8, Lsb0>`.)
 
 /// A set of small unsigned integers, one bit each.
 #[derive(Clone, Default, PartialEq, Eq)]
@@ -21,6 +24,7 @@ impl BitSet {
         }
     }
 
+    #[inline]
     pub fn contains(&self, i: usize) -> bool {
         self.words
             .get(i / 64)
@@ -28,6 +32,7 @@ impl BitSet {
     }
 
     /// Add `i`; true if it was not there.
+    #[inline]
     pub fn insert(&mut self, i: usize) -> bool {
         let w = i / 64;
         if w >= self.words.len() {
@@ -39,10 +44,16 @@ impl BitSet {
         fresh
     }
 
-    pub fn remove(&mut self, i: usize) {
-        if let Some(w) = self.words.get_mut(i / 64) {
-            *w &= !(1u64 << (i % 64));
-        }
+    /// Remove `i`; true if it was there.
+    #[inline]
+    pub fn remove(&mut self, i: usize) -> bool {
+        let Some(w) = self.words.get_mut(i / 64) else {
+            return false;
+        };
+        let mask = 1u64 << (i % 64);
+        let was = *w & mask != 0;
+        *w &= !mask;
+        was
     }
 
     pub fn clear(&mut self) {
@@ -59,17 +70,7 @@ impl BitSet {
 
     /// Members in ascending order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
-        self.words.iter().enumerate().flat_map(|(wi, &w)| {
-            let mut rest = w;
-            std::iter::from_fn(move || {
-                if rest == 0 {
-                    return None;
-                }
-                let b = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                Some(wi * 64 + b)
-            })
-        })
+        iter_words(self.words.len(), |i| self.words[i])
     }
 
     /// An empty set whose storage already covers indices below `bits`, so
@@ -78,6 +79,15 @@ impl BitSet {
         BitSet {
             words: vec![0; bits.div_ceil(64)],
         }
+    }
+
+    /// Number of members of `self ∩ other`, a popcount per word.
+    pub fn intersection_count(&self, other: &BitSet) -> usize {
+        self.words
+            .iter()
+            .zip(&other.words)
+            .map(|(a, b)| (a & b).count_ones() as usize)
+            .sum()
     }
 
     /// Members of `self ∩ other`, ascending, in one pass over the words.
@@ -165,7 +175,10 @@ mod tests {
         let c: BitSet = [1, 2].into_iter().collect();
         assert_eq!(a.iter_and(&b).collect::<Vec<_>>(), vec![64, 300]);
         assert_eq!(b.iter_or_and(&c, &a).collect::<Vec<_>>(), vec![1, 64, 300]);
-        let z = BitSet::zeroed(130);
+        assert_eq!(a.intersection_count(&b), 2);
+        assert_eq!(a.intersection_count(&BitSet::new()), 0);
+        let mut z = BitSet::zeroed(130);
         assert!(z.is_empty() && z.words.len() == 3);
+        assert!(z.insert(129) && z.remove(129) && !z.remove(129) && !z.remove(10_000));
     }
 }

@@ -27,10 +27,16 @@
 //! deadline for its headers and one for the whole exchange, so an idle or
 //! slow scraper cannot delay another.
 
-use crate::prometheus_upstream as upstream;
+mod encode;
+mod live;
+mod upstream;
+
 use crate::thread_group;
 use anyhow::{Context, Result};
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric, MetricEncoder};
+use encode::{counter, gauge, labelled};
+use live::lock;
+pub use live::LiveRun;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
 use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
@@ -38,136 +44,9 @@ use prometheus_client::registry::Registry;
 use std::borrow::Cow;
 use std::fmt;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tranche_metrics::HistogramSnapshot;
-use tranche_metrics::NodeMetrics;
-
-/// The figures of the run in progress that the driver publishes (the node's
-/// own counters are read directly from its atomics).
-pub struct LiveRun {
-    pub step: String,
-    pub architecture: String,
-    pub clock: String,
-    pub n_validators: u32,
-    pub n_cores: u32,
-    pub node: NodeMetrics,
-    pub(crate) current_block: AtomicU64,
-    /// Seconds since the run's start (`f64` bits), as the samples' `t_s`.
-    run_seconds: AtomicU64,
-    env_cpu_nanos: AtomicU64,
-    node_received: AtomicU64,
-    node_sent: AtomicU64,
-    /// Per emulated peer (validator `i + 1`): bytes it sent, bytes it
-    /// received. Written once per sample by the driver.
-    pub(crate) peers: Mutex<Vec<(u64, u64)>>,
-    /// Per block: number, approval time in ms after its slot start.
-    blocks: Mutex<Vec<(u32, Option<u64>)>>,
-    /// Whether the run ended (a later run started, or `finish_run`).
-    finished: AtomicBool,
-    /// Once it ended: its floor and node CPU ÷ floor (`finish_run`).
-    floor: Mutex<Option<FloorFigures>>,
-}
-
-/// A finished run's crypto floor per block, both ways, and the node's CPU
-/// ÷ the floor its layout is judged by (`RunReport::floor_ratio`).
-#[derive(Debug, Clone, PartialEq)]
-struct FloorFigures {
-    one_by_one_per_block_s: f64,
-    batched_per_block_s: f64,
-    /// `one-by-one` or `batched`: the floor the layout is judged by.
-    judged_by: &'static str,
-    node_ratio: f64,
-}
-
-impl fmt::Debug for LiveRun {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("LiveRun")
-            .field("step", &self.step)
-            .field("architecture", &self.architecture)
-            .finish_non_exhaustive()
-    }
-}
-
-pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-impl LiveRun {
-    pub fn new(
-        step: &str,
-        architecture: &str,
-        clock: &str,
-        n_validators: u32,
-        n_cores: u32,
-        node: NodeMetrics,
-    ) -> Arc<Self> {
-        Arc::new(LiveRun {
-            step: step.into(),
-            architecture: architecture.into(),
-            clock: clock.into(),
-            n_validators,
-            n_cores,
-            node,
-            current_block: AtomicU64::new(0),
-            run_seconds: AtomicU64::new(0),
-            env_cpu_nanos: AtomicU64::new(0),
-            node_received: AtomicU64::new(0),
-            node_sent: AtomicU64::new(0),
-            peers: Mutex::new(Vec::new()),
-            blocks: Mutex::new(Vec::new()),
-            finished: AtomicBool::new(false),
-            floor: Mutex::new(None),
-        })
-    }
-
-    /// The run ended with `report`: no longer the run in progress, and
-    /// its floor and node CPU ÷ floor are known.
-    pub fn finish(&self, report: &crate::RunReport) {
-        let f = &report.crypto_floor;
-        *lock(&self.floor) = Some(FloorFigures {
-            one_by_one_per_block_s: f.per_block_s,
-            batched_per_block_s: f.batched_per_block_s,
-            judged_by: if report.batches_signatures() {
-                "batched"
-            } else {
-                "one-by-one"
-            },
-            node_ratio: report.floor_ratio(),
-        });
-        self.finished.store(true, Ordering::Relaxed);
-    }
-
-    /// The driver's figures at one sample, `t_s` seconds after the run's
-    /// start.
-    #[allow(clippy::too_many_arguments)]
-    pub fn publish(
-        &self,
-        t_s: f64,
-        current_block: u64,
-        env_cpu: Duration,
-        node_received: u64,
-        node_sent: u64,
-        peers: impl Iterator<Item = (u64, u64)>,
-        blocks: impl Iterator<Item = (u32, Option<u64>)>,
-    ) {
-        self.run_seconds.store(t_s.to_bits(), Ordering::Relaxed);
-        self.current_block.store(current_block, Ordering::Relaxed);
-        self.env_cpu_nanos
-            .store(env_cpu.as_nanos() as u64, Ordering::Relaxed);
-        self.node_received.store(node_received, Ordering::Relaxed);
-        self.node_sent.store(node_sent, Ordering::Relaxed);
-        {
-            let mut p = lock(&self.peers);
-            p.clear();
-            p.extend(peers);
-        }
-        let mut b = lock(&self.blocks);
-        b.clear();
-        b.extend(blocks);
-    }
-}
 
 /// What the collectors read: every run of the invocation, the one in
 /// progress last.
@@ -389,72 +268,6 @@ fn answer(method: &hyper::Method, path: &str, shared: &Arc<Shared>) -> Answer {
 #[derive(Debug)]
 struct Collector(Arc<LiveRun>);
 
-/// One metric family: its descriptor, then each labelled series.
-pub(crate) fn family<'a>(
-    enc: &'a mut DescriptorEncoder,
-    name: &'a str,
-    help: &str,
-    kind: MetricType,
-) -> Result<MetricEncoder<'a>, fmt::Error> {
-    enc.encode_descriptor(name, help, None, kind)
-}
-
-pub(crate) fn gauge(enc: &mut DescriptorEncoder, name: &str, help: &str, v: f64) -> fmt::Result {
-    let e = family(enc, name, help, MetricType::Gauge)?;
-    ConstGauge::new(v).encode(e)
-}
-
-pub(crate) fn counter(enc: &mut DescriptorEncoder, name: &str, help: &str, v: u64) -> fmt::Result {
-    let e = family(enc, name, help, MetricType::Counter)?;
-    ConstCounter::new(v).encode(e)
-}
-
-pub(crate) fn labelled<V>(
-    enc: &mut DescriptorEncoder,
-    name: &str,
-    help: &str,
-    kind: MetricType,
-    series: &[(Vec<(&str, String)>, V)],
-    write: impl Fn(MetricEncoder<'_>, &V) -> fmt::Result,
-) -> fmt::Result {
-    let mut e = family(enc, name, help, kind)?;
-    for (labels, v) in series {
-        let labels: Vec<(&str, &str)> = labels.iter().map(|(k, v)| (*k, v.as_str())).collect();
-        write(e.encode_family(&labels)?, v)?;
-    }
-    Ok(())
-}
-
-/// Non-cumulative `(bound, count)` pairs ending with `+Inf`, scaled.
-fn histogram_buckets(s: &HistogramSnapshot, scale: f64) -> Vec<(f64, u64)> {
-    let mut prev = 0;
-    let mut out: Vec<(f64, u64)> = s
-        .cumulative
-        .iter()
-        .map(|(b, c)| {
-            let n = c - prev;
-            prev = *c;
-            (*b as f64 * scale, n)
-        })
-        .collect();
-    out.push((f64::INFINITY, s.count.saturating_sub(prev)));
-    out
-}
-
-pub(crate) fn encode_histogram(
-    e: MetricEncoder<'_>,
-    s: &HistogramSnapshot,
-    scale: f64,
-) -> fmt::Result {
-    let mut e = e;
-    e.encode_histogram::<prometheus_client::encoding::NoLabelSet>(
-        s.sum as f64 * scale,
-        s.count,
-        &histogram_buckets(s, scale),
-        None,
-    )
-}
-
 impl prometheus_client::collector::Collector for Collector {
     fn encode(&self, mut enc: DescriptorEncoder) -> fmt::Result {
         let run = &self.0;
@@ -649,5 +462,4 @@ fn encode_channels_network_blocks(enc: &mut DescriptorEncoder, run: &LiveRun) ->
 }
 
 #[cfg(test)]
-#[path = "prometheus_tests.rs"]
 mod tests;
