@@ -42,6 +42,10 @@ pub const DECODE_ASSIGNMENT_US: f64 = 0.4;
 /// one as upstream and the classic layout check; batched it is 22.4–25.9
 /// per vote (`vote/verify_batch`).
 pub const CHECK_SIGNATURE_US: f64 = 58.2;
+/// One approval signature verified in a batch with the others a parallel
+/// worker drained (`--signatures batched`, the node's default):
+/// `vote/verify_batch` 22.4–25.9 µs per vote (issue 2), the upper end.
+pub const CHECK_SIGNATURE_BATCHED_US: f64 = 25.9;
 /// Distribution's handling of a first-seen approval outside crypto:
 /// issue 4, 2.1–2.2 µs at 500 validators (2.3–2.9 at 1 000).
 pub const FIRST_SEEN_APPROVAL_US: f64 = 2.2;
@@ -157,6 +161,9 @@ table! {
         "A first-seen RelayVRFDelay certificate: decode, check, bookkeeping.";
     Approval approval = CHECK_SIGNATURE_US + FIRST_SEEN_APPROVAL_US + DECODE_APPROVAL_US,
         "A first-seen approval vote (one signature, coalesced or not): decode, check, bookkeeping.";
+    ApprovalBatched approval_batched =
+        CHECK_SIGNATURE_BATCHED_US + FIRST_SEEN_APPROVAL_US + DECODE_APPROVAL_US,
+        "A first-seen approval vote whose signature a parallel worker verifies in a batch (--signatures batched).";
     ApprovalPerCandidate approval_per_candidate = APPROVAL_PER_CANDIDATE_US,
         "Added to a first-seen approval for each candidate it covers.";
     Duplicate duplicate = DUPLICATE_US,
@@ -282,11 +289,17 @@ impl CostTable {
     }
 
     /// A first-seen approval covering `candidates` candidates: the
-    /// signature once, plus [`Self::approval_per_candidate`] for each.
-    pub fn approval_covering(&self, candidates: usize) -> u64 {
+    /// signature once (one by one, or in a batch), plus
+    /// [`Self::approval_per_candidate`] for each.
+    pub fn approval_covering(&self, candidates: usize, batched: bool) -> u64 {
         let each = self.approval_per_candidate();
         let n = u64::try_from(candidates).unwrap_or(u64::MAX);
-        self.approval().saturating_add(each.saturating_mul(n))
+        let one = if batched {
+            self.approval_batched()
+        } else {
+            self.approval()
+        };
+        one.saturating_add(each.saturating_mul(n))
     }
 
     /// Every cost multiplied by `factor` (the node's `cpu_scale`), rounded
@@ -393,6 +406,7 @@ mod tests {
         assert_eq!(t.assignment_compact(), 116_100);
         assert_eq!(t.assignment_delay(), 116_100);
         assert_eq!(t.approval(), 60_500);
+        assert_eq!(t.approval_batched(), 28_200);
         assert_eq!(t.approval_per_candidate(), 500);
         assert_eq!(t.duplicate(), 800);
         assert_eq!(t.import_assignment(), 2_700);
@@ -559,7 +573,8 @@ mod tests {
             }),
             3
         );
-        assert_eq!(t.approval_covering(3), 60_500 + 3 * 500);
+        assert_eq!(t.approval_covering(3, false), 60_500 + 3 * 500);
+        assert_eq!(t.approval_covering(3, true), 28_200 + 3 * 500);
     }
 
     #[test]

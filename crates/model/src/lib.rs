@@ -87,9 +87,10 @@
 //! not the rest of a validator (availability, backing, GRANDPA's own
 //! messages, the network stack); own work (a block import, our approvals'
 //! signatures, a commit) is charged on the voting thread without delaying
-//! its own effect; the parallel node's batched signature checks and
-//! checked-ahead certificates are charged one by one; views at a block
-//! import do not travel over the links; reputation does not decay.
+//! its own effect; the parallel node's signatures are charged at the
+//! batched cost whatever the size of the batch a worker drained, and its
+//! checked-ahead certificates as certificates checked alone; views at a
+//! block import do not travel over the links; reputation does not decay.
 //!
 //! Modules, each owning its state: `node` (one validator's protocol —
 //! voting and distribution wired as the node wires them, what voting's

@@ -122,6 +122,9 @@ pub struct Node {
     pub(crate) costs: Option<CostTable>,
     pub(crate) owed: Owed,
     busy: Option<Busy>,
+    /// The parallel layout's workers verify approval signatures in
+    /// batches, as the node does by default.
+    batched_signatures: bool,
 }
 
 impl Node {
@@ -154,6 +157,10 @@ impl Node {
             Some(ValidatorIndex(index)),
             &mut actions,
         );
+        let batched_signatures = setup
+            .cpu
+            .as_ref()
+            .is_some_and(|(shape, _)| shape.layout == tranche_config::node_shape::Layout::Parallel);
         let (costs, busy) = match setup.cpu {
             Some((shape, costs)) => (Some(costs.clone()), Some(Busy::new(&shape, costs))),
             None => (None, None),
@@ -179,6 +186,7 @@ impl Node {
             costs,
             owed: Owed::default(),
             busy,
+            batched_signatures,
         }
     }
 
@@ -396,7 +404,12 @@ impl Node {
         cx: &mut Cx<'_>,
         defer: bool,
     ) -> Handled {
-        let mut checking = Checking::new(cx.verdicts, self.costs.as_ref(), defer);
+        let mut checking = Checking::new(
+            cx.verdicts,
+            self.costs.as_ref(),
+            defer,
+            self.batched_signatures,
+        );
         let mut settled = std::mem::take(&mut self.settled);
         match self
             .dist

@@ -306,6 +306,9 @@ pub(crate) struct Checking<'a> {
     pub costs: Option<&'a CostTable>,
     /// Defer every check instead of answering it.
     pub defer: bool,
+    /// Approval signatures are verified in batches (the parallel layout's
+    /// workers, `--signatures batched`): charged `approval_batched`.
+    pub batched: bool,
     pub deferred: Vec<Action>,
     /// Checks answered, and their CPU cost (0 without the CPU model).
     pub checked: u64,
@@ -313,11 +316,17 @@ pub(crate) struct Checking<'a> {
 }
 
 impl<'a> Checking<'a> {
-    pub fn new(verdicts: &'a Verdicts, costs: Option<&'a CostTable>, defer: bool) -> Self {
+    pub fn new(
+        verdicts: &'a Verdicts,
+        costs: Option<&'a CostTable>,
+        defer: bool,
+        batched: bool,
+    ) -> Self {
         Checking {
             verdicts,
             costs,
             defer,
+            batched,
             deferred: Vec::new(),
             checked: 0,
             cost: 0,
@@ -350,7 +359,8 @@ impl Verifier for Checking<'_> {
         }
         self.checked += 1;
         if let Some(costs) = self.costs {
-            self.cost += costs.approval_covering(check.vote.candidate_indices.count_ones());
+            let candidates = check.vote.candidate_indices.count_ones();
+            self.cost += costs.approval_covering(candidates, self.batched);
         }
         Ok(Some(self.verdicts.approval(&check)))
     }

@@ -13,8 +13,8 @@ use tranche_config::generation::GenerationParams;
 use tranche_config::session::SessionParams;
 use tranche_config::Coalescing;
 use tranche_distribution::{
-    Action, AnswerWith, ApprovalCheck, AssignmentCheck, PeerId, SessionGridTopology, Settled,
-    State, View,
+    Action, AnswerWith, ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, PeerId,
+    SessionGridTopology, Settled, State, Verifier, View,
 };
 use tranche_primitives::cert::AssignmentCertKind;
 use tranche_primitives::criteria::compute_assignments;
@@ -287,6 +287,66 @@ impl Fixture {
             },
         ]))
     }
+}
+
+/// A verifier that keeps every approval check for one batch and answers
+/// certificates as valid (their checks are not what is timed).
+struct DeferApprovals(Vec<ApprovalCheck>);
+
+impl Verifier for DeferApprovals {
+    type Error = std::convert::Infallible;
+
+    fn assignment(&mut self, _: AssignmentCheck) -> Result<Option<AssignmentVerdict>, Self::Error> {
+        Ok(Some(Ok(0)))
+    }
+
+    fn approval(&mut self, check: ApprovalCheck) -> Result<Option<ApprovalVerdict>, Self::Error> {
+        self.0.push(check);
+        Ok(None)
+    }
+}
+
+/// Handle approval notifications the way a parallel worker does with
+/// `--signatures batched`: each decoded and handled, their signature
+/// checks deferred and verified together (`ApprovalCheck::check_batch`,
+/// at most `batch` at a time), the verdicts handed back. Returns the
+/// checks run.
+pub fn handle_batched(
+    s: &mut State,
+    now: Tick,
+    messages: &[(PeerId, &[u8])],
+    batch: usize,
+    out: &mut Vec<Action>,
+) -> usize {
+    let mut settled = Settled::default();
+    let mut checked = 0;
+    for chunk in messages.chunks(batch.max(1)) {
+        let mut deferred = DeferApprovals(Vec::new());
+        for (peer, bytes) in chunk {
+            s.handle_peer_message(now, *peer, decode(bytes), out);
+            match s.settle(now, out, &mut deferred, &mut settled) {
+                Ok(()) => {}
+                Err(never) => match never {},
+            }
+        }
+        let verdicts = ApprovalCheck::check_batch(&deferred.0);
+        checked += verdicts.len();
+        for (check, verdict) in deferred.0.iter().zip(verdicts) {
+            assert!(verdict.is_ok(), "a real signature checks: {verdict:?}");
+            s.approval_checked(now, check.token, verdict, out);
+            match s.settle(
+                now,
+                out,
+                &mut AnswerWith::new(|_: &AssignmentCheck| Ok(0), |_: &ApprovalCheck| Ok(())),
+                &mut settled,
+            ) {
+                Ok(()) => {}
+                Err(never) => match never {},
+            }
+        }
+        settled.clear();
+    }
+    checked
 }
 
 /// Handle one notification the way a validator does: decode it, hand it

@@ -79,6 +79,47 @@ pub fn approval(fx: &Fixture, effort: &Effort, candidates: usize) -> f64 {
     })
 }
 
+/// A first-seen approval of one candidate whose signature is verified in
+/// a batch with the others a parallel worker drained (`--signatures
+/// batched`, at most the node's 256 at once), ns.
+pub fn approval_batched(fx: &Fixture, effort: &Effort) -> f64 {
+    let n = effort.items(200, 3).min(fx.sizes.validators as usize - 1);
+    let claimed = CandidateBitfield::from_index(0);
+    let senders: Vec<u32> = (1..=n as u32).collect();
+    let assignments: Vec<Vec<u8>> = senders
+        .iter()
+        .map(|&v| fx.unchecked_assignment(v, claimed.clone()))
+        .collect();
+    let votes: Vec<Vec<u8>> = senders
+        .iter()
+        .map(|&v| {
+            super::fixture::encode(ApprovalDistributionMessage::Approvals(vec![
+                fx.approval(v, 1)
+            ]))
+        })
+        .collect();
+    let now = fx.now();
+    let mut out = Vec::new();
+    median_ns(effort, || {
+        let mut s = fx.distribution(&fx.v2);
+        for (v, a) in senders.iter().zip(&assignments) {
+            handle(&mut s, now, PeerId(*v), a, false, &mut out);
+        }
+        let messages: Vec<(PeerId, &[u8])> = senders
+            .iter()
+            .zip(&votes)
+            .map(|(v, b)| (PeerId(*v), b.as_slice()))
+            .collect();
+        let (spent, checks) =
+            timed(|| super::fixture::handle_batched(&mut s, now, &messages, 256, &mut out));
+        assert_eq!(checks, votes.len(), "every approval is new and checked");
+        Round {
+            spent,
+            items: votes.len() as u64,
+        }
+    })
+}
+
 /// `approval` and `approval_per_candidate`, ns: from approvals covering
 /// one and [`COALESCED`] candidates, so that one covering one costs what
 /// was measured (`CostTable::approval_covering(1)`). The difference is

@@ -179,6 +179,9 @@ pub fn measure_table(effort: &Effort, quiet: bool) -> Result<CostTable> {
     let (approval, each) = gossip::approvals(&fx, effort);
     set(&mut table, CostKind::Approval, approval);
     set(&mut table, CostKind::ApprovalPerCandidate, each);
+    // Batched, a vote of one candidate costs what was measured.
+    let batched = gossip::approval_batched(&fx, effort) - each;
+    set(&mut table, CostKind::ApprovalBatched, batched.max(1.0));
     set(
         &mut table,
         CostKind::Duplicate,

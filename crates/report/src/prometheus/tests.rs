@@ -3,10 +3,10 @@
 //! paths and methods.
 
 use super::*;
-use tranche_metrics::NodeMetrics;
 use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
+use tranche_metrics::NodeMetrics;
 
 #[test]
 fn idle_and_slow_clients_do_not_delay_another_scraper() {
