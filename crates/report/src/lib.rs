@@ -16,6 +16,7 @@ pub mod prometheus;
 mod prometheus_upstream;
 pub mod repeat;
 mod table;
+pub mod timing;
 
 pub use meta::Meta;
 pub use table::{columns, render};

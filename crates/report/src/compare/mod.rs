@@ -167,6 +167,9 @@ pub enum Verdict {
     Within,
     /// Shown, not judged.
     Info,
+    /// Shown, not judged: the figure varies with thread timing even under
+    /// the virtual clock (`crate::timing`).
+    Varies,
 }
 
 impl Verdict {
@@ -177,6 +180,7 @@ impl Verdict {
             Verdict::Improved => "faster",
             Verdict::Within => "ok",
             Verdict::Info => "-",
+            Verdict::Varies => "varies",
         }
     }
 }
@@ -293,7 +297,10 @@ verdicts: same = identical; FAIL = a deterministic figure differs, a run is
   range); ok = CPU within them; faster = CPU faster beyond them (passes);
   - = shown, not judged (wall time, memory, test-environment, the crypto
   floors, ratios without --repeat in both files, CPU under --cpu-floor per
-  block, --ignore-cpu, figures that vary under the real clock).
+  block, --ignore-cpu, figures that vary under the real clock); varies =
+  a count that depends on how the node's threads interleave, even under
+  the virtual clock (database commits, certificates checked ahead, ...;
+  docs/observability.md), shown, not judged.
 CPU per block = the run's total ÷ its blocks; [min..max] = the --repeat range.
 ";
 
@@ -378,6 +385,21 @@ pub(crate) fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
         put(&format!("reputation changes ({kind})"), n.to_string());
     }
     v
+}
+
+/// The run's timing-dependent figures (`crate::timing::TIMING_DEPENDENT`,
+/// but the per-sample ones), by their JSON path; the `schedule` ones only
+/// where the run has them.
+fn timing_figures(r: &RunReport) -> Vec<(String, String)> {
+    let v = serde_json::to_value(r).unwrap_or_default();
+    crate::timing::TIMING_DEPENDENT
+        .iter()
+        .filter_map(|path| {
+            let (head, field) = path.split_once('.')?;
+            let value = v.get(head)?.get(field)?;
+            (head != "samples" && !value.is_null()).then(|| ((*path).to_owned(), value.to_string()))
+        })
+        .collect()
 }
 
 fn signed_diff(a: &str, b: &str) -> String {
@@ -577,6 +599,25 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
                 verdict,
             });
         }
+        let cur_timing = timing_figures(c);
+        for (name, bv) in timing_figures(b) {
+            let cv = cur_timing
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map_or_else(|| "absent".to_owned(), |(_, v)| v.clone());
+            rows.push(Row {
+                run: run.clone(),
+                figure: name,
+                difference: if cv == bv {
+                    String::new()
+                } else {
+                    signed_diff(&bv, &cv)
+                },
+                baseline: bv,
+                current: cv,
+                verdict: Verdict::Varies,
+            });
+        }
         // Figures only the current run has (a newer tool) are not judged.
         let cur_cpu = cpu_figures(c);
         for bf in cpu_figures(b) {
@@ -633,5 +674,4 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
 }
 
 #[cfg(test)]
-#[path = "compare_tests.rs"]
 mod tests;
