@@ -545,6 +545,35 @@ fn judge_cpu(base: &CpuFigure, cur: &CpuFigure, policy: &CpuPolicy) -> (String, 
     (diff, verdict)
 }
 
+/// The row of a figure of the baseline, `baseline` its value, against the
+/// current run's `figures` (`absent` where it has none); `verdict` is told
+/// whether the two are the same.
+fn valued_row(
+    run: &str,
+    figure: String,
+    baseline: String,
+    figures: &[(String, String)],
+    verdict: impl Fn(bool) -> Verdict,
+) -> Row {
+    let current = figures
+        .iter()
+        .find(|(n, _)| *n == figure)
+        .map_or_else(|| "absent".to_owned(), |(_, v)| v.clone());
+    let same = current == baseline;
+    Row {
+        run: run.to_owned(),
+        figure,
+        difference: if same {
+            String::new()
+        } else {
+            signed_diff(&baseline, &current)
+        },
+        verdict: verdict(same),
+        baseline,
+        current,
+    }
+}
+
 /// Compare every baseline run with its current twin.
 pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) -> Comparison {
     let mut rows = Vec::new();
@@ -574,49 +603,19 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
         }
         let cur_figures = exact_figures(c);
         for (name, bv) in exact_figures(b) {
-            let cv = cur_figures
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map_or_else(|| "absent".to_owned(), |(_, v)| v.clone());
-            let same = cv == bv;
             let setup = CONFIG_FIGURES.contains(&name.as_str());
-            let verdict = match (same, exact || setup) {
-                (true, _) => Verdict::Same,
-                (false, true) => Verdict::Regression,
-                // Under the real clock these figures vary run to run.
-                (false, false) => Verdict::Info,
-            };
-            rows.push(Row {
-                run: run.clone(),
-                figure: name,
-                difference: if same {
-                    String::new()
-                } else {
-                    signed_diff(&bv, &cv)
-                },
-                baseline: bv,
-                current: cv,
-                verdict,
-            });
+            rows.push(valued_row(&run, name, bv, &cur_figures, |same| {
+                match (same, exact || setup) {
+                    (true, _) => Verdict::Same,
+                    (false, true) => Verdict::Regression,
+                    // Under the real clock these figures vary run to run.
+                    (false, false) => Verdict::Info,
+                }
+            }));
         }
         let cur_timing = timing_figures(c);
         for (name, bv) in timing_figures(b) {
-            let cv = cur_timing
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map_or_else(|| "absent".to_owned(), |(_, v)| v.clone());
-            rows.push(Row {
-                run: run.clone(),
-                figure: name,
-                difference: if cv == bv {
-                    String::new()
-                } else {
-                    signed_diff(&bv, &cv)
-                },
-                baseline: bv,
-                current: cv,
-                verdict: Verdict::Varies,
-            });
+            rows.push(valued_row(&run, name, bv, &cur_timing, |_| Verdict::Varies));
         }
         // Figures only the current run has (a newer tool) are not judged.
         let cur_cpu = cpu_figures(c);
