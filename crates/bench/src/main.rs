@@ -5,6 +5,8 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tranche_conformance::vectors as conformance;
+use tranche_report::errln;
+use tranche_report::stream::out;
 
 /// The version `--version` prints: the package's and the commit's.
 fn version() -> &'static str {
@@ -141,24 +143,27 @@ fn parse_tolerance(s: &str) -> Result<f64, String> {
     }
 }
 
-fn run(cli: Cli) -> Result<ExitCode> {
+/// Run the command; its exit status (`stream::exit_status` may change it).
+fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Examples { write } => {
             match write {
-                None => print!("{}", tranche_bench::examples::listing()),
+                None => out(&tranche_bench::examples::listing())?,
                 Some(dir) => {
                     for p in tranche_bench::examples::write_all(&dir)? {
-                        println!("wrote {}", p.display());
+                        out(&format!("wrote {}\n", p.display()))?;
                     }
                 }
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
-            clap_complete::generate(shell, &mut cmd, "tranche", &mut std::io::stdout());
-            Ok(ExitCode::SUCCESS)
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "tranche", &mut script);
+            out(&String::from_utf8_lossy(&script))?;
+            Ok(0)
         }
         Command::Compare {
             baseline,
@@ -173,13 +178,13 @@ fn run(cli: Cli) -> Result<ExitCode> {
             let (base, cur) = match (load(&baseline), load(&current)) {
                 (Ok(b), Ok(c)) => (b, c),
                 (Err(e), _) | (_, Err(e)) => {
-                    eprintln!("error: {e}");
-                    return Ok(ExitCode::from(2));
+                    errln!("error: {e}");
+                    return Ok(2);
                 }
             };
             if let Some(why) = tranche_report::compare::not_comparable(&base, &cur) {
-                eprintln!("not comparable: {why}");
-                return Ok(ExitCode::from(tranche_report::compare::EXIT_NOT_COMPARABLE));
+                errln!("not comparable: {why}");
+                return Ok(tranche_report::compare::EXIT_NOT_COMPARABLE);
             }
             let policy = tranche_report::compare::CpuPolicy {
                 tolerance: cpu_tolerance,
@@ -187,36 +192,32 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 ignore: ignore_cpu,
             };
             let c = tranche_report::compare::compare(&base, &cur, &policy);
-            print!("{}", c.render(verbose));
-            Ok(if c.passed() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            out(&c.render(verbose))?;
+            Ok(if c.passed() { 0 } else { 1 })
         }
         Command::Run(args) => {
             tranche_bench::run_cli::execute(args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Network(args) => {
             tranche_bench::network_cli::execute(&args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Calibrate(args) => {
             tranche_bench::calibrate::execute(&args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Sweep {
             of: SweepOf::Run(args),
         } => {
             tranche_bench::sweep::execute(&args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Sweep {
             of: SweepOf::Network(args),
         } => {
             tranche_bench::sweep_network::execute(&args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Scenario {
             path,
@@ -228,9 +229,7 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 expected,
                 output,
             };
-            Ok(ExitCode::from(
-                tranche_conformance::scenario::command::execute(&args),
-            ))
+            Ok(tranche_conformance::scenario::command::execute(&args))
         }
         Command::Conformance {
             input,
@@ -246,19 +245,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if check {
                 let report = conformance::check::compare(&file, &ours)?;
                 for f in &report.failures {
-                    println!("FAIL {f}");
+                    out(&format!("FAIL {f}\n"))?;
                 }
-                println!("{}", report.summary());
+                out(&format!("{}\n", report.summary()))?;
                 if !report.failures.is_empty() {
-                    return Ok(ExitCode::FAILURE);
+                    return Ok(1);
                 }
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
     }
 }
 
 fn main() -> ExitCode {
+    tranche_report::stream::install_panic_net();
     let cli = Cli::parse();
     let level = match cli.verbose {
         0 => log::LevelFilter::Warn,
@@ -272,11 +272,15 @@ fn main() -> ExitCode {
         .format_target(false)
         .format_timestamp(None)
         .init();
-    match run(cli) {
-        Ok(code) => code,
+    let status = match run(cli) {
+        Ok(status) => status,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            // A failed stream says so itself (`stream::exit_status`).
+            if tranche_report::stream::failure().is_none() {
+                errln!("error: {e:#}");
+            }
+            1
         }
-    }
+    };
+    ExitCode::from(tranche_report::stream::exit_status(status))
 }

@@ -257,7 +257,7 @@ fn progress_of(
             // Block b's slot starts (b - 1) × 6 s after the first.
             let b = ((ms / 6000) as u32 + 1).min(blocks);
             if last_block.fetch_max(b, std::sync::atomic::Ordering::Relaxed) < b {
-                eprintln!(
+                tranche_report::errln!(
                     "simulation: block {b}'s slot reached ({} s of virtual time)",
                     ms / 1000
                 );
@@ -320,7 +320,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
             report.blocks.len()
         ));
     }
-    print!("{}", report.table());
+    tranche_report::stream::out(&report.table()).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("the report serialises");
         tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;

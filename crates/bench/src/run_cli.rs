@@ -245,7 +245,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
         Some(path) => match crate::examples::embedded(path) {
             Some(e) => {
                 if !args.quiet {
-                    eprintln!(
+                    tranche_report::errln!(
                         "note: {} is not a file here; running the embedded example of that name (`tranche examples`)",
                         path.display()
                     );
@@ -262,12 +262,12 @@ pub fn execute(args: RunArgs) -> Result<()> {
     // Cost before work: refuse what cannot fit, announce what takes long.
     let costs = config::cost::check_fits(&config, config::cost::mem_available())?;
     for line in notes(&config, &costs, args.quiet) {
-        eprintln!("{line}");
+        tranche_report::errln!("{line}");
     }
     let exporter = match &args.prometheus {
         Some(addr) => {
             let ex = Exporter::start(addr)?;
-            eprintln!("prometheus: serving http://{}/metrics", ex.addr());
+            tranche_report::errln!("prometheus: serving http://{}/metrics", ex.addr());
             Some(ex)
         }
         None => None,
@@ -277,7 +277,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
         None => None,
     };
     let meta = invocation_meta(&args, &config);
-    print!("{}", meta.header());
+    tranche_report::stream::out(&meta.header())?;
     let mut runs = Vec::new();
     for step in &config.steps {
         let cache_dir = args
@@ -322,7 +322,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .cloned()
             .collect();
         // The table carries the `--repeat` spread (`report::repeat`).
-        println!("{}", render(&step_runs));
+        tranche_report::stream::out(&format!("{}\n", render(&step_runs)))?;
         // Each step's results are written as soon as it ends: a later
         // failing step cannot lose them.
         write_results(&args, &runs, &meta)?;
@@ -330,14 +330,14 @@ pub fn execute(args: RunArgs) -> Result<()> {
     if let (Some(p), Some(path)) = (profiler, &args.profile) {
         p.finish(path)?;
         if !args.quiet {
-            eprintln!("profile: wrote {}", path.display());
+            tranche_report::errln!("profile: wrote {}", path.display());
         }
     }
     if let Some(path) = args.html.as_ref().filter(|_| !args.quiet) {
-        eprintln!("html: wrote {}", path.display());
+        tranche_report::errln!("html: wrote {}", path.display());
     }
     if exporter.is_some() && args.prometheus_hold > 0 {
-        eprintln!(
+        tranche_report::errln!(
             "prometheus: serving the final figures for {} s more",
             args.prometheus_hold
         );

@@ -273,7 +273,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
             wall_s: r.wall_time_s,
             peak_memory_mib: r.peak_memory_bytes as f64 / 1048576.0,
         };
-        eprintln!(
+        tranche_report::errln!(
             "sweep: {}/{} ({} validators, {} cores, {}, {}) in {:.1} s",
             i + 1,
             points.len(),
@@ -286,7 +286,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
         rows.push(row);
     }
     let text = table(&rows);
-    print!("{text}");
+    tranche_report::stream::out(&text)?;
     if let Some(path) = &args.json {
         let json = serde_json::to_string_pretty(&rows).expect("rows serialise") + "\n";
         tranche_report::outputs::write_atomic(path, json.as_bytes())?;

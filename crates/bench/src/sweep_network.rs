@@ -195,7 +195,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
                 .expect("a single process reports");
         let row = SweepRow::of(spec, &report);
         // Progress on stderr; the table goes to stdout at the end.
-        eprintln!(
+        tranche_report::errln!(
             "sweep: {}/{} ({} validators, {} cores, no-show {}, slow {}) in {:.1} s",
             i + 1,
             specs.len(),
@@ -207,7 +207,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         );
         rows.push(row);
     }
-    print!("{}", table(&rows));
+    tranche_report::stream::out(&table(&rows)).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&rows).expect("rows serialise");
         tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;

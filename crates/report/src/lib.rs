@@ -3,7 +3,8 @@
 //! an HTML page (`html`), served live to Prometheus (`prometheus`) and
 //! judged against a baseline (`compare`). Shared by every command: where
 //! files are written and how (`outputs`), progress on stderr
-//! (`progress`).
+//! (`progress`), writes to stdout and stderr that never panic (`stream`),
+//! the figures that vary with thread timing (`timing`).
 
 pub mod compare;
 pub mod html;
@@ -15,6 +16,7 @@ pub mod progress;
 pub mod prometheus;
 mod prometheus_upstream;
 pub mod repeat;
+pub mod stream;
 mod table;
 pub mod timing;
 

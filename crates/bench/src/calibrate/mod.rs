@@ -94,7 +94,7 @@ pub fn measure_table(plan: &Plan, quiet: bool) -> Result<CostTable> {
     let started = std::time::Instant::now();
     let sizes = sizes(plan.quick);
     if !quiet {
-        eprintln!(
+        tranche_report::errln!(
             "calibrate: measuring {} costs ({} validators, {} cores, {} batches each{})",
             Cost::ALL.len(),
             sizes.validators,
@@ -109,7 +109,7 @@ pub fn measure_table(plan: &Plan, quiet: bool) -> Result<CostTable> {
         let ns = (ns.round() as u64).max(1);
         *table = table.clone().with(cost, ns);
         if !quiet {
-            eprintln!(
+            tranche_report::errln!(
                 "calibrate: {} = {:.3} µs (default {:.3})",
                 cost.key(),
                 ns as f64 / 1_000.0,
@@ -149,7 +149,7 @@ pub fn measure_table(plan: &Plan, quiet: bool) -> Result<CostTable> {
     set(&mut table, Cost::RoundTrip, hop.max(own::round_trip(plan)));
     if !quiet {
         let s = started.elapsed().as_secs_f64();
-        eprintln!("calibrate: done in {s:.1} s");
+        tranche_report::errln!("calibrate: done in {s:.1} s");
     }
     Ok(table)
 }
@@ -164,7 +164,7 @@ pub fn execute(args: &CalibrateArgs) -> Result<()> {
     let text = table.to_yaml();
     match &args.out {
         Some(path) => tranche_report::outputs::write_atomic(path, text.as_bytes())?,
-        None => print!("{text}"),
+        None => tranche_report::stream::out(&text)?,
     }
     Ok(())
 }

@@ -132,10 +132,10 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
             ..
         } => {
             if let Some(why) = rejected {
-                eprintln!("warning: {why}; regenerated it");
+                tranche_report::errln!("warning: {why}; regenerated it");
             }
             if let Some(why) = not_stored {
-                eprintln!("warning: {why}; going on with the messages in memory");
+                tranche_report::errln!("warning: {why}; going on with the messages in memory");
             }
             GenerationReport {
                 cache_file: path.display().to_string(),

@@ -21,4 +21,5 @@ mod restart;
 mod run;
 mod scenario_command;
 mod stalls;
+mod streams;
 mod sweep_run;
