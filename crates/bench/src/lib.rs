@@ -9,6 +9,7 @@
 //! `tranche-conformance`.
 
 pub mod calibrate;
+pub mod compare_cli;
 pub mod examples;
 pub mod floor;
 pub mod network_cli;

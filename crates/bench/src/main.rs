@@ -90,29 +90,15 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Compare two `tranche run --json` results: deterministic figures
-    /// (virtual clock) must match exactly, CPU may not slow down beyond the
-    /// tolerance (and, with --repeat in both files, the baseline's range).
-    /// Exit status 0: no regression; 1: regression; 2: a file could not be
-    /// read; 3: the files are not comparable (another seed, configuration,
-    /// clock, database or result format; the reason is printed).
-    Compare {
-        /// The reference result.
-        baseline: PathBuf,
-        /// The result to judge.
-        current: PathBuf,
-        /// Relative CPU slowdown allowed (0.25: up to 25 % more CPU passes).
-        /// Faster is never a failure.
-        #[arg(long, default_value_t = 0.25, value_parser = parse_tolerance)]
-        cpu_tolerance: f64,
-        /// CPU rows whose per-block values (CPU s per block, as the rows
-        /// show) are below this in both files are shown but not judged.
-        #[arg(long, default_value_t = tranche_report::compare::DEFAULT_CPU_FLOOR_S)]
-        cpu_floor: f64,
-        /// Show CPU rows but judge none (baseline from another machine).
-        #[arg(long)]
-        ignore_cpu: bool,
-    },
+    /// Compare two `tranche run --json` results, or two `tranche network
+    /// --json` results: deterministic figures (virtual clock; every record
+    /// of a network run) must match exactly, CPU may not slow down beyond
+    /// the tolerance (and, with --repeat in both files, the baseline's
+    /// range). Exit status 0: no regression; 1: regression; 2: a file could
+    /// not be read; 3: the files are not comparable (of different kinds,
+    /// another seed, configuration, clock, database or result format; the
+    /// reason is printed).
+    Compare(tranche_bench::compare_cli::CompareArgs),
     /// Run the voting state machine on a timed scenario in virtual time
     /// (format: testdata/scenarios/README.md); print a timeline of why each
     /// candidate was approved when it was, or write the result file. With
@@ -132,15 +118,6 @@ enum Command {
         #[arg(long)]
         output: Option<PathBuf>,
     },
-}
-
-fn parse_tolerance(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!(
-            "`{s}` is not a tolerance (a number >= 0, e.g. 0.25)"
-        )),
-    }
 }
 
 /// Run the command; its exit status (`stream::exit_status` may change it).
@@ -165,35 +142,9 @@ fn run(cli: Cli) -> Result<u8> {
             out(&String::from_utf8_lossy(&script))?;
             Ok(0)
         }
-        Command::Compare {
-            baseline,
-            current,
-            cpu_tolerance,
-            cpu_floor,
-            ignore_cpu,
-        } => {
+        Command::Compare(args) => {
             // `-v` (global) lists the identical figures too.
-            let verbose = cli.verbose > 0;
-            let load = |p: &PathBuf| tranche_report::compare::load(p);
-            let (base, cur) = match (load(&baseline), load(&current)) {
-                (Ok(b), Ok(c)) => (b, c),
-                (Err(e), _) | (_, Err(e)) => {
-                    errln!("error: {e}");
-                    return Ok(2);
-                }
-            };
-            if let Some(why) = tranche_report::compare::not_comparable(&base, &cur) {
-                errln!("not comparable: {why}");
-                return Ok(tranche_report::compare::EXIT_NOT_COMPARABLE);
-            }
-            let policy = tranche_report::compare::CpuPolicy {
-                tolerance: cpu_tolerance,
-                floor_s: cpu_floor,
-                ignore: ignore_cpu,
-            };
-            let c = tranche_report::compare::compare(&base, &cur, &policy);
-            out(&c.render(verbose))?;
-            Ok(if c.passed() { 0 } else { 1 })
+            tranche_bench::compare_cli::execute(&args, cli.verbose > 0)
         }
         Command::Run(args) => {
             tranche_bench::run_cli::execute(args)?;

@@ -291,12 +291,13 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         }
         None => tranche_simulation::CostTable::default(),
     };
+    let meta = invocation_meta(args.seed, &spec, args.verify, &costs);
     let (progress, phase) = progress_of(mode, &spec);
     let cluster = tranche_simulation::ClusterOptions {
         connect_timeout: std::time::Duration::from_secs(args.connect_timeout),
         tell_waiting: !args.quiet,
     };
-    let Some(report) = tranche_simulation::simulate_with(
+    let Some(mut report) = tranche_simulation::simulate_with(
         &spec,
         &source,
         args.seed,
@@ -320,6 +321,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
             report.blocks.len()
         ));
     }
+    report.meta = Some(meta);
     tranche_report::stream::out(&report.table()).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("the report serialises");
@@ -330,6 +332,27 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         tranche_report::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())
+}
+
+/// The `meta` of a network report: the spec's keys, who verifies and
+/// the cost table in use make its configuration.
+pub fn invocation_meta(
+    seed: u64,
+    spec: &NetworkSpec,
+    verify: Verify,
+    costs: &tranche_simulation::CostTable,
+) -> tranche_report::Meta {
+    use tranche_report::meta;
+    let mut config = meta::spec_fields(spec);
+    let verify = match verify {
+        Verify::Once => "once",
+        Verify::Every => "every",
+        Verify::Model => "model",
+    };
+    config.push(format!("verify: {verify}"));
+    let table: Vec<String> = costs.to_yaml().lines().map(str::to_owned).collect();
+    config.push(format!("costs: {}", meta::lines_hash(&table)));
+    tranche_report::Meta::of(meta::kind::NETWORK, "", seed, config)
 }
 
 #[cfg(test)]

@@ -16,11 +16,11 @@ use crate::run::{prepare, run_step, ClockKind, DbKind, Progress, RunOptions};
 use crate::run_cli::{ClockArg, FloorArg, ScheduleArg};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::escape;
 use tranche_report::html_chart::{group_lines, line_chart, line_chart_with, Line};
+pub use tranche_report::sweep_run::RunSweepRow;
 use tranche_workload::config::{self, BenchStep};
 
 /// Most runs one sweep may ask for.
@@ -73,24 +73,6 @@ pub struct RunSweepArgs {
     /// Write the table and the scaling plots as one HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
-}
-
-/// One run of a sweep, summarised.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunSweepRow {
-    pub n_validators: u32,
-    pub n_cores: u32,
-    /// `classic` or `parallel/N`.
-    pub layout: String,
-    pub schedule: String,
-    pub all_approved: bool,
-    /// The slowest block's approval, ms after its slot start.
-    pub max_approval_ms: Option<u64>,
-    pub node_cpu_per_block_s: f64,
-    pub floor_per_block_s: f64,
-    pub node_ratio: f64,
-    pub wall_s: f64,
-    pub peak_memory_mib: f64,
 }
 
 /// One grid point: the step and how to run it.
@@ -223,6 +205,24 @@ fn layout_name(a: Architecture) -> String {
     }
 }
 
+/// The `meta` of a sweep's JSON: its configuration lists the swept
+/// values (`meta::sweep_fields`) of every point's step and layout.
+fn sweep_meta(args: &RunSweepArgs, points: &[Point]) -> tranche_report::Meta {
+    let configs: Vec<Vec<String>> = points
+        .iter()
+        .map(|p| {
+            let mut lines = tranche_report::meta::config_fields(std::slice::from_ref(&p.step));
+            lines.push(format!("layout: {}", layout_name(p.architecture)));
+            lines.push(format!("schedule: {}", schedule_name(p.schedule)));
+            lines
+        })
+        .collect();
+    let mut config = tranche_report::meta::sweep_fields(&configs);
+    config.push(format!("clock: {:?}", args.clock).to_lowercase());
+    let kind = tranche_report::meta::kind::SWEEP_RUN;
+    tranche_report::Meta::of(kind, "redb", args.seed, config)
+}
+
 /// Run `tranche sweep run`; returns its rows.
 pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
     tranche_report::outputs::check_flags(
@@ -233,6 +233,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
         args.file.as_deref(),
     )?;
     let points = grid(args)?;
+    let meta = sweep_meta(args, &points);
     let mut rows = Vec::new();
     for (i, p) in points.iter().enumerate() {
         let options = RunOptions {
@@ -288,7 +289,11 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
     let text = table(&rows);
     tranche_report::stream::out(&text)?;
     if let Some(path) = &args.json {
-        let json = serde_json::to_string_pretty(&rows).expect("rows serialise") + "\n";
+        let file = tranche_report::results::SweepFile {
+            meta: meta.clone(),
+            rows: rows.clone(),
+        };
+        let json = serde_json::to_string_pretty(&file).expect("rows serialise") + "\n";
         tranche_report::outputs::write_atomic(path, json.as_bytes())?;
     }
     if let Some(path) = &args.html {

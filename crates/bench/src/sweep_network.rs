@@ -177,6 +177,19 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
     Ok((specs, source))
 }
 
+/// The `meta` of a sweep's JSON: its configuration lists the swept keys'
+/// values (`meta::sweep_fields`) over what every run shares.
+fn sweep_meta(args: &SweepArgs, specs: &[NetworkSpec]) -> tranche_report::Meta {
+    let costs = tranche_simulation::CostTable::default();
+    let points: Vec<Vec<String>> = specs
+        .iter()
+        .map(|s| crate::network_cli::invocation_meta(args.seed, s, Verify::Once, &costs).config)
+        .collect();
+    let config = tranche_report::meta::sweep_fields(&points);
+    let kind = tranche_report::meta::kind::SWEEP_NETWORK;
+    tranche_report::Meta::of(kind, "", args.seed, config)
+}
+
 /// Run `tranche sweep network`.
 pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     tranche_report::outputs::check_flags(
@@ -188,6 +201,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     )?;
     let (specs, source) = grid(args)?;
     let engine = engine_of(&run_args(args, None, None))?;
+    let meta = sweep_meta(args, &specs);
     let mut rows = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         let report: SimulationReport =
@@ -209,7 +223,11 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     }
     tranche_report::stream::out(&table(&rows)).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&rows).expect("rows serialise");
+        let file = tranche_report::results::SweepFile {
+            meta: meta.clone(),
+            rows: rows.clone(),
+        };
+        let text = serde_json::to_string_pretty(&file).expect("rows serialise");
         tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {

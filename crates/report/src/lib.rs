@@ -16,7 +16,9 @@ pub mod progress;
 pub mod prometheus;
 mod prometheus_upstream;
 pub mod repeat;
+pub mod results;
 pub mod stream;
+pub mod sweep_run;
 mod table;
 pub mod timing;
 

@@ -38,7 +38,14 @@ fn a_sweep_over_two_sizes_and_both_layouts_writes_table_json_and_plots() {
     assert_eq!(rows.iter().filter(|r| r.contains("parallel/2")).count(), 2);
 
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let v = v.as_array().unwrap();
+    assert_eq!(v["meta"]["kind"], "sweep-run", "{v}");
+    assert_eq!(v["meta"]["tool"], "tranche");
+    let config = v["meta"]["config"].as_array().unwrap();
+    assert!(
+        config.iter().any(|l| l == "step 1 n_validators: [60, 80]"),
+        "{config:?}"
+    );
+    let v = v["rows"].as_array().unwrap();
     assert_eq!(v.len(), 4);
     let sizes: Vec<u64> = v
         .iter()
