@@ -187,7 +187,10 @@ fn run(cli: Cli) -> Result<u8> {
             output,
             check,
         } => {
-            tranche_report::outputs::check(&[("--output", &output)], &[&input])?;
+            tranche_report::outputs::check(
+                &[("--output", &output, tranche_report::outputs::CONFORMANCE)],
+                &[&input],
+            )?;
             let file = conformance::load(&input)?;
             let ours = conformance::compute(&file)
                 .with_context(|| format!("computing {}", input.display()))?;

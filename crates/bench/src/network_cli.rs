@@ -270,10 +270,15 @@ fn progress_of(
 /// Run `tranche network`: the table on stdout (process 0), and the JSON
 /// and the page, written atomically with the umask's mode.
 pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
-    tranche_report::outputs::check_flags(
+    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    outputs::check_flags(
         &[
-            ("--json", args.json.as_deref()),
-            ("--html", args.html.as_deref()),
+            (
+                "--json",
+                args.json.as_deref(),
+                Writes::Result(kind::NETWORK),
+            ),
+            ("--html", args.html.as_deref(), outputs::HTML),
         ],
         args.file.as_deref(),
     )?;

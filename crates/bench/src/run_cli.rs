@@ -221,11 +221,12 @@ fn notes(config: &config::BenchConfig, costs: &[config::cost::Cost], quiet: bool
 
 /// Run every approval step of the file (or the embedded default).
 pub fn execute(args: RunArgs) -> Result<()> {
-    tranche_report::outputs::check_flags(
+    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    outputs::check_flags(
         &[
-            ("--json", args.json.as_deref()),
-            ("--html", args.html.as_deref()),
-            ("--profile", args.profile.as_deref()),
+            ("--json", args.json.as_deref(), Writes::Result(kind::RUN)),
+            ("--html", args.html.as_deref(), outputs::HTML),
+            ("--profile", args.profile.as_deref(), outputs::SVG),
         ],
         args.file.as_deref(),
     )?;

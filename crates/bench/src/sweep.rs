@@ -225,10 +225,15 @@ fn sweep_meta(args: &RunSweepArgs, points: &[Point]) -> tranche_report::Meta {
 
 /// Run `tranche sweep run`; returns its rows.
 pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
-    tranche_report::outputs::check_flags(
+    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    outputs::check_flags(
         &[
-            ("--json", args.json.as_deref()),
-            ("--html", args.html.as_deref()),
+            (
+                "--json",
+                args.json.as_deref(),
+                Writes::Result(kind::SWEEP_RUN),
+            ),
+            ("--html", args.html.as_deref(), outputs::HTML),
         ],
         args.file.as_deref(),
     )?;

@@ -192,10 +192,15 @@ fn sweep_meta(args: &SweepArgs, specs: &[NetworkSpec]) -> tranche_report::Meta {
 
 /// Run `tranche sweep network`.
 pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
-    tranche_report::outputs::check_flags(
+    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    outputs::check_flags(
         &[
-            ("--json", args.json.as_deref()),
-            ("--html", args.html.as_deref()),
+            (
+                "--json",
+                args.json.as_deref(),
+                Writes::Result(kind::SWEEP_NETWORK),
+            ),
+            ("--html", args.html.as_deref(), outputs::HTML),
         ],
         args.file.as_deref(),
     )?;

@@ -55,6 +55,22 @@ pub mod kind {
     }
 }
 
+impl Machine {
+    /// `2 CPUs, AMD EPYC, 23.5 GiB`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} CPUs, {}, {:.1} GiB",
+            self.nproc,
+            if self.cpu_model.is_empty() {
+                "unknown CPU"
+            } else {
+                &self.cpu_model
+            },
+            self.memory_bytes as f64 / (1u64 << 30) as f64
+        )
+    }
+}
+
 /// Who made a report, how, when and where.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -138,14 +154,8 @@ impl Meta {
         );
         let _ = writeln!(
             s,
-            "machine: {} CPUs, {}, {:.1} GiB; database {}; seed {}; config {}",
-            m.nproc,
-            if m.cpu_model.is_empty() {
-                "unknown CPU"
-            } else {
-                &m.cpu_model
-            },
-            m.memory_bytes as f64 / (1u64 << 30) as f64,
+            "machine: {}; database {}; seed {}; config {}",
+            m.describe(),
             self.database,
             self.seed,
             self.config_hash
