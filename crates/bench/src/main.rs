@@ -99,6 +99,13 @@ enum Command {
     /// another seed, configuration, clock, database or result format; the
     /// reason is printed).
     Compare(tranche_bench::compare_cli::CompareArgs),
+    /// Follow results over commits: folders (or a list) of `run`,
+    /// `network` and `sweep` JSON files, ordered by their `meta.date`, one
+    /// series per kind, configuration and seed; the headline figures of
+    /// each result, each step compare's rule calls a regression marked;
+    /// --html draws them. Exit status 0 whatever the steps (read the
+    /// table); 1 when nothing could be read.
+    History(tranche_bench::history_cli::HistoryArgs),
     /// Run the voting state machine on a timed scenario in virtual time
     /// (format: testdata/scenarios/README.md); print a timeline of why each
     /// candidate was approved when it was, or write the result file. With
@@ -145,6 +152,10 @@ fn run(cli: Cli) -> Result<u8> {
         Command::Compare(args) => {
             // `-v` (global) lists the identical figures too.
             tranche_bench::compare_cli::execute(&args, cli.verbose > 0)
+        }
+        Command::History(args) => {
+            tranche_bench::history_cli::execute(&args)?;
+            Ok(0)
         }
         Command::Run(args) => {
             tranche_bench::run_cli::execute(args)?;

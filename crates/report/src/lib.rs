@@ -7,6 +7,7 @@
 //! the figures that vary with thread timing (`timing`).
 
 pub mod compare;
+pub mod history;
 pub mod html;
 pub mod html_chart;
 pub mod meta;

@@ -5,6 +5,7 @@
 mod calibrate;
 mod cli;
 mod common;
+mod history;
 mod hostile;
 mod html_browser;
 mod meta_compare;
