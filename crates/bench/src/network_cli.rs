@@ -129,7 +129,19 @@ pub fn check_fits(spec: &NetworkSpec, source: &str, processes: usize) -> Result<
 /// overrides applied and checked again.
 pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     let (mut spec, source) = match &args.file {
-        Some(p) => (config::load(p)?, p.display().to_string()),
+        Some(p) => match crate::examples::embedded_network(p) {
+            Some(e) => {
+                if !args.quiet {
+                    tranche_report::errln!("{}", crate::examples::note(p));
+                }
+                let source = format!("{} (embedded)", e.name);
+                (config::parse(e.text, &source)?, source)
+            }
+            None => match crate::examples::other_command(p, true) {
+                Some(hint) => return Err(CliError::Output(anyhow::anyhow!(hint))),
+                None => (config::load(p)?, p.display().to_string()),
+            },
+        },
         None => (
             config::embedded_default(),
             tranche_workload::config::DEFAULT_SOURCE.to_owned(),

@@ -246,14 +246,14 @@ pub fn execute(args: RunArgs) -> Result<()> {
         Some(path) => match crate::examples::embedded(path) {
             Some(e) => {
                 if !args.quiet {
-                    tranche_report::errln!(
-                        "note: {} is not a file here; running the embedded example of that name (`tranche examples`)",
-                        path.display()
-                    );
+                    tranche_report::errln!("{}", crate::examples::note(path));
                 }
                 config::parse(e.text, &format!("{} (embedded)", e.name))?
             }
-            None => config::load(path)?,
+            None => match crate::examples::other_command(path, false) {
+                Some(hint) => bail!(hint),
+                None => config::load(path)?,
+            },
         },
         None => config::embedded_default()?,
     };

@@ -80,8 +80,11 @@ enum GridFile {
 fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
     let mut grid = Grid::default();
     if let Some(path) = &args.file {
-        let text = tranche_primitives::limits::read_text(path, 1 << 20)
-            .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?;
+        let text = match crate::examples::embedded_network(path) {
+            Some(e) => e.text.to_owned(),
+            None => tranche_primitives::limits::read_text(path, 1 << 20)
+                .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?,
+        };
         if text.contains("!ApprovalSweep") {
             let GridFile::ApprovalSweep(g) = yaml_serde::from_str(&text).map_err(|e| {
                 CliError::Sweep(format!(
