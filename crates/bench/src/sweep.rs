@@ -9,8 +9,9 @@
 //! the whole-network simulation (`tranche-simulation`).
 //!
 //! Each grid point is the base step's YAML with `n_validators` and
-//! `n_cores` replaced, parsed and checked like any file, so a point the
-//! configuration rules refuse is an error naming the point.
+//! `n_cores` replaced, parsed and checked like any file; a point the
+//! configuration rules refuse is skipped with a line naming the point and
+//! the bound (`at most 10 cores`), and the others run.
 
 use crate::run::{prepare, run_step, ClockKind, DbKind, Progress, RunOptions};
 use crate::run_cli::{ClockArg, FloorArg, ScheduleArg};
@@ -139,8 +140,9 @@ pub fn check_runs(runs: usize, max: usize) -> Result<(), String> {
     }
 }
 
-/// Every grid point, in row order (validators outermost).
-fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
+/// Every grid point that can run, in row order (validators outermost),
+/// and a line for each cell that cannot ([`possible`]).
+fn grid(args: &RunSweepArgs) -> Result<(Vec<Point>, Vec<String>)> {
     let (text, source) = match &args.file {
         Some(p) => (
             tranche_primitives::limits::read_text(
@@ -180,22 +182,53 @@ fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
     layouts.dedup();
     let runs = ns.len() * cs.len() * layouts.len() * args.schedule.len();
     check_runs(runs, MAX_SWEEP_RUNS).map_err(|e| anyhow::anyhow!(e))?;
-    let mut points = Vec::new();
+    let mut cells = Vec::new();
     for &n in &ns {
         for &c in &cs {
-            let step = step_with(&text, &source, n, c)?;
-            for &architecture in &layouts {
-                for &s in &args.schedule {
-                    points.push(Point {
-                        step: step.clone(),
-                        architecture,
-                        schedule: schedule_of(s),
-                    });
-                }
+            cells.push(step_with(&text, &source, n, c).map_err(|e| format!("{e:#}")));
+        }
+    }
+    let (steps, skipped) = possible(cells).map_err(|e| anyhow::anyhow!(e))?;
+    let mut points = Vec::new();
+    for step in steps {
+        for &architecture in &layouts {
+            for &s in &args.schedule {
+                points.push(Point {
+                    step: step.clone(),
+                    architecture,
+                    schedule: schedule_of(s),
+                });
             }
         }
     }
-    Ok(points)
+    Ok((points, skipped))
+}
+
+/// The cells of a grid that can run, and why each other cannot (one line
+/// each, naming the cell and the bound); an error when none can.
+pub fn possible<T>(cells: Vec<Result<T, String>>) -> Result<(Vec<T>, Vec<String>), String> {
+    let total = cells.len();
+    let (mut ok, mut skipped) = (Vec::new(), Vec::new());
+    for cell in cells {
+        match cell {
+            Ok(c) => ok.push(c),
+            Err(why) => skipped.push(why),
+        }
+    }
+    match (ok.is_empty(), skipped.first()) {
+        (true, Some(first)) if total == 1 => Err(first.clone()),
+        (true, Some(first)) => Err(format!(
+            "none of the {total} cells of the sweep can run; the first: {first}"
+        )),
+        _ => Ok((ok, skipped)),
+    }
+}
+
+/// Tell on stderr which cells of a grid a sweep skips, a line each.
+pub fn tell_skipped(skipped: &[String]) {
+    for why in skipped {
+        tranche_report::errln!("sweep: skipped {why}");
+    }
 }
 
 fn layout_name(a: Architecture) -> String {
@@ -237,7 +270,8 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
         ],
         args.file.as_deref(),
     )?;
-    let points = grid(args)?;
+    let (points, skipped) = grid(args)?;
+    tell_skipped(&skipped);
     let meta = sweep_meta(args, &points);
     let mut rows = Vec::new();
     for (i, p) in points.iter().enumerate() {
@@ -495,7 +529,7 @@ mod tests {
             args: RunSweepArgs,
         }
         let cli = Cli::try_parse_from(["t", "--architecture", "both"]).unwrap();
-        let points = grid(&cli.args).unwrap();
+        let (points, _) = grid(&cli.args).unwrap();
         let layouts: Vec<_> = points.iter().map(|p| p.architecture).collect();
         assert_eq!(
             layouts,

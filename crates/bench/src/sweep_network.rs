@@ -139,8 +139,10 @@ fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> Net
     }
 }
 
-/// The specs of a sweep, in row order (validators outermost), each checked.
-pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
+/// The specs of a sweep that can run, in row order (validators
+/// outermost), each checked; its source; and a line for each cell that
+/// cannot run (`sweep::possible`).
+pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String, Vec<String>), CliError> {
     let grid = read_grid(args)?;
     let (base, source) =
         crate::network_cli::spec_of(&run_args(args, grid.base.clone(), grid.num_blocks))?;
@@ -155,7 +157,7 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
     );
     let runs = ns.len() * cs.len() * nss.len() * sls.len();
     check_runs(runs, MAX_SWEEP_RUNS).map_err(CliError::Sweep)?;
-    let mut specs = Vec::new();
+    let mut cells = Vec::new();
     for &n in &ns {
         for &c in &cs {
             for &no_show in &nss {
@@ -170,14 +172,17 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
                     let name = format!(
                         "{source} [validators {n}, cores {c}, no-show {no_show}, slow {slow}]"
                     );
-                    spec.validate(&name)?;
-                    crate::network_cli::check_fits(&spec, &name, 1)?;
-                    specs.push(spec);
+                    let checked = spec
+                        .validate(&name)
+                        .map_err(CliError::from)
+                        .and_then(|()| crate::network_cli::check_fits(&spec, &name, 1));
+                    cells.push(checked.map(|()| spec).map_err(|e| e.to_string()));
                 }
             }
         }
     }
-    Ok((specs, source))
+    let (specs, skipped) = crate::sweep::possible(cells).map_err(CliError::Sweep)?;
+    Ok((specs, source, skipped))
 }
 
 /// The `meta` of a sweep's JSON: its configuration lists the swept keys'
@@ -207,7 +212,8 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         ],
         args.file.as_deref(),
     )?;
-    let (specs, source) = grid(args)?;
+    let (specs, source, skipped) = grid(args)?;
+    crate::sweep::tell_skipped(&skipped);
     let engine = engine_of(&run_args(args, None, None))?;
     let meta = sweep_meta(args, &specs);
     let mut rows = Vec::new();

@@ -101,3 +101,39 @@ fn a_sweep_with_nothing_to_measure_is_refused_in_one_line() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("validators 20"), "{err}");
 }
+
+/// The README's own sweep: the cells that cannot be (50 validators form
+/// 10 backing groups: 20 cores cannot be) are skipped, one line each
+/// with the bound, and the others run (issue 31).
+#[test]
+fn an_impossible_cell_is_skipped_with_its_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let guard = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ci/guard.yaml");
+    let out = Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args([
+            "sweep",
+            "run",
+            guard,
+            "--validators",
+            "40,60",
+            "--cores",
+            "12",
+        ])
+        .args(["--architecture", "classic", "--cache-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let skipped: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("sweep: skipped"))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{err}");
+    assert!(
+        skipped[0].contains("[validators 40, cores 12]") && skipped[0].contains("at most 8 cores"),
+        "{err}"
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(table.lines().skip(1).count(), 1, "{table}");
+}
