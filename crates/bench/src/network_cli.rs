@@ -139,7 +139,12 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
             }
             None => match crate::examples::other_command(p, true) {
                 Some(hint) => return Err(CliError::Output(anyhow::anyhow!(hint))),
-                None => (config::load(p)?, p.display().to_string()),
+                None => {
+                    let reads = "an `!ApprovalNetwork` YAML file";
+                    let spec = config::load(p)
+                        .map_err(|e| CliError::Output(crate::input_kind::explain(p, e, reads)))?;
+                    (spec, p.display().to_string())
+                }
             },
         },
         None => (

@@ -78,6 +78,15 @@ pub struct RunArgs {
     /// if present, else parallel. The flag wins over the file.
     #[arg(long, value_enum)]
     pub architecture: Option<ArchArg>,
+    /// Override every step's `n_validators`.
+    #[arg(long)]
+    pub validators: Option<u32>,
+    /// Override every step's `n_cores`.
+    #[arg(long)]
+    pub cores: Option<u32>,
+    /// Override every step's `num_blocks`.
+    #[arg(long)]
+    pub blocks: Option<u32>,
     /// Distribution workers of the parallel layout.
     #[arg(long, default_value_t = DEFAULT_WORKERS as u32, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub workers: u32,
@@ -242,21 +251,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             args.workers
         );
     }
-    let config: BenchConfig = match &args.file {
-        Some(path) => match crate::examples::embedded(path) {
-            Some(e) => {
-                if !args.quiet {
-                    tranche_report::errln!("{}", crate::examples::note(path));
-                }
-                config::parse(e.text, &format!("{} (embedded)", e.name))?
-            }
-            None => match crate::examples::other_command(path, false) {
-                Some(hint) => bail!(hint),
-                None => config::load(path)?,
-            },
-        },
-        None => config::embedded_default()?,
-    };
+    let config = load_config(&args)?;
     if !args.allow_vacuous {
         config::check_not_vacuous(&config)?;
     }
@@ -365,6 +360,49 @@ pub fn execute(args: RunArgs) -> Result<()> {
         bail!("{unapproved} block(s) were never approved (see the report above)");
     }
     Ok(())
+}
+
+/// The test sequence a command line asks for: the file, an embedded
+/// example by its bare name, or the embedded default; with `--validators`,
+/// `--cores` or `--blocks`, every step resized (`resize`) and checked
+/// again.
+fn load_config(args: &RunArgs) -> Result<BenchConfig> {
+    let sizes = crate::resize::sizes(args.validators, args.cores, args.blocks);
+    let (text, source) = match &args.file {
+        Some(path) => match crate::examples::embedded(path) {
+            Some(e) => {
+                if !args.quiet {
+                    tranche_report::errln!("{}", crate::examples::note(path));
+                }
+                (e.text.to_owned(), format!("{} (embedded)", e.name))
+            }
+            None => {
+                if let Some(hint) = crate::examples::other_command(path, false) {
+                    bail!(hint);
+                }
+                let config = config::load(path)
+                    .map_err(|e| crate::input_kind::explain(path, e, "a YAML test sequence"))?;
+                if sizes.is_empty() {
+                    return Ok(config);
+                }
+                let text = tranche_primitives::limits::read_text(
+                    path,
+                    tranche_primitives::limits::MAX_INPUT_FILE_BYTES,
+                )?;
+                (text, config.source)
+            }
+        },
+        None => (
+            config::DEFAULT_YAML.to_owned(),
+            config::DEFAULT_SOURCE.to_owned(),
+        ),
+    };
+    let text = if sizes.is_empty() {
+        text
+    } else {
+        crate::resize::resized(&text, &source, &sizes)?
+    };
+    Ok(config::parse(&text, &source)?)
 }
 
 /// One layout's report: `--warmup` runs discarded, then `--repeat` runs

@@ -97,22 +97,11 @@ fn schedule_name(s: Schedule) -> &'static str {
     }
 }
 
-/// The base step's YAML with its size replaced, parsed and checked.
+/// The base step's YAML with its size replaced (`resize`), parsed and
+/// checked.
 fn step_with(text: &str, source: &str, n: u32, cores: u32) -> Result<BenchStep> {
-    let mut doc: yaml_serde::Value =
-        yaml_serde::from_str(text).with_context(|| format!("{source}: not YAML"))?;
-    let Some(first) = doc
-        .get_mut("TestConfiguration")
-        .and_then(|v| v.as_sequence_mut())
-        .and_then(|s| s.first_mut())
-        .and_then(|v| v.as_mapping_mut())
-    else {
-        bail!("{source}: no TestConfiguration step to sweep");
-    };
-    first.insert("n_validators".into(), n.into());
-    first.insert("n_cores".into(), cores.into());
+    let text = crate::resize::resized(text, source, &[("n_validators", n), ("n_cores", cores)])?;
     let name = format!("{source} [validators {n}, cores {cores}]");
-    let text = yaml_serde::to_string(&doc).context("re-encoding the swept step")?;
     let cfg = config::parse(&text, &name)?;
     config::check_not_vacuous(&cfg)?;
     Ok(cfg
@@ -157,7 +146,10 @@ fn grid(args: &RunSweepArgs) -> Result<(Vec<Point>, Vec<String>)> {
             config::DEFAULT_SOURCE.to_owned(),
         ),
     };
-    let base = config::parse(&text, &source)?;
+    let base = config::parse(&text, &source).map_err(|e| match &args.file {
+        Some(p) => crate::input_kind::explain(p, e, "a YAML test sequence"),
+        None => e.into(),
+    })?;
     let first = &base.steps[0];
     let (ns, cs) = (
         axis(&args.validators, first.n_validators),

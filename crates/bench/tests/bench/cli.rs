@@ -158,3 +158,48 @@ fn an_output_over_the_input_is_refused_before_the_run() {
     assert_eq!(std::fs::read(&input).unwrap(), before);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A file that is no YAML says so, whichever command is given it; `run`
+/// takes `--validators`, `--cores` and `--blocks` as the other commands
+/// do, checked as the file's own keys are (issue 31).
+#[test]
+fn a_page_is_not_yaml_and_run_takes_the_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(
+        &page,
+        "<!DOCTYPE html>\n<html><body><p>hi</p></body></html>\n",
+    )
+    .unwrap();
+    let p = page.to_str().unwrap();
+    for cmd in [
+        vec!["run", p],
+        vec!["network", p],
+        vec!["sweep", "run", p],
+        vec!["sweep", "network", p],
+    ] {
+        common::refused(&cmd, "not YAML: it is an HTML or XML page");
+    }
+    let cache = dir.path().join("cache");
+    let out = tranche(&[
+        "run",
+        "--validators",
+        "60",
+        "--cores",
+        "12",
+        "--blocks",
+        "1",
+        "--clock",
+        "virtual",
+        "--quiet",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("60 validators, 12 cores, 1 blocks"), "{text}");
+    common::refused(
+        &["run", "--validators", "60", "--cores", "40"],
+        "at most 12 cores",
+    );
+}
