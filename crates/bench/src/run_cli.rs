@@ -467,6 +467,7 @@ mod tests {
         let config = config::embedded_default().unwrap();
         let long = vec![config::cost::Cost {
             messages: 1,
+            sent: 1,
             bytes: 1,
             seconds: 60.0,
         }];
