@@ -21,5 +21,6 @@ pub mod profile;
 pub mod resize;
 pub mod run;
 pub mod run_cli;
+pub mod small;
 pub mod sweep;
 pub mod sweep_network;

@@ -161,6 +161,7 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     if let Some(b) = args.blocks {
         spec.num_blocks = b;
     }
+    crate::small::network(&mut spec);
     spec.validate(&source)?;
     if let Some(node) = spec.node {
         let classic = node.layout == tranche_workload::config::node_shape::NodeLayout::Classic;

@@ -229,7 +229,10 @@ fn notes(config: &config::BenchConfig, costs: &[config::cost::Cost], quiet: bool
 }
 
 /// Run every approval step of the file (or the embedded default).
-pub fn execute(args: RunArgs) -> Result<()> {
+pub fn execute(mut args: RunArgs) -> Result<()> {
+    if crate::small::on() {
+        args.clock = ClockArg::Virtual;
+    }
     use tranche_report::{meta::kind, outputs, outputs::Writes};
     outputs::check_flags(
         &[
@@ -382,7 +385,7 @@ fn load_config(args: &RunArgs) -> Result<BenchConfig> {
                 }
                 let config = config::load(path)
                     .map_err(|e| crate::input_kind::explain(path, e, "a YAML test sequence"))?;
-                if sizes.is_empty() {
+                if sizes.is_empty() && crate::small::run_sizes(&config).is_empty() {
                     return Ok(config);
                 }
                 let text = tranche_primitives::limits::read_text(
@@ -402,7 +405,16 @@ fn load_config(args: &RunArgs) -> Result<BenchConfig> {
     } else {
         crate::resize::resized(&text, &source, &sizes)?
     };
-    Ok(config::parse(&text, &source)?)
+    let config = config::parse(&text, &source)?;
+    // `TRANCHE_SMALL=1` (the documented commands' test): cut to size.
+    let small = crate::small::run_sizes(&config);
+    if small.is_empty() {
+        return Ok(config);
+    }
+    Ok(config::parse(
+        &crate::resize::resized(&text, &source, &small)?,
+        &source,
+    )?)
 }
 
 /// One layout's report: `--warmup` runs discarded, then `--repeat` runs

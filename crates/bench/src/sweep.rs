@@ -100,7 +100,11 @@ fn schedule_name(s: Schedule) -> &'static str {
 /// The base step's YAML with its size replaced (`resize`), parsed and
 /// checked.
 fn step_with(text: &str, source: &str, n: u32, cores: u32) -> Result<BenchStep> {
-    let text = crate::resize::resized(text, source, &[("n_validators", n), ("n_cores", cores)])?;
+    let mut sizes = vec![("n_validators", n), ("n_cores", cores)];
+    if crate::small::on() {
+        sizes.push(("num_blocks", 2));
+    }
+    let text = crate::resize::resized(text, source, &sizes)?;
     let name = format!("{source} [validators {n}, cores {cores}]");
     let cfg = config::parse(&text, &name)?;
     config::check_not_vacuous(&cfg)?;
@@ -151,10 +155,11 @@ fn grid(args: &RunSweepArgs) -> Result<(Vec<Point>, Vec<String>)> {
         None => e.into(),
     })?;
     let first = &base.steps[0];
-    let (ns, cs) = (
+    let (mut ns, mut cs) = (
         axis(&args.validators, first.n_validators),
         axis(&args.cores, first.n_cores),
     );
+    crate::small::axes(&mut ns, &mut cs);
     let mut layouts = Vec::new();
     for l in &args.architecture {
         if matches!(l, LayoutArg::Classic | LayoutArg::Both) {

@@ -114,6 +114,7 @@ fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
         grid.slow_fraction = args.slow.clone();
     }
     grid.num_blocks = args.blocks.or(grid.num_blocks);
+    crate::small::axes(&mut grid.n_validators, &mut grid.n_cores);
     Ok(grid)
 }
 
