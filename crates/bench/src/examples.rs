@@ -1,7 +1,9 @@
-//! `tranche examples`: the shipped test sequences, embedded in the binary
-//! so that a user without the repository can list them, write them out,
-//! and run one by its bare name from any folder (`tranche run NAME` where
-//! `NAME` is not a file: [`embedded`]).
+//! `tranche examples`: the shipped test sequences of `tranche run` and
+//! the objectives of `tranche network` (and a sweep of them), embedded in
+//! the binary so that a user without the repository can list them, write
+//! them out, and run one by its bare name from any folder (`tranche run
+//! NAME`, `tranche network NAME`, `tranche sweep network NAME` where
+//! `NAME` is not a file: [`embedded`], [`embedded_network`]).
 
 use anyhow::{bail, Result};
 use std::path::Path;
@@ -52,38 +54,127 @@ pub const EXAMPLES: &[Example] = &[
     },
 ];
 
-/// The embedded example `path` names, when `path` is a bare file name
-/// (no folder) that is not a file here but is listed by `tranche
-/// examples` (with or without its `.yaml`).
-pub fn embedded(path: &Path) -> Option<&'static Example> {
+/// The examples of `tranche network` and `tranche sweep network`
+/// (`crates/simulation/examples/`, and the embedded default), in the order
+/// `tranche examples` lists them; `examples --write DIR` puts them in
+/// `DIR/network/`.
+pub const NETWORK_EXAMPLES: &[Example] = &[
+    Example {
+        name: "default.yaml",
+        about: "the embedded default of `tranche network`: 100 validators, 20 cores, 5 blocks",
+        text: tranche_config::approval_network::DEFAULT_YAML,
+    },
+    Example {
+        name: "no-shows.yaml",
+        about: "a fifth of 200 validators never send their approvals",
+        text: include_str!("../../simulation/examples/no-shows.yaml"),
+    },
+    Example {
+        name: "slow-checkers.yaml",
+        about: "a tenth of 200 validators check eight times slower",
+        text: include_str!("../../simulation/examples/slow-checkers.yaml"),
+    },
+    Example {
+        name: "finality-stall.yaml",
+        about: "two fifths go offline at block 3; finality never comes",
+        text: include_str!("../../simulation/examples/finality-stall.yaml"),
+    },
+    Example {
+        name: "no-show-sweep.yaml",
+        about: "`tranche sweep network`: approval against the share of no-shows, at two sizes",
+        text: include_str!("../../simulation/examples/no-show-sweep.yaml"),
+    },
+];
+
+/// The example of `list` that `path` names, when `path` is a bare file
+/// name (no folder) that is not a file here (with or without its
+/// `.yaml`).
+fn find(list: &'static [Example], path: &Path) -> Option<&'static Example> {
     if path.components().count() != 1 || std::fs::symlink_metadata(path).is_ok() {
         return None;
     }
     let name = path.to_str()?;
-    EXAMPLES
-        .iter()
+    list.iter()
         .find(|e| e.name == name || e.name.strip_suffix(".yaml") == Some(name))
+}
+
+/// The embedded example of `tranche run` that `path` names, when `path`
+/// is a bare file name that is not a file here.
+pub fn embedded(path: &Path) -> Option<&'static Example> {
+    find(EXAMPLES, path)
+}
+
+/// The embedded example of `tranche network` (or `sweep network`) that
+/// `path` names, when `path` is a bare file name that is not a file here.
+pub fn embedded_network(path: &Path) -> Option<&'static Example> {
+    find(NETWORK_EXAMPLES, path)
+}
+
+/// The note a command prints when it runs an embedded example.
+pub fn note(path: &Path) -> String {
+    format!(
+        "note: {} is not a file here; running the embedded example of that name (`tranche examples`)",
+        path.display()
+    )
+}
+
+/// The hint for a bare name that is an example of the other command.
+pub fn other_command(path: &Path, network: bool) -> Option<String> {
+    let (list, command) = if network {
+        (EXAMPLES, "tranche run")
+    } else {
+        (NETWORK_EXAMPLES, "tranche network")
+    };
+    find(list, path).map(|e| {
+        format!(
+            "{} is not a file here, and the example of that name is for `{command}` (`tranche examples`)",
+            e.name
+        )
+    })
+}
+
+fn section(out: &mut String, title: &str, list: &[Example]) {
+    let w = EXAMPLES
+        .iter()
+        .chain(NETWORK_EXAMPLES)
+        .map(|e| e.name.len())
+        .max()
+        .unwrap_or(0);
+    out.push_str(title);
+    for e in list {
+        out.push_str(&format!("  {:<w$}  {}\n", e.name, e.about));
+    }
 }
 
 /// The listing `tranche examples` prints.
 pub fn listing() -> String {
-    let w = EXAMPLES.iter().map(|e| e.name.len()).max().unwrap_or(0);
     let mut out = String::new();
-    for e in EXAMPLES {
-        out.push_str(&format!("{:<w$}  {}\n", e.name, e.about));
-    }
-    out.push_str("\nrun one with `tranche run NAME` from any folder (a file of that name there wins);\nwrite them out with `tranche examples --write DIR`\n");
+    section(&mut out, "tranche run (test sequences):\n", EXAMPLES);
+    section(
+        &mut out,
+        "\ntranche network, tranche sweep network (!ApprovalNetwork, !ApprovalSweep):\n",
+        NETWORK_EXAMPLES,
+    );
+    out.push_str("\nrun one with `tranche run NAME` or `tranche network NAME` from any folder (a file of\nthat name there wins); write them out with `tranche examples --write DIR` (the\nnetwork ones into DIR/network/)\n");
     out
 }
 
-/// Write every example into `dir` (created if missing), never over an
-/// existing file. Returns the paths written.
+/// Write every example into `dir` (created if missing), the network ones
+/// into `dir/network/`, never over an existing file. Returns the paths
+/// written.
 pub fn write_all(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
-    std::fs::create_dir_all(dir)
-        .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", dir.display()))?;
+    let network = dir.join("network");
+    for d in [dir, &network] {
+        std::fs::create_dir_all(d)
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", d.display()))?;
+    }
+    let all = EXAMPLES
+        .iter()
+        .map(|e| (dir, e))
+        .chain(NETWORK_EXAMPLES.iter().map(|e| (network.as_path(), e)));
     let mut written = Vec::new();
-    for e in EXAMPLES {
-        let path = dir.join(e.name);
+    for (d, e) in all {
+        let path = d.join(e.name);
         if std::fs::symlink_metadata(&path).is_ok() {
             bail!(
                 "{} exists; not overwritten (remove it or pick another folder)",
@@ -115,6 +206,46 @@ mod tests {
         for e in EXAMPLES {
             tranche_config::parse(e.text, e.name).unwrap();
         }
+        // The network ones too: the simulation's folder, every file.
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../simulation/examples");
+        let mut on_disk: Vec<String> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".yaml"))
+            .collect();
+        on_disk.push("default.yaml".into());
+        on_disk.sort();
+        let mut embedded: Vec<String> =
+            NETWORK_EXAMPLES.iter().map(|e| e.name.to_owned()).collect();
+        embedded.sort();
+        assert_eq!(on_disk, embedded, "every network example is embedded");
+        for e in NETWORK_EXAMPLES
+            .iter()
+            .filter(|e| !e.text.contains("!ApprovalSweep"))
+        {
+            tranche_config::approval_network::parse(e.text, e.name).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_network_example_is_found_by_its_bare_name_and_listed() {
+        assert_eq!(
+            embedded_network(Path::new("no-shows")).map(|e| e.name),
+            Some("no-shows.yaml")
+        );
+        let default = embedded_network(Path::new("default.yaml")).unwrap();
+        assert!(default.text.contains("!ApprovalNetwork"));
+        assert!(embedded(Path::new("default.yaml"))
+            .unwrap()
+            .text
+            .contains("TestConfiguration"));
+        let text = listing();
+        assert!(
+            text.contains("  no-shows.yaml") && text.contains("tranche network"),
+            "{text}"
+        );
+        let hint = other_command(Path::new("no-shows.yaml"), false).unwrap();
+        assert!(hint.contains("is for `tranche network`"), "{hint}");
     }
 
     #[test]
@@ -133,7 +264,11 @@ mod tests {
     fn writing_refuses_to_overwrite() {
         let d = std::env::temp_dir().join(format!("tranche-examples-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
-        assert_eq!(write_all(&d).unwrap().len(), EXAMPLES.len());
+        assert_eq!(
+            write_all(&d).unwrap().len(),
+            EXAMPLES.len() + NETWORK_EXAMPLES.len()
+        );
+        assert!(d.join("network/no-show-sweep.yaml").is_file());
         let e = write_all(&d).unwrap_err().to_string();
         assert!(e.contains("not overwritten"), "{e}");
         std::fs::remove_dir_all(&d).ok();

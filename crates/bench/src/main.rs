@@ -5,6 +5,8 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tranche_conformance::vectors as conformance;
+use tranche_report::errln;
+use tranche_report::stream::out;
 
 /// The version `--version` prints: the package's and the commit's.
 fn version() -> &'static str {
@@ -88,29 +90,22 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Compare two `tranche run --json` results: deterministic figures
-    /// (virtual clock) must match exactly, CPU may not slow down beyond the
-    /// tolerance (and, with --repeat in both files, the baseline's range).
-    /// Exit status 0: no regression; 1: regression; 2: a file could not be
-    /// read; 3: the files are not comparable (another seed, configuration,
-    /// clock, database or result format; the reason is printed).
-    Compare {
-        /// The reference result.
-        baseline: PathBuf,
-        /// The result to judge.
-        current: PathBuf,
-        /// Relative CPU slowdown allowed (0.25: up to 25 % more CPU passes).
-        /// Faster is never a failure.
-        #[arg(long, default_value_t = 0.25, value_parser = parse_tolerance)]
-        cpu_tolerance: f64,
-        /// CPU rows whose per-block values (CPU s per block, as the rows
-        /// show) are below this in both files are shown but not judged.
-        #[arg(long, default_value_t = tranche_report::compare::DEFAULT_CPU_FLOOR_S)]
-        cpu_floor: f64,
-        /// Show CPU rows but judge none (baseline from another machine).
-        #[arg(long)]
-        ignore_cpu: bool,
-    },
+    /// Compare two `tranche run --json` results, or two `tranche network
+    /// --json` results: deterministic figures (virtual clock; every record
+    /// of a network run) must match exactly, CPU may not slow down beyond
+    /// the tolerance (and, with --repeat in both files, the baseline's
+    /// range). Exit status 0: no regression; 1: regression; 2: a file could
+    /// not be read; 3: the files are not comparable (of different kinds,
+    /// another seed, configuration, clock, database or result format; the
+    /// reason is printed).
+    Compare(tranche_bench::compare_cli::CompareArgs),
+    /// Follow results over commits: folders (or a list) of `run`,
+    /// `network` and `sweep` JSON files, ordered by their `meta.date`, one
+    /// series per kind, configuration and seed; the headline figures of
+    /// each result, each step compare's rule calls a regression marked;
+    /// --html draws them. Exit status 0 whatever the steps (read the
+    /// table); 1 when nothing could be read.
+    History(tranche_bench::history_cli::HistoryArgs),
     /// Run the voting state machine on a timed scenario in virtual time
     /// (format: testdata/scenarios/README.md); print a timeline of why each
     /// candidate was approved when it was, or write the result file. With
@@ -132,88 +127,56 @@ enum Command {
     },
 }
 
-fn parse_tolerance(s: &str) -> Result<f64, String> {
-    match s.parse::<f64>() {
-        Ok(v) if v.is_finite() && v >= 0.0 => Ok(v),
-        _ => Err(format!(
-            "`{s}` is not a tolerance (a number >= 0, e.g. 0.25)"
-        )),
-    }
-}
-
-fn run(cli: Cli) -> Result<ExitCode> {
+/// Run the command; its exit status (`stream::exit_status` may change it).
+fn run(cli: Cli) -> Result<u8> {
     match cli.command {
         Command::Examples { write } => {
             match write {
-                None => print!("{}", tranche_bench::examples::listing()),
+                None => out(&tranche_bench::examples::listing())?,
                 Some(dir) => {
                     for p in tranche_bench::examples::write_all(&dir)? {
-                        println!("wrote {}", p.display());
+                        out(&format!("wrote {}\n", p.display()))?;
                     }
                 }
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
-            clap_complete::generate(shell, &mut cmd, "tranche", &mut std::io::stdout());
-            Ok(ExitCode::SUCCESS)
+            let mut script = Vec::new();
+            clap_complete::generate(shell, &mut cmd, "tranche", &mut script);
+            out(&String::from_utf8_lossy(&script))?;
+            Ok(0)
         }
-        Command::Compare {
-            baseline,
-            current,
-            cpu_tolerance,
-            cpu_floor,
-            ignore_cpu,
-        } => {
+        Command::Compare(args) => {
             // `-v` (global) lists the identical figures too.
-            let verbose = cli.verbose > 0;
-            let load = |p: &PathBuf| tranche_report::compare::load(p);
-            let (base, cur) = match (load(&baseline), load(&current)) {
-                (Ok(b), Ok(c)) => (b, c),
-                (Err(e), _) | (_, Err(e)) => {
-                    eprintln!("error: {e}");
-                    return Ok(ExitCode::from(2));
-                }
-            };
-            if let Some(why) = tranche_report::compare::not_comparable(&base, &cur) {
-                eprintln!("not comparable: {why}");
-                return Ok(ExitCode::from(tranche_report::compare::EXIT_NOT_COMPARABLE));
-            }
-            let policy = tranche_report::compare::CpuPolicy {
-                tolerance: cpu_tolerance,
-                floor_s: cpu_floor,
-                ignore: ignore_cpu,
-            };
-            let c = tranche_report::compare::compare(&base, &cur, &policy);
-            print!("{}", c.render(verbose));
-            Ok(if c.passed() {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::from(1)
-            })
+            tranche_bench::compare_cli::execute(&args, cli.verbose > 0)
+        }
+        Command::History(args) => {
+            tranche_bench::history_cli::execute(&args)?;
+            Ok(0)
         }
         Command::Run(args) => {
             tranche_bench::run_cli::execute(args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Network(args) => {
             tranche_bench::network_cli::execute(&args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Calibrate(args) => tranche_bench::calibrate::execute(&args),
         Command::Sweep {
             of: SweepOf::Run(args),
         } => {
             tranche_bench::sweep::execute(&args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Sweep {
             of: SweepOf::Network(args),
         } => {
             tranche_bench::sweep_network::execute(&args)?;
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
         Command::Scenario {
             path,
@@ -225,16 +188,17 @@ fn run(cli: Cli) -> Result<ExitCode> {
                 expected,
                 output,
             };
-            Ok(ExitCode::from(
-                tranche_conformance::scenario::command::execute(&args),
-            ))
+            Ok(tranche_conformance::scenario::command::execute(&args))
         }
         Command::Conformance {
             input,
             output,
             check,
         } => {
-            tranche_report::outputs::check(&[("--output", &output)], &[&input])?;
+            tranche_report::outputs::check(
+                &[("--output", &output, tranche_report::outputs::CONFORMANCE)],
+                &[&input],
+            )?;
             let file = conformance::load(&input)?;
             let ours = conformance::compute(&file)
                 .with_context(|| format!("computing {}", input.display()))?;
@@ -243,19 +207,20 @@ fn run(cli: Cli) -> Result<ExitCode> {
             if check {
                 let report = conformance::check::compare(&file, &ours)?;
                 for f in &report.failures {
-                    println!("FAIL {f}");
+                    out(&format!("FAIL {f}\n"))?;
                 }
-                println!("{}", report.summary());
+                out(&format!("{}\n", report.summary()))?;
                 if !report.failures.is_empty() {
-                    return Ok(ExitCode::FAILURE);
+                    return Ok(1);
                 }
             }
-            Ok(ExitCode::SUCCESS)
+            Ok(0)
         }
     }
 }
 
 fn main() -> ExitCode {
+    tranche_report::stream::install_panic_net();
     let cli = Cli::parse();
     let level = match cli.verbose {
         0 => log::LevelFilter::Warn,
@@ -269,11 +234,15 @@ fn main() -> ExitCode {
         .format_target(false)
         .format_timestamp(None)
         .init();
-    match run(cli) {
-        Ok(code) => code,
+    let status = match run(cli) {
+        Ok(status) => status,
         Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            // A failed stream says so itself (`stream::exit_status`).
+            if tranche_report::stream::failure().is_none() {
+                errln!("error: {e:#}");
+            }
+            1
         }
-    }
+    };
+    ExitCode::from(tranche_report::stream::exit_status(status))
 }

@@ -143,7 +143,24 @@ pub fn check_fits(spec: &NetworkSpec, source: &str, processes: usize) -> Result<
 /// overrides applied and checked again.
 pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     let (mut spec, source) = match &args.file {
-        Some(p) => (config::load(p)?, p.display().to_string()),
+        Some(p) => match crate::examples::embedded_network(p) {
+            Some(e) => {
+                if !args.quiet {
+                    tranche_report::errln!("{}", crate::examples::note(p));
+                }
+                let source = format!("{} (embedded)", e.name);
+                (config::parse(e.text, &source)?, source)
+            }
+            None => match crate::examples::other_command(p, true) {
+                Some(hint) => return Err(CliError::Output(anyhow::anyhow!(hint))),
+                None => {
+                    let reads = "an `!ApprovalNetwork` YAML file";
+                    let spec = config::load(p)
+                        .map_err(|e| CliError::Output(crate::input_kind::explain(p, e, reads)))?;
+                    (spec, p.display().to_string())
+                }
+            },
+        },
         None => (
             config::embedded_default(),
             tranche_config::DEFAULT_SOURCE.to_owned(),
@@ -158,6 +175,7 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     if let Some(b) = args.blocks {
         spec.num_blocks = b;
     }
+    crate::small::network(&mut spec);
     spec.validate(&source)?;
     if let Some(node) = spec.node {
         let classic = node.layout == tranche_config::node_shape::Layout::Classic;
@@ -350,7 +368,7 @@ fn progress_of(
         Progress::Lines => Some(Arc::new(move |ms: u64, end: u64| {
             let mut lines = lines.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(line) = lines.tell(ms, end, Instant::now()) {
-                eprintln!("{line}");
+                tranche_report::errln!("{line}");
             }
         })),
     };
@@ -376,10 +394,15 @@ fn outcome(report: &tranche_simulation::SimulationReport) -> String {
 /// Run `tranche network`: the table on stdout (process 0), and the JSON
 /// and the page, written atomically with the umask's mode.
 pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
-    tranche_report::outputs::check_flags(
+    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    outputs::check_flags(
         &[
-            ("--json", args.json.as_deref()),
-            ("--html", args.html.as_deref()),
+            (
+                "--json",
+                args.json.as_deref(),
+                Writes::Result(kind::NETWORK),
+            ),
+            ("--html", args.html.as_deref(), outputs::HTML),
         ],
         args.file.as_deref(),
     )?;
@@ -407,15 +430,16 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     }
     if mode != Progress::Quiet {
         if let Some(note) = estimate_note(&spec, &source, engine.processes) {
-            eprintln!("{note}");
+            tranche_report::errln!("{note}");
         }
     }
+    let meta = invocation_meta(args.seed, &spec, args.verify, &costs);
     let (progress, phase) = progress_of(mode, &spec);
     let cluster = tranche_simulation::ClusterOptions {
         connect_timeout: std::time::Duration::from_secs(args.connect_timeout),
         tell_waiting: !args.quiet,
     };
-    let Some(report) = tranche_simulation::simulate_with(
+    let Some(mut report) = tranche_simulation::simulate_with(
         &spec,
         &source,
         args.seed,
@@ -431,7 +455,8 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     if let Ok(phase) = Arc::try_unwrap(phase) {
         phase.finish(&outcome(&report));
     }
-    print!("{}", report.table());
+    report.meta = Some(meta);
+    tranche_report::stream::out(&report.table()).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("the report serialises");
         tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
@@ -441,6 +466,27 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         tranche_report::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())
+}
+
+/// The `meta` of a network report: the spec's keys, who verifies and
+/// the cost table in use make its configuration.
+pub fn invocation_meta(
+    seed: u64,
+    spec: &NetworkSpec,
+    verify: Verify,
+    costs: &tranche_simulation::CostTable,
+) -> tranche_report::Meta {
+    use tranche_report::meta;
+    let mut config = meta::spec_fields(spec);
+    let verify = match verify {
+        Verify::Once => "once",
+        Verify::Every => "every",
+        Verify::Model => "model",
+    };
+    config.push(format!("verify: {verify}"));
+    let table: Vec<String> = costs.to_yaml().lines().map(str::to_owned).collect();
+    config.push(format!("costs: {}", meta::lines_hash(&table)));
+    tranche_report::Meta::of(meta::kind::NETWORK, "", seed, config)
 }
 
 #[cfg(test)]

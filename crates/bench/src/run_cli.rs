@@ -91,6 +91,15 @@ pub struct RunArgs {
     /// if present, else parallel. The flag wins over the file.
     #[arg(long, value_enum)]
     pub architecture: Option<ArchArg>,
+    /// Override every step's `n_validators`.
+    #[arg(long)]
+    pub validators: Option<u32>,
+    /// Override every step's `n_cores`.
+    #[arg(long)]
+    pub cores: Option<u32>,
+    /// Override every step's `num_blocks`.
+    #[arg(long)]
+    pub blocks: Option<u32>,
     /// Distribution workers of the parallel layout.
     #[arg(long, default_value_t = DEFAULT_WORKERS as u32, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub workers: u32,
@@ -337,30 +346,17 @@ fn notes(
     long.chain(skipped).collect()
 }
 
-/// A test sequence from a file, or the embedded example of that bare name
-/// where no such file is here (said on stderr unless `quiet`).
-pub fn load_bench_file(path: &std::path::Path, quiet: bool) -> Result<BenchConfig> {
-    Ok(match crate::examples::embedded(path) {
-        Some(e) => {
-            if !quiet {
-                eprintln!(
-                    "note: {} is not a file here; running the embedded example of that name (`tranche examples`)",
-                    path.display()
-                );
-            }
-            config::parse(e.text, &format!("{} (embedded)", e.name))?
-        }
-        None => config::load(path)?,
-    })
-}
-
 /// Run every approval step of the file (or the embedded default).
-pub fn execute(args: RunArgs) -> Result<()> {
-    tranche_report::outputs::check_flags(
+pub fn execute(mut args: RunArgs) -> Result<()> {
+    if crate::small::on() {
+        args.clock = Some(ClockArg::Virtual);
+    }
+    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    outputs::check_flags(
         &[
-            ("--json", args.json.as_deref()),
-            ("--html", args.html.as_deref()),
-            ("--profile", args.profile.as_deref()),
+            ("--json", args.json.as_deref(), Writes::Result(kind::RUN)),
+            ("--html", args.html.as_deref(), outputs::HTML),
+            ("--profile", args.profile.as_deref(), outputs::SVG),
         ],
         args.file.as_deref(),
     )?;
@@ -377,22 +373,19 @@ pub fn execute(args: RunArgs) -> Result<()> {
             args.workers
         );
     }
-    let config: BenchConfig = match &args.file {
-        Some(path) => load_bench_file(path, args.quiet)?,
-        None => config::embedded_default()?,
-    };
+    let config = load_config(&args)?;
     if !args.allow_vacuous {
         config::check_not_vacuous(&config)?;
     }
     // The estimate before work: refuse what cannot fit, announce what takes long.
     let estimates = config::estimate::check_fits(&config, config::estimate::mem_available())?;
     for line in notes(&config, &estimates, args.quiet) {
-        eprintln!("{line}");
+        tranche_report::errln!("{line}");
     }
     let exporter = match &args.prometheus {
         Some(addr) => {
             let ex = Exporter::start(addr)?;
-            eprintln!("prometheus: serving http://{}/metrics", ex.addr());
+            tranche_report::errln!("prometheus: serving http://{}/metrics", ex.addr());
             Some(ex)
         }
         None => None,
@@ -402,7 +395,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
         None => None,
     };
     let meta = invocation_meta(&args, &config);
-    print!("{}", meta.header());
+    tranche_report::stream::out(&meta.header())?;
     let mut runs = Vec::new();
     for step in &config.steps {
         let cache_dir = args
@@ -451,7 +444,7 @@ pub fn execute(args: RunArgs) -> Result<()> {
             .cloned()
             .collect();
         // The table carries the `--repeat` spread (`report::repeat`).
-        println!("{}", render(&step_runs));
+        tranche_report::stream::out(&format!("{}\n", render(&step_runs)))?;
         // Each step's results are written as soon as it ends: a later
         // failing step cannot lose them.
         write_results(&args, &runs, &meta)?;
@@ -459,14 +452,14 @@ pub fn execute(args: RunArgs) -> Result<()> {
     if let (Some(p), Some(path)) = (profiler, &args.profile) {
         p.finish(path)?;
         if !args.quiet {
-            eprintln!("profile: wrote {}", path.display());
+            tranche_report::errln!("profile: wrote {}", path.display());
         }
     }
     if let Some(path) = args.html.as_ref().filter(|_| !args.quiet) {
-        eprintln!("html: wrote {}", path.display());
+        tranche_report::errln!("html: wrote {}", path.display());
     }
     if exporter.is_some() && args.prometheus_hold > 0 {
-        eprintln!(
+        tranche_report::errln!(
             "prometheus: serving the final figures for {} s more",
             args.prometheus_hold
         );
@@ -493,6 +486,69 @@ pub fn execute(args: RunArgs) -> Result<()> {
         bail!("{unapproved} block(s) were never approved (see the report above)");
     }
     Ok(())
+}
+
+/// The test sequence a command line asks for: the file, an embedded
+/// example by its bare name, or the embedded default; with `--validators`,
+/// `--cores` or `--blocks`, every step resized (`resize`) and checked
+/// again.
+fn load_config(args: &RunArgs) -> Result<BenchConfig> {
+    let sizes = crate::resize::sizes(args.validators, args.cores, args.blocks);
+    load_sized(args.file.as_deref(), sizes, args.quiet)
+}
+
+/// A test sequence from `file` (or the embedded example of that bare name
+/// where no such file is here, said on stderr unless `quiet`; or the
+/// embedded default), resized by `sizes` and by `TRANCHE_SMALL`.
+pub fn load_sized(
+    file: Option<&std::path::Path>,
+    sizes: Vec<(&'static str, u32)>,
+    quiet: bool,
+) -> Result<BenchConfig> {
+    let (text, source) = match file {
+        Some(path) => match crate::examples::embedded(path) {
+            Some(e) => {
+                if !quiet {
+                    tranche_report::errln!("{}", crate::examples::note(path));
+                }
+                (e.text.to_owned(), format!("{} (embedded)", e.name))
+            }
+            None => {
+                if let Some(hint) = crate::examples::other_command(path, false) {
+                    bail!(hint);
+                }
+                let config = config::load(path)
+                    .map_err(|e| crate::input_kind::explain(path, e, "a YAML test sequence"))?;
+                if sizes.is_empty() && crate::small::run_sizes(&config).is_empty() {
+                    return Ok(config);
+                }
+                let text = tranche_config::input::read_text(
+                    path,
+                    tranche_config::input::MAX_INPUT_FILE_BYTES,
+                )?;
+                (text, config.source)
+            }
+        },
+        None => (
+            config::DEFAULT_YAML.to_owned(),
+            config::DEFAULT_SOURCE.to_owned(),
+        ),
+    };
+    let text = if sizes.is_empty() {
+        text
+    } else {
+        crate::resize::resized(&text, &source, &sizes)?
+    };
+    let config = config::parse(&text, &source)?;
+    // `TRANCHE_SMALL=1` (the documented commands' test): cut to size.
+    let small = crate::small::run_sizes(&config);
+    if small.is_empty() {
+        return Ok(config);
+    }
+    Ok(config::parse(
+        &crate::resize::resized(&text, &source, &small)?,
+        &source,
+    )?)
 }
 
 /// One layout's report: `--warmup` runs discarded, then `--repeat` runs
@@ -558,6 +614,7 @@ mod tests {
         let config = config::embedded_default().unwrap();
         let long = vec![config::estimate::RunEstimate {
             messages: 1,
+            sent: 1,
             bytes: 1,
             seconds: 60.0,
         }];

@@ -9,19 +9,20 @@
 //! the whole-network simulation (`tranche-simulation`).
 //!
 //! Each grid point is the base step's YAML with `n_validators` and
-//! `n_cores` replaced, parsed and checked like any file, so a point the
-//! configuration rules refuse is an error naming the point.
+//! `n_cores` replaced, parsed and checked like any file; a point the
+//! configuration rules refuse is skipped with a line naming the point and
+//! the bound (`at most 10 cores`), and the others run.
 
 use crate::run::{prepare, run_step, ClockKind, DbKind, Progress, RunOptions};
 use crate::run_cli::{ClockArg, FloorArg, ScheduleArg};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
-use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use tranche_config::{self as config, BenchStep};
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::{escape, meta_table, page};
 use tranche_report::html_chart::{group_lines, line_chart_with, Line, LineChart};
+pub use tranche_report::sweep_run::RunSweepRow;
 
 /// Most runs one sweep may ask for.
 pub const MAX_SWEEP_RUNS: usize = 64;
@@ -75,29 +76,6 @@ pub struct RunSweepArgs {
     pub html: Option<PathBuf>,
 }
 
-/// One run of a sweep, summarised.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RunSweepRow {
-    pub n_validators: u32,
-    pub n_cores: u32,
-    /// `classic` or `parallel/N`.
-    pub layout: String,
-    pub schedule: String,
-    pub all_approved: bool,
-    /// The slowest block's approval, ms after its slot start.
-    pub max_approval_ms: Option<u64>,
-    pub node_cpu_per_block_s: f64,
-    /// The crypto floor per block its layout is judged by (`floor`), and
-    /// the node's CPU ÷ that floor (the run table's starred ratio).
-    pub floor_per_block_s: f64,
-    pub node_ratio: f64,
-    /// `one-by-one` or `batched`: which floor (`RunReport::floor_ratio`).
-    #[serde(default)]
-    pub floor: String,
-    pub wall_s: f64,
-    pub peak_memory_mib: f64,
-}
-
 /// One grid point: the step and how to run it.
 struct Point {
     step: BenchStep,
@@ -119,22 +97,15 @@ fn schedule_name(s: Schedule) -> &'static str {
     }
 }
 
-/// The base step's YAML with its size replaced, parsed and checked.
+/// The base step's YAML with its size replaced (`resize`), parsed and
+/// checked.
 fn step_with(text: &str, source: &str, n: u32, cores: u32) -> Result<BenchStep> {
-    let mut doc: yaml_serde::Value =
-        yaml_serde::from_str(text).with_context(|| format!("{source}: not YAML"))?;
-    let Some(first) = doc
-        .get_mut("TestConfiguration")
-        .and_then(|v| v.as_sequence_mut())
-        .and_then(|s| s.first_mut())
-        .and_then(|v| v.as_mapping_mut())
-    else {
-        bail!("{source}: no TestConfiguration step to sweep");
-    };
-    first.insert("n_validators".into(), n.into());
-    first.insert("n_cores".into(), cores.into());
+    let mut sizes = vec![("n_validators", n), ("n_cores", cores)];
+    if crate::small::on() {
+        sizes.push(("num_blocks", 2));
+    }
+    let text = crate::resize::resized(text, source, &sizes)?;
     let name = format!("{source} [validators {n}, cores {cores}]");
-    let text = yaml_serde::to_string(&doc).context("re-encoding the swept step")?;
     let cfg = config::parse(&text, &name)?;
     config::check_not_vacuous(&cfg)?;
     Ok(cfg
@@ -162,8 +133,9 @@ pub fn check_runs(runs: usize, max: usize) -> Result<(), String> {
     }
 }
 
-/// Every grid point, in row order (validators outermost).
-fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
+/// Every grid point that can run, in row order (validators outermost),
+/// and a line for each cell that cannot ([`possible`]).
+fn grid(args: &RunSweepArgs) -> Result<(Vec<Point>, Vec<String>)> {
     let (text, source) = match &args.file {
         Some(p) => (
             tranche_config::input::read_text(p, tranche_config::input::MAX_INPUT_FILE_BYTES)
@@ -175,12 +147,16 @@ fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
             config::DEFAULT_SOURCE.to_owned(),
         ),
     };
-    let base = config::parse(&text, &source)?;
+    let base = config::parse(&text, &source).map_err(|e| match &args.file {
+        Some(p) => crate::input_kind::explain(p, e, "a YAML test sequence"),
+        None => e.into(),
+    })?;
     let first = &base.steps[0];
-    let (ns, cs) = (
+    let (mut ns, mut cs) = (
         axis(&args.validators, first.n_validators),
         axis(&args.cores, first.n_cores),
     );
+    crate::small::axes(&mut ns, &mut cs);
     let mut layouts = Vec::new();
     for l in &args.architecture {
         if matches!(l, LayoutArg::Classic | LayoutArg::Both) {
@@ -198,34 +174,90 @@ fn grid(args: &RunSweepArgs) -> Result<Vec<Point>> {
     layouts.dedup();
     let runs = ns.len() * cs.len() * layouts.len() * args.schedule.len();
     check_runs(runs, MAX_SWEEP_RUNS).map_err(|e| anyhow::anyhow!(e))?;
-    let mut points = Vec::new();
+    let mut cells = Vec::new();
     for &n in &ns {
         for &c in &cs {
-            let step = step_with(&text, &source, n, c)?;
-            for &architecture in &layouts {
-                for &s in &args.schedule {
-                    points.push(Point {
-                        step: step.clone(),
-                        architecture,
-                        schedule: schedule_of(s),
-                    });
-                }
+            cells.push(step_with(&text, &source, n, c).map_err(|e| format!("{e:#}")));
+        }
+    }
+    let (steps, skipped) = possible(cells).map_err(|e| anyhow::anyhow!(e))?;
+    let mut points = Vec::new();
+    for step in steps {
+        for &architecture in &layouts {
+            for &s in &args.schedule {
+                points.push(Point {
+                    step: step.clone(),
+                    architecture,
+                    schedule: schedule_of(s),
+                });
             }
         }
     }
-    Ok(points)
+    Ok((points, skipped))
+}
+
+/// The cells of a grid that can run, and why each other cannot (one line
+/// each, naming the cell and the bound); an error when none can.
+pub fn possible<T>(cells: Vec<Result<T, String>>) -> Result<(Vec<T>, Vec<String>), String> {
+    let total = cells.len();
+    let (mut ok, mut skipped) = (Vec::new(), Vec::new());
+    for cell in cells {
+        match cell {
+            Ok(c) => ok.push(c),
+            Err(why) => skipped.push(why),
+        }
+    }
+    match (ok.is_empty(), skipped.first()) {
+        (true, Some(first)) if total == 1 => Err(first.clone()),
+        (true, Some(first)) => Err(format!(
+            "none of the {total} cells of the sweep can run; the first: {first}"
+        )),
+        _ => Ok((ok, skipped)),
+    }
+}
+
+/// Tell on stderr which cells of a grid a sweep skips, a line each.
+pub fn tell_skipped(skipped: &[String]) {
+    for why in skipped {
+        tranche_report::errln!("sweep: skipped {why}");
+    }
+}
+
+/// The `meta` of a sweep's JSON: its configuration lists the swept
+/// values (`meta::sweep_fields`) of every point's step and layout.
+fn sweep_meta(args: &RunSweepArgs, points: &[Point]) -> tranche_report::Meta {
+    let configs: Vec<Vec<String>> = points
+        .iter()
+        .map(|p| {
+            let mut lines = tranche_report::meta::config_fields(std::slice::from_ref(&p.step));
+            lines.push(format!("layout: {}", p.architecture.label()));
+            lines.push(format!("schedule: {}", schedule_name(p.schedule)));
+            lines
+        })
+        .collect();
+    let mut config = tranche_report::meta::sweep_fields(&configs);
+    config.push(format!("clock: {:?}", args.clock).to_lowercase());
+    let kind = tranche_report::meta::kind::SWEEP_RUN;
+    tranche_report::Meta::of(kind, "redb", args.seed, config)
 }
 
 /// Run `tranche sweep run`; returns its rows.
 pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
-    tranche_report::outputs::check_flags(
+    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    outputs::check_flags(
         &[
-            ("--json", args.json.as_deref()),
-            ("--html", args.html.as_deref()),
+            (
+                "--json",
+                args.json.as_deref(),
+                Writes::Result(kind::SWEEP_RUN),
+            ),
+            ("--html", args.html.as_deref(), outputs::HTML),
         ],
         args.file.as_deref(),
     )?;
-    let points = grid(args)?;
+    let (points, skipped) = grid(args)?;
+    tell_skipped(&skipped);
+    let meta = sweep_meta(args, &points);
     let mut rows = Vec::new();
     for (i, p) in points.iter().enumerate() {
         let options = RunOptions {
@@ -277,7 +309,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
             wall_s: r.wall_time_s,
             peak_memory_mib: r.peak_memory_bytes as f64 / 1048576.0,
         };
-        eprintln!(
+        tranche_report::errln!(
             "sweep: {}/{} ({} validators, {} cores, {}, {}) in {:.1} s",
             i + 1,
             points.len(),
@@ -290,9 +322,13 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
         rows.push(row);
     }
     let text = table(&rows);
-    print!("{text}");
+    tranche_report::stream::out(&text)?;
     if let Some(path) = &args.json {
-        let json = serde_json::to_string_pretty(&rows).expect("rows serialise") + "\n";
+        let file = tranche_report::results::SweepFile {
+            meta: meta.clone(),
+            rows: rows.clone(),
+        };
+        let json = serde_json::to_string_pretty(&file).expect("rows serialise") + "\n";
         tranche_report::outputs::write_atomic(path, json.as_bytes())?;
     }
     if let Some(path) = &args.html {
@@ -518,7 +554,7 @@ mod tests {
             args: RunSweepArgs,
         }
         let cli = Cli::try_parse_from(["t", "--architecture", "both"]).unwrap();
-        let points = grid(&cli.args).unwrap();
+        let (points, _) = grid(&cli.args).unwrap();
         let layouts: Vec<_> = points.iter().map(|p| p.architecture).collect();
         assert_eq!(
             layouts,

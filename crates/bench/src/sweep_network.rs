@@ -80,8 +80,11 @@ enum GridFile {
 fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
     let mut grid = Grid::default();
     if let Some(path) = &args.file {
-        let text = tranche_config::input::read_text(path, 1 << 20)
-            .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?;
+        let text = match crate::examples::embedded_network(path) {
+            Some(e) => e.text.to_owned(),
+            None => tranche_config::input::read_text(path, 1 << 20)
+                .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?,
+        };
         if text.contains("!ApprovalSweep") {
             let GridFile::ApprovalSweep(g) = yaml_serde::from_str(&text).map_err(|e| {
                 CliError::Sweep(format!(
@@ -98,11 +101,11 @@ fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
                     path.display()
                 )));
             }
-            let dir = path
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(std::path::Path::new("."));
-            grid.base = grid.base.map(|b| dir.join(b));
+            // Beside the sweep file; a bare name stays bare (an embedded
+            // example where no such file is here).
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                grid.base = grid.base.map(|b| dir.join(b));
+            }
         } else {
             grid.base = Some(path.clone());
         }
@@ -121,6 +124,7 @@ fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
         grid.slow_fraction = args.slow.clone();
     }
     grid.num_blocks = args.blocks.or(grid.num_blocks);
+    crate::small::axes(&mut grid.n_validators, &mut grid.n_cores);
     Ok(grid)
 }
 
@@ -146,8 +150,10 @@ fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> Net
     }
 }
 
-/// The specs of a sweep, in row order (validators outermost), each checked.
-pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
+/// The specs of a sweep that can run, in row order (validators
+/// outermost), each checked; its source; and a line for each cell that
+/// cannot run (`sweep::possible`).
+pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String, Vec<String>), CliError> {
     let grid = read_grid(args)?;
     let (base, source) =
         crate::network_cli::spec_of(&run_args(args, grid.base.clone(), grid.num_blocks))?;
@@ -162,7 +168,7 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
     );
     let runs = ns.len() * cs.len() * nss.len() * sls.len();
     check_runs(runs, MAX_SWEEP_RUNS).map_err(CliError::Sweep)?;
-    let mut specs = Vec::new();
+    let mut cells = Vec::new();
     for &n in &ns {
         for &c in &cs {
             for &no_show in &nss {
@@ -177,34 +183,57 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String), CliError> {
                     let name = format!(
                         "{source} [validators {n}, cores {c}, no-show {no_show}, slow {slow}]"
                     );
-                    spec.validate(&name)?;
-                    crate::network_cli::check_fits(&spec, &name, 1)?;
-                    specs.push(spec);
+                    let checked = spec
+                        .validate(&name)
+                        .map_err(CliError::from)
+                        .and_then(|()| crate::network_cli::check_fits(&spec, &name, 1));
+                    cells.push(checked.map(|()| spec).map_err(|e| e.to_string()));
                 }
             }
         }
     }
-    Ok((specs, source))
+    let (specs, skipped) = crate::sweep::possible(cells).map_err(CliError::Sweep)?;
+    Ok((specs, source, skipped))
+}
+
+/// The `meta` of a sweep's JSON: its configuration lists the swept keys'
+/// values (`meta::sweep_fields`) over what every run shares.
+fn sweep_meta(args: &SweepArgs, specs: &[NetworkSpec]) -> tranche_report::Meta {
+    let costs = tranche_simulation::CostTable::default();
+    let points: Vec<Vec<String>> = specs
+        .iter()
+        .map(|s| crate::network_cli::invocation_meta(args.seed, s, Verify::Once, &costs).config)
+        .collect();
+    let config = tranche_report::meta::sweep_fields(&points);
+    let kind = tranche_report::meta::kind::SWEEP_NETWORK;
+    tranche_report::Meta::of(kind, "", args.seed, config)
 }
 
 /// Run `tranche sweep network`.
 pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
-    tranche_report::outputs::check_flags(
+    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    outputs::check_flags(
         &[
-            ("--json", args.json.as_deref()),
-            ("--html", args.html.as_deref()),
+            (
+                "--json",
+                args.json.as_deref(),
+                Writes::Result(kind::SWEEP_NETWORK),
+            ),
+            ("--html", args.html.as_deref(), outputs::HTML),
         ],
         args.file.as_deref(),
     )?;
-    let (specs, source) = grid(args)?;
+    let (specs, source, skipped) = grid(args)?;
+    crate::sweep::tell_skipped(&skipped);
     let engine = engine_of(&run_args(args, None, None))?;
     let (cpu, most) = specs.iter().fold((0.0, 0.0), |(c, m), s| {
         let (sc, sm) = s.estimated_cpu_seconds();
         (c + sc, m + sm)
     });
     if let Some(cpu) = crate::network_cli::long_cpu(cpu, most) {
-        eprintln!("note: {source}: {} runs: about {cpu}", specs.len());
+        tranche_report::errln!("note: {source}: {} runs: about {cpu}", specs.len());
     }
+    let meta = sweep_meta(args, &specs);
     let mut rows = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
         let report: SimulationReport =
@@ -212,7 +241,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
                 .expect("a single process reports");
         let row = SweepRow::of(spec, &report);
         // Progress on stderr; the table goes to stdout at the end.
-        eprintln!(
+        tranche_report::errln!(
             "sweep: {}/{} ({} validators, {} cores, no-show {}, slow {}) in {:.1} s",
             i + 1,
             specs.len(),
@@ -224,9 +253,13 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         );
         rows.push(row);
     }
-    print!("{}", table(&rows));
+    tranche_report::stream::out(&table(&rows)).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.json {
-        let text = serde_json::to_string_pretty(&rows).expect("rows serialise");
+        let file = tranche_report::results::SweepFile {
+            meta: meta.clone(),
+            rows: rows.clone(),
+        };
+        let text = serde_json::to_string_pretty(&file).expect("rows serialise");
         tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {

@@ -351,12 +351,18 @@ impl NetworkSpec {
                 "must be 1..=n_validators",
             );
         }
-        if self.n_cores == 0 || self.n_cores > self.n_backing_groups().min(MAX_CORES) {
-            return bad(
-                "n_cores",
-                self.n_cores.to_string(),
-                "must be 1..=the number of backing groups",
-            );
+        let most = self.n_backing_groups().min(MAX_CORES);
+        if self.n_cores == 0 || self.n_cores > most {
+            let why = if most == MAX_CORES {
+                format!("must be 1..={most} (at most {MAX_CORES} cores)")
+            } else {
+                format!(
+                    "must be 1..={most}: {n} validators in groups of {} form {most} backing \
+                     groups, one per core",
+                    self.max_validators_per_core
+                )
+            };
+            return bad("n_cores", self.n_cores.to_string(), why.as_str());
         }
         if self.num_blocks == 0 || self.num_blocks > MAX_BLOCKS {
             return bad(

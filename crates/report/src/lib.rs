@@ -3,9 +3,11 @@
 //! an HTML page (`html`), served live to Prometheus (`prometheus`) and
 //! judged against a baseline (`compare`). Shared by every command: where
 //! files are written and how (`outputs`), progress on stderr
-//! (`progress`).
+//! (`progress`), writes to stdout and stderr that never panic (`stream`),
+//! the figures that vary with thread timing (`timing`).
 
 pub mod compare;
+pub mod history;
 pub mod html;
 pub mod html_chart;
 pub mod meta;
@@ -14,6 +16,9 @@ pub mod outputs;
 pub mod progress;
 pub mod prometheus;
 pub mod repeat;
+pub mod results;
+pub mod stream;
+pub mod sweep_run;
 mod table;
 pub mod timing;
 

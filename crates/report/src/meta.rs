@@ -1,8 +1,11 @@
-//! The metadata of a `--json` report (its `meta` object) and of the
-//! terminal report's header: which program, which commit, which command,
+//! The metadata of every JSON file the tool writes (its `meta` object:
+//! `tranche run`, `network`, `sweep run`, `sweep network` — and of the
+//! YAML of `calibrate`) and of the terminal report's header: which
+//! program, which kind of result ([`kind`]), which commit, which command,
 //! when, on what machine, and what decides whether two results can be
 //! compared at all — the result format's version, the database, the seed
-//! and the configuration's hash (`compare`, docs/observability.md).
+//! and the configuration's hash (`compare`, `history`,
+//! docs/observability.md).
 
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -25,12 +28,63 @@ pub struct Machine {
     pub memory_bytes: u64,
 }
 
+/// The `meta.kind` of each result the tool writes: which command made it.
+pub mod kind {
+    /// `tranche run --json`.
+    pub const RUN: &str = "run";
+    /// `tranche network --json`.
+    pub const NETWORK: &str = "network";
+    /// `tranche sweep run --json`.
+    pub const SWEEP_RUN: &str = "sweep-run";
+    /// `tranche sweep network --json`.
+    pub const SWEEP_NETWORK: &str = "sweep-network";
+    /// `tranche calibrate --out` (the YAML's header).
+    pub const CALIBRATE: &str = "calibrate";
+    /// `tranche calibrate --check FILE --json`.
+    pub const CALIBRATE_CHECK: &str = "calibrate-check";
+
+    /// What a kind is, in a sentence's words: `a run report (tranche run
+    /// --json)`.
+    pub fn describe(kind: &str) -> String {
+        match kind {
+            RUN => "a run report (tranche run --json)".into(),
+            NETWORK => "a network report (tranche network --json)".into(),
+            SWEEP_RUN => "a sweep of runs (tranche sweep run --json)".into(),
+            SWEEP_NETWORK => "a sweep of networks (tranche sweep network --json)".into(),
+            CALIBRATE => "a cost table (tranche calibrate)".into(),
+            CALIBRATE_CHECK => {
+                "a comparison of the model with the node (tranche calibrate --check)".into()
+            }
+            other => format!("a `{other}` file"),
+        }
+    }
+}
+
+impl Machine {
+    /// `2 CPUs, AMD EPYC, 23.5 GiB`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{} CPUs, {}, {:.1} GiB",
+            self.nproc,
+            if self.cpu_model.is_empty() {
+                "unknown CPU"
+            } else {
+                &self.cpu_model
+            },
+            self.memory_bytes as f64 / (1u64 << 30) as f64
+        )
+    }
+}
+
 /// Who made a report, how, when and where.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Meta {
     /// Always [`super::TOOL`].
     pub tool: String,
+    /// Which command wrote it ([`kind`]; empty in `run` files written
+    /// before kinds existed).
+    pub kind: String,
     /// The result format's version, [`super::FORMAT_VERSION`].
     pub version: String,
     /// The commit the binary was built from (`crates/bench/build.rs`).
@@ -55,10 +109,18 @@ pub struct Meta {
 }
 
 impl Meta {
-    /// The metadata of this invocation.
+    /// The metadata of this `tranche run` invocation.
     pub fn collect(database: &str, seed: u64, steps: &[BenchStep]) -> Meta {
+        Meta::of(kind::RUN, database, seed, config_fields(steps))
+    }
+
+    /// The metadata of this invocation, a result of `kind` whose
+    /// normalised configuration is `config` (one `key: value` a line; the
+    /// hash is taken of them).
+    pub fn of(kind: &str, database: &str, seed: u64, config: Vec<String>) -> Meta {
         Meta {
             tool: super::TOOL.into(),
+            kind: kind.into(),
             version: super::FORMAT_VERSION.into(),
             commit: COMMIT.into(),
             command: command_line(std::env::args()),
@@ -72,8 +134,17 @@ impl Meta {
             }
             .into(),
             seed,
-            config_hash: config_hash(steps),
-            config: config_fields(steps),
+            config_hash: lines_hash(&config),
+            config,
+        }
+    }
+
+    /// The kind of result, `run` for files written before kinds existed.
+    pub fn kind(&self) -> &str {
+        if self.kind.is_empty() {
+            kind::RUN
+        } else {
+            &self.kind
         }
     }
 
@@ -88,14 +159,8 @@ impl Meta {
         );
         let _ = writeln!(
             s,
-            "machine: {} CPUs, {}, {:.1} GiB; database {}; seed {}; config {}",
-            m.nproc,
-            if m.cpu_model.is_empty() {
-                "unknown CPU"
-            } else {
-                &m.cpu_model
-            },
-            m.memory_bytes as f64 / (1u64 << 30) as f64,
+            "machine: {}; database {}; seed {}; config {}",
+            m.describe(),
             self.database,
             self.seed,
             self.config_hash
@@ -126,12 +191,54 @@ fn command_line(args: impl Iterator<Item = String>) -> String {
 /// session's parameters under their own keys, names left out): it changes
 /// when a value does, not when the Rust type is rearranged.
 pub fn config_hash(steps: &[BenchStep]) -> String {
+    lines_hash(&config_fields(steps))
+}
+
+/// 16 hex digits of BLAKE2b over `lines`, each ended by a newline.
+pub fn lines_hash(lines: &[String]) -> String {
     let mut st = blake2b_simd::Params::new().hash_length(8).to_state();
-    for line in config_fields(steps) {
+    for line in lines {
         st.update(line.as_bytes());
         st.update(b"\n");
     }
     hex::encode(st.finalize().as_bytes())
+}
+
+/// The configuration of a sweep from those of its grid points (each a
+/// list of `key: value` lines): a key every point gives the same value
+/// keeps its line, a swept one lists its values in grid order,
+/// `key: [v1, v2]`.
+pub fn sweep_fields(points: &[Vec<String>]) -> Vec<String> {
+    let mut keys: Vec<(String, Vec<String>)> = Vec::new();
+    for point in points {
+        for line in point {
+            let (key, value) = line.split_once(": ").unwrap_or((line.as_str(), ""));
+            match keys.iter_mut().find(|(k, _)| k == key) {
+                Some((_, values)) if !values.iter().any(|v| v == value) => {
+                    values.push(value.to_owned())
+                }
+                Some(_) => {}
+                None => keys.push((key.to_owned(), vec![value.to_owned()])),
+            }
+        }
+    }
+    keys.into_iter()
+        .map(|(k, v)| match v.as_slice() {
+            [one] => format!("{k}: {one}"),
+            many => format!("{k}: [{}]", many.join(", ")),
+        })
+        .collect()
+}
+
+/// A network simulation's normalised configuration: one `key: value`
+/// line per key of the spec (the value as compact JSON), in the spec's
+/// order, for [`Meta::of`].
+pub fn spec_fields(spec: &tranche_config::approval_network::NetworkSpec) -> Vec<String> {
+    let value = serde_json::to_value(spec).unwrap_or_default();
+    let Some(map) = value.as_object() else {
+        return Vec::new();
+    };
+    map.iter().map(|(k, v)| format!("{k}: {v}")).collect()
 }
 
 /// A `step N session: SessionParams { k: v ... }` line as one line per
@@ -263,6 +370,15 @@ pub fn rfc3339(t: SystemTime) -> String {
 mod tests {
     use super::*;
     use std::time::Duration;
+
+    #[test]
+    fn a_sweeps_configuration_lists_what_it_sweeps() {
+        let points = [
+            vec!["n: 1".to_owned(), "cores: 4".to_owned()],
+            vec!["n: 2".to_owned(), "cores: 4".to_owned()],
+        ];
+        assert_eq!(sweep_fields(&points), vec!["n: [1, 2]", "cores: 4"]);
+    }
 
     #[test]
     fn dates_are_rfc3339_utc() {

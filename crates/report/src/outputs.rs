@@ -10,10 +10,16 @@
 //! # Which existing file may be replaced
 //!
 //! An output path that does not exist yet may have any name. An existing
-//! one is replaced only when its name ends with the extension of what the
-//! flag writes (`.json` for `--json` and `--output`, `.html` or `.htm` for
-//! `--html`, `.svg` for `--profile`); any other existing file — a YAML
-//! test sequence, a source file, a file without an extension — is refused,
+//! one is replaced only when it is this tool's own output of the kind the
+//! flag writes ([`Writes`]): for a JSON result, a file whose `meta.kind`
+//! (older files: whose shape, `crate::results::kind_of`) is that kind —
+//! `tranche network --json base.json` never replaces a `run` baseline —
+//! for `calibrate --out`, a file that begins with the header `calibrate`
+//! writes (so an `!ApprovalNetwork` file is never replaced); for a page, a
+//! flamegraph or a conformance file, one whose name ends with its
+//! extension (`.html`/`.htm`, `.svg`, `.json`); an empty file (as
+//! `mktemp` makes) always. Anything else — a YAML
+//! test sequence, a source file, a result of another kind — is refused,
 //! so a slip such as `--html examples/default.yaml` never replaces a
 //! tracked input.
 
@@ -21,15 +27,71 @@ use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
+use tranche_config::input::{read_text, MAX_INPUT_FILE_BYTES};
 
-/// The extensions an existing file may have to be replaced by `flag`'s
-/// output (none: no existing file is replaced).
-fn replaceable(flag: &str) -> &'static [&'static str] {
-    match flag {
-        "--json" | "--output" => &["json"],
-        "--html" => &["html", "htm"],
-        "--profile" => &["svg"],
-        _ => &[],
+/// What an output flag writes: which existing file it may replace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Writes {
+    /// A JSON result of this `meta.kind` (`crate::meta::kind`).
+    Result(&'static str),
+    /// The cost table of `tranche calibrate`: an existing file must begin
+    /// with [`COST_TABLE_HEADERS`].
+    CostTable,
+    /// A file known by its extension, the first one named in messages.
+    Extension(&'static [&'static str]),
+}
+
+/// An HTML page (`--html`).
+pub const HTML: Writes = Writes::Extension(&["html", "htm"]);
+/// A flamegraph (`--profile`).
+pub const SVG: Writes = Writes::Extension(&["svg"]);
+/// A conformance vector file (`conformance --output`).
+pub const CONFORMANCE: Writes = Writes::Extension(&["json"]);
+
+/// The first line of a cost table `tranche calibrate` writes (the header
+/// of `calibrate/mod.rs`), and of the tables written before it had one
+/// (`CostTable::to_yaml`'s own header).
+pub const COST_TABLE_HEADERS: [&str; 2] = ["# tranche calibrate", "# tranche cost table:"];
+
+/// Why the existing file at `path` may not be replaced by what `writes`
+/// writes, if it may not.
+fn not_replaceable(path: &Path, writes: Writes) -> Option<String> {
+    // An empty file (`mktemp`'s) holds nothing to lose.
+    if std::fs::metadata(path).is_ok_and(|m| m.len() == 0) {
+        return None;
+    }
+    let refused = |what: String| {
+        Some(format!(
+            "exists and is not {what}; not replaced (remove it or pick another name)"
+        ))
+    };
+    match writes {
+        Writes::Extension(exts) => {
+            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+            (!exts.iter().any(|o| o.eq_ignore_ascii_case(ext)))
+                .then(|| refused(format!("a .{} file", exts[0])))
+                .flatten()
+        }
+        Writes::Result(kind) => {
+            let text = read_text(path, crate::results::MAX_RESULT_FILE_BYTES).ok();
+            let found = text.as_deref().map(crate::results::kind_of);
+            let mine = format!("{} this tool wrote", crate::meta::kind::describe(kind));
+            match found {
+                Some(Ok(k)) if k == kind => None,
+                Some(Ok(other)) => refused(format!(
+                    "{mine} (it is {})",
+                    crate::meta::kind::describe(other)
+                )),
+                _ => refused(mine),
+            }
+        }
+        Writes::CostTable => {
+            let text = read_text(path, MAX_INPUT_FILE_BYTES).unwrap_or_default();
+            let first = text.lines().next().unwrap_or("");
+            (!COST_TABLE_HEADERS.iter().any(|h| first.starts_with(h)))
+                .then(|| refused("a cost table tranche calibrate wrote".into()))
+                .flatten()
+        }
     }
 }
 
@@ -39,10 +101,10 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
-/// Check every `(flag, path)` output against the run's `inputs` and each
-/// other; the error names the flag and the path.
-pub fn check(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<()> {
-    for (i, (flag, path)) in outputs.iter().enumerate() {
+/// Check every `(flag, path, what it writes)` output against the run's
+/// `inputs` and each other; the error names the flag and the path.
+pub fn check(outputs: &[(&str, &Path, Writes)], inputs: &[&Path]) -> Result<()> {
+    for (i, &(flag, path, writes)) in outputs.iter().enumerate() {
         let named = || format!("{flag} {}", path.display());
         if let Ok(meta) = std::fs::symlink_metadata(path) {
             if meta.is_dir() {
@@ -59,20 +121,14 @@ pub fn check(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<()> {
                     named()
                 );
             }
-            if outputs[..i].iter().any(|(_, p)| identity(p) == Some(id)) {
+            if outputs[..i].iter().any(|(_, p, _)| identity(p) == Some(id)) {
                 bail!("{}: is also another output of this run", named());
             }
-            let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-            let ours = replaceable(flag);
-            if !ours.iter().any(|o| o.eq_ignore_ascii_case(ext)) {
-                bail!(
-                    "{}: exists and is not a .{} file; not replaced (remove it or pick another name)",
-                    named(),
-                    ours.first().copied().unwrap_or("json")
-                );
+            if let Some(why) = not_replaceable(path, writes) {
+                bail!("{}: {why}", named());
             }
         }
-        if outputs[..i].iter().any(|(_, p)| p == path) {
+        if outputs[..i].iter().any(|(_, p, _)| p == &path) {
             bail!("{}: is also another output of this run", named());
         }
         let dir = parent(path);
@@ -86,10 +142,10 @@ pub fn check(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Result<()> {
 
 /// [`check`] of the outputs a command line names (a flag with no path is
 /// skipped) against its one input file, if any.
-pub fn check_flags(outputs: &[(&str, Option<&Path>)], input: Option<&Path>) -> Result<()> {
-    let named: Vec<(&str, &Path)> = outputs
+pub fn check_flags(outputs: &[(&str, Option<&Path>, Writes)], input: Option<&Path>) -> Result<()> {
+    let named: Vec<(&str, &Path, Writes)> = outputs
         .iter()
-        .filter_map(|(flag, p)| p.map(|p| (*flag, p)))
+        .filter_map(|&(flag, p, w)| p.map(|p| (flag, p, w)))
         .collect();
     let inputs: Vec<&Path> = input.into_iter().collect();
     check(&named, &inputs)
@@ -124,6 +180,8 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 mod tests {
     use super::*;
 
+    const RUN: Writes = Writes::Result(crate::meta::kind::RUN);
+
     fn dir(name: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("tranche-outputs-{name}-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&d);
@@ -137,18 +195,20 @@ mod tests {
         let input = d.join("in.yaml");
         std::fs::write(&input, "x").unwrap();
         let ok = d.join("out.json");
-        check(&[("--json", &ok)], &[&input]).unwrap();
+        check(&[("--json", &ok, RUN)], &[&input]).unwrap();
         assert!(!ok.exists(), "checking writes nothing");
 
-        let e = check(&[("--json", &d)], &[&input]).unwrap_err().to_string();
+        let e = check(&[("--json", &d, RUN)], &[&input])
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("--json") && e.contains("is a folder"), "{e}");
-        let e = check(&[("--json", &input)], &[&input])
+        let e = check(&[("--json", &input, RUN)], &[&input])
             .unwrap_err()
             .to_string();
         assert!(e.contains("is an input"), "{e}");
         let tracked = d.join("tracked.yaml");
         std::fs::write(&tracked, "keep").unwrap();
-        let e = check(&[("--html", &tracked)], &[&input])
+        let e = check(&[("--html", &tracked, HTML)], &[&input])
             .unwrap_err()
             .to_string();
         assert!(
@@ -156,26 +216,75 @@ mod tests {
             "{e}"
         );
         let old = d.join("old.json");
-        std::fs::write(&old, "{}").unwrap();
-        check(&[("--json", &old)], &[&input]).unwrap();
+        let run = crate::ReportFile::new(vec![crate::fixture::run()]);
+        std::fs::write(&old, serde_json::to_string(&run).unwrap()).unwrap();
+        check(&[("--json", &old, RUN)], &[&input]).unwrap();
         let link = d.join("link.json");
         std::os::unix::fs::symlink(&input, &link).unwrap();
-        let e = check(&[("--html", &link)], &[&input])
+        let e = check(&[("--html", &link, HTML)], &[&input])
             .unwrap_err()
             .to_string();
         assert!(e.contains("--html") && e.contains("is an input"), "{e}");
-        let e = check(&[("--json", &ok), ("--html", &ok)], &[])
+        let e = check(&[("--json", &ok, RUN), ("--html", &ok, HTML)], &[])
             .unwrap_err()
             .to_string();
         assert!(e.contains("another output"), "{e}");
         let missing = d.join("no/such/folder/out.json");
-        let e = check(&[("--profile", &missing)], &[])
+        let e = check(&[("--profile", &missing, SVG)], &[])
             .unwrap_err()
             .to_string();
         assert!(
             e.contains("--profile") && e.contains("cannot write in"),
             "{e}"
         );
+        std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn only_this_tools_own_output_of_that_kind_is_replaced() {
+        let d = dir("kinds");
+        let write = |name: &str, text: &str| {
+            let p = d.join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let run = crate::ReportFile::new(vec![crate::fixture::run()]);
+        let baseline = write("baseline.json", &serde_json::to_string(&run).unwrap());
+        let network = Writes::Result(crate::meta::kind::NETWORK);
+        let e = check(&[("--json", &baseline, network)], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("is not a network report (tranche network --json) this tool wrote")
+                && e.contains("(it is a run report (tranche run --json))")
+                && e.contains("not replaced"),
+            "{e}"
+        );
+        check(&[("--json", &baseline, RUN)], &[]).unwrap();
+        let other = write("package.json", "{\"name\": \"x\"}");
+        let e = check(&[("--json", &other, RUN)], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not a run report"), "{e}");
+        // calibrate --out: its own table, not an !ApprovalNetwork file.
+        let net = write("net.yaml", "!ApprovalNetwork\nn_validators: 100\n");
+        let e = check(&[("--out", &net, Writes::CostTable)], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("is not a cost table tranche calibrate wrote"),
+            "{e}"
+        );
+        let table = write(
+            "costs.yaml",
+            "# tranche calibrate (meta.kind calibrate)\nroute: 1\n",
+        );
+        check(&[("--out", &table, Writes::CostTable)], &[]).unwrap();
+        let older = write("old.yaml", "# tranche cost table: the virtual CPU time\n");
+        check(&[("--out", &older, Writes::CostTable)], &[]).unwrap();
+        // An empty file, as mktemp makes, holds nothing to lose.
+        let empty = write("empty", "");
+        check(&[("--json", &empty, RUN)], &[]).unwrap();
         std::fs::remove_dir_all(&d).ok();
     }
 

@@ -56,7 +56,7 @@ impl Progress {
     /// its own, `tranche_workload::generate`): the lines only.
     pub fn phase_without_bar(self, name: &str) -> Phase {
         if self == Progress::Lines {
-            eprintln!("{name}: started");
+            crate::errln!("{name}: started");
         }
         Phase {
             mode: self,
@@ -83,7 +83,7 @@ impl Progress {
                 bar
             }
             Progress::Lines => {
-                eprintln!("{name}: started ({total} {unit})");
+                crate::errln!("{name}: started ({total} {unit})");
                 ProgressBar::hidden()
             }
             Progress::Quiet => ProgressBar::hidden(),
@@ -118,7 +118,7 @@ impl Phase {
             None => format!("block {number} approved"),
         };
         match self.mode {
-            Progress::Lines => eprintln!("{line}"),
+            Progress::Lines => crate::errln!("{line}"),
             Progress::Bars => self.bar.println(line),
             Progress::Quiet => {}
         }
@@ -128,10 +128,10 @@ impl Phase {
     pub fn finish(self, what: &str) {
         let s = self.start.elapsed().as_secs_f64();
         match self.mode {
-            Progress::Lines => eprintln!("{}: done in {s:.2} s, {what}", self.name),
+            Progress::Lines => crate::errln!("{}: done in {s:.2} s, {what}", self.name),
             Progress::Bars => {
                 self.bar.finish_and_clear();
-                eprintln!("{}: done in {s:.2} s, {what}", self.name);
+                crate::errln!("{}: done in {s:.2} s, {what}", self.name);
             }
             Progress::Quiet => {}
         }

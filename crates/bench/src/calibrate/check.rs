@@ -76,6 +76,8 @@ pub struct LayoutCheck {
 /// The whole comparison, as `--json` writes it.
 #[derive(Debug, Clone, Serialize)]
 pub struct CheckReport {
+    /// Who made it, how, where (`meta.kind`: `calibrate-check`).
+    pub meta: tranche_report::Meta,
     pub file: String,
     pub runs: u32,
     pub cores: u32,
@@ -213,10 +215,25 @@ fn compare(
 
 /// Run the comparison.
 pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
+    // `TRANCHE_SMALL=1` (the documented commands' test): one real run on
+    // the virtual clock, the file cut to size.
+    let small;
+    let plan = if crate::small::on() {
+        small = CheckPlan {
+            runs: 1,
+            real_clock: ClockKind::Virtual,
+            ..plan.clone()
+        };
+        &small
+    } else {
+        plan
+    };
     if plan.runs == 0 {
         bail!("--runs 0: the real node must run at least once");
     }
-    let config = crate::run_cli::load_bench_file(&plan.file, plan.quiet)?;
+    let config = crate::run_cli::load_sized(Some(&plan.file), Vec::new(), plan.quiet)?;
+    let mut meta = tranche_report::Meta::collect("redb", plan.seed, &config.steps);
+    meta.kind = tranche_report::meta::kind::CALIBRATE_CHECK.into();
     let mut checks = Vec::new();
     for step in &config.steps {
         let cache_dir = plan
@@ -258,6 +275,7 @@ pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
     }
     let pass = checks.iter().all(|c| c.judged.iter().all(|j| j.within));
     Ok(CheckReport {
+        meta,
         file: plan.file.display().to_string(),
         runs: plan.runs,
         cores: plan.cores,

@@ -131,7 +131,9 @@ impl<'a> Driver<'a> {
             ) {
                 Ok(_) => self.counts.deliveries += 1,
                 Err(SendError::NotConnected(_)) => self.counts.lost += 1,
-                Err(e) => eprintln!("warning: emulated network refused a message: {e}"),
+                Err(e) => {
+                    tranche_report::errln!("warning: emulated network refused a message: {e}")
+                }
             }
         }
     }
@@ -175,7 +177,7 @@ impl<'a> Driver<'a> {
                         (peer.0, bytes),
                     ) {
                         Ok(_) | Err(SendError::NotConnected(_)) => {}
-                        Err(e) => eprintln!(
+                        Err(e) => tranche_report::errln!(
                             "warning: emulated network refused a message from the node: {e}"
                         ),
                     }
@@ -189,7 +191,7 @@ impl<'a> Driver<'a> {
                 }
             }
             NodeEvent::Malformed { peer, error } => {
-                eprintln!("warning: node rejected bytes from peer {}: {error}", peer.0)
+                tranche_report::errln!("warning: node rejected bytes from peer {}: {error}", peer.0)
             }
             NodeEvent::Reputation { .. } => {}
         }

@@ -33,7 +33,7 @@ use tranche_report::prometheus::Exporter;
 use tranche_report::{GenerationReport, RunReport};
 use tranche_workload::generate::cache::GeneratedMessages;
 use tranche_workload::generate::world::World;
-use tranche_workload::generate::{load_or_generate, CacheOutcome};
+use tranche_workload::generate::{load_or_generate, CacheOutcome, Show};
 
 /// Which clock drives a run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -129,11 +129,14 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
     let start = Instant::now();
     let cpu_start = tranche_node::process_cpu_time();
     let phase = options.progress.phase_without_bar("generation");
-    let (world, messages, outcome) = load_or_generate(
-        &params,
-        &options.cache_dir,
-        options.progress == Progress::Bars,
-    )?;
+    let lines = GenerationLines::new();
+    let tell = |done, total| lines.tell(done, total);
+    let show = match options.progress {
+        Progress::Bars => Show::Bar,
+        Progress::Lines => Show::Told(&tell),
+        Progress::Quiet => Show::Nothing,
+    };
+    let (world, messages, outcome) = load_or_generate(&params, &options.cache_dir, show)?;
     let generation = match outcome {
         CacheOutcome::Hit { path, .. } => GenerationReport {
             cache_file: path.display().to_string(),
@@ -150,10 +153,10 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
             ..
         } => {
             if let Some(why) = rejected {
-                eprintln!("warning: {why}; regenerated it");
+                tranche_report::errln!("warning: {why}; regenerated it");
             }
             if let Some(why) = not_stored {
-                eprintln!("warning: {why}; going on with the messages in memory");
+                tranche_report::errln!("warning: {why}; going on with the messages in memory");
             }
             GenerationReport {
                 cache_file: path.display().to_string(),
@@ -195,6 +198,41 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
         generation,
         encoded,
     })
+}
+
+/// Generation's progress without a terminal: a line at each tenth of the
+/// validators done, with the time so far and the time left.
+struct GenerationLines {
+    start: Instant,
+    /// The last tenth told.
+    told: std::sync::atomic::AtomicU64,
+}
+
+impl GenerationLines {
+    fn new() -> GenerationLines {
+        GenerationLines {
+            start: Instant::now(),
+            told: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    fn tell(&self, done: u64, total: u64) {
+        let tenth = done * 10 / total.max(1);
+        let before = self
+            .told
+            .fetch_max(tenth, std::sync::atomic::Ordering::Relaxed);
+        if tenth <= before || done >= total {
+            return;
+        }
+        let elapsed = self.start.elapsed();
+        let left = tranche_report::progress::eta(done, total, elapsed)
+            .map_or_else(String::new, |l| format!(", about {} s left", l.as_secs()));
+        tranche_report::errln!(
+            "generation: {done} of {total} validators' messages ({} %), {:.1} s{left}",
+            tenth * 10,
+            elapsed.as_secs_f64()
+        );
+    }
 }
 
 /// A figure of `/proc/self/status` in bytes (`VmHWM`, `VmRSS`).

@@ -103,7 +103,9 @@ impl Net for BenchNet<'_> {
             (peer, bytes),
         ) {
             Ok(_) | Err(SendError::NotConnected(_)) => {}
-            Err(e) => eprintln!("warning: emulated network refused a message from the node: {e}"),
+            Err(e) => tranche_report::errln!(
+                "warning: emulated network refused a message from the node: {e}"
+            ),
         }
         // The links lose what they lose on their own (`Fate::Lost`).
         Ok(())
@@ -304,7 +306,9 @@ impl<'a> ModelRun<'a> {
                         Ok(ValidationProtocol::ApprovalDistribution(m)) => {
                             self.node.peer_message(now_ms, from, m, &mut cx);
                         }
-                        Err(e) => eprintln!("warning: node rejected bytes from peer {from}: {e}"),
+                        Err(e) => tranche_report::errln!(
+                            "warning: node rejected bytes from peer {from}: {e}"
+                        ),
                     }
                 }
                 Fate::Lost => lost += 1,
@@ -343,7 +347,9 @@ impl<'a> ModelRun<'a> {
             ) {
                 Ok(_) => self.counts.deliveries += 1,
                 Err(SendError::NotConnected(_)) => self.counts.lost += 1,
-                Err(e) => eprintln!("warning: emulated network refused a message: {e}"),
+                Err(e) => {
+                    tranche_report::errln!("warning: emulated network refused a message: {e}")
+                }
             }
         }
     }

@@ -1,5 +1,6 @@
 //! The command line around the commands: version with the commit, the
-//! shipped examples (and running one by its bare name from any folder),
+//! shipped examples of `run` and `network` (and running one by its bare
+//! name from any folder),
 //! shell completions, warnings for flags without effect, output paths
 //! refused before any work.
 
@@ -24,11 +25,16 @@ fn examples_are_listed_and_written_out() {
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("approvals_throughput.yaml"), "{text}");
+    // The network examples too (issue 31).
+    for name in ["no-shows.yaml", "finality-stall.yaml", "no-show-sweep.yaml"] {
+        assert!(text.contains(name), "{name} in {text}");
+    }
     let dir = std::env::temp_dir().join(format!("tranche-cli-examples-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let out = tranche(&["examples", "--write", dir.to_str().unwrap()]);
     assert!(out.status.success());
     assert!(dir.join("approvals_no_shows.yaml").is_file());
+    assert!(dir.join("network/no-shows.yaml").is_file());
     let again = tranche(&["examples", "--write", dir.to_str().unwrap()]);
     assert!(!again.status.success());
     assert!(String::from_utf8_lossy(&again.stderr).contains("not overwritten"));
@@ -59,6 +65,31 @@ fn a_bare_example_name_runs_the_embedded_copy_from_any_folder() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("no_such_example.yaml"), "{err}");
+}
+
+#[test]
+fn a_bare_network_example_name_runs_the_embedded_copy_from_any_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        std::process::Command::new(common::BIN)
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let small = ["--validators", "40", "--cores", "8", "--blocks", "1"];
+    let out = run(&[&["network", "default.yaml"][..], &small].concat());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("running the embedded example"), "{err}");
+    // An example of the other command is named as such.
+    let out = run(&["network", "approvals_no_shows.yaml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success());
+    assert!(err.contains("is for `tranche run`"), "{err}");
+    let out = run(&["run", "no-shows.yaml"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("is for `tranche network`"), "{err}");
 }
 
 #[test]
@@ -126,4 +157,49 @@ fn an_output_over_the_input_is_refused_before_the_run() {
     assert!(!out.status.success());
     assert_eq!(std::fs::read(&input).unwrap(), before);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// A file that is no YAML says so, whichever command is given it; `run`
+/// takes `--validators`, `--cores` and `--blocks` as the other commands
+/// do, checked as the file's own keys are (issue 31).
+#[test]
+fn a_page_is_not_yaml_and_run_takes_the_sizes() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("page.html");
+    std::fs::write(
+        &page,
+        "<!DOCTYPE html>\n<html><body><p>hi</p></body></html>\n",
+    )
+    .unwrap();
+    let p = page.to_str().unwrap();
+    for cmd in [
+        vec!["run", p],
+        vec!["network", p],
+        vec!["sweep", "run", p],
+        vec!["sweep", "network", p],
+    ] {
+        common::refused(&cmd, "not YAML: it is an HTML or XML page");
+    }
+    let cache = dir.path().join("cache");
+    let out = tranche(&[
+        "run",
+        "--validators",
+        "60",
+        "--cores",
+        "12",
+        "--blocks",
+        "1",
+        "--clock",
+        "virtual",
+        "--quiet",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+    ]);
+    assert!(out.status.success(), "{out:?}");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("60 validators, 12 cores, 1 blocks"), "{text}");
+    common::refused(
+        &["run", "--validators", "60", "--cores", "40"],
+        "at most 12 cores",
+    );
 }

@@ -5,6 +5,8 @@
 mod calibrate;
 mod cli;
 mod common;
+mod documented;
+mod history;
 mod hostile;
 mod html_browser;
 mod meta_compare;
@@ -23,4 +25,5 @@ mod restart;
 mod run;
 mod scenario_command;
 mod stalls;
+mod streams;
 mod sweep_run;

@@ -46,6 +46,7 @@ fn metadata_in_the_json_and_the_header_and_not_comparable_runs() {
     let meta = &v["meta"];
     for key in [
         "tool",
+        "kind",
         "version",
         "commit",
         "command",
@@ -65,6 +66,7 @@ fn metadata_in_the_json_and_the_header_and_not_comparable_runs() {
         );
     }
     assert_eq!(meta["tool"], "tranche");
+    assert_eq!(meta["kind"], "run");
     assert_eq!(meta["version"], tranche_report::FORMAT_VERSION);
     assert_eq!(meta["database"], "redb");
     assert_eq!(meta["seed"], 0);
@@ -126,6 +128,51 @@ fn metadata_in_the_json_and_the_header_and_not_comparable_runs() {
         assert!(help.contains(code), "{code} in {help}");
     }
     for p in [a, b, c, tmp("cache")] {
+        let _ = std::fs::remove_file(&p);
+        let _ = std::fs::remove_dir_all(&p);
+    }
+}
+
+/// `compare` reads its files through the checked input path: a device or
+/// a FIFO is refused at once, a file that is no result (or a result of
+/// another kind) is one line in the project's words.
+#[test]
+fn compare_refuses_devices_fifos_and_other_kinds_in_one_line() {
+    let cache = tmp("cmp-cache");
+    let run = tmp("cmp-run.json");
+    crate::common::guard_run(&cache, &crate::common::args([&"--json", &run]));
+    let run = run.to_str().unwrap();
+    crate::common::refused(&["compare", run, "/dev/zero"], "not a regular file");
+    let fifo = tmp("cmp-fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+    crate::common::refused(
+        &["compare", run, fifo.to_str().unwrap()],
+        "not a regular file",
+    );
+    let page = tmp("cmp-page.html");
+    std::fs::write(&page, "<html></html>\n").unwrap();
+    crate::common::refused(
+        &["compare", page.to_str().unwrap(), run],
+        "is not a tranche result: it is not JSON",
+    );
+    let sweep = tmp("cmp-sweep.json");
+    std::fs::write(
+        &sweep,
+        r#"{"meta": {"tool": "tranche", "kind": "sweep-network"}, "rows": []}"#,
+    )
+    .unwrap();
+    let out = crate::common::tranche(&["compare", run, sweep.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("is a run report (tranche run --json)")
+            && err.contains("is a sweep of networks (tranche sweep network --json)"),
+        "{err}"
+    );
+    for p in [fifo, page, sweep, cache, PathBuf::from(run)] {
         let _ = std::fs::remove_file(&p);
         let _ = std::fs::remove_dir_all(&p);
     }

@@ -95,6 +95,20 @@ fn the_default_approves_every_block_at_every_honest_validator() {
     std::fs::remove_file(&json).unwrap();
     let report: tranche_report::network::SimulationReport = serde_json::from_str(&text).unwrap();
     assert_eq!(report.n_validators, 100);
+    // The same `meta` as every JSON of the tool.
+    let meta = report.meta.as_ref().expect("a network report has its meta");
+    assert_eq!(
+        (meta.tool.as_str(), meta.kind.as_str()),
+        ("tranche", "network")
+    );
+    assert_eq!(meta.seed, 0);
+    assert!(!meta.date.is_empty() && !meta.commit.is_empty() && meta.machine.nproc > 0);
+    assert_eq!(meta.config_hash.len(), 16);
+    assert!(
+        meta.config.contains(&"n_validators: 100".to_owned()),
+        "{:?}",
+        meta.config
+    );
     assert_eq!(report.blocks.len(), 5);
     assert!(report.all_approved);
     for b in &report.blocks {

@@ -43,8 +43,21 @@ fn a_grid_of_runs_in_one_table() {
 }
 
 #[test]
-fn a_bad_combination_is_named() {
-    let e = grid(&args(&["--validators", "100,10"])).unwrap_err();
+fn an_impossible_cell_is_skipped_with_its_bound_and_the_others_run() {
+    // 100 validators form 20 backing groups: 40 cores cannot be.
+    let (specs, _, skipped) =
+        grid(&args(&["--validators", "100,200", "--cores", "20,40"])).unwrap();
+    let sizes: Vec<(u32, u32)> = specs.iter().map(|s| (s.n_validators, s.n_cores)).collect();
+    assert_eq!(sizes, vec![(100, 20), (200, 20), (200, 40)]);
+    assert_eq!(skipped.len(), 1, "{skipped:?}");
+    assert!(
+        skipped[0].contains("[validators 100, cores 40")
+            && skipped[0]
+                .contains("must be 1..=20: 100 validators in groups of 5 form 20 backing groups"),
+        "{skipped:?}"
+    );
+    // Nothing that can run: one error naming the first cell.
+    let e = grid(&args(&["--validators", "10"])).unwrap_err();
     assert!(e.to_string().contains("validators 10"), "{e}");
     assert!(Cli::try_parse_from(["sweep", "--cores", "x"]).is_err());
 }
@@ -62,13 +75,13 @@ fn a_sweep_file_names_its_lists_and_its_base() {
     )
     .unwrap();
     let g = file.to_str().unwrap();
-    let (specs, _) = grid(&args(&[g])).unwrap();
+    let (specs, _, _) = grid(&args(&[g])).unwrap();
     assert_eq!(specs.len(), 6);
     assert!(specs
         .iter()
         .all(|s| s.n_cores == 4 && s.session.needed_approvals == 8));
     // A flag wins over the file's list.
-    let (specs, _) = grid(&args(&[g, "--validators", "30"])).unwrap();
+    let (specs, _, _) = grid(&args(&[g, "--validators", "30"])).unwrap();
     assert_eq!(specs.len(), 2);
     std::fs::write(&file, "!ApprovalSweep\nn_validatorz: [20]\n").unwrap();
     let e = grid(&args(&[g])).unwrap_err();

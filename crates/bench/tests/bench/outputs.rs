@@ -1,6 +1,7 @@
 //! The files every writing command makes, through the binary: `run`,
 //! `sweep run`, `network` and `sweep network` refuse a folder, their own
-//! input and an existing file of another kind before any work (within
+//! input, an existing file that is not their own output and a result
+//! of another kind before any work (within
 //! 2 s, nothing on stdout, one line on stderr); written files take the
 //! mode the umask gives (0644 under umask 022), `examples --write` too.
 
@@ -38,11 +39,29 @@ fn every_writing_command_refuses_a_folder_its_input_and_a_foreign_file_first() {
         };
         refused(&with("--json", d), "is a folder");
         refused(&with("--json", input), "is an input");
-        refused(&with("--json", f), "not a .json file");
+        refused(&with("--json", f), "this tool wrote; not replaced");
         refused(&with("--html", input), "is an input");
         refused(&with("--html", f), "not a .html file");
     }
     assert_eq!(std::fs::read_to_string(&foreign).unwrap(), "keep");
+    // A result of another kind is not replaced: `--json` of a network run
+    // never overwrites a `run` baseline (issue 32), nor the reverse.
+    let baseline = dir.join("baseline.json");
+    let run_file = r#"{"tool": "tranche", "version": "0.2.0", "meta": {"tool": "tranche", "kind": "run"}, "runs": []}"#;
+    std::fs::write(&baseline, run_file).unwrap();
+    let b = leak(&baseline);
+    refused(
+        &["network", n, "--json", b],
+        "is not a network report (tranche network --json) this tool wrote (it is a run report",
+    );
+    refused(&["sweep", "network", n, "--json", b], "(it is a run report");
+    assert_eq!(std::fs::read_to_string(&baseline).unwrap(), run_file);
+    let network_file = dir.join("network.json");
+    std::fs::write(&network_file, r#"{"source": "x", "validators": []}"#).unwrap();
+    refused(
+        &["run", s, "--json", leak(&network_file)],
+        "(it is a network report",
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -1,5 +1,6 @@
 //! What `tranche run` tells on stderr when stderr is not a terminal (a
-//! log, CI): one line per phase start and end and one per approved block,
+//! log, CI): one line per phase start and end, one per tenth of the
+//! message generation, and one per approved block,
 //! `block N approved after M ms`; with `--quiet`, nothing but warnings and
 //! errors.
 
@@ -60,6 +61,16 @@ fn without_a_terminal_phases_and_blocks_are_plain_lines() {
             "{phase}\n{err}"
         );
     }
+    // Generation tells how far it has come, a line per tenth of the
+    // validators (issue 31: only `started` and `done` before).
+    let told: Vec<&&str> = lines
+        .iter()
+        .filter(|l| l.starts_with("generation: ") && l.contains(" of 59 validators' messages ("))
+        .collect();
+    assert!((1..=9).contains(&told.len()), "{err}");
+    let at = |p: &str| lines.iter().position(|l| l.starts_with(p)).unwrap();
+    let first_told = lines.iter().position(|l| l == told[0]).unwrap();
+    assert!(at("generation: started") < first_told && first_told < at("generation: done"));
     for run in ["run classic", "run parallel/4"] {
         let end = lines
             .iter()

@@ -38,7 +38,14 @@ fn a_sweep_over_two_sizes_and_both_layouts_writes_table_json_and_plots() {
     assert_eq!(rows.iter().filter(|r| r.contains("parallel/2")).count(), 2);
 
     let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
-    let v = v.as_array().unwrap();
+    assert_eq!(v["meta"]["kind"], "sweep-run", "{v}");
+    assert_eq!(v["meta"]["tool"], "tranche");
+    let config = v["meta"]["config"].as_array().unwrap();
+    assert!(
+        config.iter().any(|l| l == "step 1 n_validators: [60, 80]"),
+        "{config:?}"
+    );
+    let v = v["rows"].as_array().unwrap();
     assert_eq!(v.len(), 4);
     let sizes: Vec<u64> = v
         .iter()
@@ -93,4 +100,40 @@ fn a_sweep_with_nothing_to_measure_is_refused_in_one_line() {
     let err = String::from_utf8(out.stderr).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains("validators 20"), "{err}");
+}
+
+/// The README's own sweep: the cells that cannot be (50 validators form
+/// 10 backing groups: 20 cores cannot be) are skipped, one line each
+/// with the bound, and the others run (issue 31).
+#[test]
+fn an_impossible_cell_is_skipped_with_its_bound() {
+    let dir = tempfile::tempdir().unwrap();
+    let guard = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ci/guard.yaml");
+    let out = Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args([
+            "sweep",
+            "run",
+            guard,
+            "--validators",
+            "40,60",
+            "--cores",
+            "12",
+        ])
+        .args(["--architecture", "classic", "--cache-dir"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let skipped: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("sweep: skipped"))
+        .collect();
+    assert_eq!(skipped.len(), 1, "{err}");
+    assert!(
+        skipped[0].contains("[validators 40, cores 12]") && skipped[0].contains("at most 8 cores"),
+        "{err}"
+    );
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(table.lines().skip(1).count(), 1, "{table}");
 }

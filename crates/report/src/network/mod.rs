@@ -155,6 +155,10 @@ impl CostTotal {
 /// A whole-network run.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SimulationReport {
+    /// Who made the report, how, when and where (`meta.kind` `network`;
+    /// set by the command line, absent in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<crate::Meta>,
     pub source: String,
     pub seed: u64,
     pub n_validators: u32,
@@ -256,6 +260,7 @@ impl SimulationReport {
             .collect();
         let all_approved = blocks.iter().all(|b| b.approved == b.expected);
         SimulationReport {
+            meta: None,
             source: source.to_owned(),
             seed,
             n_validators: spec.n_validators,

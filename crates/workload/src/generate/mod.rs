@@ -26,22 +26,35 @@ use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT};
 use tranche_primitives::{Tick, ValidatorIndex};
 use world::{World, NODE_UNDER_TEST};
 
+/// How generation tells its progress.
+#[derive(Clone, Copy)]
+pub enum Show<'a> {
+    Nothing,
+    /// A bar on stderr (a terminal).
+    Bar,
+    /// `tell(done, total)` after each validator's messages, from any of
+    /// the generating threads (the caller prints a line now and then).
+    Told(&'a (dyn Fn(u64, u64) + Sync)),
+}
+
 /// Build the world of `params` and generate every bundle in it, in send
 /// order. `progress` draws a bar on stderr.
 pub fn generate(params: &GenerationParams, progress: bool) -> (World, GeneratedMessages) {
     let world = World::build(params);
-    let messages = generate_in(&world, params, progress);
+    let show = if progress { Show::Bar } else { Show::Nothing };
+    let messages = generate_in(&world, params, show);
     (world, messages)
 }
 
 /// Every bundle of `params` in an already built `world`, in send order.
-pub fn generate_in(world: &World, params: &GenerationParams, progress: bool) -> GeneratedMessages {
+pub fn generate_in(world: &World, params: &GenerationParams, show: Show) -> GeneratedMessages {
     let n = params.n_validators;
     let grid = SendersTo::identity(n, NODE_UNDER_TEST);
     let samplings = random_samplings(NODE_UNDER_TEST.0, n, 2 * n as usize, params.seed);
     let peers: Vec<u32> = (0..n).filter(|v| *v != NODE_UNDER_TEST.0).collect();
+    let done = std::sync::atomic::AtomicU64::new(0);
 
-    let bar = if progress {
+    let bar = if matches!(show, Show::Bar) {
         let bar = ProgressBar::new(peers.len() as u64);
         bar.set_style(
             ProgressStyle::with_template(
@@ -82,6 +95,10 @@ pub fn generate_in(world: &World, params: &GenerationParams, progress: bool) -> 
                 }
             }
             bar.inc(1);
+            if let Show::Told(tell) = show {
+                let d = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                tell(d, peers.len() as u64);
+            }
             out
         })
         .collect();
@@ -133,7 +150,7 @@ pub enum CacheOutcome {
 pub fn load_or_generate(
     params: &GenerationParams,
     cache_root: &Path,
-    progress: bool,
+    show: Show,
 ) -> anyhow::Result<(World, GeneratedMessages, CacheOutcome)> {
     let key = cache::cache_key(&params.fingerprint());
     let dir = cache::user_cache_dir(cache_root);
@@ -164,7 +181,7 @@ pub fn load_or_generate(
         },
     };
     let start = Instant::now();
-    let messages = generate_in(&world, params, progress);
+    let messages = generate_in(&world, params, show);
     let generation_time = start.elapsed();
     let (bytes, not_stored) = match &dir {
         Err(e) => (0, Some(e.to_string())),
@@ -304,7 +321,7 @@ pub(crate) mod tests {
     fn cache_hit_and_corrupt_file_regenerates() {
         let dir = std::env::temp_dir().join(format!("tranche-gen-test-{}", std::process::id()));
         let p = small(1);
-        let (_, first, outcome) = load_or_generate(&p, &dir, false).unwrap();
+        let (_, first, outcome) = load_or_generate(&p, &dir, Show::Nothing).unwrap();
         let CacheOutcome::Generated {
             path,
             rejected: None,
@@ -313,14 +330,14 @@ pub(crate) mod tests {
         else {
             panic!("expected a fresh generation, got {outcome:?}");
         };
-        let (_, second, outcome) = load_or_generate(&p, &dir, false).unwrap();
+        let (_, second, outcome) = load_or_generate(&p, &dir, Show::Nothing).unwrap();
         assert!(matches!(outcome, CacheOutcome::Hit { .. }));
         assert_eq!(first, second);
         let mut bytes = std::fs::read(&path).unwrap();
         let mid = bytes.len() / 2;
         bytes[mid] ^= 0xff;
         std::fs::write(&path, bytes).unwrap();
-        let (_, third, outcome) = load_or_generate(&p, &dir, false).unwrap();
+        let (_, third, outcome) = load_or_generate(&p, &dir, Show::Nothing).unwrap();
         assert!(matches!(
             outcome,
             CacheOutcome::Generated {

@@ -340,3 +340,24 @@ mod older_files {
         assert_eq!(older.runs[0].generation.cpu_s, 0.0);
     }
 }
+
+#[test]
+fn timing_dependent_figures_are_shown_apart_and_never_judged() {
+    let mut cur = run();
+    cur.database.commits += 1;
+    cur.checks.checked_ahead += 2;
+    let c = compare(&file(run()), &file(cur), &CpuPolicy::default());
+    assert!(c.passed(), "{}", c.render(true));
+    for path in ["database.commits", "checks.checked_ahead"] {
+        let row = c.rows.iter().find(|r| r.figure == path).expect(path);
+        assert_eq!(row.verdict, Verdict::Varies, "{path}");
+    }
+    let commits = c.rows.iter().find(|r| r.figure == "database.commits");
+    assert_eq!(commits.unwrap().difference, "+1");
+    let text = c.render(false);
+    assert!(text.contains("varies"), "{text}");
+    // None of them is also an exact figure.
+    for (name, _) in exact_figures(&run()) {
+        assert!(!crate::timing::is_timing_dependent(&name), "{name}");
+    }
+}

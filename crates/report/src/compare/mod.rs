@@ -18,6 +18,7 @@
 //! verdict means.
 
 use crate::repeat::Spread;
+use crate::results::ResultFile;
 use crate::{ReportFile, RunReport, FORMAT_VERSION, TOOL};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -53,35 +54,32 @@ pub const DEFAULT_CPU_FLOOR_S: f64 = 0.01;
 /// cannot be read.
 pub const EXIT_NOT_COMPARABLE: u8 = 3;
 
-/// A file could not be read as a `--json` report.
-#[derive(Debug, thiserror::Error)]
-pub enum LoadError {
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: String,
-        source: std::io::Error,
-    },
-    #[error("{path} is not a tranche --json report: {reason}")]
-    Parse { path: String, reason: String },
-    #[error("{path} cannot be compared: {reason}")]
-    Incompatible { path: String, reason: String },
+pub use crate::results::LoadError;
+
+/// Read a `tranche run --json` report (through [`crate::results::read`]:
+/// a regular file, bounded), and check that it can be judged.
+pub fn load(path: &Path) -> Result<ReportFile, LoadError> {
+    match crate::results::read(path)? {
+        ResultFile::Run(file) => {
+            check_run(&file, path)?;
+            Ok(file)
+        }
+        other => Err(LoadError::Parse {
+            path: path.display().to_string(),
+            reason: format!(
+                "it is {}, not a run report",
+                crate::meta::kind::describe(other.kind())
+            ),
+        }),
+    }
 }
 
-/// Read a `--json` report.
-pub fn load(path: &Path) -> Result<ReportFile, LoadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| LoadError::Read {
-        path: path.display().to_string(),
-        source,
-    })?;
-    let file: ReportFile = serde_json::from_str(&text).map_err(|e| LoadError::Parse {
-        path: path.display().to_string(),
-        reason: e.to_string(),
-    })?;
-    check_comparable(&file).map_err(|reason| LoadError::Incompatible {
+/// [`check_comparable`] of the run report read from `path`.
+pub fn check_run(file: &ReportFile, path: &Path) -> Result<(), LoadError> {
+    check_comparable(file).map_err(|reason| LoadError::Incompatible {
         path: path.display().to_string(),
         reason,
-    })?;
-    Ok(file)
+    })
 }
 
 /// A report another tool wrote, one of another result format, or one with
@@ -167,6 +165,9 @@ pub enum Verdict {
     Within,
     /// Shown, not judged.
     Info,
+    /// Shown, not judged: the figure varies with thread timing even under
+    /// the virtual clock (`crate::timing`).
+    Varies,
 }
 
 impl Verdict {
@@ -177,6 +178,7 @@ impl Verdict {
             Verdict::Improved => "faster",
             Verdict::Within => "ok",
             Verdict::Info => "-",
+            Verdict::Varies => "varies",
         }
     }
 }
@@ -293,7 +295,10 @@ verdicts: same = identical; FAIL = a deterministic figure differs, a run is
   range); ok = CPU within them; faster = CPU faster beyond them (passes);
   - = shown, not judged (wall time, memory, test-environment, the crypto
   floors, ratios without --repeat in both files, CPU under --cpu-floor per
-  block, --ignore-cpu, figures that vary under the real clock).
+  block, --ignore-cpu, figures that vary under the real clock); varies =
+  a count that depends on how the node's threads interleave, even under
+  the virtual clock (database commits, certificates checked ahead, ...;
+  docs/observability.md), shown, not judged.
 CPU per block = the run's total ÷ its blocks; [min..max] = the --repeat range.
 ";
 
@@ -380,7 +385,22 @@ pub(crate) fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
     v
 }
 
-fn signed_diff(a: &str, b: &str) -> String {
+/// The run's timing-dependent figures (`crate::timing::TIMING_DEPENDENT`,
+/// but the per-sample ones), by their JSON path; the `schedule` ones only
+/// where the run has them.
+fn timing_figures(r: &RunReport) -> Vec<(String, String)> {
+    let v = serde_json::to_value(r).unwrap_or_default();
+    crate::timing::TIMING_DEPENDENT
+        .iter()
+        .filter_map(|path| {
+            let (head, field) = path.split_once('.')?;
+            let value = v.get(head)?.get(field)?;
+            (head != "samples" && !value.is_null()).then(|| ((*path).to_owned(), value.to_string()))
+        })
+        .collect()
+}
+
+pub(crate) fn signed_diff(a: &str, b: &str) -> String {
     match (a.parse::<i128>(), b.parse::<i128>()) {
         (Ok(x), Ok(y)) => format!("{:+}", y - x),
         _ => "changed".into(),
@@ -389,7 +409,7 @@ fn signed_diff(a: &str, b: &str) -> String {
 
 /// How a CPU figure is judged.
 #[derive(Debug, Clone, Copy, PartialEq)]
-enum Judged {
+pub(crate) enum Judged {
     /// The node's CPU: judged.
     Node,
     /// A ratio of the node's CPU to a floor: judged only with the spreads
@@ -401,18 +421,18 @@ enum Judged {
 
 /// A CPU figure of a run in the report's unit, CPU seconds per block (or
 /// a ratio).
-struct CpuFigure {
-    name: String,
-    value: f64,
+pub(crate) struct CpuFigure {
+    pub(crate) name: String,
+    pub(crate) value: f64,
     /// The spread of `value` over `--repeat` runs (absent: one run).
-    spread: Option<(f64, f64)>,
-    judged: Judged,
+    pub(crate) spread: Option<(f64, f64)>,
+    pub(crate) judged: Judged,
     /// Decimals shown.
-    digits: usize,
+    pub(crate) digits: usize,
 }
 
 impl CpuFigure {
-    fn show(&self) -> String {
+    pub(crate) fn show(&self) -> String {
         let d = self.digits;
         match self.spread {
             Some((lo, hi)) => format!("{:.d$} [{lo:.d$}..{hi:.d$}]", self.value),
@@ -493,7 +513,11 @@ fn cpu_figures(r: &RunReport) -> Vec<CpuFigure> {
 /// both (`--repeat` in both files) a slowdown counts only beyond the
 /// baseline's maximum plus the tolerance, an improvement only below its
 /// minimum less the tolerance.
-fn judge_cpu(base: &CpuFigure, cur: &CpuFigure, policy: &CpuPolicy) -> (String, Verdict) {
+pub(crate) fn judge_cpu(
+    base: &CpuFigure,
+    cur: &CpuFigure,
+    policy: &CpuPolicy,
+) -> (String, Verdict) {
     if base.value <= 0.0 {
         return (String::new(), Verdict::Info);
     }
@@ -521,6 +545,64 @@ fn judge_cpu(base: &CpuFigure, cur: &CpuFigure, policy: &CpuPolicy) -> (String, 
         Verdict::Within
     };
     (diff, verdict)
+}
+
+/// The row of a figure of the baseline, `baseline` its value, against the
+/// current run's `figures` (`absent` where it has none); `verdict` is told
+/// whether the two are the same.
+pub(crate) fn valued_row(
+    run: &str,
+    figure: String,
+    baseline: String,
+    figures: &[(String, String)],
+    verdict: impl Fn(bool) -> Verdict,
+) -> Row {
+    let current = figures
+        .iter()
+        .find(|(n, _)| *n == figure)
+        .map_or_else(|| "absent".to_owned(), |(_, v)| v.clone());
+    let same = current == baseline;
+    Row {
+        run: run.to_owned(),
+        figure,
+        difference: if same {
+            String::new()
+        } else {
+            signed_diff(&baseline, &current)
+        },
+        verdict: verdict(same),
+        baseline,
+        current,
+    }
+}
+
+/// The row of a CPU figure, judged by [`judge_cpu`].
+pub(crate) fn cpu_row(run: &str, base: CpuFigure, cur: &CpuFigure, policy: &CpuPolicy) -> Row {
+    let (difference, verdict) = judge_cpu(&base, cur, policy);
+    Row {
+        run: run.to_owned(),
+        baseline: base.show(),
+        current: cur.show(),
+        figure: base.name,
+        difference,
+        verdict,
+    }
+}
+
+/// A figure shown, not judged (wall time, memory), with its ratio.
+pub(crate) fn shown_row(run: &str, figure: &str, baseline: f64, current: f64) -> Row {
+    Row {
+        run: run.to_owned(),
+        figure: figure.into(),
+        baseline: format!("{baseline:.2}"),
+        current: format!("{current:.2}"),
+        difference: if baseline > 0.0 {
+            format!("x{:.2}", current / baseline)
+        } else {
+            String::new()
+        },
+        verdict: Verdict::Info,
+    }
 }
 
 /// Compare every baseline run with its current twin.
@@ -552,30 +634,19 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
         }
         let cur_figures = exact_figures(c);
         for (name, bv) in exact_figures(b) {
-            let cv = cur_figures
-                .iter()
-                .find(|(n, _)| *n == name)
-                .map_or_else(|| "absent".to_owned(), |(_, v)| v.clone());
-            let same = cv == bv;
             let setup = CONFIG_FIGURES.contains(&name.as_str());
-            let verdict = match (same, exact || setup) {
-                (true, _) => Verdict::Same,
-                (false, true) => Verdict::Regression,
-                // Under the real clock these figures vary run to run.
-                (false, false) => Verdict::Info,
-            };
-            rows.push(Row {
-                run: run.clone(),
-                figure: name,
-                difference: if same {
-                    String::new()
-                } else {
-                    signed_diff(&bv, &cv)
-                },
-                baseline: bv,
-                current: cv,
-                verdict,
-            });
+            rows.push(valued_row(&run, name, bv, &cur_figures, |same| {
+                match (same, exact || setup) {
+                    (true, _) => Verdict::Same,
+                    (false, true) => Verdict::Regression,
+                    // Under the real clock these figures vary run to run.
+                    (false, false) => Verdict::Info,
+                }
+            }));
+        }
+        let cur_timing = timing_figures(c);
+        for (name, bv) in timing_figures(b) {
+            rows.push(valued_row(&run, name, bv, &cur_timing, |_| Verdict::Varies));
         }
         // Figures only the current run has (a newer tool) are not judged.
         let cur_cpu = cpu_figures(c);
@@ -591,15 +662,7 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
                 });
                 continue;
             };
-            let (difference, verdict) = judge_cpu(&bf, cf, policy);
-            rows.push(Row {
-                run: run.clone(),
-                baseline: bf.show(),
-                current: cf.show(),
-                figure: bf.name,
-                difference,
-                verdict,
-            });
+            rows.push(cpu_row(&run, bf, cf, policy));
         }
         for (name, bv, cv) in [
             ("wall time, s", b.wall_time_s, c.wall_time_s),
@@ -609,18 +672,7 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
                 c.peak_memory_bytes as f64 / 1048576.0,
             ),
         ] {
-            rows.push(Row {
-                run: run.clone(),
-                figure: name.into(),
-                baseline: format!("{bv:.2}"),
-                current: format!("{cv:.2}"),
-                difference: if bv > 0.0 {
-                    format!("x{:.2}", cv / bv)
-                } else {
-                    String::new()
-                },
-                verdict: Verdict::Info,
-            });
+            rows.push(shown_row(&run, name, bv, cv));
         }
     }
     let new_runs = current
@@ -632,6 +684,8 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
     Comparison { rows, new_runs }
 }
 
+pub mod files;
+pub mod network;
+
 #[cfg(test)]
-#[path = "compare_tests.rs"]
 mod tests;

@@ -1,0 +1,89 @@
+//! `tranche history PATH...`: the results kept over commits (folders of
+//! `--json` files of `run`, `network` and the sweeps, or the files
+//! themselves), each read through the checked input path; the series'
+//! table on stdout, `--html` the page with a plot per headline figure
+//! (`tranche_report::history`). A file that is no result, or that has no
+//! `meta.date`, is left out with a line saying why.
+
+use crate::compare_cli::PolicyArgs;
+use anyhow::{bail, Context, Result};
+use std::path::{Path, PathBuf};
+use tranche_report::history::{self, Entry};
+
+/// Most files one history reads.
+pub const MAX_FILES: usize = 10_000;
+
+/// `tranche history`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct HistoryArgs {
+    /// Folders of result files (every `*.json` in each, not below) or
+    /// result files, in any order: results are ordered by `meta.date`.
+    #[arg(required = true, value_name = "PATH")]
+    pub paths: Vec<PathBuf>,
+    /// Write the table and the plots as one HTML page to this file.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub policy: PolicyArgs,
+}
+
+/// The files `paths` name: a folder's `*.json` in name order, a file as
+/// it is.
+fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
+                .with_context(|| format!("cannot read the folder {}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|e| e == "json"))
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else {
+            out.push(p.clone());
+        }
+        if out.len() > MAX_FILES {
+            bail!("more than {MAX_FILES} result files; name fewer folders");
+        }
+    }
+    Ok(out)
+}
+
+/// Run `tranche history`.
+pub fn execute(args: &HistoryArgs) -> Result<()> {
+    use tranche_report::outputs;
+    let inputs = files(&args.paths)?;
+    let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    if let Some(html) = &args.html {
+        outputs::check(&[("--html", html, outputs::HTML)], &input_refs)?;
+    }
+    let mut entries = Vec::new();
+    let mut skipped = Vec::new();
+    for f in &inputs {
+        match tranche_report::results::read(f) {
+            Ok(result) => entries.push(Entry {
+                file: f.display().to_string(),
+                result,
+            }),
+            Err(e) => skipped.push(format!("{e}; left out")),
+        }
+    }
+    if entries.is_empty() {
+        let listed: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        bail!(
+            "no result file to follow in {} ({} file(s) read, none a result)",
+            listed.join(", "),
+            inputs.len()
+        );
+    }
+    let (series, mut undated) = history::build(entries, &args.policy.policy());
+    skipped.append(&mut undated);
+    tranche_report::stream::out(&history::render(&series, &skipped))?;
+    if let Some(path) = &args.html {
+        let command = std::env::args().collect::<Vec<_>>().join(" ");
+        let page = history::page::render(&series, &skipped, &command)?;
+        outputs::write_atomic(path, page.as_bytes())?;
+    }
+    Ok(())
+}

@@ -1,0 +1,113 @@
+//! `tranche compare A B` on files of any kind: two run reports or two
+//! network reports are judged; files of different kinds, and sweeps
+//! (followed over commits by `tranche history`), are said plainly not to
+//! be comparable.
+
+use super::{Comparison, CpuPolicy, LoadError};
+use crate::meta::kind;
+use crate::results::{self, ResultFile};
+use std::path::Path;
+
+/// What comparing two files gives.
+#[derive(Debug)]
+pub enum Outcome {
+    Compared(Comparison),
+    /// Exit status 3, with the reason.
+    NotComparable(String),
+    /// Exit status 2: a file could not be read.
+    Unreadable(LoadError),
+}
+
+/// Read both files and judge the second against the first.
+pub fn compare_files(baseline: &Path, current: &Path, policy: &CpuPolicy) -> Outcome {
+    let (base, cur) = match (results::read(baseline), results::read(current)) {
+        (Ok(b), Ok(c)) => (b, c),
+        (Err(e), _) | (_, Err(e)) => return Outcome::Unreadable(e),
+    };
+    if base.kind() != cur.kind() {
+        return Outcome::NotComparable(format!(
+            "{} is {}, {} is {}: compare judges two results of one kind",
+            baseline.display(),
+            kind::describe(base.kind()),
+            current.display(),
+            kind::describe(cur.kind())
+        ));
+    }
+    match (base, cur) {
+        (ResultFile::Run(b), ResultFile::Run(c)) => {
+            for (file, path) in [(&b, baseline), (&c, current)] {
+                if let Err(e) = super::check_run(file, path) {
+                    return Outcome::Unreadable(e);
+                }
+            }
+            match super::not_comparable(&b, &c) {
+                Some(why) => Outcome::NotComparable(why),
+                None => Outcome::Compared(super::compare(&b, &c, policy)),
+            }
+        }
+        (ResultFile::Network(b), ResultFile::Network(c)) => {
+            match super::network::not_comparable(&b, &c) {
+                Some(why) => Outcome::NotComparable(why),
+                None => Outcome::Compared(super::network::compare(&b, &c, policy)),
+            }
+        }
+        (b, _) => Outcome::NotComparable(format!(
+            "compare judges run and network reports; both files are {} (follow a sweep \
+             over commits with `tranche history`)",
+            kind::describe(b.kind())
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_of_two_kinds_are_said_to_be_so() {
+        let d = tempfile::tempdir().unwrap();
+        let run = d.path().join("run.json");
+        let file = crate::ReportFile::new(vec![crate::fixture::run()]);
+        std::fs::write(&run, serde_json::to_string(&file).unwrap()).unwrap();
+        let network = d.path().join("network.json");
+        let report = super::super::network::fixture();
+        std::fs::write(&network, serde_json::to_string(&report).unwrap()).unwrap();
+        let sweep = d.path().join("sweep.json");
+        let row = crate::sweep_run::RunSweepRow {
+            n_validators: 1,
+            n_cores: 1,
+            layout: "classic".into(),
+            schedule: "fifo".into(),
+            all_approved: true,
+            max_approval_ms: None,
+            node_cpu_per_block_s: 0.0,
+            floor_per_block_s: 0.0,
+            node_ratio: 0.0,
+            floor: String::new(),
+            wall_s: 0.0,
+            peak_memory_mib: 0.0,
+        };
+        std::fs::write(&sweep, serde_json::to_string(&[row]).unwrap()).unwrap();
+        let policy = CpuPolicy::default();
+        let Outcome::NotComparable(why) = compare_files(&run, &network, &policy) else {
+            panic!("a run and a network report were compared");
+        };
+        assert!(
+            why.contains("is a run report (tranche run --json)")
+                && why.contains("is a network report (tranche network --json)"),
+            "{why}"
+        );
+        assert!(matches!(
+            compare_files(&network, &network, &policy),
+            Outcome::Compared(c) if c.passed()
+        ));
+        assert!(matches!(
+            compare_files(&run, &run, &policy),
+            Outcome::Compared(_)
+        ));
+        let Outcome::NotComparable(why) = compare_files(&sweep, &sweep, &policy) else {
+            panic!("two sweeps were compared");
+        };
+        assert!(why.contains("tranche history"), "{why}");
+    }
+}

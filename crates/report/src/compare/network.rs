@@ -1,0 +1,267 @@
+//! `tranche compare` of two `tranche network --json` reports. The
+//! simulation runs in virtual time and gives the same records for a seed
+//! whatever the threads or processes, so every record is exact: each
+//! block's summary (who approved when, assignments, tranches, no-shows,
+//! finality), the bytes, and every validator's own record; any difference
+//! fails. The run's cost — the simulator's CPU per block — is judged as
+//! `run`'s CPU is: only a slowdown beyond the tolerance fails; wall time
+//! and CPU per delivery are shown.
+
+use super::{
+    cpu_row, shown_row, valued_row, Comparison, CpuFigure, CpuPolicy, Judged, Row, Verdict,
+};
+use crate::network::{BlockSummary, SimulationReport};
+
+/// Why two network reports cannot be judged one against the other: another
+/// seed or another configuration (the spec, who verifies, the cost table).
+pub fn not_comparable(baseline: &SimulationReport, current: &SimulationReport) -> Option<String> {
+    if baseline.seed != current.seed {
+        return Some(format!(
+            "the seed differs: baseline {}, current {}",
+            baseline.seed, current.seed
+        ));
+    }
+    let (b, c) = match (&baseline.meta, &current.meta) {
+        (Some(b), Some(c)) => (b.config.clone(), c.config.clone()),
+        _ => (
+            crate::meta::spec_fields(&baseline.spec),
+            crate::meta::spec_fields(&current.spec),
+        ),
+    };
+    (b != c).then(|| {
+        format!(
+            "the configuration differs: {}",
+            crate::meta::config_difference(&b, &c)
+        )
+    })
+}
+
+/// Every exact figure of one block, by name.
+fn block_figures(b: &BlockSummary) -> Vec<(String, String)> {
+    let ms = |v: Option<u64>| v.map_or_else(|| "never".to_owned(), |v| v.to_string());
+    let n = b.number;
+    vec![
+        (
+            format!("block {n} approved by"),
+            format!("{} of {}", b.approved, b.expected),
+        ),
+        (format!("block {n} approval min, ms"), ms(b.min_ms)),
+        (format!("block {n} approval p50, ms"), ms(b.p50_ms)),
+        (format!("block {n} approval p99, ms"), ms(b.p99_ms)),
+        (format!("block {n} approval max, ms"), ms(b.max_ms)),
+        (
+            format!("block {n} assignments triggered"),
+            b.assignments.to_string(),
+        ),
+        (format!("block {n} approvals sent"), b.approvals.to_string()),
+        (
+            format!("block {n} highest tranche"),
+            b.max_tranche.to_string(),
+        ),
+        (
+            format!("block {n} no-shows seen"),
+            b.no_shows_sum.to_string(),
+        ),
+        (format!("block {n} finalized by"), b.finalized.to_string()),
+    ]
+}
+
+/// Every exact figure of a report, by name.
+fn exact_figures(r: &SimulationReport) -> Vec<(String, String)> {
+    let mut v = vec![
+        ("validators".to_owned(), r.n_validators.to_string()),
+        ("cores".to_owned(), r.n_cores.to_string()),
+        ("blocks".to_owned(), r.blocks.len().to_string()),
+    ];
+    v.extend(r.blocks.iter().flat_map(block_figures));
+    v.extend([
+        ("bytes out, total".to_owned(), r.bytes_out.total.to_string()),
+        ("bytes in, total".to_owned(), r.bytes_in.total.to_string()),
+        ("bytes out, p50".to_owned(), r.bytes_out.p50.to_string()),
+        (
+            "aggression events".to_owned(),
+            r.aggression_events.to_string(),
+        ),
+        ("all approved".to_owned(), r.all_approved.to_string()),
+    ]);
+    v
+}
+
+/// The row of the validators' own records: how many differ, and the
+/// first that does.
+fn records_row(run: &str, b: &SimulationReport, c: &SimulationReport) -> Row {
+    let differ: Vec<u32> = b
+        .validators
+        .iter()
+        .zip(&c.validators)
+        .filter(|(x, y)| x != y)
+        .map(|(x, _)| x.validator)
+        .collect();
+    let same = differ.is_empty() && b.validators.len() == c.validators.len();
+    let current = match (differ.first(), same) {
+        (_, true) => format!("{} records", c.validators.len()),
+        (Some(first), _) => format!("{} differ (first: validator {first})", differ.len()),
+        (None, _) => format!("{} records", c.validators.len()),
+    };
+    Row {
+        run: run.to_owned(),
+        figure: "validators' records".into(),
+        baseline: format!("{} records", b.validators.len()),
+        current,
+        difference: if same {
+            String::new()
+        } else {
+            "changed".into()
+        },
+        verdict: if same {
+            Verdict::Same
+        } else {
+            Verdict::Regression
+        },
+    }
+}
+
+/// The simulator's CPU, all processes, per block.
+fn cpu_figure(r: &SimulationReport) -> CpuFigure {
+    let cpu = if r.cost.total.cpu_s > 0.0 {
+        r.cost.total.cpu_s
+    } else {
+        r.cost.cpu_s
+    };
+    CpuFigure {
+        name: "simulator CPU, s per block".into(),
+        value: cpu / r.blocks.len().max(1) as f64,
+        spread: None,
+        judged: Judged::Node,
+        digits: 4,
+    }
+}
+
+/// CPU per delivery, µs (all processes' CPU over the deliveries).
+pub fn cpu_per_delivery_us(r: &SimulationReport) -> f64 {
+    let cpu = if r.cost.total.cpu_s > 0.0 {
+        r.cost.total.cpu_s
+    } else {
+        r.cost.cpu_s
+    };
+    cpu * 1e6 / r.cost.deliveries.max(1) as f64
+}
+
+/// Compare two network reports.
+pub fn compare(b: &SimulationReport, c: &SimulationReport, policy: &CpuPolicy) -> Comparison {
+    let source = std::path::Path::new(&b.source)
+        .file_name()
+        .map_or_else(|| b.source.clone(), |f| f.to_string_lossy().into_owned());
+    let run = format!("{source} [network]");
+    let current = exact_figures(c);
+    let mut rows: Vec<Row> = exact_figures(b)
+        .into_iter()
+        .map(|(name, value)| {
+            valued_row(&run, name, value, &current, |same| {
+                if same {
+                    Verdict::Same
+                } else {
+                    Verdict::Regression
+                }
+            })
+        })
+        .collect();
+    rows.push(records_row(&run, b, c));
+    rows.push(cpu_row(&run, cpu_figure(b), &cpu_figure(c), policy));
+    for (name, bv, cv) in [
+        (
+            "CPU per delivery, µs",
+            cpu_per_delivery_us(b),
+            cpu_per_delivery_us(c),
+        ),
+        ("wall time, s", b.cost.wall_s, c.cost.wall_s),
+    ] {
+        rows.push(shown_row(&run, name, bv, cv));
+    }
+    Comparison {
+        rows,
+        new_runs: Vec::new(),
+    }
+}
+
+/// A network report for tests: two validators, one block.
+#[cfg(test)]
+pub(crate) fn fixture() -> SimulationReport {
+    use crate::network::{NodeRecord, RunCost};
+    let spec = tranche_config::approval_network::NetworkSpec {
+        n_validators: 2,
+        ..Default::default()
+    };
+    let record = |v| NodeRecord {
+        validator: v,
+        blocks: vec![crate::network::BlockRecord {
+            approved_after_ms: Some(7000 + u64::from(v)),
+            ..Default::default()
+        }],
+        bytes_out: 100,
+        ..Default::default()
+    };
+    let cost = RunCost {
+        cpu_s: 1.0,
+        deliveries: 1000,
+        ..RunCost::default()
+    };
+    SimulationReport::new("x/n.yaml", &spec, 0, vec![record(0), record(1)], cost)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use fixture as report;
+
+    #[test]
+    fn the_same_records_pass_a_changed_one_fails_naming_the_validator() {
+        let policy = CpuPolicy::default();
+        let c = compare(&report(), &report(), &policy);
+        assert!(c.passed(), "{}", c.render(true));
+        let mut cur = report();
+        cur.validators[1].blocks[0].approved_after_ms = Some(9000);
+        let c = compare(&report(), &cur, &policy);
+        assert!(!c.passed());
+        let records = c
+            .rows
+            .iter()
+            .find(|r| r.figure == "validators' records")
+            .unwrap();
+        assert_eq!(records.current, "1 differ (first: validator 1)");
+        assert_eq!(records.verdict, Verdict::Regression);
+    }
+
+    #[test]
+    fn cost_is_judged_within_the_tolerance() {
+        let policy = CpuPolicy {
+            floor_s: 0.0,
+            ..CpuPolicy::default()
+        };
+        let mut slower = report();
+        slower.cost.cpu_s = 1.2;
+        assert!(compare(&report(), &slower, &policy).passed());
+        slower.cost.cpu_s = 2.0;
+        let c = compare(&report(), &slower, &policy);
+        assert_eq!(c.regressions(), 1, "{}", c.render(false));
+        let ignore = CpuPolicy {
+            ignore: true,
+            ..policy
+        };
+        assert!(compare(&report(), &slower, &ignore).passed());
+    }
+
+    #[test]
+    fn another_seed_or_spec_is_not_comparable() {
+        assert_eq!(not_comparable(&report(), &report()), None);
+        let mut other = report();
+        other.seed = 3;
+        assert!(not_comparable(&report(), &other)
+            .unwrap()
+            .starts_with("the seed differs"));
+        let mut other = report();
+        other.spec.num_blocks = 9;
+        let why = not_comparable(&report(), &other).unwrap();
+        assert!(why.contains("num_blocks: baseline 5, current 9"), "{why}");
+    }
+}

@@ -1,0 +1,91 @@
+//! The page of `tranche history --html`: per series its table and one
+//! plot per headline figure over the results in date order (a line per
+//! layout or grid point, the report crate's plotters charts), each step
+//! `compare` calls a regression marked by a vertical line named after its
+//! commit. Self-contained: inline SVG, no script, no external resource.
+
+use super::table::{heading, series_table};
+use super::Series;
+use crate::html::escape;
+use crate::html_chart::{line_chart_with, Line, LineChart};
+use anyhow::Result;
+
+/// The plots of one series.
+fn plots(s: &Series) -> Result<String> {
+    let mut out = String::new();
+    let x = |i: usize| (i + 1) as f64;
+    for (f, (figure, _)) in s.figures().iter().enumerate() {
+        let mut lines: Vec<Line> = Vec::new();
+        for (i, p) in s.points.iter().enumerate() {
+            for line in &p.lines {
+                let Some(y) = line.values.get(f).copied().flatten() else {
+                    continue;
+                };
+                match lines.iter_mut().find(|l| l.name == line.label) {
+                    Some(l) => l.points.push((x(i), y)),
+                    None => lines.push(Line {
+                        name: line.label.clone(),
+                        layout: line.label.clone(),
+                        points: vec![(x(i), y)],
+                    }),
+                }
+            }
+        }
+        if lines.is_empty() {
+            continue;
+        }
+        let top = lines
+            .iter()
+            .flat_map(|l| l.points.iter().map(|p| p.1))
+            .fold(0.0, f64::max);
+        let marks: Vec<Line> = s
+            .points
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| p.step.is_regression())
+            .map(|(i, p)| Line {
+                name: format!(
+                    "regression at #{} ({})",
+                    i + 1,
+                    p.commit.get(..12).unwrap_or(&p.commit)
+                ),
+                layout: String::new(),
+                points: vec![(x(i), 0.0), (x(i), top)],
+            })
+            .collect();
+        let chart = LineChart {
+            title: figure,
+            x_desc: "result, in meta.date order (the table's #)",
+            y_desc: figure,
+            y_from_data: false,
+        };
+        out.push_str(&line_chart_with(&chart, &lines, &marks)?);
+        out.push('\n');
+    }
+    Ok(out)
+}
+
+/// The page.
+pub fn render(series: &[Series], skipped: &[String], command: &str) -> Result<String> {
+    let mut body = String::new();
+    for s in series {
+        body.push_str(&format!(
+            "<h2>{}</h2>\n<pre>{}</pre>\n{}",
+            escape(&heading(s)),
+            escape(&series_table(s)),
+            plots(s)?
+        ));
+    }
+    let notes: String = skipped
+        .iter()
+        .map(|l| format!("<p>note: {}</p>\n", escape(l)))
+        .collect();
+    Ok(format!(
+        "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tranche history</title>\n\
+         <style>body{{font-family:sans-serif;margin:2em;max-width:1100px}}pre{{font-size:13px;overflow-x:auto}}\
+         svg{{max-width:100%;height:auto}}</style></head><body>\n\
+         <h1>tranche history</h1>\n<pre>commit: {}\ncommand: {}</pre>\n{body}{notes}</body></html>\n",
+        escape(crate::meta::COMMIT),
+        escape(command),
+    ))
+}

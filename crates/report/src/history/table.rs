@@ -1,0 +1,106 @@
+//! The table of `tranche history`: per series a heading, a row per
+//! result and layout (or grid point) with its headline figures and the
+//! step's verdict, and under it what each regression was.
+
+use super::{Series, Step};
+use std::fmt::Write as _;
+
+/// The commit as the table shows it: 12 hex digits, as `--version`.
+fn short(commit: &str) -> &str {
+    commit.get(..12).unwrap_or(commit)
+}
+
+/// One series' table.
+pub fn series_table(s: &Series) -> String {
+    let figures = s.figures();
+    let mut headers = vec!["#", "date", "commit", "line"];
+    headers.extend(figures.iter().map(|(n, _)| *n));
+    headers.push("step");
+    let mut cells: Vec<Vec<String>> = Vec::new();
+    for (i, p) in s.points.iter().enumerate() {
+        for (j, line) in p.lines.iter().enumerate() {
+            let first = j == 0;
+            let mut row = vec![
+                if first {
+                    (i + 1).to_string()
+                } else {
+                    String::new()
+                },
+                if first { p.date.clone() } else { String::new() },
+                if first {
+                    short(&p.commit).to_owned()
+                } else {
+                    String::new()
+                },
+                line.label.clone(),
+            ];
+            row.extend(line.values.iter().zip(figures).map(|(v, (_, d))| {
+                v.map_or_else(|| "-".to_owned(), |v| format!("{v:.d$}", d = *d))
+            }));
+            row.push(if first {
+                p.step.label().to_owned()
+            } else {
+                String::new()
+            });
+            cells.push(row);
+        }
+    }
+    let mut out = crate::columns(&headers, &cells);
+    for (i, p) in s.points.iter().enumerate() {
+        match &p.step {
+            Step::Regression(failed) => {
+                let _ = writeln!(
+                    out,
+                    "regression at #{} (commit {}, {}):",
+                    i + 1,
+                    short(&p.commit),
+                    p.file
+                );
+                for f in failed {
+                    let _ = writeln!(out, "  {f}");
+                }
+            }
+            Step::NotComparable(why) => {
+                let _ = writeln!(out, "#{} not comparable with #{i}: {why}", i + 1);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The heading of a series.
+pub fn heading(s: &Series) -> String {
+    format!(
+        "{}: {} (seed {}, config {}), {} result(s) in meta.date order, {} regression(s)",
+        s.kind,
+        s.name,
+        s.seed,
+        s.config_hash,
+        s.points.len(),
+        s.regressions()
+    )
+}
+
+/// The whole text: each series' heading and table, then a line per file
+/// left out and the verdict over all.
+pub fn render(series: &[Series], skipped: &[String]) -> String {
+    let mut out = String::new();
+    for s in series {
+        let _ = writeln!(out, "{}\n", heading(s));
+        out.push_str(&series_table(s));
+        out.push('\n');
+    }
+    for line in skipped {
+        let _ = writeln!(out, "note: {line}");
+    }
+    let regressions: usize = series.iter().map(Series::regressions).sum();
+    let results: usize = series.iter().map(|s| s.points.len()).sum();
+    let _ = writeln!(
+        out,
+        "{} series, {results} results, {regressions} step(s) compare calls a regression \
+         (compare's rule: exact figures exactly, CPU within the tolerance)",
+        series.len()
+    );
+    out
+}
