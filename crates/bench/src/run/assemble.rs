@@ -81,22 +81,8 @@ pub(super) fn report(f: Finished<'_>, options: &RunOptions) -> Result<RunReport>
         n_validators: step.n_validators,
         n_cores: step.n_cores,
         num_blocks: step.num_blocks,
-        blocks: world
-            .blocks
-            .iter()
-            .enumerate()
-            .map(|(i, b)| BlockReport {
-                number: b.number,
-                approved_tick: f.approved[i],
-                approved_after_ms: f.approved_after_ms[i],
-            })
-            .collect(),
-        network: NetworkReport {
-            received_bytes: node_counters.bytes_received,
-            sent_bytes: node_counters.bytes_sent,
-            received_kib_per_block: node_counters.bytes_received as f64 / 1024.0 / blocks_n,
-            sent_kib_per_block: node_counters.bytes_sent as f64 / 1024.0 / blocks_n,
-        },
+        blocks: block_reports(world, &f.approved, &f.approved_after_ms),
+        network: network_report(node_counters, blocks_n),
         cpu,
         node_cpu_s: node_cpu,
         counts,
@@ -134,6 +120,35 @@ pub(super) fn report(f: Finished<'_>, options: &RunOptions) -> Result<RunReport>
         stalls,
         node_under_test: "real".into(),
     })
+}
+
+/// Each block: its number, the tick and the ms after its slot it was
+/// approved.
+fn block_reports(
+    world: &tranche_workload::generate::world::World,
+    approved: &[Option<u64>],
+    after_ms: &[Option<u64>],
+) -> Vec<BlockReport> {
+    world
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BlockReport {
+            number: b.number,
+            approved_tick: approved[i],
+            approved_after_ms: after_ms[i],
+        })
+        .collect()
+}
+
+/// The node's bytes in and out, in all and per block.
+fn network_report(node: &tranche_links::TrafficCounters, blocks_n: f64) -> NetworkReport {
+    NetworkReport {
+        received_bytes: node.bytes_received,
+        sent_bytes: node.bytes_sent,
+        received_kib_per_block: node.bytes_received as f64 / 1024.0 / blocks_n,
+        sent_kib_per_block: node.bytes_sent as f64 / 1024.0 / blocks_n,
+    }
 }
 
 /// The database's commits and the reputation changes, to the log.
@@ -357,22 +372,8 @@ pub(super) fn model_report(
         n_validators: step.n_validators,
         n_cores: step.n_cores,
         num_blocks: step.num_blocks,
-        blocks: world
-            .blocks
-            .iter()
-            .enumerate()
-            .map(|(i, b)| BlockReport {
-                number: b.number,
-                approved_tick: f.approved[i],
-                approved_after_ms: f.approved_after_ms[i],
-            })
-            .collect(),
-        network: NetworkReport {
-            received_bytes: node_counters.bytes_received,
-            sent_bytes: node_counters.bytes_sent,
-            received_kib_per_block: node_counters.bytes_received as f64 / 1024.0 / blocks_n,
-            sent_kib_per_block: node_counters.bytes_sent as f64 / 1024.0 / blocks_n,
-        },
+        blocks: block_reports(world, &f.approved, &f.approved_after_ms),
+        network: network_report(node_counters, blocks_n),
         cpu,
         node_cpu_s: node_cpu,
         counts,

@@ -3,10 +3,22 @@
 //! the last slot, and how many blocks are imported so far.
 
 use super::{Prepared, GRACE_TICKS};
+use anyhow::{Context, Result};
 use std::sync::Arc;
 use tranche_config::BenchStep;
+use tranche_links::Network;
 use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT};
 use tranche_primitives::{Block, Session, Tick};
+use tranche_workload::producer::{Producer, ProducerOptions};
+
+/// The emulated network between the peers and the node under test: each
+/// message with the validator that sent it.
+pub(super) type Links = Network<(u32, Arc<[u8]>)>;
+
+/// Peer `i` of the network is validator `i + 1`.
+pub(super) fn net_peer(validator: u32) -> tranche_links::PeerId {
+    tranche_links::PeerId(validator - 1)
+}
 
 pub(super) struct Chain<'a> {
     pub step: &'a BenchStep,
@@ -57,6 +69,30 @@ impl<'a> Chain<'a> {
             end_tick,
             imported: 0,
         }
+    }
+
+    /// The run's emulated network and the producer of the peers'
+    /// messages (a peer the node is not connected to sends nothing).
+    pub fn links_and_producer(&self, seed: u64) -> Result<(Links, Producer<'a>)> {
+        let step = self.step;
+        let links =
+            Network::new(step.network_config(seed)).context("invalid network configuration")?;
+        let mut producer = Producer::new(
+            &self.prepared.messages.bundles,
+            self.block_ticks.clone(),
+            ProducerOptions {
+                needed_approvals: step.session.needed_approvals,
+                num_no_shows_per_candidate: step.num_no_shows_per_candidate,
+                stop_when_approved: step.stop_when_approved,
+                last_considered_tranche: step.send_limit_tranche(),
+            },
+        );
+        producer.set_reachable(
+            (0..step.n_validators)
+                .map(|v| v != 0 && links.is_connected(net_peer(v)))
+                .collect(),
+        );
+        Ok((links, producer))
     }
 
     pub fn blocks(&self) -> &'a [Block] {

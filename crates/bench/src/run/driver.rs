@@ -6,17 +6,17 @@
 //! consume it.
 
 use super::approvals::Approvals;
-use super::chain::Chain;
+use super::chain::{net_peer, Chain, Links};
 use super::restart::{Restart, Resume};
 use super::Phase;
 use super::{ClockKind, Prepared, RunOptions, IDLE_TIMEOUT, REAL_SAMPLE_EVERY};
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_config::BenchStep;
 use tranche_distribution::{PeerId, SessionGridTopology, View};
-use tranche_links::{Endpoint, Fate, Network, SendError};
+use tranche_links::{Endpoint, Fate, SendError};
 use tranche_node::{process_cpu_time, thread_cpu_time};
 use tranche_node::{Clock, Node, NodeConfig, NodeEvent, StoreConfig};
 use tranche_primitives::time::TICK_DURATION_MILLIS;
@@ -25,12 +25,7 @@ use tranche_report::prometheus::{Exporter, LiveRun};
 use tranche_report::{thread_group, Counts, Sample};
 use tranche_voting::{LocalKeys, NewBlock};
 use tranche_workload::generate::world::NODE_UNDER_TEST;
-use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
-
-/// Peer `i` of the network is validator `i + 1`.
-fn net_peer(validator: u32) -> tranche_links::PeerId {
-    tranche_links::PeerId(validator - 1)
-}
+use tranche_workload::producer::{Delivery, Producer};
 
 /// What a run measures as it goes: the samples for the plots, where the
 /// CPU clocks and the wall clock stood at its start, its peak memory and
@@ -53,7 +48,7 @@ pub(super) struct Meter {
 pub(super) struct Driver<'a> {
     chain: Chain<'a>,
     node: Node,
-    net: Network<(u32, Arc<[u8]>)>,
+    net: Links,
     producer: Producer<'a>,
     approvals: Approvals,
     counts: Counts,
@@ -71,7 +66,7 @@ pub(super) struct Finished<'a> {
     pub prepared: &'a Prepared,
     pub session: Arc<Session>,
     pub node: Node,
-    pub net: Network<(u32, Arc<[u8]>)>,
+    pub net: Links,
     pub producer: Producer<'a>,
     pub approved: Vec<Option<Tick>>,
     /// Per block: ms after its slot start it was approved.
@@ -466,23 +461,7 @@ impl<'a> Driver<'a> {
             ClockKind::Virtual => Clock::virtual_at(chain.first_tick),
             ClockKind::Real => Clock::real(chain.first_tick),
         };
-        let net = Network::new(step.network_config(options.seed))
-            .context("invalid network configuration")?;
-        let mut producer = Producer::new(
-            &prepared.messages.bundles,
-            chain.block_ticks.clone(),
-            ProducerOptions {
-                needed_approvals: step.session.needed_approvals,
-                num_no_shows_per_candidate: step.num_no_shows_per_candidate,
-                stop_when_approved: step.stop_when_approved,
-                last_considered_tranche: step.send_limit_tranche(),
-            },
-        );
-        producer.set_reachable(
-            (0..step.n_validators)
-                .map(|v| v != 0 && net.is_connected(net_peer(v)))
-                .collect(),
-        );
+        let (net, producer) = chain.links_and_producer(options.seed)?;
 
         let process_cpu_start = process_cpu_time();
         let driver_cpu_start = thread_cpu_time();
@@ -533,12 +512,7 @@ impl<'a> Driver<'a> {
 
 /// Connect the peers and set the gossip topology (identity grid, as
 /// upstream's benchmark).
-fn connect(
-    node: &mut Node,
-    step: &BenchStep,
-    prepared: &Prepared,
-    net: &Network<(u32, Arc<[u8]>)>,
-) -> Result<()> {
+fn connect(node: &mut Node, step: &BenchStep, prepared: &Prepared, net: &Links) -> Result<()> {
     for v in 1..step.n_validators {
         if net.is_connected(net_peer(v)) {
             node.peer_connected(PeerId(v), Some(tranche_primitives::ValidatorIndex(v)))?;

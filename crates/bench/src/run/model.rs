@@ -21,9 +21,9 @@
 //! it was generated for, while the CPU model charges every check.
 
 use super::approvals::Approvals;
-use super::chain::Chain;
+use super::chain::{net_peer, Chain, Links};
 use super::{Prepared, RunOptions};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use parity_scale_codec::Encode;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -31,7 +31,7 @@ use std::time::{Duration, Instant};
 use tranche_config::node_shape::NodeShape;
 use tranche_config::BenchStep;
 use tranche_distribution::SessionGridTopology;
-use tranche_links::{Endpoint, Fate, Network, SendError};
+use tranche_links::{Endpoint, Fate, SendError};
 use tranche_model::node::{Cx, Net, Node, NodeSetup};
 use tranche_model::record::Behaviour;
 use tranche_model::verdicts::{ProcessVerdicts, Verdicts, Verify};
@@ -40,7 +40,7 @@ use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{ApprovalDistributionMessage, Tick, ValidationProtocol};
 use tranche_report::{thread_group, Counts, Sample};
 use tranche_workload::generate::world::NODE_UNDER_TEST;
-use tranche_workload::producer::{Producer, ProducerOptions};
+use tranche_workload::producer::Producer;
 
 /// The modelled node's CPU: its cores and its cost table.
 #[derive(Debug, Clone)]
@@ -49,14 +49,6 @@ pub struct ModelOptions {
     pub cores: u32,
     /// The cost of each input (`--costs FILE`, or the built-in table).
     pub costs: CostTable,
-}
-
-/// The emulated network between the benchmark's peers and the node.
-type Links = Network<(u32, Arc<[u8]>)>;
-
-/// Peer `i` of the network is validator `i + 1`.
-fn net_peer(validator: u32) -> tranche_links::PeerId {
-    tranche_links::PeerId(validator - 1)
 }
 
 /// The modelled node's surroundings: the benchmark's links, on which its
@@ -201,23 +193,7 @@ impl<'a> ModelRun<'a> {
             );
         }
         let chain = Chain::new(step, prepared);
-        let links = Network::new(step.network_config(options.seed))
-            .context("invalid network configuration")?;
-        let mut producer = Producer::new(
-            &prepared.messages.bundles,
-            chain.block_ticks.clone(),
-            ProducerOptions {
-                needed_approvals: step.session.needed_approvals,
-                num_no_shows_per_candidate: step.num_no_shows_per_candidate,
-                stop_when_approved: step.stop_when_approved,
-                last_considered_tranche: step.send_limit_tranche(),
-            },
-        );
-        producer.set_reachable(
-            (0..step.n_validators)
-                .map(|v| v != 0 && links.is_connected(net_peer(v)))
-                .collect(),
-        );
+        let (links, producer) = chain.links_and_producer(options.seed)?;
         let shape = shape(options, model);
         let threads = tranche_model::cpu::shape::threads(&shape)
             .map_err(anyhow::Error::msg)?
