@@ -5,12 +5,12 @@
 //! verdict back with the request's token. The checks themselves are the
 //! primitives' functions.
 
-use crate::action::AssignmentItem;
 use std::sync::Arc;
 use tranche_primitives::criteria::{check_assignment_cert, InvalidAssignmentReason};
 use tranche_primitives::vote::{
     approval_payload, verify_approval, verify_batch, BatchItem, VoteError,
 };
+use tranche_primitives::AssignmentItem;
 use tranche_primitives::{
     CandidateHash, CoreBitfield, DelayTranche, GroupIndex, IndirectSignedApprovalVote,
     RelayVrfStory, Session, SessionIndex, ValidatorIndex,

@@ -24,7 +24,7 @@
 
 use std::time::Duration;
 
-use crate::time::{add_sat, ticks};
+use crate::time::{add_sat, from_nanos_sat};
 use crate::SimTime;
 
 /// Refills per second (upstream's `tick_rate`).
@@ -32,6 +32,11 @@ pub const TICK_RATE: u64 = 10;
 
 /// Length of one refill tick: `1000 / TICK_RATE` ms.
 pub const TICK: Duration = Duration::from_millis(1000 / TICK_RATE);
+
+/// `n` limiter ticks, saturating.
+fn ticks(n: u128) -> Duration {
+    from_nanos_sat(n.saturating_mul(TICK.as_nanos()))
+}
 
 /// One token bucket with debt (see the module documentation).
 #[derive(Clone, Debug)]

@@ -6,17 +6,11 @@
 
 use std::time::Duration;
 
-use crate::limiter::TICK;
 use crate::SimTime;
 
 /// `a + b`, or [`Duration::MAX`] on overflow.
 pub fn add_sat(a: SimTime, b: Duration) -> SimTime {
     a.checked_add(b).unwrap_or(Duration::MAX)
-}
-
-/// `n` limiter ticks, saturating.
-pub fn ticks(n: u128) -> Duration {
-    from_nanos_sat(n.saturating_mul(TICK.as_nanos()))
 }
 
 /// A duration of `nanos` nanoseconds, saturating at [`Duration::MAX`].

@@ -6,9 +6,12 @@
 //! writes blocks with it, so reordering fields changes its byte layout (a
 //! test in the store pins it).
 
-use crate::criteria::RelayVrfStory;
 use crate::ids::{BlockNumber, CandidateHash, CoreIndex, GroupIndex, Hash, SessionIndex, Slot};
 use parity_scale_codec::{Decode, Encode};
+
+/// The per-block randomness that all assignments of that block mix in.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Encode, Decode)]
+pub struct RelayVrfStory(pub [u8; 32]);
 
 /// A candidate included by a relay block: its hash, the core it leaves
 /// (what assignments are made for) and its backing group.

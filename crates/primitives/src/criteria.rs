@@ -3,14 +3,14 @@
 //! the core-sampling shuffle are Polkadot's, byte for byte.
 
 use crate::bitfield::CoreBitfield;
-use crate::block::Candidate;
+use crate::block::{Candidate, RelayVrfStory};
 use crate::cert::{AssignmentCert, AssignmentCertKind, VrfSignature};
 use crate::constants::MAX_MODULO_SAMPLES;
 use crate::ids::{CoreIndex, DelayTranche, GroupIndex, ValidatorIndex};
 use crate::keys::ValidatorPair;
 use crate::session::{Session, SessionInfo};
 use merlin::Transcript;
-use parity_scale_codec::{Decode, Encode};
+use parity_scale_codec::Encode;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -28,10 +28,6 @@ const CORE_RANDOMNESS_CONTEXT_V2: &[u8] = b"A&V CORE v2";
 const TRANCHE_RANDOMNESS_CONTEXT: &[u8] = b"A&V TRANCHE";
 /// schnorrkel's "Kusama VRF" proof mode, which Polkadot uses.
 const KUSAMA_VRF: bool = true;
-
-/// The per-block randomness that all assignments of that block mix in.
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug, Default, Encode, Decode)]
-pub struct RelayVrfStory(pub [u8; 32]);
 
 /// One of our assignments: the certificate and the tranche it starts in.
 #[derive(Clone, PartialEq, Eq, Debug)]

@@ -23,10 +23,10 @@ pub mod wire;
 pub mod wire_skim;
 
 pub use bitfield::{CandidateBitfield, CoreBitfield};
-pub use block::{Block, Candidate};
+pub use block::{Block, Candidate, RelayVrfStory};
 pub use cert::{AssignmentCert, AssignmentCertKind, VrfSignature};
 pub use codec::DecodeError;
-pub use criteria::{OurAssignment, RelayVrfStory};
+pub use criteria::OurAssignment;
 pub use ids::*;
 pub use keys::{ValidatorId, ValidatorPair};
 pub use session::{Session, SessionInfo};

@@ -6,10 +6,11 @@ use super::{Prepared, GRACE_TICKS};
 use anyhow::{Context, Result};
 use std::sync::Arc;
 use tranche_config::BenchStep;
-use tranche_links::Network;
+use tranche_links::{Endpoint, Network, SendError};
 use tranche_primitives::time::{slot_start_tick, DEFAULT_TICKS_PER_SLOT};
 use tranche_primitives::{Block, Session, Tick};
-use tranche_workload::producer::{Producer, ProducerOptions};
+use tranche_report::Counts;
+use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
 
 /// The emulated network between the peers and the node under test: each
 /// message with the validator that sent it.
@@ -18,6 +19,30 @@ pub(super) type Links = Network<(u32, Arc<[u8]>)>;
 /// Peer `i` of the network is validator `i + 1`.
 pub(super) fn net_peer(validator: u32) -> tranche_links::PeerId {
     tranche_links::PeerId(validator - 1)
+}
+
+/// One of the producer's deliveries into the links at `at` (no earlier
+/// than the links' own time), counted as delivered or lost; the real and
+/// the modelled node under test receive the same way.
+pub(super) fn send_delivery(
+    links: &mut Links,
+    counts: &mut Counts,
+    prepared: &Prepared,
+    at: std::time::Duration,
+    d: &Delivery<'_>,
+) {
+    let bytes = prepared.encoded[d.id.bundle as usize][d.id.index as usize].clone();
+    match links.send(
+        at.max(links.now()),
+        Endpoint::Peer(net_peer(d.sender)),
+        Endpoint::Node,
+        bytes.len() as u64,
+        (d.sender, bytes),
+    ) {
+        Ok(_) => counts.deliveries += 1,
+        Err(SendError::NotConnected(_)) => counts.lost += 1,
+        Err(e) => tranche_report::errln!("warning: emulated network refused a message: {e}"),
+    }
 }
 
 pub(super) struct Chain<'a> {

@@ -6,7 +6,7 @@
 //! consume it.
 
 use super::approvals::Approvals;
-use super::chain::{net_peer, Chain, Links};
+use super::chain::{net_peer, send_delivery, Chain, Links};
 use super::restart::{Restart, Resume};
 use super::Phase;
 use super::{ClockKind, Prepared, RunOptions, IDLE_TIMEOUT, REAL_SAMPLE_EVERY};
@@ -114,22 +114,7 @@ impl<'a> Driver<'a> {
 
     fn send_deliveries(&mut self, now: Duration, deliveries: &[Delivery<'a>]) {
         for d in deliveries {
-            let encoded = &self.chain.prepared.encoded;
-            let bytes = encoded[d.id.bundle as usize][d.id.index as usize].clone();
-            let now = now.max(self.net.now());
-            match self.net.send(
-                now,
-                Endpoint::Peer(net_peer(d.sender)),
-                Endpoint::Node,
-                bytes.len() as u64,
-                (d.sender, bytes),
-            ) {
-                Ok(_) => self.counts.deliveries += 1,
-                Err(SendError::NotConnected(_)) => self.counts.lost += 1,
-                Err(e) => {
-                    tranche_report::errln!("warning: emulated network refused a message: {e}")
-                }
-            }
+            send_delivery(&mut self.net, &mut self.counts, self.chain.prepared, now, d);
         }
     }
 

@@ -21,7 +21,7 @@
 //! it was generated for, while the CPU model charges every check.
 
 use super::approvals::Approvals;
-use super::chain::{net_peer, Chain, Links};
+use super::chain::{net_peer, send_delivery, Chain, Links};
 use super::{Prepared, RunOptions};
 use anyhow::{bail, Result};
 use parity_scale_codec::Encode;
@@ -310,23 +310,15 @@ impl<'a> ModelRun<'a> {
     ) {
         deliveries.clear();
         self.producer.poll(tick, deliveries);
-        let at = Duration::from_millis(now_ms - self.start_ms()).max(self.links.now());
+        let at = Duration::from_millis(now_ms - self.start_ms());
         for d in deliveries.iter() {
-            let encoded = &self.chain.prepared.encoded;
-            let bytes = encoded[d.id.bundle as usize][d.id.index as usize].clone();
-            match self.links.send(
+            send_delivery(
+                &mut self.links,
+                &mut self.counts,
+                self.chain.prepared,
                 at,
-                Endpoint::Peer(net_peer(d.sender)),
-                Endpoint::Node,
-                bytes.len() as u64,
-                (d.sender, bytes),
-            ) {
-                Ok(_) => self.counts.deliveries += 1,
-                Err(SendError::NotConnected(_)) => self.counts.lost += 1,
-                Err(e) => {
-                    tranche_report::errln!("warning: emulated network refused a message: {e}")
-                }
-            }
+                d,
+            );
         }
     }
 
