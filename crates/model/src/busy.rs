@@ -11,10 +11,11 @@
 //!   `duplicate` cost per item), then hands the checks it asks for to the
 //!   voting thread and *waits* — holding its thread — until voting has
 //!   checked and imported them (each check's cost, plus `round_trip` per
-//!   check, plus the imports); then the forwards are sent, and the
-//!   distribution thread spends `round_trip_distribution` per check of its
-//!   own (handing it over, waking for the verdict) before it takes the next
-//!   notification. This is upstream's approval-distribution waiting on
+//!   check, plus the imports); then the forwards are sent, the
+//!   distribution thread stays held `round_trip_wake` per check longer
+//!   (woken late: a delay that uses no core), and it spends
+//!   `round_trip_distribution` per check of its own (handing it over,
+//!   waking for the verdict) before it takes the next notification. This is upstream's approval-distribution waiting on
 //!   approval-voting for every check (polkadot-sdk#4849).
 //! * **parallel** (`crates/node/src/parallel.rs`): the router (`route` per
 //!   item) splits a notification's items by validator index mod N
@@ -46,7 +47,7 @@ use tranche_primitives::{ApprovalDistributionMessage, Tick, ValidatorIndex};
 
 use crate::costs::CostTable;
 use crate::cpu::shape::{self, NodeShape, NodeThreads};
-use crate::cpu::{Cpu, Event, ThreadId};
+use crate::cpu::{Cpu, Event, ThreadId, ThreadSpec};
 use crate::time::{tick_of, NS_PER_MS};
 use tranche_config::node_shape::Layout;
 
@@ -159,6 +160,11 @@ pub(crate) struct Busy {
     /// Notifications the entry thread's queue had no room for yet.
     waiting: VecDeque<Job>,
     blocked: Vec<Blocked>,
+    /// The test environment's thread, when it shares the cores.
+    environment: Option<ThreadId>,
+    /// Threads woken late for their verdicts: when (ns), which, and the
+    /// CPU of their side of the round trips (ns), in the order woken.
+    wakes: Vec<(u64, ThreadId, u64)>,
     /// The last tick voting committed in.
     commit_tick: Option<Tick>,
     /// Time owed by the commits of this CPU's imports.
@@ -166,18 +172,41 @@ pub(crate) struct Busy {
 }
 
 impl Busy {
-    /// The CPU of `shape` with `costs` already scaled by its `cpu_scale`.
-    pub fn new(shape: &NodeShape, costs: CostTable) -> Busy {
-        let (cpu, roles) = shape::cpu(shape).expect("the objective validated the shape");
+    /// The CPU of `shape` with `costs` already scaled by its `cpu_scale`;
+    /// with `environment`, one more thread, `test-environment`, last,
+    /// for the benchmark's test environment sharing the cores
+    /// ([`Busy::charge_environment`]).
+    pub fn new(shape: &NodeShape, costs: CostTable, environment: bool) -> Busy {
+        let mut threads = shape::threads(shape).expect("the objective validated the shape");
+        let roles = shape::roles(shape).expect("the objective validated the shape");
+        if environment {
+            threads.push(ThreadSpec::new(shape::ENVIRONMENT_THREAD, None));
+        }
+        let cpu = Cpu::new(threads, shape.cores).expect("the objective validated the shape");
+        let environment = environment
+            .then(|| cpu.find(shape::ENVIRONMENT_THREAD))
+            .flatten();
         Busy {
+            environment,
             cpu,
             roles,
             costs,
             layout: shape.layout,
             waiting: VecDeque::new(),
             blocked: Vec::new(),
+            wakes: Vec::new(),
             commit_tick: None,
             owed: Owed::default(),
+        }
+    }
+
+    /// Charge the test environment's thread `ns` of CPU (behind what it
+    /// has to do already); nothing without that thread.
+    pub fn charge_environment(&mut self, ns: u64) {
+        if let (Some(thread), true) = (self.environment, ns > 0) {
+            if self.cpu.submit(thread, Job::Charge(ns)).is_err() {
+                unreachable!("the environment's queue is unbounded");
+            }
         }
     }
 
@@ -192,7 +221,12 @@ impl Busy {
 
     /// The next moment (ms) the CPU has an event, if any.
     pub fn next_ms(&self) -> Option<u64> {
-        self.cpu.next_time().map(|t| t.div_ceil(NS_PER_MS))
+        let wake = self.wakes.first().map(|w| w.0);
+        let next = match (self.cpu.next_time(), wake) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        next.map(|t| t.div_ceil(NS_PER_MS))
     }
 
     /// CPU each thread used so far, milliseconds, in thread order.
@@ -223,8 +257,14 @@ impl Busy {
         let until = now_ms.saturating_mul(NS_PER_MS);
         loop {
             self.charge_owed(node.take_owed());
-            let event = self.cpu.next(until).expect("every start is answered");
+            // A thread woken late is released at its moment, as an event.
+            let wake = self.wakes.first().map(|w| w.0).filter(|&at| at <= until);
+            let event = self
+                .cpu
+                .next(wake.unwrap_or(until))
+                .expect("every start is answered");
             match event {
+                None if wake.is_some() => self.wake(),
                 None => break,
                 Some(Event::Start { thread, job, .. }) => {
                     let (cost, done) = self.start(now_ms, job, node);
@@ -353,15 +393,34 @@ impl Busy {
             } => {
                 node.send(now_ms, sends);
                 self.import(now_ms, imports, node);
-                // Its side of each round trip (waking for the verdict)
-                // before it goes on.
                 let own = checked * self.costs.round_trip_distribution();
-                if own > 0 && self.cpu.submit_front(release, Job::Charge(own)).is_err() {
-                    unreachable!("a thread of this CPU takes a job at its front");
+                let late = checked * self.costs.round_trip_wake();
+                if late == 0 {
+                    self.go_on(release, own);
+                } else {
+                    // Woken late: held, using no core, until then.
+                    let at = self.cpu.now().saturating_add(late);
+                    let k = self.wakes.partition_point(|w| w.0 <= at);
+                    self.wakes.insert(k, (at, release, own));
                 }
-                self.cpu.release(release).expect("a thread of this CPU");
             }
         }
+    }
+
+    /// A thread that waited for its verdicts goes on: its side of each
+    /// round trip (waking for the verdict) first.
+    fn go_on(&mut self, thread: ThreadId, own: u64) {
+        if own > 0 && self.cpu.submit_front(thread, Job::Charge(own)).is_err() {
+            unreachable!("a thread of this CPU takes a job at its front");
+        }
+        self.cpu.release(thread).expect("a thread of this CPU");
+    }
+
+    /// The first thread woken late goes on (the CPU's clock is at its
+    /// moment).
+    fn wake(&mut self) {
+        let (_, thread, own) = self.wakes.remove(0);
+        self.go_on(thread, own);
     }
 
     /// Voting imports checked items now, committing once per tick.

@@ -97,6 +97,24 @@ pub const ROUND_TRIP_US: f64 = 18.4;
 /// on the 2-core machine, ≈ 50 µs each beyond its own handling of items.
 pub const ROUND_TRIP_DISTRIBUTION_US: f64 = 50.0;
 
+/// The classic layout's wait per check beyond the voting thread's CPU for
+/// it: the distribution thread, blocked on the verdict, is woken that much
+/// later than voting answered (a delay, not CPU: the thread is held and
+/// uses no core). `tranche calibrate` measures it as the node's
+/// wall-clock wait per check less voting's side of the round trip; the
+/// default is none (a machine where waking a thread is free), so a table
+/// that does not give it models no wake-up delay.
+pub const ROUND_TRIP_WAKE_US: f64 = 0.0;
+
+/// The benchmark's test environment (its driver and emulated links) per
+/// message it carries to or from the node under test, charged only by
+/// `tranche run --node model` on a thread of its own that shares the
+/// modelled cores, as the real run's driver shares the machine's: the
+/// real parallel node's run of `examples/approvals_throughput_1000_100.yaml`
+/// on the 2-core machine, 20.5 CPU-s for 7.83 M deliveries and 10.07 M
+/// messages from the node, ≈ 1.15 µs each (BENCHMARKS.md, issue 29).
+pub const ENVIRONMENT_MESSAGE_US: f64 = 1.15;
+
 /// The largest cost a file may give, µs (1 000 s).
 pub const MAX_COST_US: f64 = 1e9;
 
@@ -186,6 +204,10 @@ table! {
         "Classic layout: the voting thread's CPU per check handed to it, beyond the check.";
     RoundTripDistribution round_trip_distribution = ROUND_TRIP_DISTRIBUTION_US,
         "Classic layout: the distribution thread's CPU per check it hands to voting and waits for.";
+    RoundTripWake round_trip_wake = ROUND_TRIP_WAKE_US,
+        "Classic layout: the distribution thread's wait per check beyond voting's CPU for it (waking for the verdict); a delay, not CPU.";
+    EnvironmentMessage environment_message = ENVIRONMENT_MESSAGE_US,
+        "tranche run --node model: the test environment's CPU per message to or from the node, on the node's cores.";
 }
 
 /// Why a cost table was refused.
@@ -418,9 +440,12 @@ mod tests {
         assert_eq!(t.route(), 500);
         assert_eq!(t.round_trip(), 18_400);
         assert_eq!(t.round_trip_distribution(), 50_000);
-        // Every key has a default above zero and a distinct name.
+        assert_eq!(t.round_trip_wake(), 0, "no wake-up delay unless measured");
+        assert_eq!(t.environment_message(), 1_150);
+        // Every key but the wake-up delay has a default above zero, and
+        // every key a distinct name.
         for (i, &c) in CostKind::ALL.iter().enumerate() {
-            assert!(t.get(c) > 0, "{}", c.key());
+            assert!(t.get(c) > 0 || c == CostKind::RoundTripWake, "{}", c.key());
             assert!(CostKind::ALL[..i].iter().all(|o| o.key() != c.key()));
             assert_eq!(c as usize, i);
         }

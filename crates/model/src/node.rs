@@ -86,6 +86,9 @@ pub struct NodeSetup<'a> {
     /// The CPU model: the node's shape and the cost table, scaled by the
     /// shape's `cpu_scale` (none: every input takes no time).
     pub cpu: Option<(NodeShape, CostTable)>,
+    /// With `cpu`: a thread for the benchmark's test environment shares
+    /// the cores ([`Node::charge_environment`]).
+    pub environment: bool,
 }
 
 /// One validator's protocol.
@@ -162,7 +165,10 @@ impl Node {
             .as_ref()
             .is_some_and(|(shape, _)| shape.layout == tranche_config::node_shape::Layout::Parallel);
         let (costs, busy) = match setup.cpu {
-            Some((shape, costs)) => (Some(costs.clone()), Some(Busy::new(&shape, costs))),
+            Some((shape, costs)) => (
+                Some(costs.clone()),
+                Some(Busy::new(&shape, costs, setup.environment)),
+            ),
             None => (None, None),
         };
         Node {
@@ -187,6 +193,14 @@ impl Node {
             owed: Owed::default(),
             busy,
             batched_signatures,
+        }
+    }
+
+    /// The test environment's CPU, `ns`, on its thread of the modelled
+    /// cores (nothing without the CPU model or that thread).
+    pub fn charge_environment(&mut self, ns: u64) {
+        if let Some(busy) = self.busy.as_mut() {
+            busy.charge_environment(ns);
         }
     }
 

@@ -115,6 +115,8 @@ impl Shared {
                 finality: self.spec.finality,
                 trigger_all: self.spec.trigger_all_tranches,
                 cpu: self.spec.node.zip(self.costs.clone()),
+                // Every validator is a node here: no test environment.
+                environment: false,
             },
             &self.model,
         )

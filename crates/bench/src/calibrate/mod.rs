@@ -38,6 +38,18 @@ pub struct CalibrateArgs {
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Measure on a chain of this many validators [default: 500; 40 with
+    /// --quick]: distribution's bookkeeping per first-seen message grows
+    /// with them (the grid's fan-out), so a table for a run of 1 000
+    /// validators is best measured at 1 000.
+    #[arg(long, value_name = "N", conflicts_with = "check",
+          value_parser = clap::value_parser!(u32).range(20..=2_000))]
+    pub validators: Option<u32>,
+    /// Measure on a chain of this many cores [default: 20; 12 with
+    /// --quick].
+    #[arg(long, value_name = "N", conflicts_with = "check",
+          value_parser = clap::value_parser!(u32).range(8..=200))]
+    pub cores: Option<u32>,
     /// Instead of measuring the table: hold the CPU model against the real
     /// node on this test sequence (or the bare name of an example), the
     /// real node `--runs` times on the real clock and the modelled node
@@ -92,8 +104,18 @@ fn tolerance(s: &str) -> Result<f64, String> {
 }
 
 /// The chain measured on: 500 validators (Polkadot's distribution
-/// bookkeeping scale), 20 cores; small with `--quick`.
-fn sizes(quick: bool) -> Sizes {
+/// bookkeeping scale), 20 cores, small with `--quick`; `--validators`
+/// and `--cores` replace either.
+fn sizes(quick: bool, validators: Option<u32>, cores: Option<u32>) -> Sizes {
+    let base = base_sizes(quick);
+    Sizes {
+        validators: validators.unwrap_or(base.validators),
+        cores: cores.unwrap_or(base.cores),
+        blocks: base.blocks,
+    }
+}
+
+fn base_sizes(quick: bool) -> Sizes {
     if quick {
         Sizes {
             validators: 40,
@@ -152,11 +174,11 @@ fn warning(cost: CostKind, ns: u64, quick: bool) -> Option<String> {
 
 /// The header of the file `calibrate` writes: who measured, where, when
 /// and how (`outputs::COST_TABLE_HEADERS` knows its first line).
-fn header(quick: bool) -> String {
+fn header(quick: bool, sizes: Sizes) -> String {
     let meta = tranche_report::Meta::of(tranche_report::meta::kind::CALIBRATE, "", 0, Vec::new());
     format!(
         "{} (meta.kind calibrate)\n# commit: {}, {} build\n# date: {}\n# machine: {}\n\
-         # quick: {quick}{}\n# command: {}\n",
+         # quick: {quick}{}\n# chain: {} validators, {} cores\n# command: {}\n",
         tranche_report::outputs::COST_TABLE_HEADERS[0],
         meta.commit,
         meta.profile,
@@ -167,15 +189,16 @@ fn header(quick: bool) -> String {
         } else {
             ""
         },
+        sizes.validators,
+        sizes.cores,
         meta.command
     )
 }
 
 /// Measure every cost; unless `quiet`, one line on stderr per cost (a
 /// cost takes seconds: lines are the progress, in a terminal too).
-pub fn measure_table(effort: &Effort, quiet: bool) -> Result<CostTable> {
+pub fn measure_table(effort: &Effort, sizes: Sizes, quiet: bool) -> Result<CostTable> {
     let started = std::time::Instant::now();
-    let sizes = sizes(effort.quick);
     if !quiet {
         tranche_report::errln!(
             "calibrate: measuring {} costs ({} validators, {} cores, {} batches each{})",
@@ -256,9 +279,14 @@ pub fn measure_table(effort: &Effort, quiet: bool) -> Result<CostTable> {
         CostKind::RoundTripDistribution,
         hop.distribution_ns,
     );
+    // The rest of the wait is the wake-up: a delay, not CPU.
+    let wake = (hop.wait_ns - table.round_trip() as f64).max(0.0);
+    set(&mut table, CostKind::RoundTripWake, wake);
+    set(&mut table, CostKind::EnvironmentMessage, hop.environment_ns);
     if !quiet {
         tranche_report::errln!(
-            "calibrate: (the classic node's wall-clock wait per check beyond the check: {:.3} µs)",
+            "calibrate: (the classic node's wall-clock wait per check beyond the check: {:.3} µs; \
+             round_trip_wake is that less voting's side)",
             hop.wait_ns / 1_000.0
         );
     }
@@ -332,8 +360,9 @@ pub fn execute(args: &CalibrateArgs) -> Result<u8> {
     // `TRANCHE_SMALL=1` (the documented commands' test): --quick.
     let quick = args.quick || crate::small::on();
     let effort = if quick { Effort::QUICK } else { Effort::FULL };
-    let head = header(quick);
-    let table = measure_table(&effort, args.quiet)?;
+    let sizes = sizes(quick, args.validators, args.cores);
+    let head = header(quick, sizes);
+    let table = measure_table(&effort, sizes, args.quiet)?;
     let text = head + &table.to_yaml();
     match &args.out {
         Some(path) => tranche_report::outputs::write_atomic(path, text.as_bytes())?,
@@ -369,8 +398,8 @@ mod tests {
     }
 
     #[test]
-    fn the_header_records_commit_date_machine_and_quick() {
-        let h = header(true);
+    fn the_header_records_commit_date_machine_quick_and_chain() {
+        let h = header(true, sizes(true, Some(1_000), None));
         let first = h.lines().next().unwrap();
         assert!(first.starts_with(tranche_report::outputs::COST_TABLE_HEADERS[0]));
         for key in [
@@ -378,6 +407,7 @@ mod tests {
             "# date: ",
             "# machine: ",
             "# quick: true",
+            "# chain: 1000 validators, 12 cores",
             "# command: ",
         ] {
             assert!(h.contains(key), "{key} in {h}");

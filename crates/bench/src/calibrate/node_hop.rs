@@ -8,7 +8,8 @@
 //! thread's side is its CPU less its own handling of every copy it
 //! received (`duplicate` each), both per check. The node's counter of the
 //! wait (`checks.round_trip_us`: distribution's wall-clock wait less
-//! voting's check, docs/observability.md) is given beside them.
+//! voting's check, docs/observability.md) is given beside them, and the
+//! test environment's CPU per message it carried (the driver's thread).
 
 use anyhow::{bail, Context, Result};
 use tranche_node::{Architecture, CheckPolicy};
@@ -45,6 +46,9 @@ pub struct Hop {
     pub distribution_ns: f64,
     /// Distribution's wall-clock wait per check beyond the check.
     pub wait_ns: f64,
+    /// The test environment's CPU per message it carried to or from the
+    /// node.
+    pub environment_ns: f64,
 }
 
 /// The classic node's round trip per check, with `duplicate_ns` the
@@ -96,9 +100,11 @@ pub fn round_trip(effort: &Effort, duplicate_ns: f64, import_ns: f64) -> Result<
         - n * import_ns;
     let distribution =
         cpu("approval-distribution") - report.counts.deliveries as f64 * duplicate_ns;
+    let carried = (report.counts.deliveries + report.counts.messages_from_node).max(1) as f64;
     Ok(Hop {
         voting_ns: (voting / n).max(0.0),
         distribution_ns: (distribution / n).max(0.0),
         wait_ns: report.checks.round_trip_us * 1_000.0,
+        environment_ns: cpu("test-environment") / carried,
     })
 }

@@ -347,6 +347,7 @@ pub(super) fn model_report(
     let peak_memory = peak_memory_bytes(super::PeakMemory::Sampled(0));
     let floor = measure_floor(world, &f.session, &f.producer.sent, options)?;
     let blocks_n = f64::from(step.num_blocks.max(1));
+    let environment = |name: &str| name == tranche_model::cpu::shape::ENVIRONMENT_THREAD;
     let cpu: Vec<CpuRow> = f
         .threads
         .iter()
@@ -354,10 +355,15 @@ pub(super) fn model_report(
             name: name.clone(),
             total_s: *s,
             per_block_s: s / blocks_n,
-            node: true,
+            node: !environment(name),
         })
         .collect();
-    let node_cpu: f64 = f.threads.iter().map(|(_, s)| s).sum();
+    let node_cpu: f64 = f
+        .threads
+        .iter()
+        .filter(|(name, _)| !environment(name))
+        .map(|(_, s)| s)
+        .sum();
     let mut counts = f.counts;
     counts.unique_messages = f.producer.stats.unique_messages;
     counts.withheld_approvals = f.producer.stats.withheld_approvals;

@@ -155,6 +155,10 @@ pub(super) struct ModelRun<'a> {
     /// time, not rounded to ticks).
     approved_ms: Vec<Option<u64>>,
     counts: Counts,
+    /// The test environment's CPU per message it carries, ns, and the
+    /// messages it has been charged for.
+    environment_ns: u64,
+    carried: u64,
     /// The modelled node's threads, in the CPU model's order.
     threads: Vec<String>,
     samples: Vec<Sample>,
@@ -195,11 +199,14 @@ impl<'a> ModelRun<'a> {
         let chain = Chain::new(step, prepared);
         let (links, producer) = chain.links_and_producer(options.seed)?;
         let shape = shape(options, model);
-        let threads = tranche_model::cpu::shape::threads(&shape)
+        let mut threads: Vec<String> = tranche_model::cpu::shape::threads(&shape)
             .map_err(anyhow::Error::msg)?
             .into_iter()
             .map(|t| t.name)
             .collect();
+        // The driver and its links share the modelled cores, as the real
+        // run's share the machine's.
+        threads.push(tranche_model::cpu::shape::ENVIRONMENT_THREAD.to_owned());
         let me = NODE_UNDER_TEST.0 as usize;
         let node = Node::new(NodeSetup {
             index: NODE_UNDER_TEST.0,
@@ -219,6 +226,7 @@ impl<'a> ModelRun<'a> {
             finality: false,
             trigger_all: false,
             cpu: Some((shape, model.costs.clone())),
+            environment: true,
         });
         let n_blocks = world.blocks.len();
         Ok(ModelRun {
@@ -230,6 +238,8 @@ impl<'a> ModelRun<'a> {
             links,
             producer,
             counts: Counts::default(),
+            environment_ns: model.costs.environment_message(),
+            carried: 0,
             threads,
             samples: Vec::new(),
             started: Instant::now(),
@@ -248,6 +258,12 @@ impl<'a> ModelRun<'a> {
     /// Run the model at moment `now_ms`: what arrived by then, its CPU and
     /// timers, and (at a tick's start) the blocks whose slot has come.
     fn moment(&mut self, now_ms: u64, blocks_too: bool) {
+        // The environment's work for what it carried since: its thread
+        // competes for the cores from now on.
+        let carried = self.counts.deliveries + self.counts.messages_from_node;
+        let new = carried - self.carried;
+        self.carried = carried;
+        self.node.charge_environment(new * self.environment_ns);
         let start_ms = self.start_ms();
         let arrivals = self.links.advance(Duration::from_millis(now_ms - start_ms));
         let mut net = BenchNet {

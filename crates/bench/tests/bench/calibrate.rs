@@ -67,8 +67,9 @@ fn quick_calibration_writes_a_table_the_simulation_reads() {
 
     // Without --out, the same file on stdout; --quiet leaves stderr to the
     // warnings (a cost more than 3 × from its default, each with its line).
+    // The chain's size is the user's, and the header says it.
     let out = Command::new(BIN)
-        .args(["calibrate", "--quick", "--quiet"])
+        .args(["calibrate", "--quick", "--quiet", "--validators", "60"])
         .output()
         .unwrap();
     assert!(out.status.success());
@@ -76,8 +77,34 @@ fn quick_calibration_writes_a_table_the_simulation_reads() {
     assert!(err.lines().all(|l| l.starts_with("warning: ")), "{err}");
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.starts_with("# tranche calibrate"));
+    assert!(text.contains("# chain: 60 validators, 12 cores"), "{text}");
     assert!(CostTable::from_yaml_str(&text).is_ok());
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_chain_size_out_of_range_or_with_check_is_refused_naming_the_flag() {
+    for args in [
+        &["calibrate", "--validators", "5"][..],
+        &["calibrate", "--cores", "100000"],
+        &[
+            "calibrate",
+            "--check",
+            "approvals_throughput.yaml",
+            "--validators",
+            "100",
+        ],
+    ] {
+        let out = Command::new(BIN).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        let flag = if args.contains(&"--cores") {
+            "--cores"
+        } else {
+            "--validators"
+        };
+        assert!(err.contains(flag), "{args:?}: {err}");
+    }
 }
 
 #[test]

@@ -84,9 +84,35 @@ fn the_modelled_node_gives_the_same_report_every_time() {
             "approval-voting-parallel",
             "approval-voting-parallel-0",
             "approval-voting-parallel-1",
-            "approval-voting-parallel-db"
+            "approval-voting-parallel-db",
+            "test-environment"
         ],
-        "the node's own thread names"
+        "the node's own thread names, then the test environment's (on the modelled cores)"
+    );
+    // The environment's modelled CPU is reported but is not the node's.
+    let env = a.cpu.iter().find(|c| c.name == "test-environment").unwrap();
+    assert!(env.total_s > 0.0 && !env.node, "{env:?}");
+    let node: f64 = a.cpu.iter().filter(|c| c.node).map(|c| c.total_s).sum();
+    assert!(
+        (node - a.node_cpu_s).abs() < 1e-9,
+        "{node} {}",
+        a.node_cpu_s
+    );
+}
+
+#[test]
+fn the_test_environment_shares_the_modelled_cores() {
+    let cache = tempfile::tempdir().unwrap();
+    // A dear environment on one core takes it from a classic node: the
+    // blocks come later than with a free one.
+    let free = CostTable::default().with(CostKind::EnvironmentMessage, 1);
+    let dear = CostTable::default().with(CostKind::EnvironmentMessage, 400_000);
+    let a = approval_ms(&run(Architecture::CLASSIC, 1, free, cache.path()));
+    let b = approval_ms(&run(Architecture::CLASSIC, 1, dear, cache.path()));
+    assert!(
+        a.iter().zip(&b).all(|(a, b)| b >= a)
+            && a.iter().zip(&b).filter(|(a, b)| b > a).count() >= 6,
+        "{a:?} then {b:?}"
     );
 }
 
@@ -119,6 +145,44 @@ fn a_classic_model_on_one_core_falls_behind_where_a_parallel_one_on_four_keeps_u
         classic[7] > 3 * classic[0] && classic[7] > 12_000,
         "classic on one falls behind, block after block: {classic:?}"
     );
+}
+
+/// A thread's modelled CPU in a report, s.
+fn thread_cpu_s(r: &RunReport, name: &str) -> f64 {
+    r.cpu
+        .iter()
+        .find(|c| c.name == name)
+        .map_or(0.0, |c| c.total_s)
+}
+
+#[test]
+fn a_classic_round_trips_wake_up_delay_slows_distribution_without_using_cpu() {
+    let cache = tempfile::tempdir().unwrap();
+    let plain = CostTable::default();
+    // Woken 2 ms after each verdict: distribution cannot take the next
+    // notification for that long, on an otherwise idle CPU.
+    let late = plain.clone().with(CostKind::RoundTripWake, 2_000_000);
+    let a = run(Architecture::CLASSIC, 2, plain, cache.path());
+    let b = run(Architecture::CLASSIC, 2, late, cache.path());
+    let (ms_a, ms_b) = (approval_ms(&a), approval_ms(&b));
+    assert!(
+        ms_a.iter().zip(&ms_b).all(|(a, b)| b >= a)
+            && ms_a
+                .iter()
+                .zip(&ms_b)
+                .filter(|(a, b)| **b >= **a + 300)
+                .count()
+                >= 6,
+        "the delay makes every block later, most by 300 ms or more: {ms_a:?} then {ms_b:?}"
+    );
+    for thread in ["approval-distribution", "approval-voting"] {
+        let (x, y) = (thread_cpu_s(&a, thread), thread_cpu_s(&b, thread));
+        assert!(x > 0.0, "{thread} used CPU");
+        assert!(
+            (y - x).abs() <= 0.1 * x,
+            "{thread}: a delay is no CPU ({x:.3} s, then {y:.3} s)"
+        );
+    }
 }
 
 #[test]

@@ -17,6 +17,11 @@ pub use tranche_validator::layout::{
     INBOX_CAPACITY, VOTING_CHANNEL_CAPACITY, WORKER_CHANNEL_CAPACITY,
 };
 
+/// The thread of the benchmark's test environment, when `tranche run
+/// --node model` puts it on the modelled cores (after the node's threads;
+/// the real run's report names its driver so too).
+pub const ENVIRONMENT_THREAD: &str = "test-environment";
+
 /// Why no CPU could be built for a shape.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum BuildError {
