@@ -59,6 +59,10 @@ pub struct NetworkArgs {
     /// Write the table and plots as one HTML page to this file.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Write a CPU flamegraph (SVG) of this process, sampled in process
+    /// (stacks rooted at the simulation's thread names).
+    #[arg(long, value_name = "FILE.svg")]
+    pub profile: Option<PathBuf>,
     /// Override the file's `n_validators`.
     #[arg(long)]
     pub validators: Option<u32>,
@@ -403,6 +407,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
                 Writes::Result(kind::NETWORK),
             ),
             ("--html", args.html.as_deref(), outputs::HTML),
+            ("--profile", args.profile.as_deref(), outputs::SVG),
         ],
         args.file.as_deref(),
     )?;
@@ -434,6 +439,10 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         }
     }
     let meta = invocation_meta(args.seed, &spec, args.verify, &costs);
+    let profiler = match &args.profile {
+        Some(_) => Some(crate::profile::Profiler::start()?),
+        None => None,
+    };
     let (progress, phase) = progress_of(mode, &spec);
     let cluster = tranche_simulation::ClusterOptions {
         connect_timeout: std::time::Duration::from_secs(args.connect_timeout),
@@ -464,6 +473,12 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     if let Some(path) = &args.html {
         let page = tranche_report::network::page::render(&report)?;
         tranche_report::outputs::write_atomic(path, page.as_bytes())?;
+    }
+    if let (Some(p), Some(path)) = (profiler, &args.profile) {
+        p.finish(path)?;
+        if !args.quiet {
+            tranche_report::errln!("profile: wrote {}", path.display());
+        }
     }
     Ok(())
 }

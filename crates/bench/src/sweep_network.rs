@@ -143,6 +143,7 @@ fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> Net
         costs: None,
         json: None,
         html: None,
+        profile: None,
         validators: None,
         cores: None,
         blocks,

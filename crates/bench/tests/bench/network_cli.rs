@@ -211,3 +211,55 @@ fn small_defects_of_the_network_commands() {
     assert_eq!(err.lines().count(), 1, "{err}");
     assert!(err.contains(&format!("{sweep}: `base` is empty")), "{err}");
 }
+
+#[test]
+fn network_writes_a_flamegraph_of_the_simulation_with_profile() {
+    if !cfg!(feature = "profile") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("small.yaml");
+    std::fs::write(
+        &file,
+        "!ApprovalNetwork\nn_validators: 30\nn_cores: 6\nnum_blocks: 2\nneeded_approvals: 6\n",
+    )
+    .unwrap();
+    let svg = dir.path().join("sim.svg");
+    let out = tranche(&[
+        "network",
+        file.to_str().unwrap(),
+        "--threads",
+        "1",
+        "--profile",
+        svg.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("profile: wrote"), "{err}");
+    let page = std::fs::read_to_string(&svg).unwrap();
+    assert!(
+        page.starts_with("<?xml") || page.starts_with("<svg"),
+        "{}",
+        &page[..80.min(page.len())]
+    );
+    // The simulation's own work is in it: distribution handling peers' messages.
+    assert!(
+        page.contains("tranche_distribution"),
+        "no distribution frames"
+    );
+    // A second --profile onto something that is no SVG is refused before any work.
+    let not_svg = dir.path().join("notes.txt");
+    std::fs::write(&not_svg, "mine").unwrap();
+    let out = tranche(&[
+        "network",
+        file.to_str().unwrap(),
+        "--profile",
+        not_svg.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    assert_eq!(std::fs::read_to_string(&not_svg).unwrap(), "mine");
+}
