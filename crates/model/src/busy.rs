@@ -15,8 +15,9 @@
 //!   distribution thread stays held `round_trip_wake` per check longer
 //!   (woken late: a delay that uses no core), and it spends
 //!   `round_trip_distribution` per check of its own (handing it over,
-//!   waking for the verdict) before it takes the next notification. This is upstream's approval-distribution waiting on
-//!   approval-voting for every check (polkadot-sdk#4849).
+//!   waking for the verdict) before it takes the next notification. This
+//!   is upstream's approval-distribution waiting on approval-voting for
+//!   every check (polkadot-sdk#4849).
 //! * **parallel** (`crates/node/src/parallel.rs`): the router (`route` per
 //!   item) splits a notification's items by validator index mod N
 //!   onto the workers' queues; a worker handles its items and checks them
@@ -47,7 +48,7 @@ use tranche_primitives::{ApprovalDistributionMessage, Tick, ValidatorIndex};
 
 use crate::costs::CostTable;
 use crate::cpu::shape::{self, NodeShape, NodeThreads};
-use crate::cpu::{Cpu, Event, ThreadId, ThreadSpec};
+use crate::cpu::{Cpu, Event, ThreadId};
 use crate::time::{tick_of, NS_PER_MS};
 use tranche_config::node_shape::Layout;
 
@@ -160,8 +161,6 @@ pub(crate) struct Busy {
     /// Notifications the entry thread's queue had no room for yet.
     waiting: VecDeque<Job>,
     blocked: Vec<Blocked>,
-    /// The test environment's thread, when it shares the cores.
-    environment: Option<ThreadId>,
     /// Threads woken late for their verdicts: when (ns), which, and the
     /// CPU of their side of the round trips (ns), in the order woken.
     wakes: Vec<(u64, ThreadId, u64)>,
@@ -177,17 +176,9 @@ impl Busy {
     /// for the benchmark's test environment sharing the cores
     /// ([`Busy::charge_environment`]).
     pub fn new(shape: &NodeShape, costs: CostTable, environment: bool) -> Busy {
-        let mut threads = shape::threads(shape).expect("the objective validated the shape");
-        let roles = shape::roles(shape).expect("the objective validated the shape");
-        if environment {
-            threads.push(ThreadSpec::new(shape::ENVIRONMENT_THREAD, None));
-        }
-        let cpu = Cpu::new(threads, shape.cores).expect("the objective validated the shape");
-        let environment = environment
-            .then(|| cpu.find(shape::ENVIRONMENT_THREAD))
-            .flatten();
+        let (cpu, roles) =
+            shape::cpu(shape, environment).expect("the objective validated the shape");
         Busy {
-            environment,
             cpu,
             roles,
             costs,
@@ -200,10 +191,12 @@ impl Busy {
         }
     }
 
-    /// Charge the test environment's thread `ns` of CPU (behind what it
+    /// The test environment carried `messages` more to or from the node:
+    /// its thread is charged `environment_message` each (behind what it
     /// has to do already); nothing without that thread.
-    pub fn charge_environment(&mut self, ns: u64) {
-        if let (Some(thread), true) = (self.environment, ns > 0) {
+    pub fn environment_carried(&mut self, messages: u64) {
+        let ns = messages * self.costs.environment_message();
+        if let (Some(thread), true) = (self.roles.environment, ns > 0) {
             if self.cpu.submit(thread, Job::Charge(ns)).is_err() {
                 unreachable!("the environment's queue is unbounded");
             }
@@ -227,6 +220,14 @@ impl Busy {
             (a, b) => a.or(b),
         };
         next.map(|t| t.div_ceil(NS_PER_MS))
+    }
+
+    /// The threads' names, in thread order (the order of [`Busy::busy_ms`]).
+    pub fn thread_names(&self) -> Vec<String> {
+        self.cpu
+            .threads()
+            .map(|(_, name)| name.to_owned())
+            .collect()
     }
 
     /// CPU each thread used so far, milliseconds, in thread order.

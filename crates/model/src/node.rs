@@ -87,7 +87,7 @@ pub struct NodeSetup<'a> {
     /// shape's `cpu_scale` (none: every input takes no time).
     pub cpu: Option<(NodeShape, CostTable)>,
     /// With `cpu`: a thread for the benchmark's test environment shares
-    /// the cores ([`Node::charge_environment`]).
+    /// the cores ([`Node::environment_carried`]).
     pub environment: bool,
 }
 
@@ -196,12 +196,22 @@ impl Node {
         }
     }
 
-    /// The test environment's CPU, `ns`, on its thread of the modelled
-    /// cores (nothing without the CPU model or that thread).
-    pub fn charge_environment(&mut self, ns: u64) {
+    /// The test environment carried `messages` more to or from this node:
+    /// its thread of the modelled cores is charged for them (nothing
+    /// without the CPU model or that thread).
+    pub fn environment_carried(&mut self, messages: u64) {
         if let Some(busy) = self.busy.as_mut() {
-            busy.charge_environment(ns);
+            busy.environment_carried(messages);
         }
+    }
+
+    /// The modelled CPU's threads, in the order of [`Node::busy_ms`]
+    /// (none without the CPU model).
+    pub fn thread_names(&self) -> Vec<String> {
+        self.busy
+            .as_ref()
+            .map(Busy::thread_names)
+            .unwrap_or_default()
     }
 
     /// What it saw of each block.

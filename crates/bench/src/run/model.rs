@@ -155,9 +155,7 @@ pub(super) struct ModelRun<'a> {
     /// time, not rounded to ticks).
     approved_ms: Vec<Option<u64>>,
     counts: Counts,
-    /// The test environment's CPU per message it carries, ns, and the
-    /// messages it has been charged for.
-    environment_ns: u64,
+    /// The messages the test environment has been charged for.
     carried: u64,
     /// The modelled node's threads, in the CPU model's order.
     threads: Vec<String>,
@@ -199,14 +197,7 @@ impl<'a> ModelRun<'a> {
         let chain = Chain::new(step, prepared);
         let (links, producer) = chain.links_and_producer(options.seed)?;
         let shape = shape(options, model);
-        let mut threads: Vec<String> = tranche_model::cpu::shape::threads(&shape)
-            .map_err(anyhow::Error::msg)?
-            .into_iter()
-            .map(|t| t.name)
-            .collect();
-        // The driver and its links share the modelled cores, as the real
-        // run's share the machine's.
-        threads.push(tranche_model::cpu::shape::ENVIRONMENT_THREAD.to_owned());
+        shape.validate().map_err(anyhow::Error::msg)?;
         let me = NODE_UNDER_TEST.0 as usize;
         let node = Node::new(NodeSetup {
             index: NODE_UNDER_TEST.0,
@@ -226,8 +217,11 @@ impl<'a> ModelRun<'a> {
             finality: false,
             trigger_all: false,
             cpu: Some((shape, model.costs.clone())),
+            // The driver and its links share the modelled cores, as the
+            // real run's share the machine's.
             environment: true,
         });
+        let threads = node.thread_names();
         let n_blocks = world.blocks.len();
         Ok(ModelRun {
             verdicts: seeded_verdicts(prepared),
@@ -238,7 +232,6 @@ impl<'a> ModelRun<'a> {
             links,
             producer,
             counts: Counts::default(),
-            environment_ns: model.costs.environment_message(),
             carried: 0,
             threads,
             samples: Vec::new(),
@@ -261,9 +254,8 @@ impl<'a> ModelRun<'a> {
         // The environment's work for what it carried since: its thread
         // competes for the cores from now on.
         let carried = self.counts.deliveries + self.counts.messages_from_node;
-        let new = carried - self.carried;
+        self.node.environment_carried(carried - self.carried);
         self.carried = carried;
-        self.node.charge_environment(new * self.environment_ns);
         let start_ms = self.start_ms();
         let arrivals = self.links.advance(Duration::from_millis(now_ms - start_ms));
         let mut net = BenchNet {

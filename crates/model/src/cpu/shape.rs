@@ -39,6 +39,8 @@ pub struct NodeThreads {
     pub router: Option<ThreadId>,
     pub distribution: Vec<ThreadId>,
     pub voting: ThreadId,
+    /// The test environment's thread, last, when it shares the cores.
+    pub environment: Option<ThreadId>,
 }
 
 /// The node's threads, named as the node names them, with its queue
@@ -81,6 +83,7 @@ pub fn roles(shape: &NodeShape) -> Result<NodeThreads, ShapeError> {
             router: None,
             distribution: vec![ThreadId(0)],
             voting: ThreadId(1),
+            environment: None,
         },
         Layout::Parallel => {
             let workers = shape.workers as usize;
@@ -88,15 +91,26 @@ pub fn roles(shape: &NodeShape) -> Result<NodeThreads, ShapeError> {
                 router: Some(ThreadId(0)),
                 distribution: (1..=workers).map(ThreadId).collect(),
                 voting: ThreadId(workers + 1),
+                environment: None,
             }
         }
     })
 }
 
-/// A CPU of this shape, idle at time 0, and where its jobs go.
-pub fn cpu<J, O>(shape: &NodeShape) -> Result<(Cpu<J, O>, NodeThreads), BuildError> {
-    let roles = roles(shape)?;
-    let cpu = Cpu::new(threads(shape)?, shape.cores)?;
+/// A CPU of this shape, idle at time 0, and where its jobs go; with
+/// `environment`, one more thread after the node's,
+/// [`ENVIRONMENT_THREAD`] (unbounded: its jobs are charges, no messages).
+pub fn cpu<J, O>(
+    shape: &NodeShape,
+    environment: bool,
+) -> Result<(Cpu<J, O>, NodeThreads), BuildError> {
+    let mut roles = roles(shape)?;
+    let mut threads = threads(shape)?;
+    if environment {
+        roles.environment = Some(ThreadId(threads.len()));
+        threads.push(ThreadSpec::new(ENVIRONMENT_THREAD, None));
+    }
+    let cpu = Cpu::new(threads, shape.cores)?;
     Ok((cpu, roles))
 }
 
@@ -107,7 +121,7 @@ mod tests {
     #[test]
     fn a_shape_out_of_range_builds_no_threads() {
         let base = NodeShape::default();
-        assert!(cpu::<(), ()>(&NodeShape { cores: 0, ..base }).is_err());
+        assert!(cpu::<(), ()>(&NodeShape { cores: 0, ..base }, false).is_err());
         assert!(threads(&NodeShape { workers: 0, ..base }).is_err());
     }
 
@@ -126,7 +140,7 @@ mod tests {
                 ThreadSpec::new("approval-voting", Some(16_000)),
             ]
         );
-        let (cpu, roles) = cpu::<(), ()>(&shape).unwrap();
+        let (cpu, roles) = cpu::<(), ()>(&shape, false).unwrap();
         assert_eq!(cpu.cores(), 8);
         assert_eq!(roles.router, None);
         assert_eq!(
@@ -134,6 +148,13 @@ mod tests {
             Some("approval-distribution")
         );
         assert_eq!(roles.distribution.len(), 1);
+        assert_eq!(cpu.name(roles.voting), Some("approval-voting"));
+        assert_eq!(roles.environment, None);
+        // The benchmark's test environment, when asked for, comes last.
+        let (cpu, roles) = super::cpu::<(), ()>(&shape, true).unwrap();
+        let env = roles.environment.unwrap();
+        assert_eq!(cpu.name(env), Some(ENVIRONMENT_THREAD));
+        assert_eq!(env.index(), cpu.threads().count() - 1);
         assert_eq!(cpu.name(roles.voting), Some("approval-voting"));
     }
 
@@ -144,7 +165,7 @@ mod tests {
             cores: 2,
             ..NodeShape::default()
         };
-        let (cpu, roles) = cpu::<(), ()>(&shape).unwrap();
+        let (cpu, roles) = cpu::<(), ()>(&shape, false).unwrap();
         let names: Vec<_> = cpu.threads().map(|(_, n)| n.to_owned()).collect();
         assert_eq!(
             names,
