@@ -127,7 +127,11 @@ fn hand_made(corpus: &mut Corpus) {
             widest.clone(),
         ),
     ];
-    corpus.add_message(&ApprovalDistributionMessage::Assignments(items));
+    corpus.add_message(&ApprovalDistributionMessage::assignments(
+        items
+            .into_iter()
+            .map(|(cert, claimed)| tranche_primitives::AssignmentItem { cert, claimed }),
+    ));
     let vote = IndirectSignedApprovalVote {
         block_hash: Hash([0x22; 32]),
         candidate_indices: CandidateBitfield::with_len(0, []),
@@ -136,7 +140,7 @@ fn hand_made(corpus: &mut Corpus) {
     };
     let mut wide = vote.clone();
     wide.candidate_indices = widest;
-    corpus.add_message(&ApprovalDistributionMessage::Approvals(vec![vote, wide]));
+    corpus.add_message(&ApprovalDistributionMessage::approvals([vote, wide]));
     // A bitfield of 5 bits with its three padding bits set (decodes as {}/5),
     // and one over the wire limit (rejected on the wire, accepted by SCALE).
     corpus.add("candidate_bitfield", &[0x14, 0xe0]);

@@ -195,7 +195,7 @@ fn verify(block: &Block, session: &Session, m: &TestMessage) -> (u64, u64) {
     let mut failures = 0;
     match &m.message {
         ApprovalDistributionMessage::Assignments(items) => {
-            for AssignmentItem { cert: a, claimed } in items {
+            for AssignmentItem { cert: a, claimed } in items.iter().map(|i| &**i) {
                 let ok = check_assignment_in_block(block, session, a.validator, &a.cert, claimed)
                     .is_ok();
                 failures += u64::from(!ok);

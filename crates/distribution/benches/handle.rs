@@ -90,7 +90,7 @@ fn subject(n: u32, i: u64) -> (u32, u32) {
 }
 
 fn assignment(v: u32, c: u32) -> ApprovalDistributionMessage {
-    ApprovalDistributionMessage::Assignments(vec![AssignmentItem {
+    ApprovalDistributionMessage::assignments([AssignmentItem {
         cert: IndirectAssignmentCert {
             block_hash: Hash([1; 32]),
             validator: ValidatorIndex(v),
@@ -109,7 +109,7 @@ fn assignment(v: u32, c: u32) -> ApprovalDistributionMessage {
 }
 
 fn approval(v: u32, c: u32) -> ApprovalDistributionMessage {
-    ApprovalDistributionMessage::Approvals(vec![IndirectSignedApprovalVote {
+    ApprovalDistributionMessage::approvals([IndirectSignedApprovalVote {
         block_hash: Hash([1; 32]),
         candidate_indices: CandidateBitfield::from_index(c),
         validator: ValidatorIndex(v),

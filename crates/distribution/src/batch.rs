@@ -1,6 +1,7 @@
 //! Batching of outgoing items into notifications (upstream `send_assignments_batched` / `send_approvals_batched`, `polkadot/node/network/approval-distribution/src/lib.rs`): per peer,
 //! consecutive items of one kind are cut into chunks of at most 193
-//! assignments or 266 approvals, each chunk one `ApprovalDistributionMessage`.
+//! assignments or 266 approvals, each chunk one `ApprovalDistributionMessage`
+//! that shares the items (no copy per peer).
 
 use crate::action::Outgoing;
 use crate::PeerId;
@@ -21,18 +22,18 @@ pub fn batch_notifications(
             (Some(ApprovalDistributionMessage::Assignments(v)), Outgoing::Assignment(a))
                 if v.len() < MAX_ASSIGNMENT_BATCH_SIZE =>
             {
-                v.push((*a).clone())
+                v.push(a)
             }
             (Some(ApprovalDistributionMessage::Approvals(v)), Outgoing::Approval(a))
                 if v.len() < MAX_APPROVAL_BATCH_SIZE =>
             {
-                v.push((*a).clone())
+                v.push(a)
             }
             (_, Outgoing::Assignment(a)) => {
-                msgs.push(ApprovalDistributionMessage::Assignments(vec![(*a).clone()]))
+                msgs.push(ApprovalDistributionMessage::Assignments(vec![a]))
             }
             (_, Outgoing::Approval(a)) => {
-                msgs.push(ApprovalDistributionMessage::Approvals(vec![(*a).clone()]))
+                msgs.push(ApprovalDistributionMessage::Approvals(vec![a]))
             }
         }
     }

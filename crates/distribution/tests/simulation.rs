@@ -122,10 +122,8 @@ impl Net {
             }
             self.delivered += 1;
             let msg = match item {
-                Outgoing::Assignment(a) => {
-                    ApprovalDistributionMessage::Assignments(vec![(*a).clone()])
-                }
-                Outgoing::Approval(v) => ApprovalDistributionMessage::Approvals(vec![(*v).clone()]),
+                Outgoing::Assignment(a) => ApprovalDistributionMessage::assignments([(*a).clone()]),
+                Outgoing::Approval(v) => ApprovalDistributionMessage::approvals([(*v).clone()]),
             };
             let mut out = Vec::new();
             self.nodes[to as usize].handle_peer_message(self.now, PeerId(from), msg, &mut out);

@@ -58,10 +58,10 @@ impl Effects for Carry<'_, '_> {
         let n = &mut *self.node;
         if let Some(i) = n.block_index(&cert.block_hash) {
             n.records[i].own_assignments += claimed.count_ones() as u32;
-            let item = tranche_primitives::AssignmentItem {
+            let item = std::sync::Arc::new(tranche_primitives::AssignmentItem {
                 cert: cert.clone(),
                 claimed: claimed.clone(),
-            };
+            });
             let first = claimed.iter_ones().next();
             let tranche = first.and_then(|c| n.voting.our_tranche(&cert.block_hash, c));
             self.cx
@@ -88,9 +88,11 @@ impl Effects for Carry<'_, '_> {
             let r = &mut n.records[i];
             r.own_approvals += 1;
             r.last_approval_after_ms = Some(self.now_ms.saturating_sub(start));
-            self.cx
-                .verdicts
-                .made_approval(&vote, &n.blocks[i], &n.session);
+            self.cx.verdicts.made_approval(
+                &std::sync::Arc::new(vote.clone()),
+                &n.blocks[i],
+                &n.session,
+            );
         }
         n.dist.distribute_approval(vote, &mut self.work);
         Ok(())

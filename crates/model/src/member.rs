@@ -10,9 +10,8 @@ use crate::node::{Cx, Net, Node};
 use crate::peers::{heads_of, reconnect_delay_ms, view_of, Peers};
 use crate::port::Port;
 use crate::verdicts::Verdicts;
-use parity_scale_codec::Encode;
 use tranche_links::RateLimiter;
-use tranche_primitives::{ApprovalDistributionMessage, ValidationProtocol};
+use tranche_primitives::ApprovalDistributionMessage;
 
 pub use crate::node::NodeSetup;
 pub use crate::packet::{Control, Packet};
@@ -114,7 +113,7 @@ impl SimNode {
     pub fn moment(
         &mut self,
         now_ms: u64,
-        delivered: &[Packet],
+        delivered: Vec<Packet>,
         verdicts: &Verdicts,
         model: &Model,
         out: &mut Vec<(u64, Packet)>,
@@ -169,9 +168,8 @@ impl SimNode {
                 links.control(now_ms, p.from, control, node);
                 continue;
             }
-            let Ok(ValidationProtocol::ApprovalDistribution(m)) =
-                ValidationProtocol::decode_wire(&p.bytes)
-            else {
+            // Bytes from another process that did not decode: dropped.
+            let Some(m) = p.message else {
                 continue;
             };
             self.items_in += m.len() as u64;
@@ -287,9 +285,8 @@ impl Net for Links<'_> {
         } else {
             Vec::new()
         };
-        let bytes = ValidationProtocol::ApprovalDistribution(message).encode();
         self.port
-            .notify(now_ms, peer, bytes, known, self.model, self.out)
+            .notify(now_ms, peer, message, known, self.model, self.out)
     }
 
     fn lost(&mut self, now_ms: u64, peer: u32, seq: u64) -> bool {

@@ -1,20 +1,36 @@
 //! What travels between simulated validators: a [`Packet`] — a
-//! notification's encoded bytes, a finality vote or a message about the
-//! connection itself ([`Control`]) — with its sender's sequence number,
-//! which orders a moment's deliveries.
+//! notification, a finality vote or a message about the connection
+//! itself ([`Control`]) — with its sender's sequence number, which orders
+//! a moment's deliveries, and its length on the wire.
+//!
+//! A notification travels decoded: within a process the receiver is handed
+//! the sender's items (shared, immutable: `ApprovalDistributionMessage`
+//! holds them behind `Arc`), and its bytes are counted from SCALE's size
+//! of it (`notification_len`), not from an encoding. Only what crosses
+//! processes is encoded — the packet's serde form carries the
+//! notification's SCALE bytes and the receiving process decodes them with
+//! the wire's limits ([`wire_form`]).
 
 use serde::{Deserialize, Serialize};
+use tranche_primitives::{ApprovalDistributionMessage, ValidationProtocol};
 
 /// One notification on its way: who sends it to whom, the sender's
-/// sequence number (the order of a moment's inputs), its encoded bytes —
-/// or, with `finality` on, a finality vote: the sender has approved every
-/// block up to this number.
+/// sequence number (the order of a moment's inputs), the notification
+/// and its length on the wire — or, with `finality` on, a finality vote:
+/// the sender has approved every block up to this number.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Packet {
     pub to: u32,
     pub from: u32,
     pub seq: u64,
-    pub bytes: Vec<u8>,
+    /// The notification (none for a finality vote or a control message,
+    /// and for bytes from another process that do not decode: counted,
+    /// then dropped as a node drops what it cannot decode).
+    #[serde(with = "wire_form")]
+    pub message: Option<ApprovalDistributionMessage>,
+    /// Bytes on the wire: the encoded notification's length, or a control
+    /// message's.
+    pub len: u64,
     pub finality: Option<u32>,
     /// With several processes: the shared verdict of each item, in order
     /// (`Some(tranche)` of a valid assignment, `Some(0)` of a valid
@@ -44,4 +60,35 @@ pub enum Control {
         heads: Vec<[u8; 32]>,
         finalized: u32,
     },
+}
+
+/// A packet's notification between processes: its encoded notification
+/// (`ValidationProtocol`), decoded on arrival with the wire's limits.
+/// Bytes that do not decode give no notification (never an error that
+/// would stop the process's dataflow).
+pub mod wire_form {
+    use super::*;
+    use serde::{Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(
+        message: &Option<ApprovalDistributionMessage>,
+        s: S,
+    ) -> Result<S::Ok, S::Error> {
+        message
+            .as_ref()
+            .map(ApprovalDistributionMessage::notification_bytes)
+            .serialize(s)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Option<ApprovalDistributionMessage>, D::Error> {
+        let bytes = Option::<Vec<u8>>::deserialize(d)?;
+        Ok(
+            bytes.and_then(|b| match ValidationProtocol::decode_wire(&b) {
+                Ok(ValidationProtocol::ApprovalDistribution(m)) => Some(m),
+                Err(_) => None,
+            }),
+        )
+    }
 }

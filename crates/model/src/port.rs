@@ -10,6 +10,7 @@ use crate::packet::{Control, Packet};
 use crate::time::{ms_ceil, sim};
 use parity_scale_codec::Encode;
 use tranche_links::RateLimiter;
+use tranche_primitives::ApprovalDistributionMessage;
 
 /// What a validator's links counted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -18,6 +19,14 @@ pub(crate) struct Counted {
     pub bytes_in: u64,
     pub notifications_out: u64,
     pub notifications_in: u64,
+}
+
+/// What a packet carries over the link, and its length on the wire.
+struct Carried {
+    message: Option<ApprovalDistributionMessage>,
+    len: u64,
+    known: Vec<Option<u32>>,
+    control: Option<Control>,
 }
 
 /// A validator's end of the links.
@@ -57,23 +66,31 @@ impl Port {
             Some(_) => {}
             None => self.counted.notifications_in += 1,
         }
-        self.counted.bytes_in += packet.bytes.len() as u64;
-        ms_ceil(self.ingress.reap(sim(now_ms), packet.bytes.len() as u64))
+        self.counted.bytes_in += packet.len;
+        ms_ceil(self.ingress.reap(sim(now_ms), packet.len))
     }
 
-    /// A notification's bytes to `to`, through our egress: `Err(seq)` if
-    /// the link lost it (the sender then disconnects the pair).
+    /// A notification to `to`, its encoded length through our egress:
+    /// `Err(seq)` if the link lost it (the sender then disconnects the
+    /// pair).
     pub fn notify(
         &mut self,
         now_ms: u64,
         to: u32,
-        bytes: Vec<u8>,
+        message: ApprovalDistributionMessage,
         known: Vec<Option<u32>>,
         model: &Model,
         out: &mut Vec<(u64, Packet)>,
     ) -> Result<(), u64> {
         self.counted.notifications_out += 1;
-        self.through_egress(now_ms, to, bytes, known, None, model, out)
+        let len = message.notification_len() as u64;
+        let carried = Carried {
+            message: Some(message),
+            len,
+            known,
+            control: None,
+        };
+        self.through_egress(now_ms, to, carried, model, out)
     }
 
     /// A control message to `to` over the link: its bytes through our
@@ -86,30 +103,39 @@ impl Port {
         model: &Model,
         out: &mut Vec<(u64, Packet)>,
     ) {
-        let bytes = match &control {
-            Control::Disconnect { .. } => Vec::new(),
+        let len = match &control {
+            Control::Disconnect { .. } => 0,
             Control::Hello { heads, finalized } | Control::View { heads, finalized } => {
-                (heads, finalized).encode()
+                (heads, finalized).encoded_size() as u64
             }
         };
-        let sent = self.through_egress(now_ms, to, bytes, Vec::new(), Some(control), model, out);
+        let carried = Carried {
+            message: None,
+            len,
+            known: Vec::new(),
+            control: Some(control),
+        };
+        let sent = self.through_egress(now_ms, to, carried, model, out);
         debug_assert!(sent.is_ok(), "control messages are never lost");
     }
 
-    /// Bytes to `to` through our egress, then the link's latency; a
-    /// notification (no `control`) may be lost on the way: `Err(seq)`.
-    #[allow(clippy::too_many_arguments)]
+    /// What is carried to `to` through our egress, then the link's
+    /// latency; a notification (no `control`) may be lost on the way:
+    /// `Err(seq)`.
     fn through_egress(
         &mut self,
         now_ms: u64,
         to: u32,
-        bytes: Vec<u8>,
-        known: Vec<Option<u32>>,
-        control: Option<Control>,
+        carried: Carried,
         model: &Model,
         out: &mut Vec<(u64, Packet)>,
     ) -> Result<(), u64> {
-        let len = bytes.len() as u64;
+        let Carried {
+            message,
+            len,
+            known,
+            control,
+        } = carried;
         self.counted.bytes_out += len;
         let left = ms_ceil(self.egress.reap(sim(now_ms), len));
         let seq = self.next_seq();
@@ -120,7 +146,8 @@ impl Port {
             to,
             from: self.me,
             seq,
-            bytes,
+            message,
+            len,
             finality: None,
             known,
             control,
@@ -146,11 +173,171 @@ impl Port {
             to,
             from: self.me,
             seq,
-            bytes: Vec::new(),
+            message: None,
+            len: 0,
             finality,
             known: Vec::new(),
             control,
         };
         out.push((now_ms + model.links.latency_ms(self.me, to), packet));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tranche_config::approval_network::NetworkSpec;
+    use tranche_primitives::{
+        AssignmentCert, AssignmentCertKind, AssignmentItem, CandidateBitfield, CoreBitfield,
+        CoreIndex, Hash, IndirectAssignmentCert, IndirectSignedApprovalVote, ValidationProtocol,
+        ValidatorIndex, ValidatorSignature, VrfSignature,
+    };
+
+    fn item(kind: AssignmentCertKind, claimed: CandidateBitfield) -> AssignmentItem {
+        AssignmentItem {
+            cert: IndirectAssignmentCert {
+                block_hash: Hash([0x11; 32]),
+                validator: ValidatorIndex(70_000),
+                cert: AssignmentCert {
+                    kind,
+                    vrf: VrfSignature {
+                        pre_output: [0xaa; 32],
+                        proof: [0; 64],
+                    },
+                },
+            },
+            claimed,
+        }
+    }
+
+    fn vote(indices: &[u32]) -> IndirectSignedApprovalVote {
+        IndirectSignedApprovalVote {
+            block_hash: Hash([0x22; 32]),
+            candidate_indices: CandidateBitfield::from_indices(indices).unwrap(),
+            validator: ValidatorIndex(3),
+            signature: ValidatorSignature([0xcc; 64]),
+        }
+    }
+
+    /// Every message kind: v1 modulo, v2 compact and delay assignments,
+    /// single and coalesced approvals, bitfields of every width class
+    /// (under and over a byte, a compact length of one and two bytes),
+    /// a full batch of each.
+    fn every_kind() -> Vec<ApprovalDistributionMessage> {
+        let wide: Vec<u32> = (0..300).step_by(7).collect();
+        vec![
+            ApprovalDistributionMessage::assignments([item(
+                AssignmentCertKind::RelayVRFModulo { sample: 2 },
+                CandidateBitfield::from_index(5),
+            )]),
+            ApprovalDistributionMessage::assignments([item(
+                AssignmentCertKind::RelayVRFModuloCompact {
+                    core_bitfield: CoreBitfield::from_indices(&[0, 9, 63, 64]).unwrap(),
+                },
+                CandidateBitfield::from_indices(&[0, 9, 63, 64]).unwrap(),
+            )]),
+            ApprovalDistributionMessage::assignments([
+                item(
+                    AssignmentCertKind::RelayVRFDelay {
+                        core_index: CoreIndex(299),
+                    },
+                    CandidateBitfield::from_index(299),
+                ),
+                item(
+                    AssignmentCertKind::RelayVRFModuloCompact {
+                        core_bitfield: CoreBitfield::from_indices(&wide).unwrap(),
+                    },
+                    CandidateBitfield::from_indices(&wide).unwrap(),
+                ),
+            ]),
+            ApprovalDistributionMessage::assignments((0..193).map(|c| {
+                item(
+                    AssignmentCertKind::RelayVRFDelay {
+                        core_index: CoreIndex(c),
+                    },
+                    CandidateBitfield::from_index(c),
+                )
+            })),
+            ApprovalDistributionMessage::approvals([vote(&[0])]),
+            ApprovalDistributionMessage::approvals([vote(&[1, 8, 70]), vote(&wide)]),
+            ApprovalDistributionMessage::approvals((0..266).map(|c| vote(&[c]))),
+        ]
+    }
+
+    #[test]
+    fn the_bytes_counted_are_the_encoded_notifications_length() {
+        let model = Model::new(&NetworkSpec::default(), 0);
+        let bandwidth = || RateLimiter::new(model.bandwidth);
+        let mut sender = Port::new(0, bandwidth(), bandwidth());
+        let mut receiver = Port::new(1, bandwidth(), bandwidth());
+        let mut out = Vec::new();
+        let mut expected = 0;
+        for m in every_kind() {
+            let encoded = ValidationProtocol::ApprovalDistribution(m.clone()).encode();
+            assert_eq!(m.notification_bytes(), encoded);
+            expected += encoded.len() as u64;
+            // A link that loses nothing: `NetworkSpec::default()`.
+            sender
+                .notify(0, 1, m.clone(), Vec::new(), &model, &mut out)
+                .expect("the default links lose nothing");
+            let (_, packet) = out.last().expect("sent");
+            assert_eq!(packet.len, encoded.len() as u64);
+            assert_eq!(packet.message.as_ref(), Some(&m), "handed over as made");
+            receiver.arrive(0, packet);
+        }
+        assert_eq!(sender.counted.bytes_out, expected);
+        assert_eq!(receiver.counted.bytes_in, expected);
+        assert_eq!(receiver.counted.notifications_in, out.len() as u64);
+        // A connection's own messages count their view's encoding.
+        let heads = vec![[7u8; 32], [8u8; 32]];
+        sender.control(
+            0,
+            1,
+            Control::Hello {
+                heads: heads.clone(),
+                finalized: 3,
+            },
+            &model,
+            &mut out,
+        );
+        assert_eq!(
+            out.last().unwrap().1.len,
+            (&heads, 3u32).encode().len() as u64
+        );
+    }
+
+    #[test]
+    fn a_packet_crosses_processes_as_its_encoding_and_garbage_is_dropped() {
+        for m in every_kind() {
+            let packet = Packet {
+                to: 1,
+                from: 0,
+                seq: 9,
+                len: m.notification_len() as u64,
+                message: Some(m),
+                finality: None,
+                known: vec![Some(1)],
+                control: None,
+            };
+            let bytes = bincode::serialize(&packet).unwrap();
+            let back: Packet = bincode::deserialize(&bytes).unwrap();
+            assert_eq!(back, packet);
+        }
+        // Bytes from another process that do not decode: no notification
+        // (the receiver drops it), not an error that would stop the run.
+        #[derive(serde::Deserialize)]
+        struct Form(
+            #[serde(with = "crate::packet::wire_form")] Option<ApprovalDistributionMessage>,
+        );
+        for garbage in [
+            vec![4u8, 9, 9],
+            vec![3],
+            vec![],
+            vec![4, 0, 0xfe, 0xff, 0xff, 0xff],
+        ] {
+            let bytes = bincode::serialize(&Some(garbage)).unwrap();
+            let Form(m) = bincode::deserialize(&bytes).unwrap();
+            assert_eq!(m, None);
+        }
     }
 }

@@ -19,9 +19,9 @@
 //! process's map is touched once per message and worker, and where a
 //! message is made.
 
-use parity_scale_codec::Encode;
 use std::cell::{Cell, RefCell};
-/// The verdict maps hash long keys on every look-up: aHash (already in
+use std::hash::Hash;
+/// The verdict maps hash whole messages on every look-up: aHash (already in
 /// the dependency tree) rather than SipHash; nothing iterates them.
 type HashMap<K, V> = std::collections::HashMap<K, V, ahash::RandomState>;
 use crate::costs::CostTable;
@@ -50,46 +50,48 @@ pub enum Verify {
     Model,
 }
 
-/// The verdicts of one kind, keyed by the message's encoding: the worker's
-/// own map in front of the process's.
-struct Cache<V: Copy> {
-    local: RefCell<HashMap<Vec<u8>, V>>,
-    process: Arc<Mutex<HashMap<Vec<u8>, V>>>,
+/// The verdicts of one kind, keyed by the message itself (its validator,
+/// block, claimed candidates and certificate or signature: a forged copy
+/// is another key, never the honest one's), shared rather than copied:
+/// the worker's own map in front of the process's.
+struct Cache<K: Eq + Hash, V: Copy> {
+    local: RefCell<HashMap<Arc<K>, V>>,
+    process: Arc<Mutex<HashMap<Arc<K>, V>>>,
 }
 
-impl<V: Copy> Cache<V> {
-    fn new(process: &Arc<Mutex<HashMap<Vec<u8>, V>>>) -> Self {
+impl<K: Eq + Hash, V: Copy> Cache<K, V> {
+    fn new(process: &Arc<Mutex<HashMap<Arc<K>, V>>>) -> Self {
         Cache {
             local: RefCell::default(),
             process: process.clone(),
         }
     }
 
-    fn get(&self, key: &[u8]) -> Option<V> {
-        if let Some(v) = self.local.borrow().get(key) {
+    fn get(&self, key: &Arc<K>) -> Option<V> {
+        if let Some(v) = self.local.borrow().get(&**key) {
             return Some(*v);
         }
-        let v = *self.process.lock().expect("not poisoned").get(key)?;
-        self.local.borrow_mut().insert(key.to_vec(), v);
+        let v = *self.process.lock().expect("not poisoned").get(&**key)?;
+        self.local.borrow_mut().insert(key.clone(), v);
         Some(v)
     }
 
     /// Keeps the first verdict of a message (they all agree).
-    fn put(&self, key: Vec<u8>, v: V) {
+    fn put(&self, key: &Arc<K>, v: V) {
         self.process
             .lock()
             .expect("not poisoned")
             .entry(key.clone())
             .or_insert(v);
-        self.local.borrow_mut().entry(key).or_insert(v);
+        self.local.borrow_mut().entry(key.clone()).or_insert(v);
     }
 }
 
 /// The process's verdicts, shared by its workers' [`Verdicts`].
 #[derive(Default)]
 pub struct ProcessVerdicts {
-    assignments: Arc<Mutex<HashMap<Vec<u8>, AssignmentVerdict>>>,
-    approvals: Arc<Mutex<HashMap<Vec<u8>, ApprovalVerdict>>>,
+    assignments: Arc<Mutex<HashMap<Arc<AssignmentItem>, AssignmentVerdict>>>,
+    approvals: Arc<Mutex<HashMap<Arc<IndirectSignedApprovalVote>, ApprovalVerdict>>>,
 }
 
 /// The verdicts one worker knows.
@@ -97,13 +99,10 @@ pub struct Verdicts {
     mode: Verify,
     /// Several processes: verdicts travel with the packets.
     across: bool,
-    assignments: Cache<AssignmentVerdict>,
-    approvals: Cache<ApprovalVerdict>,
+    assignments: Cache<AssignmentItem, AssignmentVerdict>,
+    approvals: Cache<IndirectSignedApprovalVote, ApprovalVerdict>,
     verified: Cell<u64>,
     reused: Cell<u64>,
-    /// The key of the look-up at hand, encoded here rather than into a
-    /// new vector each time (most look-ups find a verdict).
-    scratch: RefCell<Vec<u8>>,
 }
 
 impl Verdicts {
@@ -116,16 +115,7 @@ impl Verdicts {
             approvals: Cache::new(&process.approvals),
             verified: Cell::new(0),
             reused: Cell::new(0),
-            scratch: RefCell::default(),
         }
-    }
-
-    /// `item`'s encoding, the key of its verdict, in the scratch buffer.
-    fn key<E: Encode>(&self, item: &E) -> std::cell::RefMut<'_, Vec<u8>> {
-        let mut key = self.scratch.borrow_mut();
-        key.clear();
-        item.encode_to(&mut *key);
-        key
     }
 
     fn count(c: &Cell<u64>) {
@@ -138,14 +128,13 @@ impl Verdicts {
             Self::count(&self.verified);
             return check.check();
         }
-        let key = self.key(&check.assignment);
-        if let Some(v) = self.assignments.get(&key) {
+        if let Some(v) = self.assignments.get(&check.assignment) {
             Self::count(&self.reused);
             return v;
         }
         let verdict = check.check();
         Self::count(&self.verified);
-        self.assignments.put(key.clone(), verdict);
+        self.assignments.put(&check.assignment, verdict);
         verdict
     }
 
@@ -159,14 +148,13 @@ impl Verdicts {
             Self::count(&self.verified);
             return check.check();
         }
-        let key = self.key(&check.vote);
-        if let Some(v) = self.approvals.get(&key) {
+        if let Some(v) = self.approvals.get(&check.vote) {
             Self::count(&self.reused);
             return v;
         }
         let verdict = check.check();
         Self::count(&self.verified);
-        self.approvals.put(key.clone(), verdict);
+        self.approvals.put(&check.vote, verdict);
         verdict
     }
 
@@ -186,7 +174,7 @@ impl Verdicts {
     /// (`tranche`), with no check.
     pub fn made_assignment(
         &self,
-        item: &AssignmentItem,
+        item: &Arc<AssignmentItem>,
         tranche: Option<DelayTranche>,
         block: &Block,
         session: &Session,
@@ -196,21 +184,21 @@ impl Verdicts {
         }
         if self.mode == Verify::Model {
             if let Some(t) = tranche {
-                self.assignments.put(item.encode(), Ok(t));
+                self.assignments.put(item, Ok(t));
                 return;
             }
         }
-        let AssignmentItem { cert, claimed } = item;
+        let AssignmentItem { cert, claimed } = &**item;
         let verdict =
             check_assignment_in_block(block, session, cert.validator, &cert.cert, claimed);
         Self::count(&self.verified);
-        self.assignments.put(item.encode(), verdict);
+        self.assignments.put(item, verdict);
     }
 
     /// Our own approval, checked once where it is made.
     pub fn made_approval(
         &self,
-        vote: &IndirectSignedApprovalVote,
+        vote: &Arc<IndirectSignedApprovalVote>,
         block: &Block,
         session: &Session,
     ) {
@@ -229,29 +217,26 @@ impl Verdicts {
             None => Err(tranche_distribution::InvalidVote::ValidatorIndexOutOfBounds),
         };
         Self::count(&self.verified);
-        self.approvals.put(vote.encode(), verdict);
+        self.approvals.put(vote, verdict);
     }
 
     /// What a packet says of its assignment: valid, of this tranche.
-    pub fn known_assignment(&self, item: &AssignmentItem) -> Option<DelayTranche> {
-        let key = self.key(item);
-        self.assignments.get(&key).and_then(|v| v.ok())
+    pub fn known_assignment(&self, item: &Arc<AssignmentItem>) -> Option<DelayTranche> {
+        self.assignments.get(item).and_then(|v| v.ok())
     }
 
     /// What a packet says of its approval: valid.
-    pub fn known_approval(&self, vote: &IndirectSignedApprovalVote) -> bool {
-        self.approvals
-            .get(&self.key(vote))
-            .is_some_and(|v| v.is_ok())
+    pub fn known_approval(&self, vote: &Arc<IndirectSignedApprovalVote>) -> bool {
+        self.approvals.get(vote).is_some_and(|v| v.is_ok())
     }
 
     /// A valid verdict that came with a packet from another process.
-    pub fn learn_assignment(&self, item: &AssignmentItem, tranche: DelayTranche) {
-        self.assignments.put(item.encode(), Ok(tranche));
+    pub fn learn_assignment(&self, item: &Arc<AssignmentItem>, tranche: DelayTranche) {
+        self.assignments.put(item, Ok(tranche));
     }
 
-    pub fn learn_approval(&self, vote: &IndirectSignedApprovalVote) {
-        self.approvals.put(vote.encode(), Ok(()));
+    pub fn learn_approval(&self, vote: &Arc<IndirectSignedApprovalVote>) {
+        self.approvals.put(vote, Ok(()));
     }
 
     /// The shared verdicts of a notification's items, to travel with it.

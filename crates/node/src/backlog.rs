@@ -107,7 +107,7 @@ impl Usefulness {
         let mut consider = |t: DelayTranche| best = Some(best.map_or(t, |b| b.min(t)));
         match message {
             ApprovalDistributionMessage::Assignments(items) => {
-                for AssignmentItem { cert: a, claimed } in items {
+                for AssignmentItem { cert: a, claimed } in items.iter().map(|i| &**i) {
                     if self.all_approved(&a.block_hash, claimed.iter_ones()) {
                         continue;
                     }
@@ -278,7 +278,7 @@ mod tests {
         };
         DistMsg::Peer {
             peer: PeerId(v),
-            message: ApprovalDistributionMessage::Assignments(vec![AssignmentItem {
+            message: ApprovalDistributionMessage::assignments([AssignmentItem {
                 cert: IndirectAssignmentCert {
                     block_hash: block,
                     validator: ValidatorIndex(v),
@@ -298,7 +298,7 @@ mod tests {
     fn approval(block: Hash, v: u32, candidate: u32) -> DistMsg {
         DistMsg::Peer {
             peer: PeerId(v),
-            message: ApprovalDistributionMessage::Approvals(vec![IndirectSignedApprovalVote {
+            message: ApprovalDistributionMessage::approvals([IndirectSignedApprovalVote {
                 block_hash: block,
                 validator: ValidatorIndex(v),
                 candidate_indices: CandidateBitfield::from_index(candidate),

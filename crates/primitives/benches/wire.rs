@@ -85,26 +85,36 @@ fn notification(m: ApprovalDistributionMessage) -> ValidationProtocol {
 }
 
 fn bench_wire(c: &mut Criterion) {
-    use ApprovalDistributionMessage::{Approvals, Assignments};
     let n_assign = MAX_ASSIGNMENT_BATCH_SIZE as u32;
     let n_appr = MAX_APPROVAL_BATCH_SIZE as u32;
     let messages = [
         (
             "assignment_delay",
-            notification(Assignments(vec![delay_assignment(1)])),
+            notification(ApprovalDistributionMessage::assignments([
+                delay_assignment(1),
+            ])),
         ),
         (
             "assignment_compact",
-            notification(Assignments(vec![compact_assignment(1)])),
+            notification(ApprovalDistributionMessage::assignments([
+                compact_assignment(1),
+            ])),
         ),
-        ("approval", notification(Approvals(vec![approval(1)]))),
+        (
+            "approval",
+            notification(ApprovalDistributionMessage::approvals([approval(1)])),
+        ),
         (
             "assignments_193",
-            notification(Assignments((0..n_assign).map(delay_assignment).collect())),
+            notification(ApprovalDistributionMessage::assignments(
+                (0..n_assign).map(delay_assignment),
+            )),
         ),
         (
             "approvals_266",
-            notification(Approvals((0..n_appr).map(approval).collect())),
+            notification(ApprovalDistributionMessage::approvals(
+                (0..n_appr).map(approval),
+            )),
         ),
     ];
     let mut enc_group = c.benchmark_group("wire_encode");

@@ -149,20 +149,38 @@ impl<T> Encode for Bitfield<T> {
     /// as the generic encoder writes them; a bit vector that does not
     /// start at its first byte's bit 0 takes the generic path.
     fn encode_to<O: parity_scale_codec::Output + ?Sized>(&self, dest: &mut O) {
-        if self.bits.as_bitptr().bit().into_inner() != 0 {
+        let Some((whole, tail)) = self.stored() else {
             return self.bits.encode_to(dest);
+        };
+        parity_scale_codec::Compact(self.bits.len() as u32).encode_to(dest);
+        dest.write(whole);
+        if let Some(t) = tail {
+            dest.push_byte(t);
+        }
+    }
+
+    fn encoded_size(&self) -> usize {
+        let len = self.bits.len();
+        <parity_scale_codec::Compact<u32> as parity_scale_codec::CompactLen<u32>>::compact_len(
+            &(len as u32),
+        ) + len.div_ceil(8)
+    }
+}
+
+impl<T> Bitfield<T> {
+    /// The bits as stored: the whole bytes, and the last partial byte with
+    /// its unused bits cleared (none if the length is a multiple of 8);
+    /// `None` for a bit vector that does not start at its first byte's
+    /// bit 0 (which then takes bitvec's generic paths).
+    fn stored(&self) -> Option<(&[u8], Option<u8>)> {
+        if self.bits.as_bitptr().bit().into_inner() != 0 {
+            return None;
         }
         let len = self.bits.len();
-        parity_scale_codec::Compact(len as u32).encode_to(dest);
         let raw = self.bits.as_raw_slice();
-        let n = len.div_ceil(8);
-        let tail = len % 8;
-        if tail == 0 {
-            dest.write(&raw[..n]);
-        } else {
-            dest.write(&raw[..n - 1]);
-            dest.push_byte(raw[n - 1] & ((1u8 << tail) - 1));
-        }
+        let (whole, tail) = (len / 8, len % 8);
+        let last = (tail != 0).then(|| raw[whole] & ((1u8 << tail) - 1));
+        Some((&raw[..whole], last))
     }
 }
 
@@ -179,17 +197,37 @@ impl<T> Clone for Bitfield<T> {
     }
 }
 
+/// Equal lengths and bits, compared a byte at a time (bitvec's own
+/// comparison goes bit range by bit range).
 impl<T> PartialEq for Bitfield<T> {
     fn eq(&self, other: &Self) -> bool {
-        self.bits == other.bits
+        if self.bits.len() != other.bits.len() {
+            return false;
+        }
+        match (self.stored(), other.stored()) {
+            (Some(a), Some(b)) => a == b,
+            _ => self.bits == other.bits,
+        }
     }
 }
 
 impl<T> Eq for Bitfield<T> {}
 
+/// The length and the stored bytes (equal bitfields hash alike: the
+/// unused bits of the last byte are cleared first); bitvec's own hash
+/// feeds the hasher one bit at a time.
 impl<T> std::hash::Hash for Bitfield<T> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.bits.hash(state)
+        self.bits.len().hash(state);
+        match self.stored() {
+            Some((whole, tail)) => {
+                state.write(whole);
+                if let Some(t) = tail {
+                    state.write_u8(t);
+                }
+            }
+            None => self.bits.iter().by_vals().for_each(|b| b.hash(state)),
+        }
     }
 }
 
@@ -233,6 +271,49 @@ mod tests {
             _marker: PhantomData,
         };
         assert_eq!(field.encode(), bits.encode());
+        assert_eq!(field.encoded_size(), field.encode().len());
+    }
+
+    fn field(bits: BitVec<u8, Lsb0>) -> Bitfield<()> {
+        Bitfield::from_bitvec(bits)
+    }
+
+    fn hash_of(f: &Bitfield<()>) -> u64 {
+        use std::hash::{BuildHasher, BuildHasherDefault};
+        BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(f)
+    }
+
+    #[test]
+    fn equality_and_hash_see_length_and_bits_not_dead_bits() {
+        for len in [0usize, 1, 7, 8, 9, 63, 64, 100, 500] {
+            let mut a: BitVec<u8, Lsb0> = BitVec::repeat(false, len);
+            for i in (0..len).step_by(3) {
+                a.set(i, true);
+            }
+            // The same bits with the last byte's unused bits set.
+            let mut b: BitVec<u8, Lsb0> = BitVec::repeat(true, len.div_ceil(8) * 8);
+            for i in 0..len {
+                b.set(i, a[i]);
+            }
+            b.truncate(len);
+            assert_eq!(field(a.clone()), field(b.clone()), "len {len}");
+            assert_eq!(hash_of(&field(a.clone())), hash_of(&field(b)), "len {len}");
+            assert_eq!(
+                field(a.clone()).encoded_size(),
+                field(a.clone()).encode().len()
+            );
+            // One more (clear) bit: a different bitfield.
+            let mut longer = a.clone();
+            longer.push(false);
+            assert_ne!(field(a.clone()), field(longer));
+            if len > 0 {
+                let mut flipped = a.clone();
+                let last = len - 1;
+                let bit = flipped[last];
+                flipped.set(last, !bit);
+                assert_ne!(field(a.clone()), field(flipped));
+            }
+        }
     }
     use crate::codec::{decode_all, Limits};
 

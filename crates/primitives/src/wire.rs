@@ -11,6 +11,7 @@ use crate::ids::{Hash, ValidatorIndex};
 use crate::impl_scale_decode;
 use crate::vote::ValidatorSignature;
 use parity_scale_codec::{Encode, Input, Output};
+use std::sync::Arc;
 
 /// `IndirectAssignmentCertV2`: an assignment certificate for a block.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -116,16 +117,29 @@ pub(crate) const MIN_ASSIGNMENT_ITEM: usize = 32 + 4 + 2 + 96 + 1;
 /// Smallest encoded approval item.
 pub(crate) const MIN_APPROVAL_ITEM: usize = 32 + 1 + 4 + 64;
 
-/// v3 `ApprovalDistributionMessage`.
+/// v3 `ApprovalDistributionMessage`. Its items are shared (`Arc`): one
+/// decoded item is what approval distribution keeps, what it sends on to
+/// every peer and, in the simulation, what a receiver in the same process
+/// is handed, without a copy; the bytes on the wire are the items' own.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovalDistributionMessage {
     /// Index 0: assignments, each with the candidates it claims.
-    Assignments(Vec<AssignmentItem>),
+    Assignments(Vec<Arc<AssignmentItem>>),
     /// Index 1: approval votes.
-    Approvals(Vec<IndirectSignedApprovalVote>),
+    Approvals(Vec<Arc<IndirectSignedApprovalVote>>),
 }
 
 impl ApprovalDistributionMessage {
+    /// A notification of these assignments.
+    pub fn assignments(items: impl IntoIterator<Item = AssignmentItem>) -> Self {
+        ApprovalDistributionMessage::Assignments(items.into_iter().map(Arc::new).collect())
+    }
+
+    /// A notification of these approvals.
+    pub fn approvals(votes: impl IntoIterator<Item = IndirectSignedApprovalVote>) -> Self {
+        ApprovalDistributionMessage::Approvals(votes.into_iter().map(Arc::new).collect())
+    }
+
     pub fn decode_from<I: Input>(r: &mut Reader<I>) -> Result<Self, DecodeError> {
         let offset = r.offset();
         match r.u8("approval-distribution message kind")? {
@@ -133,7 +147,7 @@ impl ApprovalDistributionMessage {
                 let n = r.list_len(MIN_ASSIGNMENT_ITEM, "assignment count")?;
                 let mut items = Vec::with_capacity(n as usize);
                 for _ in 0..n {
-                    items.push(AssignmentItem::decode_from(r)?);
+                    items.push(Arc::new(AssignmentItem::decode_from(r)?));
                 }
                 Ok(ApprovalDistributionMessage::Assignments(items))
             }
@@ -141,7 +155,7 @@ impl ApprovalDistributionMessage {
                 let n = r.list_len(MIN_APPROVAL_ITEM, "approval count")?;
                 let mut items = Vec::with_capacity(n as usize);
                 for _ in 0..n {
-                    items.push(IndirectSignedApprovalVote::decode_from(r)?);
+                    items.push(Arc::new(IndirectSignedApprovalVote::decode_from(r)?));
                 }
                 Ok(ApprovalDistributionMessage::Approvals(items))
             }
@@ -170,13 +184,44 @@ impl ApprovalDistributionMessage {
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
+
+    /// The notification that carries this message
+    /// (`ValidationProtocol::ApprovalDistribution`), encoded.
+    pub fn notification_bytes(&self) -> Vec<u8> {
+        let mut bytes = Vec::with_capacity(1 + self.size_hint());
+        bytes.push(APPROVAL_DISTRIBUTION_INDEX);
+        self.encode_to(&mut bytes);
+        bytes
+    }
+
+    /// The length of [`Self::notification_bytes`], without encoding:
+    /// SCALE's size of the message and the protocol's variant byte.
+    pub fn notification_len(&self) -> usize {
+        1 + self.encoded_size()
+    }
+}
+
+/// The compact length prefix and the items' own sizes (`per_item`):
+/// SCALE's size hint for a list guesses from the element's in-memory
+/// size, which for a shared item is the pointer's.
+fn list_size<T>(items: &[Arc<T>], per_item: impl Fn(&T) -> usize) -> usize {
+    let n = items.len() as u32;
+    <parity_scale_codec::Compact<u32> as parity_scale_codec::CompactLen<u32>>::compact_len(&n)
+        + items.iter().map(|i| per_item(i)).sum::<usize>()
 }
 
 impl Encode for ApprovalDistributionMessage {
+    /// The exact size: one allocation for the encoding.
     fn size_hint(&self) -> usize {
+        self.encoded_size()
+    }
+
+    fn encoded_size(&self) -> usize {
         1 + match self {
-            ApprovalDistributionMessage::Assignments(items) => items.size_hint(),
-            ApprovalDistributionMessage::Approvals(items) => items.size_hint(),
+            ApprovalDistributionMessage::Assignments(items) => {
+                list_size(items, Encode::encoded_size)
+            }
+            ApprovalDistributionMessage::Approvals(items) => list_size(items, Encode::encoded_size),
         }
     }
 
@@ -319,9 +364,10 @@ mod tests {
 
     #[test]
     fn sizes_match_spec_examples() {
-        let m = ValidationProtocol::ApprovalDistribution(ApprovalDistributionMessage::Assignments(
-            vec![delay_item(5)],
-        ));
+        let m =
+            ValidationProtocol::ApprovalDistribution(ApprovalDistributionMessage::assignments([
+                delay_item(5),
+            ]));
         assert_eq!(m.encode().len(), 143 - 1);
         let compact = AssignmentItem {
             cert: IndirectAssignmentCert {
@@ -339,15 +385,14 @@ mod tests {
         assert_eq!(compact.encode().len(), 147);
         assert_eq!(vote(&[5]).encode().len(), 102);
         assert_eq!(vote(&[3, 17, 42]).encode().len(), 107);
-        let full =
-            ApprovalDistributionMessage::Assignments((0..193).map(|_| delay_item(5)).collect());
+        let full = ApprovalDistributionMessage::assignments((0..193).map(|_| delay_item(5)));
         assert_eq!(
             ValidationProtocol::ApprovalDistribution(full)
                 .encode()
                 .len(),
             26_832 - 1
         );
-        let full = ApprovalDistributionMessage::Approvals((0..266).map(|_| vote(&[5])).collect());
+        let full = ApprovalDistributionMessage::approvals((0..266).map(|_| vote(&[5])));
         assert_eq!(
             ValidationProtocol::ApprovalDistribution(full)
                 .encode()
@@ -369,7 +414,7 @@ mod tests {
                 .iter()
                 .map(|i| (i.cert.clone(), i.claimed.clone()))
                 .collect();
-            let m = ApprovalDistributionMessage::Assignments(list);
+            let m = ApprovalDistributionMessage::assignments(list);
             let mut upstream = vec![0u8];
             pairs.encode_to(&mut upstream);
             assert_eq!(m.encode(), upstream);
@@ -379,11 +424,13 @@ mod tests {
     #[test]
     fn the_size_hint_covers_the_encoding_in_one_allocation() {
         let messages = [
-            ApprovalDistributionMessage::Assignments((0..40).map(delay_item).collect()),
-            ApprovalDistributionMessage::Approvals(vec![vote(&[5]), vote(&[3, 17, 42])]),
+            ApprovalDistributionMessage::assignments((0..40).map(delay_item)),
+            ApprovalDistributionMessage::approvals([vote(&[5]), vote(&[3, 17, 42])]),
         ];
         for m in messages {
+            assert_eq!(m.notification_len(), m.notification_bytes().len());
             let m = ValidationProtocol::ApprovalDistribution(m);
+            assert_eq!(m.encoded_size(), m.encode().len());
             let (hint, len) = (m.size_hint(), m.encode().len());
             // One allocation: the hint is at least the length and at most
             // twice it (bitvec's own hint is generous).
@@ -393,10 +440,9 @@ mod tests {
 
     #[test]
     fn decode_errors_are_typed() {
-        let m =
-            ValidationProtocol::ApprovalDistribution(ApprovalDistributionMessage::Approvals(vec![
-                vote(&[1, 2]),
-            ]));
+        let m = ValidationProtocol::ApprovalDistribution(ApprovalDistributionMessage::approvals([
+            vote(&[1, 2]),
+        ]));
         let bytes = m.encode();
         assert_eq!(ValidationProtocol::decode_wire(&bytes), Ok(m));
         assert!(matches!(
@@ -422,7 +468,7 @@ mod tests {
             Err(DecodeError::UnknownVariant { index: 2, .. })
         ));
         let big = vote(&[600]);
-        let m = ApprovalDistributionMessage::Approvals(vec![big]);
+        let m = ApprovalDistributionMessage::approvals([big]);
         assert!(matches!(
             ApprovalDistributionMessage::decode_wire(&m.encode()),
             Err(DecodeError::BitfieldTooLarge { bits: 601, .. })
@@ -440,7 +486,7 @@ mod tests {
         // A proof scalar that is not canonical is refused at decode time.
         let mut item = delay_item(1);
         item.cert.cert.vrf.proof = [0xff; 64];
-        let m = ApprovalDistributionMessage::Assignments(vec![item]);
+        let m = ApprovalDistributionMessage::assignments([item]);
         assert!(matches!(
             ApprovalDistributionMessage::decode_wire(&m.encode()),
             Err(DecodeError::InvalidVrfProof { .. })

@@ -121,11 +121,13 @@ pub fn decode_item(
     decode_all(bytes, Limits::WIRE, |r| {
         Ok(match kind {
             ItemKind::Assignments => {
-                ApprovalDistributionMessage::Assignments(vec![AssignmentItem::decode_from(r)?])
+                ApprovalDistributionMessage::assignments([AssignmentItem::decode_from(r)?])
             }
-            ItemKind::Approvals => ApprovalDistributionMessage::Approvals(vec![
-                IndirectSignedApprovalVote::decode_from(r)?,
-            ]),
+            ItemKind::Approvals => {
+                ApprovalDistributionMessage::approvals([IndirectSignedApprovalVote::decode_from(
+                    r,
+                )?])
+            }
         })
     })
 }
@@ -168,7 +170,7 @@ mod tests {
         let wrap =
             |m: ApprovalDistributionMessage| ValidationProtocol::ApprovalDistribution(m).encode();
         vec![
-            wrap(ApprovalDistributionMessage::Assignments(vec![
+            wrap(ApprovalDistributionMessage::assignments([
                 assignment(
                     3,
                     AssignmentCertKind::RelayVRFDelay {
@@ -185,11 +187,11 @@ mod tests {
                 ),
                 assignment(1, AssignmentCertKind::RelayVRFModulo { sample: 2 }, &[0]),
             ])),
-            wrap(ApprovalDistributionMessage::Approvals(vec![
+            wrap(ApprovalDistributionMessage::approvals([
                 vote(5, &[2]),
                 vote(6, &[0, 3, 9]),
             ])),
-            wrap(ApprovalDistributionMessage::Approvals(vec![])),
+            wrap(ApprovalDistributionMessage::approvals([])),
         ]
     }
 

@@ -119,9 +119,9 @@ fn message(
 ) -> impl Strategy<Value = ApprovalDistributionMessage> {
     prop_oneof![
         prop::collection::vec(assignment_item(), 0..=max_assignments)
-            .prop_map(ApprovalDistributionMessage::Assignments),
+            .prop_map(ApprovalDistributionMessage::assignments),
         prop::collection::vec(vote(), 0..=max_approvals)
-            .prop_map(ApprovalDistributionMessage::Approvals),
+            .prop_map(ApprovalDistributionMessage::approvals),
     ]
 }
 
@@ -311,8 +311,8 @@ proptest! {
         votes in prop::collection::vec(vote(), MAX_APPROVAL_BATCH_SIZE),
     ) {
         for m in [
-            ApprovalDistributionMessage::Assignments(assignments),
-            ApprovalDistributionMessage::Approvals(votes),
+            ApprovalDistributionMessage::assignments(assignments),
+            ApprovalDistributionMessage::approvals(votes),
         ] {
             let vp = ValidationProtocol::ApprovalDistribution(m);
             let enc = vp.encode();

@@ -333,7 +333,6 @@ impl Shard {
             }
         }
         let shared = self.shared.clone();
-        let empty = Vec::new();
         for i in 0..self.nodes.len() {
             let v = self.nodes[i].index();
             let mut delivered = due.remove(&v);
@@ -344,7 +343,7 @@ impl Shard {
             if let Some(d) = delivered.as_mut() {
                 d.sort_by_key(|p| (p.from, p.seq));
             }
-            let d = delivered.as_ref().unwrap_or(&empty);
+            let d = delivered.unwrap_or_default();
             self.nodes[i].moment(t, d, &self.verdicts, &shared.model, &mut self.sends);
         }
     }

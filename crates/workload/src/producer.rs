@@ -406,9 +406,9 @@ mod tests {
     fn msg(kind_assignment: bool, tranche: u32, candidates: Vec<u32>) -> TestMessage {
         // The message body does not matter to the producer, only its kind.
         let message = if kind_assignment {
-            ApprovalDistributionMessage::Assignments(vec![])
+            ApprovalDistributionMessage::assignments([])
         } else {
-            ApprovalDistributionMessage::Approvals(vec![IndirectSignedApprovalVote {
+            ApprovalDistributionMessage::approvals([IndirectSignedApprovalVote {
                 block_hash: Hash::default(),
                 candidate_indices: CandidateBitfield::from_indices(&candidates).unwrap(),
                 validator: ValidatorIndex(1),

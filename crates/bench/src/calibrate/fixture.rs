@@ -230,12 +230,10 @@ impl Fixture {
                     };
                     Wire {
                         peer: PeerId(v),
-                        bytes: encode(ApprovalDistributionMessage::Assignments(vec![
-                            AssignmentItem {
-                                cert: item,
-                                claimed,
-                            },
-                        ])),
+                        bytes: encode(ApprovalDistributionMessage::assignments([AssignmentItem {
+                            cert: item,
+                            claimed,
+                        }])),
                     }
                 })
             })
@@ -280,12 +278,10 @@ impl Fixture {
                 },
             },
         };
-        encode(ApprovalDistributionMessage::Assignments(vec![
-            AssignmentItem {
-                cert: item,
-                claimed,
-            },
-        ]))
+        encode(ApprovalDistributionMessage::assignments([AssignmentItem {
+            cert: item,
+            claimed,
+        }]))
     }
 }
 

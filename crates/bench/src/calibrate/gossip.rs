@@ -54,7 +54,7 @@ pub fn approval(fx: &Fixture, effort: &Effort, candidates: usize) -> f64 {
         .iter()
         .map(|&v| {
             let vote = fx.approval(v, candidates);
-            super::fixture::encode(ApprovalDistributionMessage::Approvals(vec![vote]))
+            super::fixture::encode(ApprovalDistributionMessage::approvals([vote]))
         })
         .collect();
     let now = fx.now();
@@ -93,9 +93,7 @@ pub fn approval_batched(fx: &Fixture, effort: &Effort) -> f64 {
     let votes: Vec<Vec<u8>> = senders
         .iter()
         .map(|&v| {
-            super::fixture::encode(ApprovalDistributionMessage::Approvals(vec![
-                fx.approval(v, 1)
-            ]))
+            super::fixture::encode(ApprovalDistributionMessage::approvals([fx.approval(v, 1)]))
         })
         .collect();
     let now = fx.now();
@@ -148,7 +146,7 @@ pub fn duplicate(fx: &Fixture, effort: &Effort) -> f64 {
                 validator: tranche_primitives::ValidatorIndex(v),
                 signature: tranche_primitives::ValidatorSignature([0; 64]),
             };
-            let b = super::fixture::encode(ApprovalDistributionMessage::Approvals(vec![vote]));
+            let b = super::fixture::encode(ApprovalDistributionMessage::approvals([vote]));
             (v, a, b)
         })
         .collect();

@@ -437,7 +437,7 @@ fn check_wire_content(r: &mut Report, inputs: &Inputs, id: &str, m: &ApprovalDis
     let block_of = |h| inputs.blocks.iter().find(|b| b.hash == h);
     match m {
         ApprovalDistributionMessage::Assignments(items) => {
-            for AssignmentItem { cert: a, claimed } in items {
+            for AssignmentItem { cert: a, claimed } in items.iter().map(|i| &**i) {
                 let Some(block) = block_of(a.block_hash) else {
                     r.item(false, || format!("wire {id}: unknown block"));
                     continue;

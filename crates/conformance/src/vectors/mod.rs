@@ -196,7 +196,7 @@ pub fn message_from_json(m: &MessageJson) -> Result<ApprovalDistributionMessage>
                     claimed: bitfield_from_json(&a.candidate_bitfield, "candidate_bitfield")?,
                 });
             }
-            ApprovalDistributionMessage::Assignments(items)
+            ApprovalDistributionMessage::assignments(items)
         }
         MessageJson::Approvals { approvals } => {
             let mut items = Vec::with_capacity(approvals.len());
@@ -211,7 +211,7 @@ pub fn message_from_json(m: &MessageJson) -> Result<ApprovalDistributionMessage>
                     signature: ValidatorSignature(a.signature.array("signature")?),
                 });
             }
-            ApprovalDistributionMessage::Approvals(items)
+            ApprovalDistributionMessage::approvals(items)
         }
     })
 }

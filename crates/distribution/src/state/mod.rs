@@ -493,7 +493,7 @@ impl State {
                         rep(out, peer, crate::reputation::COST_OVERSIZED_BITFIELD);
                         continue;
                     }
-                    self.process_or_hold(now, peer, Pending::Assignment(Arc::new(item)), out);
+                    self.process_or_hold(now, peer, Pending::Assignment(item), out);
                 }
             }
             M::Approvals(votes) => {
@@ -504,7 +504,7 @@ impl State {
                         rep(out, peer, crate::reputation::COST_OVERSIZED_BITFIELD);
                         continue;
                     }
-                    self.process_or_hold(now, peer, Pending::Approval(Arc::new(vote)), out);
+                    self.process_or_hold(now, peer, Pending::Approval(vote), out);
                 }
             }
         }

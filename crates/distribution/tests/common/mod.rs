@@ -176,11 +176,11 @@ pub fn view(heads: &[Hash], finalized: u32) -> View {
 }
 
 pub fn assignments_msg(items: Vec<AssignmentItem>) -> ApprovalDistributionMessage {
-    ApprovalDistributionMessage::Assignments(items)
+    ApprovalDistributionMessage::assignments(items)
 }
 
 pub fn approvals_msg(votes: Vec<IndirectSignedApprovalVote>) -> ApprovalDistributionMessage {
-    ApprovalDistributionMessage::Approvals(votes)
+    ApprovalDistributionMessage::approvals(votes)
 }
 
 /// Peers sent anything.

@@ -130,7 +130,7 @@ pub fn net_with_sessions(
                 }
                 seen.push(cores.clone());
                 let claimed = CandidateBitfield::from_indices(&cores).unwrap();
-                let msg = ApprovalDistributionMessage::Assignments(vec![AssignmentItem {
+                let msg = ApprovalDistributionMessage::assignments([AssignmentItem {
                     cert: IndirectAssignmentCert {
                         block_hash: hash,
                         validator: ValidatorIndex(v),
@@ -153,7 +153,7 @@ pub fn net_with_sessions(
                         session_index,
                     );
                     let vote =
-                        ApprovalDistributionMessage::Approvals(vec![IndirectSignedApprovalVote {
+                        ApprovalDistributionMessage::approvals([IndirectSignedApprovalVote {
                             block_hash: hash,
                             candidate_indices: CandidateBitfield::from_index(c),
                             validator: ValidatorIndex(v),
@@ -249,7 +249,8 @@ pub fn item_keys(bytes: &[u8]) -> Vec<ItemKey> {
         ValidationProtocol::ApprovalDistribution(ApprovalDistributionMessage::Assignments(
             items,
         )) => items
-            .into_iter()
+            .iter()
+            .map(|i| &**i)
             .map(|AssignmentItem { cert: a, claimed }| ItemKey::Assignment {
                 block: a.block_hash,
                 validator: a.validator.0,

@@ -163,7 +163,7 @@ pub fn validator_block_bundles(
             continue;
         };
         assignments.push(TestMessage {
-            message: ApprovalDistributionMessage::Assignments(vec![AssignmentItem {
+            message: ApprovalDistributionMessage::assignments([AssignmentItem {
                 cert: IndirectAssignmentCert {
                     block_hash: block.hash,
                     validator: v,
@@ -251,7 +251,7 @@ fn sign_bundle(
             .flat_map(|q| assignments[q.assignment].sent_by.iter().copied())
             .collect();
         approvals.push(TestMessage {
-            message: ApprovalDistributionMessage::Approvals(vec![IndirectSignedApprovalVote {
+            message: ApprovalDistributionMessage::approvals([IndirectSignedApprovalVote {
                 block_hash: block.hash,
                 candidate_indices: CandidateBitfield::from_indices(&indices)
                     .expect("non-empty chunk"),
