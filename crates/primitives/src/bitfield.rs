@@ -218,15 +218,17 @@ impl<T> Eq for Bitfield<T> {}
 /// feeds the hasher one bit at a time.
 impl<T> std::hash::Hash for Bitfield<T> {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.bits.len().hash(state);
         match self.stored() {
             Some((whole, tail)) => {
+                self.bits.len().hash(state);
                 state.write(whole);
                 if let Some(t) = tail {
                     state.write_u8(t);
                 }
             }
-            None => self.bits.iter().by_vals().for_each(|b| b.hash(state)),
+            // Not starting at bit 0: hashed as its copy that does, so that
+            // equal bitfields hash alike however they are stored.
+            None => Self::from_bitvec(self.bits.iter().by_vals().collect()).hash(state),
         }
     }
 }

@@ -186,11 +186,18 @@ impl ApprovalDistributionMessage {
     }
 
     /// The notification that carries this message
-    /// (`ValidationProtocol::ApprovalDistribution`), encoded.
+    /// (`ValidationProtocol::ApprovalDistribution`), written to `dest`:
+    /// the protocol's variant byte, then the message. `ValidationProtocol`
+    /// encodes through this.
+    pub fn encode_notification_to<O: Output + ?Sized>(&self, dest: &mut O) {
+        dest.push_byte(APPROVAL_DISTRIBUTION_INDEX);
+        self.encode_to(dest);
+    }
+
+    /// The notification that carries this message, encoded.
     pub fn notification_bytes(&self) -> Vec<u8> {
-        let mut bytes = Vec::with_capacity(1 + self.size_hint());
-        bytes.push(APPROVAL_DISTRIBUTION_INDEX);
-        self.encode_to(&mut bytes);
+        let mut bytes = Vec::with_capacity(self.notification_len());
+        self.encode_notification_to(&mut bytes);
         bytes
     }
 
@@ -296,16 +303,19 @@ impl ValidationProtocol {
 impl Encode for ValidationProtocol {
     fn size_hint(&self) -> usize {
         match self {
-            ValidationProtocol::ApprovalDistribution(m) => 1 + m.size_hint(),
+            ValidationProtocol::ApprovalDistribution(m) => m.notification_len(),
+        }
+    }
+
+    fn encoded_size(&self) -> usize {
+        match self {
+            ValidationProtocol::ApprovalDistribution(m) => m.notification_len(),
         }
     }
 
     fn encode_to<O: Output + ?Sized>(&self, dest: &mut O) {
         match self {
-            ValidationProtocol::ApprovalDistribution(m) => {
-                dest.push_byte(APPROVAL_DISTRIBUTION_INDEX);
-                m.encode_to(dest);
-            }
+            ValidationProtocol::ApprovalDistribution(m) => m.encode_notification_to(dest),
         }
     }
 }
