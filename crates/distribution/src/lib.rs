@@ -33,8 +33,8 @@
 //! # Determinism
 //!
 //! Random routing draws from [`random_routing::peer_draw`] seeded by (node
-//! seed, block, validator, candidates, peer); peers are iterated in
-//! ascending id, blocks by number then arrival. State for different
+//! seed, block, validator, candidates) and a counter or the peer; peers are
+//! iterated in ascending id, blocks by number then arrival. State for different
 //! validators is independent, so workers that each own a subset of
 //! validators send, together, exactly what one state would.
 //!

@@ -38,6 +38,11 @@ struct Net {
 
 impl Net {
     fn new(loss_per_mille: u64) -> Net {
+        Net::with_loss_seed(loss_per_mille, 0x1234_5678_9abc_def1)
+    }
+
+    /// A network whose losses are drawn from `loss_seed` (non-zero).
+    fn with_loss_seed(loss_per_mille: u64, loss_seed: u64) -> Net {
         let session = session(N, N_CORES);
         let grid = SessionGridTopology::from_randomness(&[7; 32], N as usize);
         let mut nodes = Vec::new();
@@ -62,7 +67,7 @@ impl Net {
             assignment_verdicts: HashMap::new(),
             approval_verdicts: HashMap::new(),
             loss_per_mille,
-            rng: 0x1234_5678_9abc_def1,
+            rng: loss_seed,
             costs: Vec::new(),
             delivered: 0,
             dropped: 0,
@@ -292,18 +297,26 @@ fn lossy_network_aggression_gets_everyone_everything() {
 /// upstream.)
 #[test]
 fn persistent_loss_is_repaired_by_repeated_resends() {
-    let mut net = Net::new(100);
-    net.add_block(1, true);
-    let mut history = vec![net.missing(1)];
-    for b in 2..=65 {
-        net.add_block(b, false);
-        if (b - 1) % 16 == 0 {
-            history.push(net.missing(1));
+    // Losses of one run are a handful of (node, message) pairs; summed over
+    // four loss patterns the shrinking is not a matter of one draw.
+    let mut history = vec![0usize; 5];
+    for loss_seed in [0x1234_5678_9abc_def1u64, 2, 3, 4] {
+        let mut net = Net::with_loss_seed(100, loss_seed);
+        net.add_block(1, true);
+        let mut run = vec![net.missing(1)];
+        for b in 2..=65 {
+            net.add_block(b, false);
+            if (b - 1) % 16 == 0 {
+                run.push(net.missing(1));
+            }
         }
+        eprintln!("loss pattern {loss_seed:#x}, missing at lags 0, 16, 32, 48, 64: {run:?}");
+        assert!(run.windows(2).all(|w| w[1] <= w[0]), "{run:?}");
+        assert_eq!(*run.last().unwrap(), 0, "{run:?}");
+        for (h, r) in history.iter_mut().zip(&run) {
+            *h += r;
+        }
+        eprintln!("dropped {} of {}", net.dropped, net.dropped + net.delivered);
     }
-    eprintln!("persistent loss, missing at lags 0, 16, 32, 48, 64: {history:?}");
-    assert!(history[1] * 5 < history[0], "{history:?}");
-    assert!(history.windows(2).all(|w| w[1] <= w[0]), "{history:?}");
-    assert_eq!(*history.last().unwrap(), 0, "{history:?}");
-    eprintln!("dropped {} of {}", net.dropped, net.dropped + net.delivered);
+    assert!(history[1] * 4 < history[0], "{history:?}");
 }

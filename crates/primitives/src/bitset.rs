@@ -81,6 +81,17 @@ impl BitSet {
         }
     }
 
+    /// Number of 64-bit words of storage (members are below `64 × this`).
+    pub fn word_count(&self) -> usize {
+        self.words.len()
+    }
+
+    /// The `i`-th word of members (`64 i .. 64 i + 63`), zero past the end.
+    #[inline]
+    pub fn word(&self, i: usize) -> u64 {
+        self.words.get(i).copied().unwrap_or(0)
+    }
+
     /// Number of members of `self ∩ other`, a popcount per word.
     pub fn intersection_count(&self, other: &BitSet) -> usize {
         self.words

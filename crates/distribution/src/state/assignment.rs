@@ -7,7 +7,7 @@ use super::known::judge_copy;
 use super::{rep, InFlight, Pending, State};
 use crate::action::{Action, AssignmentItem, Outgoing, PeerId};
 use crate::check::{AssignmentCheck, AssignmentVerdict, CheckToken};
-use crate::random_routing::{message_seed, peer_draw, Picks, RandomRouting};
+use crate::random_routing::{message_seed, RandomRouting};
 use crate::reputation::*;
 use crate::topology::RequiredRouting;
 use std::sync::Arc;
@@ -301,19 +301,19 @@ impl State {
                     ae.sent.insert(q);
                 }
             }
-            let mut picks = Picks::new(ae.random.remaining());
-            for q in entry.known_by.iter() {
-                if Some(q) == src || ae.sent.contains(q) || !t.is_validator(q) {
-                    continue;
+            // Eligible: validator peers that know the block, neither the
+            // source nor already on the grid route.
+            let (src_word, src_bit) = src.map_or((usize::MAX, 0), |s| (s / 64, 1u64 << (s % 64)));
+            let words = entry.known_by.word_count();
+            let picks = ae.random.pick(ae.seed, n_peers_total, words, |w| {
+                let mut bits =
+                    entry.known_by.word(w) & !ae.sent.word(w) & t.validator_peers.word(w);
+                if w == src_word {
+                    bits &= !src_bit;
                 }
-                if ae
-                    .random
-                    .sample(n_peers_total, peer_draw(ae.seed, q as u32))
-                {
-                    picks.offer(ae.seed, q);
-                }
-            }
-            for q in picks.into_peers() {
+                bits
+            });
+            for q in picks {
                 ae.random.inc_sent();
                 ae.randomly_routed.insert(q);
                 ae.sent.insert(q);
