@@ -83,6 +83,9 @@ pub struct NodeSetup<'a> {
     pub finality: bool,
     /// Trigger every tranche's assignment (`trigger_all_tranches`).
     pub trigger_all: bool,
+    /// Whether its certificates carry VRF proofs (`Skipped` only where no
+    /// certificate is checked: `Verify::Model`).
+    pub own_proofs: tranche_primitives::criteria::Proofs,
     /// The CPU model: the node's shape and the cost table, scaled by the
     /// shape's `cpu_scale` (none: every input takes no time).
     pub cpu: Option<(NodeShape, CostTable)>,
@@ -140,6 +143,7 @@ impl Node {
         };
         let config = voting::Config {
             trigger_all_tranches: setup.trigger_all,
+            own_proofs: setup.own_proofs,
             ..voting::Config::default()
         };
         let voting = ApprovalVoting::new(config, Some(keys));

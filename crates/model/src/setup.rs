@@ -13,6 +13,7 @@ use tranche_config::approval_network::NetworkSpec;
 use tranche_config::generation::GenerationParams;
 use tranche_config::Coalescing;
 use tranche_distribution::SessionGridTopology;
+use tranche_primitives::criteria::Proofs;
 use tranche_primitives::{Block, Hash, Session, ValidatorPair};
 use tranche_workload::generate::world::World;
 
@@ -114,6 +115,13 @@ impl Shared {
                 routing_seed: self.seed,
                 finality: self.spec.finality,
                 trigger_all: self.spec.trigger_all_tranches,
+                // Nobody checks a certificate under `Verify::Model`, so
+                // nobody needs its proof (docs/network.md).
+                own_proofs: if self.verify == Verify::Model {
+                    Proofs::Skipped
+                } else {
+                    Proofs::Made
+                },
                 cpu: self.spec.node.zip(self.costs.clone()),
                 // Every validator is a node here: no test environment.
                 environment: false,

@@ -167,11 +167,25 @@ pub fn generate_samples(seed: [u8; 32], num_samples: u32, max_cores: u32) -> Vec
     sample.to_vec()
 }
 
-fn vrf_signature(io: &VRFInOut, proof: &VRFProof) -> VrfSignature {
+fn vrf_signature(io: &VRFInOut, proof: [u8; 64]) -> VrfSignature {
     VrfSignature {
         pre_output: io.to_preout().to_bytes(),
-        proof: proof.to_bytes(),
+        proof,
     }
+}
+
+/// Whether our certificates carry their VRF proofs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Proofs {
+    /// Every certificate proven, as upstream.
+    #[default]
+    Made,
+    /// The VRF outputs computed (so the cores and tranches are exactly
+    /// those of `Made`) but no DLEQ proof: the proof bytes are zero, and no
+    /// honest check accepts the certificate. Only for runs in which nobody
+    /// checks certificates (the simulation's `--verify model`), where the
+    /// proofs are most of a validator's own crypto and nobody reads them.
+    Skipped,
 }
 
 /// Our assignments for a block (Polkadot's `compute_assignments`): the
@@ -195,6 +209,36 @@ pub fn compute_assignments_traced(
     info: &SessionInfo,
     leaving_cores: &[Candidate],
 ) -> (BTreeMap<CoreIndex, OurAssignment>, AssignmentTrace) {
+    compute_assignments_with(
+        pair,
+        validator_index,
+        story,
+        info,
+        leaving_cores,
+        Proofs::Made,
+    )
+}
+
+/// `compute_assignments_traced` with or without the certificates' proofs.
+pub fn compute_assignments_with(
+    pair: &ValidatorPair,
+    validator_index: ValidatorIndex,
+    story: &RelayVrfStory,
+    info: &SessionInfo,
+    leaving_cores: &[Candidate],
+    proofs: Proofs,
+) -> (BTreeMap<CoreIndex, OurAssignment>, AssignmentTrace) {
+    // The DLEQ proof of `io` under `transcript`, or zeros.
+    let prove = |transcript: Transcript, io: &VRFInOut| -> [u8; 64] {
+        match proofs {
+            Proofs::Made => pair
+                .keypair()
+                .dleq_proove(transcript, io, KUSAMA_VRF)
+                .0
+                .to_bytes(),
+            Proofs::Skipped => [0; 64],
+        }
+    };
     let mut out = BTreeMap::new();
     let mut trace = AssignmentTrace::default();
     if info.n_cores == 0 || info.assignment_keys.is_empty() || info.validator_groups.is_empty() {
@@ -221,13 +265,12 @@ pub fn compute_assignments_traced(
         if !assigned.is_empty() {
             let indices: Vec<u32> = assigned.iter().map(|c| c.0).collect();
             let bitfield = CoreBitfield::from_indices(&indices).expect("non-empty");
-            let (proof, _) =
-                keypair.dleq_proove(assigned_cores_transcript_v2(&bitfield), &io, KUSAMA_VRF);
+            let proof = prove(assigned_cores_transcript_v2(&bitfield), &io);
             let cert = AssignmentCert {
                 kind: AssignmentCertKind::RelayVRFModuloCompact {
                     core_bitfield: bitfield,
                 },
-                vrf: vrf_signature(&io, &proof),
+                vrf: vrf_signature(&io, proof),
             };
             for core in &assigned {
                 out.insert(
@@ -255,14 +298,13 @@ pub fn compute_assignments_traced(
                 // ours to check: no proof is made.
                 continue;
             }
-            let (proof, _) =
-                keypair.dleq_proove(assigned_core_transcript_v1(core), &io, KUSAMA_VRF);
+            let proof = prove(assigned_core_transcript_v1(core), &io);
             out.insert(
                 core,
                 OurAssignment {
                     cert: AssignmentCert {
                         kind: AssignmentCertKind::RelayVRFModulo { sample },
-                        vrf: vrf_signature(&io, &proof),
+                        vrf: vrf_signature(&io, proof),
                     },
                     tranche: 0,
                     validator_index,
@@ -272,7 +314,10 @@ pub fn compute_assignments_traced(
     }
 
     for lc in &eligible {
-        let (io, proof, _) = keypair.vrf_sign(delay_transcript(story, lc.core));
+        // `vrf_sign` is `vrf_create_hash`, then the proof under the
+        // extra transcript "VRF" (schnorrkel's `vrf_sign_extra`).
+        let io = keypair.vrf_create_hash(delay_transcript(story, lc.core));
+        let proof = prove(Transcript::new(b"VRF"), &io);
         let (randomness, tranche) = delay_tranche(&io, info);
         trace.delay.push(DelayTrace {
             core: lc.core,
@@ -289,7 +334,7 @@ pub fn compute_assignments_traced(
                         kind: AssignmentCertKind::RelayVRFDelay {
                             core_index: lc.core,
                         },
-                        vrf: vrf_signature(&io, &proof),
+                        vrf: vrf_signature(&io, proof),
                     },
                     tranche,
                     validator_index,
@@ -530,6 +575,55 @@ mod tests {
                         &groups,
                     );
                     assert_eq!(got, Ok(a.tranche), "v2={v2} validator {v} core {core:?}");
+                }
+            }
+        }
+    }
+
+    /// Skipping the proofs changes nothing but the proof bytes: the same
+    /// cores, tranches, kinds and VRF outputs; the unproven certificates
+    /// (zero proofs) fail the check the proven ones pass.
+    #[test]
+    fn skipped_proofs_keep_every_choice_and_do_not_check() {
+        for v2 in [true, false] {
+            let s = session(10, 6, v2);
+            let story = RelayVrfStory([7; 32]);
+            let lc = leaving(6);
+            for v in 0..10 {
+                let pair = ValidatorPair::from_label(&format!("validator-{v}"));
+                let run = |proofs| {
+                    compute_assignments_with(&pair, ValidatorIndex(v), &story, &s.info, &lc, proofs)
+                };
+                let ((made, made_trace), (bare, bare_trace)) =
+                    (run(Proofs::Made), run(Proofs::Skipped));
+                assert_eq!(made_trace, bare_trace);
+                assert_eq!(
+                    made.keys().collect::<Vec<_>>(),
+                    bare.keys().collect::<Vec<_>>()
+                );
+                for ((core, a), b) in made.iter().zip(bare.values()) {
+                    assert_eq!(a.tranche, b.tranche);
+                    assert_eq!(a.cert.kind, b.cert.kind);
+                    assert_eq!(a.cert.vrf.pre_output, b.cert.vrf.pre_output);
+                    assert_ne!(a.cert.vrf.proof, [0; 64]);
+                    assert_eq!(b.cert.vrf.proof, [0; 64]);
+                    let claimed = claimed_for(a, *core);
+                    let groups: Vec<GroupIndex> = claimed.iter_ones().map(GroupIndex).collect();
+                    let check = |cert| {
+                        check_assignment_cert(
+                            &claimed,
+                            ValidatorIndex(v),
+                            &s,
+                            &story,
+                            cert,
+                            &groups,
+                        )
+                    };
+                    assert_eq!(check(&a.cert), Ok(a.tranche));
+                    assert!(
+                        check(&b.cert).is_err(),
+                        "v2={v2} validator {v} core {core:?}"
+                    );
                 }
             }
         }

@@ -54,6 +54,18 @@ fn one_thread_two_threads_and_two_processes_agree() {
     );
 }
 
+/// Under `Verify::Model` the validators' own certificates carry no proof
+/// (nobody checks one); they cross processes as their encoding like any
+/// other, and the records on two processes are those of proven
+/// certificates checked once on one.
+#[test]
+fn unproven_certificates_of_the_model_run_give_the_same_records_on_two_processes() {
+    let checked = records(&EngineConfig::default());
+    let model = two_processes(&small(), 5, Verify::Model);
+    assert_eq!(checked, model.validators);
+    assert_eq!(model.cost.verified, 0, "no crypto checked");
+}
+
 #[test]
 fn every_node_verifying_changes_the_cost_not_the_results() {
     let once = run(5, Verify::Once, &EngineConfig::default());

@@ -216,6 +216,7 @@ impl<'a> ModelRun<'a> {
             routing_seed: options.seed,
             finality: false,
             trigger_all: false,
+            own_proofs: tranche_primitives::criteria::Proofs::Made,
             cpu: Some((shape, model.costs.clone())),
             // The driver and its links share the modelled cores, as the
             // real run's share the machine's.

@@ -590,6 +590,7 @@ pub fn run_probed(s: &Scenario, probes: &[Probe]) -> Run {
         slot_duration_millis: s.slot_duration_millis,
         check_delay_ticks: 0,
         trigger_all_tranches: false,
+        ..Config::default()
     };
     let names = s
         .blocks

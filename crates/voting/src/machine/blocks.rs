@@ -144,13 +144,15 @@ impl ApprovalVoting {
                         .get(k.index.0 as usize)
                         .is_some_and(|id| *id == k.approval.id()) =>
             {
-                criteria::compute_assignments(
+                criteria::compute_assignments_with(
                     &k.assignment,
                     k.index,
                     &nb.relay_vrf_story,
                     info,
                     &nb.candidates,
+                    self.config.own_proofs,
                 )
+                .0
             }
             _ => BTreeMap::new(),
         }

@@ -29,6 +29,10 @@ pub struct Config {
     /// where every tranche is sent). Not upstream behaviour: only the
     /// whole-network simulation's `trigger_all_tranches` sets it.
     pub trigger_all_tranches: bool,
+    /// Whether our certificates carry their VRF proofs. `Skipped` only
+    /// where nobody checks certificates (the whole-network simulation's
+    /// `--verify model`): the same assignments, no proof computed.
+    pub own_proofs: tranche_primitives::criteria::Proofs,
 }
 
 impl Default for Config {
@@ -37,6 +41,7 @@ impl Default for Config {
             slot_duration_millis: tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS,
             check_delay_ticks: 0,
             trigger_all_tranches: false,
+            own_proofs: tranche_primitives::criteria::Proofs::Made,
         }
     }
 }
