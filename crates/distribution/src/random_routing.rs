@@ -22,49 +22,40 @@ pub const RANDOM_CIRCULATION: usize = 4;
 /// Expected sample size (`DEFAULT_RANDOM_SAMPLE_RATE = MIN_GOSSIP_PEERS`).
 pub const RANDOM_SAMPLE_RATE: usize = 25;
 
-/// The random-routing counter of one message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// The random-routing counter of one message: how many peers it went to
+/// at random, of [`RANDOM_CIRCULATION`] at most, each candidate peer
+/// passing with probability [`RANDOM_SAMPLE_RATE`]` / n` (one byte, as
+/// every message a validator holds carries one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct RandomRouting {
-    target: usize,
-    sent: usize,
-    sample_rate: usize,
-}
-
-impl Default for RandomRouting {
-    fn default() -> Self {
-        RandomRouting {
-            target: RANDOM_CIRCULATION,
-            sent: 0,
-            sample_rate: RANDOM_SAMPLE_RATE,
-        }
-    }
+    sent: u8,
 }
 
 impl RandomRouting {
     /// Whether to send to one more peer, given `n_peers_total` connected
     /// peers and a uniformly random 64-bit `draw`.
     pub fn sample(&self, n_peers_total: usize, draw: u64) -> bool {
-        if n_peers_total == 0 || self.sent >= self.target {
+        if n_peers_total == 0 || self.is_complete() {
             false
-        } else if self.sample_rate > n_peers_total {
+        } else if RANDOM_SAMPLE_RATE > n_peers_total {
             true
         } else {
             // Bernoulli(sample_rate / n): the draw scaled into 0..n.
-            (((draw as u128) * (n_peers_total as u128)) >> 64) < self.sample_rate as u128
+            (((draw as u128) * (n_peers_total as u128)) >> 64) < RANDOM_SAMPLE_RATE as u128
         }
     }
 
     pub fn inc_sent(&mut self) {
-        self.sent += 1;
+        self.sent = self.sent.saturating_add(1);
     }
 
     pub fn is_complete(&self) -> bool {
-        self.sent >= self.target
+        self.sent as usize >= RANDOM_CIRCULATION
     }
 
     /// How many more peers this message may go to.
     pub fn remaining(&self) -> usize {
-        self.target.saturating_sub(self.sent)
+        RANDOM_CIRCULATION.saturating_sub(self.sent as usize)
     }
 }
 
@@ -98,10 +89,10 @@ impl RandomRouting {
             return Vec::new();
         }
         let e: usize = (0..words).map(|w| eligible(w).count_ones() as usize).sum();
-        let m = if self.sample_rate > n_peers_total {
+        let m = if RANDOM_SAMPLE_RATE > n_peers_total {
             k.min(e)
         } else {
-            passing_count(seed, e, self.sample_rate as f64 / n_peers_total as f64, k)
+            passing_count(seed, e, RANDOM_SAMPLE_RATE as f64 / n_peers_total as f64, k)
         };
         // `m` distinct ranks among the eligible, uniformly.
         let mut ranks: Vec<usize> = Vec::with_capacity(m);

@@ -2,13 +2,13 @@
 //! finishing import after the verdict (phase 2), our own votes, and
 //! circulation along the paths the covered assignments took.
 
+use super::knowledge::List;
 use super::known::judge_copy;
 use super::{rep, InFlight, Pending, State};
 use crate::action::{Action, Outgoing, PeerId};
 use crate::check::{ApprovalCheck, ApprovalVerdict, CheckToken};
 use crate::reputation::*;
 use std::sync::Arc;
-use tranche_primitives::bitset::BitSet;
 use tranche_primitives::{CandidateHash, IndirectSignedApprovalVote, Tick};
 
 impl State {
@@ -35,19 +35,17 @@ impl State {
         };
         // Wait for an outstanding check of this vote, or of an assignment
         // it needs.
-        if let Some(vm) = entry.validator(v) {
-            for t in &vm.in_flight {
-                let f = self.in_flight.get_mut(t).expect("tokens are tracked");
-                let depends = match &f.message {
-                    Pending::Approval(o) => o.candidate_indices == *bits,
-                    Pending::Assignment(a) => bits
-                        .iter_ones()
-                        .any(|i| a.claimed.bit_at(i) && entry.covering(v, i).is_none()),
-                };
-                if depends {
-                    f.waiting.push((peer, Pending::Approval(vote)));
-                    return;
-                }
+        for t in entry.in_flight_of(v) {
+            let f = self.in_flight.get_mut(t).expect("tokens are tracked");
+            let depends = match &f.message {
+                Pending::Approval(o) => o.candidate_indices == *bits,
+                Pending::Assignment(a) => bits
+                    .iter_ones()
+                    .any(|i| a.claimed.bit_at(i) && entry.covering(v, i).is_none()),
+            };
+            if depends {
+                f.waiting.push((peer, Pending::Approval(vote)));
+                return;
             }
         }
         // Approval before assignment.
@@ -58,11 +56,11 @@ impl State {
         let resend_topology = aggression
             .then(|| self.topologies.get(&entry.block.session))
             .flatten();
-        let slot = entry.find_vote(v, bits).map(|k| {
-            let e = &mut entry.votes[k as usize];
-            (&e.sent, &mut e.received)
-        });
-        if judge_copy(out, peer, &entry.known_by, slot, resend_topology) {
+        let slot = entry
+            .find_vote(v, bits)
+            .map(|k| &mut entry.votes[k as usize].known);
+        let copy = slot.map(|known| (&mut entry.knowledge, known));
+        if judge_copy(out, peer, &entry.known_by, copy, resend_topology) {
             return;
         }
         // Validity that needs no crypto (upstream's check_vote_valid before
@@ -86,7 +84,7 @@ impl State {
         let session_index = entry.block.session;
         self.next_token += 1;
         let token = CheckToken(self.next_token);
-        entry.validator_mut(v).in_flight.push(token);
+        entry.add_in_flight(v, token);
         self.in_flight.insert(
             token,
             InFlight {
@@ -128,7 +126,8 @@ impl State {
                     let p = peer.0 as usize;
                     if let Some(k) = entry.find_vote(vote.validator, &vote.candidate_indices) {
                         if entry.known_by.contains(p) {
-                            entry.votes[k as usize].received.insert(p);
+                            let known = &mut entry.votes[k as usize].known;
+                            entry.knowledge.insert(known, List::Received, p);
                         }
                         rep(out, peer, BENEFIT_VALID_MESSAGE);
                     } else {
@@ -175,16 +174,11 @@ impl State {
             return; // vote before assignment (only possible for our own)
         };
         let src = source.map(|p| p.0 as usize);
-        let peer_bits = self
-            .peers
-            .last_key_value()
-            .map_or(0, |(p, _)| p.0 as usize + 1);
-        let e = &mut entry.votes[slot as usize];
-        e.sent = BitSet::zeroed(peer_bits);
-        e.received = BitSet::zeroed(peer_bits);
+        let known = &mut entry.votes[slot as usize].known;
+        let knowledge = &mut entry.knowledge;
         if let Some(s) = src {
             if entry.known_by.contains(s) {
-                e.received.insert(s);
+                knowledge.insert(known, List::Received, s);
             }
         }
         let Some(t) = self.topologies.get(&entry.block.session) else {
@@ -197,7 +191,7 @@ impl State {
             if Some(q) == src {
                 continue;
             }
-            e.sent.insert(q);
+            knowledge.insert(known, List::Sent, q);
             out.push(Action::Send {
                 peer: PeerId(q as u32),
                 item: Outgoing::Approval(vote.clone()),

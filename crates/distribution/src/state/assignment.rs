@@ -2,7 +2,8 @@
 //! (phase 1), finishing import after the verdict (phase 2), our own
 //! assignments, and circulation to grid and random peers.
 
-use super::block::AssignmentEntry;
+use super::block::{AssignmentEntry, NONE};
+use super::knowledge::{Known, List};
 use super::known::judge_copy;
 use super::{rep, InFlight, Pending, State};
 use crate::action::{Action, AssignmentItem, Outgoing, PeerId};
@@ -11,7 +12,6 @@ use crate::random_routing::{message_seed, RandomRouting};
 use crate::reputation::*;
 use crate::topology::RequiredRouting;
 use std::sync::Arc;
-use tranche_primitives::bitset::BitSet;
 use tranche_primitives::constants::MAX_BITFIELD_SIZE;
 use tranche_primitives::time::{
     slot_start_tick, ticks_per_slot, tranche_now, TICK_TOO_FAR_IN_FUTURE,
@@ -86,13 +86,11 @@ impl State {
         }
         let entry = self.blocks.get(&item.cert.block_hash)?;
         let v = item.cert.validator;
-        if let Some(vm) = entry.validator(v) {
-            let checking = vm.in_flight.iter().any(
-                |t| matches!(&self.in_flight[t].message, Pending::Assignment(a) if a.claimed == item.claimed),
-            );
-            if checking {
-                return None;
-            }
+        let checking = entry.in_flight_of(v).iter().any(
+            |t| matches!(&self.in_flight[t].message, Pending::Assignment(a) if a.claimed == item.claimed),
+        );
+        if checking {
+            return None;
         }
         if entry.find_assignment(v, &item.claimed).is_some() {
             return None;
@@ -119,23 +117,21 @@ impl State {
             return;
         };
         // A copy of a message whose check is outstanding waits for it.
-        if let Some(vm) = entry.validator(v) {
-            for t in &vm.in_flight {
-                let f = self.in_flight.get_mut(t).expect("tokens are tracked");
-                if matches!(&f.message, Pending::Assignment(a) if a.claimed == *claimed) {
-                    f.waiting.push((peer, Pending::Assignment(item)));
-                    return;
-                }
+        for t in entry.in_flight_of(v) {
+            let f = self.in_flight.get_mut(t).expect("tokens are tracked");
+            if matches!(&f.message, Pending::Assignment(a) if a.claimed == *claimed) {
+                f.waiting.push((peer, Pending::Assignment(item)));
+                return;
             }
         }
         let resend_topology = aggression
             .then(|| self.topologies.get(&entry.block.session))
             .flatten();
-        let slot = entry.find_assignment(v, claimed).map(|k| {
-            let e = &mut entry.assignments[k as usize];
-            (&e.sent, &mut e.received)
-        });
-        if judge_copy(out, peer, &entry.known_by, slot, resend_topology) {
+        let slot = entry
+            .find_assignment(v, claimed)
+            .map(|k| &mut entry.assignments[k as usize].known);
+        let copy = slot.map(|known| (&mut entry.knowledge, known));
+        if judge_copy(out, peer, &entry.known_by, copy, resend_topology) {
             return;
         }
         // Validity that needs no crypto (upstream's check_assignment_valid
@@ -146,7 +142,7 @@ impl State {
         };
         self.next_token += 1;
         let token = CheckToken(self.next_token);
-        entry.validator_mut(v).in_flight.push(token);
+        entry.add_in_flight(v, token);
         self.in_flight.insert(
             token,
             InFlight {
@@ -184,9 +180,7 @@ impl State {
     pub(super) fn finish_in_flight(&mut self, token: CheckToken) -> Option<InFlight> {
         let f = self.in_flight.remove(&token)?;
         if let Some(b) = self.blocks.get_mut(&f.block) {
-            b.validator_mut(f.validator)
-                .in_flight
-                .retain(|t| *t != token);
+            b.remove_in_flight(f.validator, token);
         }
         Some(f)
     }
@@ -222,7 +216,8 @@ impl State {
             // Imported meanwhile by another path (e.g. our own).
             rep(out, peer, BENEFIT_VALID_MESSAGE);
             if entry.known_by.contains(p) {
-                entry.assignments[e as usize].received.insert(p);
+                let known = &mut entry.assignments[e as usize].known;
+                entry.knowledge.insert(known, List::Received, p);
             }
             return;
         }
@@ -273,57 +268,59 @@ impl State {
         let routing = topology.map_or(RequiredRouting::PendingTopology, |t| {
             t.neighbours.required_routing_by_index(v, local)
         });
-        let peer_bits = self
-            .peers
-            .last_key_value()
-            .map_or(0, |(p, _)| p.0 as usize + 1);
         let mut ae = AssignmentEntry {
             item: item.clone(),
+            known: Known::default(),
+            first_vote: NONE,
             routing,
             local,
             random: RandomRouting::default(),
-            seed: message_seed(seed_base, &item.cert.block_hash, v, &item.claimed),
-            randomly_routed: BitSet::new(),
-            sent: BitSet::zeroed(peer_bits),
-            received: BitSet::zeroed(peer_bits),
-            votes: Vec::new(),
         };
+        let knowledge = &mut entry.knowledge;
         let src = source.map(|p| p.0 as usize);
         if let Some(s) = src {
             if entry.known_by.contains(s) {
-                ae.received.insert(s);
+                knowledge.insert(&mut ae.known, List::Received, s);
             }
         }
         if let Some(t) = topology {
             let route = t.peers_to_route(routing);
-            for q in route.iter_and(&entry.known_by) {
-                if Some(q) != src {
-                    ae.sent.insert(q);
-                }
-            }
-            // Eligible: validator peers that know the block, neither the
-            // source nor already on the grid route.
+            // Eligible at random: validator peers that know the block,
+            // neither the source nor on the grid route.
             let (src_word, src_bit) = src.map_or((usize::MAX, 0), |s| (s / 64, 1u64 << (s % 64)));
             let words = entry.known_by.word_count();
-            let picks = ae.random.pick(ae.seed, n_peers_total, words, |w| {
-                let mut bits =
-                    entry.known_by.word(w) & !ae.sent.word(w) & t.validator_peers.word(w);
+            let seed = message_seed(seed_base, &item.cert.block_hash, v, &item.claimed);
+            let picks = ae.random.pick(seed, n_peers_total, words, |w| {
+                let mut bits = entry.known_by.word(w) & !route.word(w) & t.validator_peers.word(w);
                 if w == src_word {
                     bits &= !src_bit;
                 }
                 bits
             });
-            for q in picks {
+            for &q in &picks {
                 ae.random.inc_sent();
-                ae.randomly_routed.insert(q);
-                ae.sent.insert(q);
+                knowledge.insert(&mut ae.known, List::Random, q);
             }
-        }
-        for q in ae.sent.iter() {
-            out.push(Action::Send {
-                peer: PeerId(q as u32),
-                item: Outgoing::Assignment(item.clone()),
-            });
+            // Grid and random peers in ascending id, as one bitset of
+            // sent peers would list them.
+            let mut picked = picks.iter().copied().peekable();
+            let mut send = |q: usize| {
+                knowledge.insert(&mut ae.known, List::Sent, q);
+                out.push(Action::Send {
+                    peer: PeerId(q as u32),
+                    item: Outgoing::Assignment(item.clone()),
+                });
+            };
+            for q in route.iter_and(&entry.known_by) {
+                if Some(q) == src {
+                    continue;
+                }
+                while let Some(r) = picked.next_if(|&r| r < q) {
+                    send(r);
+                }
+                send(q);
+            }
+            picked.for_each(send);
         }
         entry.insert_assignment(ae);
     }

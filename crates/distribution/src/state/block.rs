@@ -1,13 +1,16 @@
 //! What distribution keeps per relay block (upstream `BlockEntry` in `approval-distribution/src/lib.rs`): the block's
 //! metadata, which peers have it in view, and its messages. Each assignment
-//! or approval we accepted gets a dense slot; per-peer knowledge is two
-//! bitsets over peer ids per slot (sent to the peer, received from it), so a
-//! duplicate costs a few word accesses whatever the number of peers.
+//! or approval we accepted gets a dense slot; per-peer knowledge (sent to
+//! the peer, received from it, sent at random) is three short sorted lists
+//! per slot in the block's `knowledge::Arena`, so a message costs a few
+//! dozen bytes per validator holding it, whatever the number of peers.
 
+use super::knowledge::{Arena, Known, List};
 use crate::action::AssignmentItem;
 use crate::check::CheckToken;
 use crate::random_routing::RandomRouting;
 use crate::topology::RequiredRouting;
+use std::collections::HashMap;
 use std::sync::Arc;
 use tranche_primitives::bitset::BitSet;
 use tranche_primitives::{
@@ -20,51 +23,23 @@ pub(crate) const NONE: u32 = u32::MAX;
 /// One accepted assignment (upstream's distribution-side `ApprovalEntry`).
 pub(crate) struct AssignmentEntry {
     pub item: Arc<AssignmentItem>,
+    /// Sent, received, sent at random.
+    pub known: Known,
+    /// The first vote covering candidates of this assignment (`NONE`);
+    /// later ones are in `BlockEntry::more_votes`.
+    pub first_vote: u32,
     pub routing: RequiredRouting,
     pub local: bool,
     pub random: RandomRouting,
-    /// Seed of this message's random-routing draws.
-    pub seed: u64,
-    pub randomly_routed: BitSet,
-    pub sent: BitSet,
-    pub received: BitSet,
-    /// Slots of the votes that cover candidates of this assignment.
-    pub votes: Vec<u32>,
-}
-
-impl AssignmentEntry {
-    pub fn peer_knows(&self, p: usize) -> bool {
-        self.sent.contains(p) || self.received.contains(p)
-    }
 }
 
 /// One accepted approval vote.
 pub(crate) struct VoteEntry {
     pub vote: Arc<IndirectSignedApprovalVote>,
-    pub sent: BitSet,
-    pub received: BitSet,
+    /// Sent and received.
+    pub known: Known,
     /// Next vote of the same validator with the same lowest candidate.
     pub next_same_first: u32,
-}
-
-impl VoteEntry {
-    pub fn peer_knows(&self, p: usize) -> bool {
-        self.sent.contains(p) || self.received.contains(p)
-    }
-}
-
-/// The messages of one validator for one block.
-#[derive(Default)]
-pub(crate) struct ValidatorMessages {
-    /// Per candidate: the first assignment covering it (upstream's
-    /// `CandidateEntry::assignments`), or `NONE`.
-    pub candidate_entry: Vec<u32>,
-    /// All assignment slots of this validator.
-    pub assignments: Vec<u32>,
-    /// Per lowest candidate index: the first vote slot, chained.
-    pub vote_head: Vec<u32>,
-    /// Checks outstanding for messages of this validator.
-    pub in_flight: Vec<CheckToken>,
 }
 
 pub(crate) struct BlockEntry {
@@ -72,11 +47,24 @@ pub(crate) struct BlockEntry {
     pub block: Block,
     /// Peers that have this block in (or below) their view.
     pub known_by: BitSet,
-    /// Indexed by validator, grown on demand (indices are bounds-checked
-    /// against the session before anything is stored).
-    pub validators: Vec<ValidatorMessages>,
     pub assignments: Vec<AssignmentEntry>,
     pub votes: Vec<VoteEntry>,
+    /// Per-peer knowledge of every message of this block.
+    pub knowledge: Arena,
+    /// Votes after an assignment's first, by assignment slot, ascending.
+    pub more_votes: HashMap<u32, Vec<u32>>,
+    /// Per validator and candidate (validator-major, grown on demand):
+    /// the first assignment covering it (upstream's
+    /// `CandidateEntry::assignments`), or `NONE`.
+    covering: Vec<u32>,
+    /// Per validator and lowest candidate: the first vote slot, chained.
+    vote_head: Vec<u32>,
+    /// Assignments claiming several candidates, by validator and lowest
+    /// candidate (the only ones an exact look-up cannot resolve through
+    /// `covering`).
+    multi: HashMap<(u32, u32), Vec<u32>>,
+    /// Checks outstanding for messages of a validator.
+    in_flight: HashMap<u32, Vec<CheckToken>>,
     pub last_resent_at: Option<BlockNumber>,
 }
 
@@ -85,23 +73,38 @@ impl BlockEntry {
         BlockEntry {
             block,
             known_by: BitSet::new(),
-            validators: Vec::new(),
             assignments: Vec::new(),
             votes: Vec::new(),
+            knowledge: Arena::default(),
+            more_votes: HashMap::new(),
+            covering: Vec::new(),
+            vote_head: Vec::new(),
+            multi: HashMap::new(),
+            in_flight: HashMap::new(),
             last_resent_at: None,
         }
     }
 
-    pub fn validator(&self, v: ValidatorIndex) -> Option<&ValidatorMessages> {
-        self.validators.get(v.0 as usize)
+    fn n_candidates(&self) -> usize {
+        self.block.candidates.len()
     }
 
-    pub fn validator_mut(&mut self, v: ValidatorIndex) -> &mut ValidatorMessages {
-        let i = v.0 as usize;
-        if i >= self.validators.len() {
-            self.validators.resize_with(i + 1, Default::default);
+    /// Checks outstanding for messages of `v`.
+    pub fn in_flight_of(&self, v: ValidatorIndex) -> &[CheckToken] {
+        self.in_flight.get(&v.0).map_or(&[], Vec::as_slice)
+    }
+
+    pub fn add_in_flight(&mut self, v: ValidatorIndex, token: CheckToken) {
+        self.in_flight.entry(v.0).or_default().push(token);
+    }
+
+    pub fn remove_in_flight(&mut self, v: ValidatorIndex, token: CheckToken) {
+        if let Some(ts) = self.in_flight.get_mut(&v.0) {
+            ts.retain(|t| *t != token);
+            if ts.is_empty() {
+                self.in_flight.remove(&v.0);
+            }
         }
-        &mut self.validators[i]
     }
 
     /// Every set bit names a candidate of this block.
@@ -110,9 +113,24 @@ impl BlockEntry {
             .all(|i| (i as usize) < self.block.candidates.len())
     }
 
+    /// The index of `(v, i)` in `covering` and `vote_head`, if stored.
+    fn cell(table: &[u32], n: usize, v: ValidatorIndex, i: u32) -> Option<usize> {
+        let k = (v.0 as usize).checked_mul(n)?.checked_add(i as usize)?;
+        ((i as usize) < n && k < table.len()).then_some(k)
+    }
+
+    /// Grow `table` to hold validator `v`'s row.
+    fn row(table: &mut Vec<u32>, n: usize, v: ValidatorIndex) {
+        let need = (v.0 as usize + 1) * n;
+        if table.len() < need {
+            table.resize(need, NONE);
+        }
+    }
+
     /// The assignment slot covering candidate `i` for `v`, if any.
     pub fn covering(&self, v: ValidatorIndex, i: u32) -> Option<u32> {
-        let e = *self.validator(v)?.candidate_entry.get(i as usize)?;
+        let k = Self::cell(&self.covering, self.n_candidates(), v, i)?;
+        let e = self.covering[k];
         (e != NONE).then_some(e)
     }
 
@@ -123,11 +141,11 @@ impl BlockEntry {
     pub fn find_assignment(&self, v: ValidatorIndex, claimed: &CandidateBitfield) -> Option<u32> {
         let first = claimed.first_one()?;
         let e = self.covering(v, first)?;
-        if self.assignments[e as usize].item.claimed == *claimed || claimed.count_ones() == 1 {
+        if claimed.count_ones() == 1 || self.assignments[e as usize].item.claimed == *claimed {
             return Some(e);
         }
-        self.validator(v)?
-            .assignments
+        self.multi
+            .get(&(v.0, first))?
             .iter()
             .copied()
             .find(|&s| self.assignments[s as usize].item.claimed == *claimed)
@@ -136,7 +154,7 @@ impl BlockEntry {
     /// The slot of the approval subject `(v, bits)` (exact bitfield).
     pub fn find_vote(&self, v: ValidatorIndex, bits: &CandidateBitfield) -> Option<u32> {
         let first = bits.first_one()?;
-        let mut k = *self.validator(v)?.vote_head.get(first as usize)?;
+        let mut k = self.vote_head[Self::cell(&self.vote_head, self.n_candidates(), v, first)?];
         while k != NONE {
             let e = &self.votes[k as usize];
             if e.vote.candidate_indices == *bits {
@@ -151,22 +169,41 @@ impl BlockEntry {
     pub fn insert_assignment(&mut self, entry: AssignmentEntry) -> u32 {
         let slot = self.assignments.len() as u32;
         let v = entry.item.cert.validator;
-        let n = self.block.candidates.len();
+        let n = self.n_candidates();
         let claimed = entry.item.claimed.clone();
         self.assignments.push(entry);
-        let vm = self.validator_mut(v);
-        if vm.candidate_entry.len() < n {
-            vm.candidate_entry.resize(n, NONE);
-        }
+        Self::row(&mut self.covering, n, v);
         for i in claimed.iter_ones() {
-            if let Some(c) = vm.candidate_entry.get_mut(i as usize) {
-                if *c == NONE {
-                    *c = slot;
+            if let Some(k) = Self::cell(&self.covering, n, v, i) {
+                if self.covering[k] == NONE {
+                    self.covering[k] = slot;
                 }
             }
         }
-        vm.assignments.push(slot);
+        if claimed.count_ones() > 1 {
+            if let Some(first) = claimed.first_one() {
+                self.multi.entry((v.0, first)).or_default().push(slot);
+            }
+        }
         slot
+    }
+
+    /// The votes covering candidates of assignment `slot`, in the order
+    /// they were accepted.
+    pub fn votes_of<'a>(
+        more_votes: &'a HashMap<u32, Vec<u32>>,
+        slot: u32,
+        first: u32,
+    ) -> impl Iterator<Item = u32> + 'a {
+        let more = if first == NONE {
+            None
+        } else {
+            more_votes.get(&slot)
+        };
+        (first != NONE)
+            .then_some(first)
+            .into_iter()
+            .chain(more.into_iter().flatten().copied())
     }
 
     /// Store an accepted vote and link it to the assignments covering its
@@ -187,26 +224,29 @@ impl BlockEntry {
         }
         let first = vote.candidate_indices.first_one()?;
         let slot = self.votes.len() as u32;
-        let n = self.block.candidates.len();
-        let vm = self.validator_mut(v);
-        if vm.vote_head.len() < n {
-            vm.vote_head.resize(n, NONE);
-        }
-        let head = vm.vote_head.get_mut(first as usize)?;
+        let n = self.n_candidates();
+        Self::row(&mut self.vote_head, n, v);
+        let cell = Self::cell(&self.vote_head, n, v, first)?;
+        let head = &mut self.vote_head[cell];
         let next = *head;
         *head = slot;
         self.votes.push(VoteEntry {
             vote,
-            sent: BitSet::new(),
-            received: BitSet::new(),
+            known: Known::default(),
             next_same_first: next,
         });
         let mut routing: Option<RequiredRouting> = None;
         let mut random = BitSet::new();
         for e in covering {
             let ae = &mut self.assignments[e as usize];
-            ae.votes.push(slot);
-            random.union_with(&ae.randomly_routed);
+            if ae.first_vote == NONE {
+                ae.first_vote = slot;
+            } else {
+                self.more_votes.entry(e).or_default().push(slot);
+            }
+            for q in self.knowledge.iter(&ae.known, List::Random) {
+                random.insert(q);
+            }
             routing = Some(routing.map_or(ae.routing, |r| r.combine(ae.routing)));
         }
         Some((slot, routing?, random))
@@ -215,13 +255,39 @@ impl BlockEntry {
     /// Forget everything about peer `p` for this block.
     pub fn forget_peer(&mut self, p: usize) {
         self.known_by.remove(p);
-        for e in &mut self.assignments {
-            e.sent.remove(p);
-            e.received.remove(p);
+        let known = self
+            .assignments
+            .iter_mut()
+            .map(|e| &mut e.known)
+            .chain(self.votes.iter_mut().map(|e| &mut e.known));
+        for k in known {
+            self.knowledge.remove(k, List::Sent, p);
+            self.knowledge.remove(k, List::Received, p);
         }
-        for e in &mut self.votes {
-            e.sent.remove(p);
-            e.received.remove(p);
-        }
+    }
+
+    /// Whether peer `p` knows assignment `slot`.
+    pub fn peer_knows_assignment(&self, slot: u32, p: usize) -> bool {
+        self.knowledge
+            .knows(&self.assignments[slot as usize].known, p)
+    }
+
+    /// Heap bytes this block's messages take at this validator (not the
+    /// shared messages themselves), for memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        let vecs = self.assignments.capacity() * std::mem::size_of::<AssignmentEntry>()
+            + self.votes.capacity() * std::mem::size_of::<VoteEntry>()
+            + (self.covering.capacity() + self.vote_head.capacity()) * 4;
+        let maps: usize = self
+            .more_votes
+            .values()
+            .map(|v| v.capacity() * 4 + 32)
+            .sum::<usize>()
+            + self
+                .multi
+                .values()
+                .map(|v| v.capacity() * 4 + 40)
+                .sum::<usize>();
+        vecs + maps + self.knowledge.bytes() + self.known_by.word_count() * 8
     }
 }

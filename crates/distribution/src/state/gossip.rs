@@ -3,9 +3,11 @@
 //! adjusted routing (`propagate`, upstream) and aggression driven by finality
 //! lag (upstream `enable_aggression`).
 
+use super::block::BlockEntry;
+use super::knowledge::List;
 use super::{emit_sends, State};
 use crate::action::{Action, Outgoing, PeerId, View};
-use crate::random_routing::peer_draw;
+use crate::random_routing::{message_seed, peer_draw};
 use crate::topology::RequiredRouting;
 use tranche_primitives::Hash;
 
@@ -21,6 +23,7 @@ impl State {
     ) {
         let p = peer.0 as usize;
         let n_peers_total = self.peers.len();
+        let seed_base = self.config.routing_seed;
         let mut assignments = Vec::new();
         let mut approvals = Vec::new();
         for head in &view.heads {
@@ -35,30 +38,36 @@ impl State {
                 entry.known_by.insert(p);
                 let topology = self.topologies.get(&entry.block.session);
                 let super::block::BlockEntry {
+                    block: meta,
                     assignments: entries,
                     votes,
+                    knowledge,
+                    more_votes,
                     ..
                 } = entry;
-                for ae in entries.iter_mut() {
+                for (slot, ae) in entries.iter_mut().enumerate() {
                     let in_grid = topology.is_some_and(|t| t.route_to_peer(ae.routing, p));
                     if !in_grid {
                         let Some(t) = topology else { continue };
-                        if !t.is_validator(p)
-                            || !ae.random.sample(n_peers_total, peer_draw(ae.seed, peer.0))
-                        {
+                        if !t.is_validator(p) || ae.random.is_complete() {
+                            continue;
+                        }
+                        let (v, claimed) = (ae.item.cert.validator, &ae.item.claimed);
+                        let seed = message_seed(seed_base, &meta.hash, v, claimed);
+                        if !ae.random.sample(n_peers_total, peer_draw(seed, peer.0)) {
                             continue;
                         }
                         ae.random.inc_sent();
-                        ae.randomly_routed.insert(p);
+                        knowledge.insert(&mut ae.known, List::Random, p);
                     }
-                    if !ae.peer_knows(p) {
-                        ae.sent.insert(p);
+                    if !knowledge.knows(&ae.known, p) {
+                        knowledge.insert(&mut ae.known, List::Sent, p);
                         assignments.push((peer, Outgoing::Assignment(ae.item.clone())));
                     }
-                    for k in &ae.votes {
-                        let ve = &mut votes[*k as usize];
-                        if !ve.peer_knows(p) {
-                            ve.sent.insert(p);
+                    for k in BlockEntry::votes_of(more_votes, slot as u32, ae.first_vote) {
+                        let ve = &mut votes[k as usize];
+                        if !knowledge.knows(&ve.known, p) {
+                            knowledge.insert(&mut ve.known, List::Sent, p);
                             approvals.push((peer, Outgoing::Approval(ve.vote.clone())));
                         }
                     }
@@ -85,23 +94,25 @@ impl State {
                 assignments: entries,
                 votes,
                 known_by,
+                knowledge,
+                more_votes,
                 ..
             } = entry;
-            for ae in entries.iter_mut() {
+            for (slot, ae) in entries.iter_mut().enumerate() {
                 if ae.routing.is_empty() {
                     continue;
                 }
                 let route = t.peers_to_route(ae.routing);
                 for q in route.iter_and(known_by) {
                     let peer = PeerId(q as u32);
-                    if !ae.peer_knows(q) {
-                        ae.sent.insert(q);
+                    if !knowledge.knows(&ae.known, q) {
+                        knowledge.insert(&mut ae.known, List::Sent, q);
                         assignments.push((peer, Outgoing::Assignment(ae.item.clone())));
                     }
-                    for k in &ae.votes {
-                        let ve = &mut votes[*k as usize];
-                        if !ve.peer_knows(q) {
-                            ve.sent.insert(q);
+                    for k in BlockEntry::votes_of(more_votes, slot as u32, ae.first_vote) {
+                        let ve = &mut votes[k as usize];
+                        if !knowledge.knows(&ve.known, q) {
+                            knowledge.insert(&mut ve.known, List::Sent, q);
                             approvals.push((peer, Outgoing::Approval(ve.vote.clone())));
                         }
                     }
@@ -136,10 +147,10 @@ impl State {
                 let may = b.last_resent_at.is_none_or(|l| max - l >= 2 * period);
                 if block_age > 0 && block_age.is_multiple_of(period) && may {
                     for ae in &mut b.assignments {
-                        ae.sent.clear();
+                        b.knowledge.clear(&mut ae.known, List::Sent);
                     }
                     for ve in &mut b.votes {
-                        ve.sent.clear();
+                        b.knowledge.clear(&mut ve.known, List::Sent);
                     }
                     b.last_resent_at = Some(max);
                     resent.push(*h);

@@ -4,6 +4,7 @@
 //! (`import_and_circulate_approval`, both in
 //! `polkadot/node/network/approval-distribution/src/lib.rs`).
 
+use super::knowledge::{Arena, Known, List};
 use super::rep;
 use super::topologies::TopologyEntry;
 use crate::action::{Action, PeerId};
@@ -12,7 +13,8 @@ use tranche_primitives::bitset::BitSet;
 
 /// Judges a message from `peer` against what we know: `known_by`, the
 /// peers that have its block in view, and `slot`, the message's per-peer
-/// knowledge (sent to the peer, received from it) when we hold it. A peer
+/// knowledge (sent to the peer, received from it, in its block's arena)
+/// when we hold it. A peer
 /// without the block in view is charged, and processing goes on (an
 /// upstream quirk kept). A message the peer already knows is a duplicate,
 /// charged unless a resend was to be expected: under aggression
@@ -25,7 +27,7 @@ pub(super) fn judge_copy(
     out: &mut Vec<Action>,
     peer: PeerId,
     known_by: &BitSet,
-    slot: Option<(&BitSet, &mut BitSet)>,
+    slot: Option<(&mut Arena, &mut Known)>,
     resend_topology: Option<&TopologyEntry>,
 ) -> bool {
     let p = peer.0 as usize;
@@ -33,18 +35,18 @@ pub(super) fn judge_copy(
     if !in_view {
         rep(out, peer, COST_UNEXPECTED_MESSAGE);
     }
-    let Some((sent, received)) = slot else {
+    let Some((arena, known)) = slot else {
         return false;
     };
-    if in_view && (sent.contains(p) || received.contains(p)) {
+    if in_view && arena.knows(known, p) {
         let expected = resend_topology.is_some_and(|t| t.is_validator(p));
-        if !received.insert(p) && !expected {
+        if !arena.insert(known, List::Received, p) && !expected {
             rep(out, peer, COST_DUPLICATE_MESSAGE);
         }
         return true;
     }
     if in_view {
-        received.insert(p);
+        arena.insert(known, List::Received, p);
     }
     rep(out, peer, BENEFIT_VALID_MESSAGE);
     true
@@ -68,7 +70,8 @@ mod tests {
     fn each_copy_is_judged_once_by_what_the_peer_and_we_know() {
         let peer = PeerId(3);
         let in_view: BitSet = [3].into_iter().collect();
-        let (mut sent, mut received) = (BitSet::new(), BitSet::new());
+        let mut arena = Arena::default();
+        let mut held = Known::default();
         let mut out = Vec::new();
         // New to us, block in view: nothing said, on to the check.
         assert!(!judge_copy(&mut out, peer, &in_view, None, None));
@@ -78,39 +81,31 @@ mod tests {
         assert_eq!(reps(&out), [COST_UNEXPECTED_MESSAGE]);
         // Held, new to the peer: a benefit, and noted as received.
         out.clear();
-        let slot = Some((&sent, &mut received));
+        let slot = Some((&mut arena, &mut held));
         assert!(judge_copy(&mut out, peer, &in_view, slot, None));
         assert_eq!(reps(&out), [BENEFIT_VALID_MESSAGE]);
-        assert!(received.contains(3));
+        assert!(arena.contains(&held, List::Received, 3));
         // The same again: a duplicate.
         out.clear();
-        assert!(judge_copy(
-            &mut out,
-            peer,
-            &in_view,
-            Some((&sent, &mut received)),
-            None
-        ));
+        let slot = Some((&mut arena, &mut held));
+        assert!(judge_copy(&mut out, peer, &in_view, slot, None));
         assert_eq!(reps(&out), [COST_DUPLICATE_MESSAGE]);
         // One we sent it: the first copy back is no duplicate, the next is.
-        let (mut sent_to, mut none) = (BitSet::new(), BitSet::new());
-        sent_to.insert(3);
+        let mut sent_to = Known::default();
+        arena.insert(&mut sent_to, List::Sent, 3);
         out.clear();
-        assert!(judge_copy(
-            &mut out,
-            peer,
-            &in_view,
-            Some((&sent_to, &mut none)),
-            None
-        ));
-        assert!(out.is_empty() && none.contains(3));
+        let slot = Some((&mut arena, &mut sent_to));
+        assert!(judge_copy(&mut out, peer, &in_view, slot, None));
+        assert!(out.is_empty() && arena.contains(&sent_to, List::Received, 3));
+        let slot = Some((&mut arena, &mut sent_to));
+        assert!(judge_copy(&mut out, peer, &in_view, slot, None));
+        assert_eq!(reps(&out), [COST_DUPLICATE_MESSAGE]);
         // Held, block not in view: charged, then the benefit, not noted.
-        sent.clear();
-        received.clear();
+        let mut fresh = Known::default();
         out.clear();
-        let slot = Some((&sent, &mut received));
+        let slot = Some((&mut arena, &mut fresh));
         assert!(judge_copy(&mut out, peer, &BitSet::new(), slot, None));
         assert_eq!(reps(&out), [COST_UNEXPECTED_MESSAGE, BENEFIT_VALID_MESSAGE]);
-        assert!(received.is_empty());
+        assert!(!arena.knows(&fresh, 3));
     }
 }

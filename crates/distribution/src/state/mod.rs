@@ -9,6 +9,7 @@ mod approval;
 mod assignment;
 mod block;
 mod gossip;
+mod knowledge;
 mod known;
 mod pending;
 mod topologies;
@@ -603,8 +604,15 @@ impl State {
     ) -> bool {
         self.blocks.get(hash).is_some_and(|b| {
             b.find_assignment(v, claimed)
-                .is_some_and(|e| b.assignments[e as usize].peer_knows(peer.0 as usize))
+                .is_some_and(|e| b.peer_knows_assignment(e, peer.0 as usize))
         })
+    }
+
+    /// Heap bytes of what this state machine keeps per block — entries,
+    /// per-peer knowledge, look-up tables — beside the messages themselves
+    /// (shared, counted where they are made). For memory reports.
+    pub fn heap_bytes(&self) -> usize {
+        self.blocks.values().map(BlockEntry::heap_bytes).sum()
     }
 
     /// Number of blocks held.
