@@ -14,7 +14,7 @@ pub use counters::{
     AtomicHistogram, HistogramSnapshot, ProtocolCounters, ScheduleStats, WaitQuantiles,
     APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS, TOF_BUCKETS_NANOS,
 };
-pub use cpu::{process_cpu_time, thread_cpu_time};
+pub use cpu::{peak_rss_bytes, process_cpu_time, thread_cpu_time};
 pub use worker::WorkerStats;
 
 use std::sync::Arc;

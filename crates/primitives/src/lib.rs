@@ -12,6 +12,7 @@ pub mod cert;
 pub mod codec;
 pub mod constants;
 pub mod criteria;
+pub mod grow;
 pub mod ids;
 pub mod keys;
 pub mod limits;

@@ -318,7 +318,8 @@ impl Shard {
     fn moment(&mut self, t: u64) {
         *self.moments.borrow_mut() += 1;
         let mut arrived = self.stash.remove(&t).unwrap_or_default();
-        arrived.sort_by_key(|p| (p.to, p.from, p.seq));
+        // (from, seq) is unique: a sender numbers everything it sends.
+        arrived.sort_unstable_by_key(|p| (p.to, p.from, p.seq));
         let mut due: BTreeMap<u32, Vec<Packet>> = BTreeMap::new();
         for p in self.deferred.remove(&t).unwrap_or_default() {
             due.entry(p.to).or_default().push(p);
@@ -341,7 +342,7 @@ impl Shard {
                 continue;
             }
             if let Some(d) = delivered.as_mut() {
-                d.sort_by_key(|p| (p.from, p.seq));
+                d.sort_unstable_by_key(|p| (p.from, p.seq));
             }
             let d = delivered.unwrap_or_default();
             self.nodes[i].moment(t, d, &self.verdicts, &shared.model, &mut self.sends);

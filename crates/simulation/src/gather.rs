@@ -27,8 +27,8 @@ pub struct Control {
 fn line_of(c: &ProcessCost) -> String {
     // `{}` of an f64 reads back to the same value.
     format!(
-        "cost {} {} {} {} {}\n",
-        c.cpu_s, c.wall_s, c.verified, c.reused, c.moments
+        "cost {} {} {} {} {} {}\n",
+        c.cpu_s, c.wall_s, c.verified, c.reused, c.moments, c.peak_rss_bytes
     )
 }
 
@@ -41,6 +41,7 @@ fn parse(process: usize, line: &str) -> Option<ProcessCost> {
         verified: w.next()?.parse().ok()?,
         reused: w.next()?.parse().ok()?,
         moments: w.next()?.parse().ok()?,
+        peak_rss_bytes: w.next()?.parse().ok()?,
     };
     w.next().is_none().then_some(c)
 }
@@ -113,10 +114,11 @@ mod tests {
             verified: 17,
             reused: 0,
             moments: u64::MAX,
+            peak_rss_bytes: 3 << 40,
         };
         assert_eq!(parse(2, &line_of(&c)), Some(c));
-        assert_eq!(parse(1, "cost 1 2 3 4\n"), None);
-        assert_eq!(parse(1, "cost 1 2 3 4 5 6\n"), None);
+        assert_eq!(parse(1, "cost 1 2 3 4 5\n"), None);
+        assert_eq!(parse(1, "cost 1 2 3 4 5 6 7\n"), None);
         assert_eq!(parse(1, "hello\n"), None);
     }
 

@@ -112,6 +112,7 @@ pub fn simulate_with(
         verified: result.verified,
         reused: result.reused,
         moments: result.moments,
+        peak_rss_bytes: tranche_metrics::peak_rss_bytes(),
     };
     let per_process = result.control.gather(own.clone())?;
     if engine.process != 0 {
@@ -126,6 +127,7 @@ pub fn simulate_with(
         verified: own.verified,
         reused: own.reused,
         moments: own.moments,
+        peak_rss_bytes: own.peak_rss_bytes,
         total: CostTotal::of(&per_process),
         per_process,
     };

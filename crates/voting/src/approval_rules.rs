@@ -7,20 +7,11 @@
 //! with the one-third rule).
 
 use crate::bits::ValidatorSet;
+use crate::tranches::{Assignee, Tranches};
 use tranche_primitives::{DelayTranche, Tick, ValidatorIndex};
 
 /// Assignments counted towards approval must be at least this many ticks old.
 pub const APPROVAL_DELAY: Tick = 2;
-
-/// The assignments received in one delay tranche: `(validator, tick received)`,
-/// in arrival order. The machine records a validator once, in the first
-/// tranche it claimed; a later claim leaves an empty entry for its tranche,
-/// as upstream (see docs/quirks.md).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TrancheEntry {
-    pub tranche: DelayTranche,
-    pub assignments: Vec<(ValidatorIndex, Tick)>,
-}
 
 /// How many tranches of assignments a candidate needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -237,11 +228,14 @@ fn count_no_shows(
 /// `tranches_to_approve` in
 /// `polkadot/node/core/approval-voting/src/approval_checking.rs`).
 ///
-/// `tranches` must be sorted by tranche. Empty tranches between non-empty
-/// ones leave the walk's state unchanged, so only non-empty tranches (and
-/// tranche 0) are visited; the answer equals visiting every tranche.
+/// `tranches` holds the assignments received in each delay tranche (the
+/// machine records a validator once, in the first tranche it claimed; a
+/// later claim leaves an empty entry for its tranche, as upstream: see
+/// docs/quirks.md). Empty tranches between non-empty ones leave the walk's
+/// state unchanged, so only announced tranches (and tranche 0) are
+/// visited; the answer equals visiting every tranche.
 pub fn tranches_to_approve(
-    tranches: &[TrancheEntry],
+    tranches: &Tranches,
     approvals: &ValidatorSet,
     n_validators: usize,
     clock: Clock,
@@ -260,19 +254,16 @@ pub fn tranches_to_approve(
         no_show_validators: nsv,
     };
 
-    let mut rest = tranches;
+    let mut rest = tranches.iter().peekable();
     let mut last_visited: DelayTranche = 0;
     // Tranche 0 is always visited, empty or not.
-    let first: &[(ValidatorIndex, Tick)] = match rest.first() {
-        Some(t) if t.tranche == 0 => {
-            rest = &rest[1..];
-            &t.assignments
-        }
-        _ => &[],
+    let first: &[Assignee] = match rest.next_if(|(t, _)| *t == 0) {
+        Some((_, a)) => a,
+        None => &[],
     };
     let visit = |walk: &mut Walk,
                  tranche: DelayTranche,
-                 entries: &[(ValidatorIndex, Tick)],
+                 entries: &[Assignee],
                  nsv: &mut Vec<ValidatorIndex>| {
         let drift = walk.drift(clock.no_show_duration);
         let drifted_now = tick_now.saturating_sub(drift);
@@ -288,19 +279,14 @@ pub fn tranches_to_approve(
     if let Some(r) = visit(&mut walk, 0, first, &mut no_show_validators) {
         return finish(r, &walk, no_show_validators);
     }
-    for t in rest {
+    for (tranche, assignees) in rest {
         let lim = limit(&walk);
-        if t.tranche > lim {
+        if tranche > lim {
             break;
         }
-        // The empty tranches before `t` change nothing.
-        last_visited = t.tranche;
-        if let Some(r) = visit(
-            &mut walk,
-            t.tranche,
-            &t.assignments,
-            &mut no_show_validators,
-        ) {
+        // The empty tranches before this one change nothing.
+        last_visited = tranche;
+        if let Some(r) = visit(&mut walk, tranche, assignees, &mut no_show_validators) {
             return finish(r, &walk, no_show_validators);
         }
     }
@@ -313,13 +299,13 @@ pub fn tranches_to_approve(
 /// Validators with an assignment in a tranche `<= tranche`, as a set over
 /// `n_validators`.
 pub fn assignments_up_to(
-    tranches: &[TrancheEntry],
+    tranches: &Tranches,
     tranche: DelayTranche,
     n_validators: usize,
 ) -> ValidatorSet {
     let mut m = ValidatorSet::new(n_validators);
-    for t in tranches.iter().take_while(|t| t.tranche <= tranche) {
-        for (v, _) in &t.assignments {
+    for (_, assignees) in tranches.iter().take_while(|(t, _)| *t <= tranche) {
+        for (v, _) in assignees {
             m.insert(v.0 as usize);
         }
     }
@@ -330,7 +316,7 @@ pub fn assignments_up_to(
 /// `check_approval` in
 /// `polkadot/node/core/approval-voting/src/approval_checking.rs`).
 pub fn check_approval(
-    tranches: &[TrancheEntry],
+    tranches: &Tranches,
     approvals: &ValidatorSet,
     n_validators: usize,
     required: RequiredTranches,
@@ -362,7 +348,7 @@ pub fn check_approval(
 /// visiting every tranche including empty ones; the reference the fast walk is tested against.
 #[cfg(test)]
 pub(crate) fn tranches_to_approve_reference(
-    tranches: &[TrancheEntry],
+    tranches: &Tranches,
     approvals: &ValidatorSet,
     n_validators: usize,
     clock: Clock,
@@ -378,12 +364,10 @@ pub(crate) fn tranches_to_approve_reference(
         if tranche > drifted_now.saturating_sub(clock.block_tick) as DelayTranche {
             break;
         }
-        let empty = Vec::new();
         let entries = tranches
             .iter()
-            .find(|t| t.tranche == tranche)
-            .map(|t| &t.assignments)
-            .unwrap_or(&empty);
+            .find(|(t, _)| *t == tranche)
+            .map_or(&[][..], |(_, a)| a);
         let n_new = entries
             .iter()
             .filter(|(v, _)| (v.0 as usize) < n_validators)
@@ -403,27 +387,10 @@ pub(crate) fn tranches_to_approve_reference(
 mod tests {
     use super::*;
 
-    fn entry(list: &[(u32, u32, Tick)]) -> Vec<TrancheEntry> {
-        let mut out: Vec<TrancheEntry> = Vec::new();
-        for &(tranche, v, tick) in list {
-            match out.iter().position(|t| t.tranche >= tranche) {
-                Some(p) if out[p].tranche == tranche => {
-                    out[p].assignments.push((ValidatorIndex(v), tick))
-                }
-                Some(p) => out.insert(
-                    p,
-                    TrancheEntry {
-                        tranche,
-                        assignments: vec![(ValidatorIndex(v), tick)],
-                    },
-                ),
-                None => out.push(TrancheEntry {
-                    tranche,
-                    assignments: vec![(ValidatorIndex(v), tick)],
-                }),
-            }
-        }
-        out
+    fn entry(list: &[(u32, u32, Tick)]) -> Tranches {
+        list.iter()
+            .map(|&(tranche, v, tick)| (tranche, Some((ValidatorIndex(v), tick))))
+            .collect()
     }
 
     fn set(n: usize, ones: &[usize]) -> ValidatorSet {
@@ -605,7 +572,7 @@ mod tests {
 
     #[test]
     fn needed_zero_is_exact_at_tranche_zero() {
-        let r = tranches_to_approve(&[], &set(5, &[]), 5, clock(7), 0);
+        let r = tranches_to_approve(&Tranches::new(), &set(5, &[]), 5, clock(7), 0);
         assert_eq!(
             r.required,
             RequiredTranches::Exact {
@@ -620,25 +587,13 @@ mod tests {
     /// Tranche entries as the voting machine builds them: a validator is
     /// recorded once, in the first tranche it claimed, but a duplicate
     /// claim still creates its tranche's (empty) entry.
-    fn entries_as_imported(list: &[(u32, u32, Tick)]) -> Vec<TrancheEntry> {
-        let mut out: Vec<TrancheEntry> = Vec::new();
+    fn entries_as_imported(list: &[(u32, u32, Tick)]) -> Tranches {
         let mut seen = std::collections::HashSet::new();
-        for &(tranche, v, tick) in list {
-            let pos = out.partition_point(|t| t.tranche < tranche);
-            if pos == out.len() || out[pos].tranche != tranche {
-                out.insert(
-                    pos,
-                    TrancheEntry {
-                        tranche,
-                        assignments: Vec::new(),
-                    },
-                );
-            }
-            if seen.insert(v) {
-                out[pos].assignments.push((ValidatorIndex(v), tick));
-            }
-        }
-        out
+        list.iter()
+            .map(|&(tranche, v, tick)| {
+                (tranche, seen.insert(v).then_some((ValidatorIndex(v), tick)))
+            })
+            .collect()
     }
 
     use proptest::prelude::*;

@@ -19,6 +19,7 @@
 //!   queries, restore, and the types at its boundary);
 //! * `approval_rules`: the pure approval rules;
 //! * `timer_table`: every pending timer, in one table;
+//! * `tranches`: an approval entry's assignments by delay tranche;
 //! * `bits`: the validator and candidate bit sets;
 //! * `store`: the `Store` trait, its records and implementations.
 
@@ -27,8 +28,9 @@ mod bits;
 mod machine;
 mod store;
 mod timer_table;
+mod tranches;
 
-pub use approval_rules::{Check, RequiredTranches, TrancheEntry, APPROVAL_DELAY};
+pub use approval_rules::{Check, RequiredTranches, APPROVAL_DELAY};
 pub use bits::ValidatorSet;
 pub use machine::{
     Action, ApprovalCheckError, ApprovalCheckResult, ApprovalVoting, AssignmentCheckError,
@@ -39,3 +41,4 @@ pub use store::{
     AssignmentRecord, DurabilityCounts, MemoryStore, RedbStore, Snapshot, Store, StoreError, Table,
     WriteBatch, WriteOp, TABLES,
 };
+pub use tranches::{Assignee, Tranches};

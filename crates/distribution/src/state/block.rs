@@ -5,20 +5,26 @@
 //! per slot in the block's `knowledge::Arena`, so a message costs a few
 //! dozen bytes per validator holding it, whatever the number of peers.
 
+use super::hashers::IdMap;
 use super::knowledge::{Arena, Known, List};
 use crate::action::AssignmentItem;
 use crate::check::CheckToken;
 use crate::random_routing::RandomRouting;
 use crate::topology::RequiredRouting;
-use std::collections::HashMap;
 use std::sync::Arc;
 use tranche_primitives::bitset::BitSet;
+use tranche_primitives::grow;
 use tranche_primitives::{
     Block, BlockNumber, CandidateBitfield, IndirectSignedApprovalVote, ValidatorIndex,
 };
 
 /// Marks an empty slot reference.
 pub(crate) const NONE: u32 = u32::MAX;
+
+/// Chains of a validator's votes, by lowest candidate modulo this: a
+/// validator votes once or a few times per candidate, so a chain is short,
+/// and the table costs 32 bytes a validator, not 4 per candidate.
+const VOTE_BUCKETS: usize = 8;
 
 /// One accepted assignment (upstream's distribution-side `ApprovalEntry`).
 pub(crate) struct AssignmentEntry {
@@ -38,7 +44,8 @@ pub(crate) struct VoteEntry {
     pub vote: Arc<IndirectSignedApprovalVote>,
     /// Sent and received.
     pub known: Known,
-    /// Next vote of the same validator with the same lowest candidate.
+    /// Next vote of the same validator in the same bucket of lowest
+    /// candidates.
     pub next_same_first: u32,
 }
 
@@ -52,19 +59,20 @@ pub(crate) struct BlockEntry {
     /// Per-peer knowledge of every message of this block.
     pub knowledge: Arena,
     /// Votes after an assignment's first, by assignment slot, ascending.
-    pub more_votes: HashMap<u32, Vec<u32>>,
+    pub more_votes: IdMap<u32, Vec<u32>>,
     /// Per validator and candidate (validator-major, grown on demand):
     /// the first assignment covering it (upstream's
     /// `CandidateEntry::assignments`), or `NONE`.
     covering: Vec<u32>,
-    /// Per validator and lowest candidate: the first vote slot, chained.
+    /// Per validator and bucket of lowest candidate (`VOTE_BUCKETS` a
+    /// validator): the last vote slot, chained through `next_same_first`.
     vote_head: Vec<u32>,
     /// Assignments claiming several candidates, by validator and lowest
     /// candidate (the only ones an exact look-up cannot resolve through
     /// `covering`).
-    multi: HashMap<(u32, u32), Vec<u32>>,
+    multi: IdMap<(u32, u32), Vec<u32>>,
     /// Checks outstanding for messages of a validator.
-    in_flight: HashMap<u32, Vec<CheckToken>>,
+    in_flight: IdMap<u32, Vec<CheckToken>>,
     pub last_resent_at: Option<BlockNumber>,
 }
 
@@ -76,11 +84,11 @@ impl BlockEntry {
             assignments: Vec::new(),
             votes: Vec::new(),
             knowledge: Arena::default(),
-            more_votes: HashMap::new(),
+            more_votes: IdMap::default(),
             covering: Vec::new(),
             vote_head: Vec::new(),
-            multi: HashMap::new(),
-            in_flight: HashMap::new(),
+            multi: IdMap::default(),
+            in_flight: IdMap::default(),
             last_resent_at: None,
         }
     }
@@ -119,10 +127,12 @@ impl BlockEntry {
         ((i as usize) < n && k < table.len()).then_some(k)
     }
 
-    /// Grow `table` to hold validator `v`'s row.
+    /// Grow `table` to hold validator `v`'s row (by an eighth at least,
+    /// so validators seen in ascending order cost few copies).
     fn row(table: &mut Vec<u32>, n: usize, v: ValidatorIndex) {
         let need = (v.0 as usize + 1) * n;
         if table.len() < need {
+            table.reserve_exact((need - table.len()).max(table.len() / 8));
             table.resize(need, NONE);
         }
     }
@@ -153,8 +163,12 @@ impl BlockEntry {
 
     /// The slot of the approval subject `(v, bits)` (exact bitfield).
     pub fn find_vote(&self, v: ValidatorIndex, bits: &CandidateBitfield) -> Option<u32> {
-        let first = bits.first_one()?;
-        let mut k = self.vote_head[Self::cell(&self.vote_head, self.n_candidates(), v, first)?];
+        let first = bits.first_one()? as usize;
+        if first >= self.n_candidates() {
+            return None;
+        }
+        let bucket = (first % VOTE_BUCKETS) as u32;
+        let mut k = self.vote_head[Self::cell(&self.vote_head, VOTE_BUCKETS, v, bucket)?];
         while k != NONE {
             let e = &self.votes[k as usize];
             if e.vote.candidate_indices == *bits {
@@ -171,7 +185,7 @@ impl BlockEntry {
         let v = entry.item.cert.validator;
         let n = self.n_candidates();
         let claimed = entry.item.claimed.clone();
-        self.assignments.push(entry);
+        grow::push(&mut self.assignments, entry);
         Self::row(&mut self.covering, n, v);
         for i in claimed.iter_ones() {
             if let Some(k) = Self::cell(&self.covering, n, v, i) {
@@ -191,7 +205,7 @@ impl BlockEntry {
     /// The votes covering candidates of assignment `slot`, in the order
     /// they were accepted.
     pub fn votes_of<'a>(
-        more_votes: &'a HashMap<u32, Vec<u32>>,
+        more_votes: &'a IdMap<u32, Vec<u32>>,
         slot: u32,
         first: u32,
     ) -> impl Iterator<Item = u32> + 'a {
@@ -222,19 +236,25 @@ impl BlockEntry {
                 covering.push(e);
             }
         }
-        let first = vote.candidate_indices.first_one()?;
+        let first = vote.candidate_indices.first_one()? as usize;
+        if first >= self.n_candidates() {
+            return None;
+        }
+        let bucket = (first % VOTE_BUCKETS) as u32;
         let slot = self.votes.len() as u32;
-        let n = self.n_candidates();
-        Self::row(&mut self.vote_head, n, v);
-        let cell = Self::cell(&self.vote_head, n, v, first)?;
+        Self::row(&mut self.vote_head, VOTE_BUCKETS, v);
+        let cell = Self::cell(&self.vote_head, VOTE_BUCKETS, v, bucket)?;
         let head = &mut self.vote_head[cell];
         let next = *head;
         *head = slot;
-        self.votes.push(VoteEntry {
-            vote,
-            known: Known::default(),
-            next_same_first: next,
-        });
+        grow::push(
+            &mut self.votes,
+            VoteEntry {
+                vote,
+                known: Known::default(),
+                next_same_first: next,
+            },
+        );
         let mut routing: Option<RequiredRouting> = None;
         let mut random = BitSet::new();
         for e in covering {
@@ -270,24 +290,5 @@ impl BlockEntry {
     pub fn peer_knows_assignment(&self, slot: u32, p: usize) -> bool {
         self.knowledge
             .knows(&self.assignments[slot as usize].known, p)
-    }
-
-    /// Heap bytes this block's messages take at this validator (not the
-    /// shared messages themselves), for memory reports.
-    pub fn heap_bytes(&self) -> usize {
-        let vecs = self.assignments.capacity() * std::mem::size_of::<AssignmentEntry>()
-            + self.votes.capacity() * std::mem::size_of::<VoteEntry>()
-            + (self.covering.capacity() + self.vote_head.capacity()) * 4;
-        let maps: usize = self
-            .more_votes
-            .values()
-            .map(|v| v.capacity() * 4 + 32)
-            .sum::<usize>()
-            + self
-                .multi
-                .values()
-                .map(|v| v.capacity() * 4 + 40)
-                .sum::<usize>();
-        vecs + maps + self.knowledge.bytes() + self.known_by.word_count() * 8
     }
 }

@@ -244,17 +244,6 @@ impl Arena {
         at
     }
 
-    /// Bytes this arena holds (pages and bitsets), for memory reports.
-    pub fn bytes(&self) -> usize {
-        let pages: usize = self.pages.iter().map(|p| p.len()).sum();
-        let dense: usize = self
-            .dense
-            .iter()
-            .map(|s| s.iter().map(|b| b.word_count() * 8).sum::<usize>())
-            .sum();
-        pages + dense + self.free.iter().map(|f| f.capacity() * 4).sum::<usize>()
-    }
-
     fn list<'a>(&'a self, k: &Known, list: List) -> &'a [u8] {
         let chunk = self.chunk(k.at, k.class);
         let start: usize = k.len[..list as usize].iter().map(|&l| l as usize).sum();

@@ -9,6 +9,7 @@ mod approval;
 mod assignment;
 mod block;
 mod gossip;
+mod hashers;
 mod knowledge;
 mod known;
 mod pending;
@@ -19,6 +20,7 @@ use crate::check::CheckToken;
 use crate::reputation::Rep;
 use crate::topology::SessionGridTopology;
 use block::BlockEntry;
+use hashers::{BuildBlockHasher, IdMap};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Arc;
 use topologies::TopologyEntry;
@@ -26,37 +28,6 @@ use tranche_primitives::{
     Block, BlockNumber, CandidateBitfield, CandidateIndex, Hash, IndirectSignedApprovalVote,
     Session, SessionIndex, ValidatorIndex, ValidatorSignature,
 };
-
-/// Block hashes are uniformly random already: hashing them again (SipHash)
-/// costs more than the lookup. This hasher takes 8 bytes of the hash.
-#[derive(Default, Clone, Copy)]
-struct BuildBlockHasher;
-
-#[derive(Default)]
-struct BlockHasher(u64);
-
-impl std::hash::BuildHasher for BuildBlockHasher {
-    type Hasher = BlockHasher;
-    fn build_hasher(&self) -> BlockHasher {
-        BlockHasher(0)
-    }
-}
-
-impl std::hash::Hasher for BlockHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8).take(1) {
-            let mut b = [0u8; 8];
-            b[..chunk.len()].copy_from_slice(chunk);
-            self.0 ^= u64::from_le_bytes(b);
-        }
-    }
-    fn write_usize(&mut self, _: usize) {
-        // The length prefix of the 32-byte array carries no information.
-    }
-}
 
 /// Finality-lag thresholds, in blocks (upstream `AggressionConfig`, `approval-distribution/src/lib.rs`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -169,7 +140,7 @@ pub struct State {
     topologies: BTreeMap<SessionIndex, TopologyEntry>,
     session_refs: BTreeMap<SessionIndex, usize>,
     recent_outdated: VecDeque<Hash>,
-    in_flight: HashMap<CheckToken, InFlight>,
+    in_flight: IdMap<CheckToken, InFlight>,
     next_token: u64,
 }
 
@@ -190,7 +161,7 @@ impl State {
             topologies: BTreeMap::new(),
             session_refs: BTreeMap::new(),
             recent_outdated: VecDeque::with_capacity(RECENTLY_OUTDATED),
-            in_flight: HashMap::new(),
+            in_flight: IdMap::default(),
             next_token: 0,
         }
     }
@@ -606,13 +577,6 @@ impl State {
             b.find_assignment(v, claimed)
                 .is_some_and(|e| b.peer_knows_assignment(e, peer.0 as usize))
         })
-    }
-
-    /// Heap bytes of what this state machine keeps per block — entries,
-    /// per-peer knowledge, look-up tables — beside the messages themselves
-    /// (shared, counted where they are made). For memory reports.
-    pub fn heap_bytes(&self) -> usize {
-        self.blocks.values().map(BlockEntry::heap_bytes).sum()
     }
 
     /// Number of blocks held.

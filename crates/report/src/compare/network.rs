@@ -175,6 +175,11 @@ pub fn compare(b: &SimulationReport, c: &SimulationReport, policy: &CpuPolicy) -
             cpu_per_delivery_us(c),
         ),
         ("wall time, s", b.cost.wall_s, c.cost.wall_s),
+        (
+            "peak memory, MiB",
+            b.cost.peak_rss_all() as f64 / f64::from(1 << 20),
+            c.cost.peak_rss_all() as f64 / f64::from(1 << 20),
+        ),
     ] {
         rows.push(shown_row(&run, name, bv, cv));
     }

@@ -101,6 +101,9 @@ pub struct RunCost {
     pub reused: u64,
     /// Moments handled by process 0's workers.
     pub moments: u64,
+    /// Process 0's peak resident memory, bytes (0 in older files).
+    #[serde(default)]
+    pub peak_rss_bytes: u64,
     /// Each process's own figures, in process order (one entry for a
     /// single process).
     #[serde(default)]
@@ -125,6 +128,9 @@ pub struct ProcessCost {
     pub reused: u64,
     /// Moments its workers handled.
     pub moments: u64,
+    /// Its peak resident memory, bytes (0 in older files).
+    #[serde(default)]
+    pub peak_rss_bytes: u64,
 }
 
 /// Totals over every process: sums, except `wall_s`, the longest.
@@ -137,6 +143,18 @@ pub struct CostTotal {
     pub verified: u64,
     pub reused: u64,
     pub moments: u64,
+    /// The peaks of every process added up: what the machines held at
+    /// most, or more where the peaks fell at different times.
+    #[serde(default)]
+    pub peak_rss_bytes: u64,
+}
+
+impl RunCost {
+    /// The peak resident memory of the whole run: every process's peak
+    /// added up, or process 0's where the others' are not known.
+    pub fn peak_rss_all(&self) -> u64 {
+        self.total.peak_rss_bytes.max(self.peak_rss_bytes)
+    }
 }
 
 impl CostTotal {
@@ -148,6 +166,7 @@ impl CostTotal {
             verified: per_process.iter().map(|p| p.verified).sum(),
             reused: per_process.iter().map(|p| p.reused).sum(),
             moments: per_process.iter().map(|p| p.moments).sum(),
+            peak_rss_bytes: per_process.iter().map(|p| p.peak_rss_bytes).sum(),
         }
     }
 }

@@ -64,6 +64,35 @@ impl SimulationReport {
         s
     }
 
+    /// Peak memory and what it comes to per validator-block (the peak of
+    /// every process over validators × blocks); none where the report
+    /// has no peak (older files).
+    pub fn memory_line(&self) -> Option<String> {
+        let c = &self.cost;
+        let all = c.peak_rss_all();
+        if all == 0 {
+            return None;
+        }
+        let mib = |b: u64| b as f64 / f64::from(1 << 20);
+        let vb = u64::from(self.n_validators) * self.blocks.len().max(1) as u64;
+        let per = all as f64 / vb.max(1) as f64 / 1024.0;
+        let whose = if c.per_process.len() > 1 {
+            format!(
+                "{:.0} MiB in process 0, {:.0} MiB over all {} processes",
+                mib(c.peak_rss_bytes),
+                mib(all),
+                c.per_process.len()
+            )
+        } else {
+            format!("{:.0} MiB", mib(all))
+        };
+        Some(format!(
+            "memory: peak {whose}; {per:.1} KiB per validator-block ({} validators x {} blocks)\n",
+            self.n_validators,
+            self.blocks.len()
+        ))
+    }
+
     /// Who never approved which blocks, and how far finality came.
     pub fn summary(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
@@ -202,6 +231,9 @@ impl SimulationReport {
             vb / c.wall_s.max(1e-9),
             c.cpu_s / (self.blocks.len().max(1) as f64)
         );
+        if let Some(line) = self.memory_line() {
+            s.push_str(&line);
+        }
         if c.per_process.len() > 1 {
             let each: Vec<String> = c
                 .per_process

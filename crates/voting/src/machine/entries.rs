@@ -4,9 +4,10 @@
 //! `polkadot/node/core/approval-voting/src/persisted_entries.rs`), our own
 //! assignments and checks in flight, and the approval status of a pair.
 
-use crate::approval_rules::{tranches_to_approve, Clock, TrancheEntry, TranchesToApprove};
+use crate::approval_rules::{tranches_to_approve, Clock, TranchesToApprove};
 use crate::bits::ValidatorSet;
 use crate::store::{ApprovalEntryRecord, BlockStateRecord, OurApprovalRecord, OurAssignmentRecord};
+use crate::tranches::Tranches;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tranche_primitives::{
@@ -27,7 +28,7 @@ pub(super) struct OurAssignment {
 pub(super) struct ApprovalEntry {
     pub(super) block: Hash,
     pub(super) index: CandidateIndex,
-    pub(super) tranches: Vec<TrancheEntry>,
+    pub(super) tranches: Tranches,
     pub(super) assigned: ValidatorSet,
     pub(super) our: Option<OurAssignment>,
     pub(super) our_approval: Option<OurApprovalRecord>,
@@ -46,7 +47,7 @@ impl ApprovalEntry {
         ApprovalEntry {
             block,
             index,
-            tranches: Vec::new(),
+            tranches: Tranches::new(),
             assigned: ValidatorSet::new(n_validators),
             our,
             our_approval: None,
@@ -63,19 +64,8 @@ impl ApprovalEntry {
     /// tranche it claimed.
     pub(super) fn push_assignment(&mut self, tranche: DelayTranche, v: ValidatorIndex, tick: Tick) {
         let duplicate = self.assigned.contains_validator(v);
-        let pos = self.tranches.partition_point(|t| t.tranche < tranche);
-        if pos == self.tranches.len() || self.tranches[pos].tranche != tranche {
-            self.tranches.insert(
-                pos,
-                TrancheEntry {
-                    tranche,
-                    assignments: Vec::new(),
-                },
-            );
-        }
-        if !duplicate {
-            self.tranches[pos].assignments.push((v, tick));
-        }
+        self.tranches
+            .push(tranche, (!duplicate).then_some((v, tick)));
         self.assigned.insert(v.0 as usize);
     }
 
@@ -94,7 +84,7 @@ impl ApprovalEntry {
     }
 
     pub(super) fn n_assignments(&self) -> usize {
-        self.tranches.iter().map(|t| t.assignments.len()).sum()
+        self.tranches.n_assignments()
     }
 }
 

@@ -353,11 +353,7 @@ fn schedule_wakeup_action(
             clock_drift,
             ..
         } => {
-            let announced = ae
-                .tranches
-                .iter()
-                .map(|t| t.tranche)
-                .find(|t| *t > considered);
+            let announced = ae.tranches.tranche_numbers().find(|t| *t > considered);
             let ours = ae
                 .our
                 .as_ref()

@@ -176,3 +176,33 @@ fn the_cpu_model_shows_each_threads_busy_share_by_name_and_who_saturated() {
         serde_json::json!([2])
     );
 }
+
+#[test]
+fn memory_is_the_peak_of_every_process_over_validator_blocks() {
+    use crate::network::{CostTotal, ProcessCost};
+    let mut r = on_time(4, 2, NetworkSpec::default());
+    // No peak known (an older file): no line.
+    assert_eq!(r.memory_line(), None);
+    assert!(!r.table().contains("memory:"));
+    r.cost.peak_rss_bytes = 8 << 20;
+    assert_eq!(
+        r.memory_line().as_deref(),
+        Some("memory: peak 8 MiB; 1024.0 KiB per validator-block (4 validators x 2 blocks)\n")
+    );
+    assert!(r.table().contains("memory: peak 8 MiB;"));
+    // Two processes: each one's peak, added up.
+    let p = |process, mib: u64| ProcessCost {
+        process,
+        peak_rss_bytes: mib << 20,
+        ..ProcessCost::default()
+    };
+    r.cost.per_process = vec![p(0, 8), p(1, 24)];
+    r.cost.total = CostTotal::of(&r.cost.per_process);
+    assert_eq!(
+        r.memory_line().as_deref(),
+        Some(
+            "memory: peak 8 MiB in process 0, 32 MiB over all 2 processes; \
+             4096.0 KiB per validator-block (4 validators x 2 blocks)\n"
+        )
+    );
+}
