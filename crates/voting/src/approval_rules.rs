@@ -7,7 +7,7 @@
 //! with the one-third rule).
 
 use crate::bits::ValidatorSet;
-use crate::tranches::{Assignee, Tranches};
+use crate::tranches::{Assignees, Tranches};
 use tranche_primitives::{DelayTranche, Tick, ValidatorIndex};
 
 /// Assignments counted towards approval must be at least this many ticks old.
@@ -194,7 +194,7 @@ impl Walk {
 /// Count the no-shows among one tranche's assignments and the earliest
 /// local tick at which one of the others would become a no-show.
 fn count_no_shows(
-    assignments: &[(ValidatorIndex, Tick)],
+    assignments: &Assignees<'_>,
     approvals: &ValidatorSet,
     drift: Tick,
     clock: &Clock,
@@ -203,7 +203,7 @@ fn count_no_shows(
 ) -> (usize, Option<Tick>) {
     let mut next = None;
     let mut n = 0;
-    for &(v, tick) in assignments {
+    for (v, tick) in assignments.iter() {
         if v.0 as usize >= approvals.len() {
             continue;
         }
@@ -257,13 +257,13 @@ pub fn tranches_to_approve(
     let mut rest = tranches.iter().peekable();
     let mut last_visited: DelayTranche = 0;
     // Tranche 0 is always visited, empty or not.
-    let first: &[Assignee] = match rest.next_if(|(t, _)| *t == 0) {
+    let first = match rest.next_if(|(t, _)| *t == 0) {
         Some((_, a)) => a,
-        None => &[],
+        None => Assignees::empty(),
     };
     let visit = |walk: &mut Walk,
                  tranche: DelayTranche,
-                 entries: &[Assignee],
+                 entries: Assignees<'_>,
                  nsv: &mut Vec<ValidatorIndex>| {
         let drift = walk.drift(clock.no_show_duration);
         let drifted_now = tick_now.saturating_sub(drift);
@@ -271,8 +271,8 @@ pub fn tranches_to_approve(
             .iter()
             .filter(|(v, _)| (v.0 as usize) < n_validators)
             .count();
-        let last = entries.iter().map(|(_, t)| *t).max();
-        let (no_shows, next) = count_no_shows(entries, approvals, drift, &clock, drifted_now, nsv);
+        let last = entries.iter().map(|(_, t)| t).max();
+        let (no_shows, next) = count_no_shows(&entries, approvals, drift, &clock, drifted_now, nsv);
         walk.advance(n_new, no_shows, next, last);
         walk.finished(tranche, needed_approvals, n_validators)
     };
@@ -305,7 +305,7 @@ pub fn assignments_up_to(
 ) -> ValidatorSet {
     let mut m = ValidatorSet::new(n_validators);
     for (_, assignees) in tranches.iter().take_while(|(t, _)| *t <= tranche) {
-        for (v, _) in assignees {
+        for (v, _) in assignees.iter() {
             m.insert(v.0 as usize);
         }
     }
@@ -367,13 +367,13 @@ pub(crate) fn tranches_to_approve_reference(
         let entries = tranches
             .iter()
             .find(|(t, _)| *t == tranche)
-            .map_or(&[][..], |(_, a)| a);
+            .map_or_else(|| Assignees::empty(), |(_, a)| a);
         let n_new = entries
             .iter()
             .filter(|(v, _)| (v.0 as usize) < n_validators)
             .count();
-        let last = entries.iter().map(|(_, t)| *t).max();
-        let (ns, next) = count_no_shows(entries, approvals, drift, &clock, drifted_now, &mut sink);
+        let last = entries.iter().map(|(_, t)| t).max();
+        let (ns, next) = count_no_shows(&entries, approvals, drift, &clock, drifted_now, &mut sink);
         walk.advance(n_new, ns, next, last);
         if let Some(r) = walk.finished(tranche, needed_approvals, n_validators) {
             return r;

@@ -41,4 +41,4 @@ pub use store::{
     AssignmentRecord, DurabilityCounts, MemoryStore, RedbStore, Snapshot, Store, StoreError, Table,
     WriteBatch, WriteOp, TABLES,
 };
-pub use tranches::{Assignee, Tranches};
+pub use tranches::{Assignee, Assignees, Tranches};

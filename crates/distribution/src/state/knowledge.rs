@@ -9,8 +9,8 @@
 //! 2 × 125 bytes at 1 000 peers, per message and per validator — is mostly
 //! zeros.
 //!
-//! Here each set is a sorted list of peer ids stored as gaps in LEB128
-//! (a gap under 128 takes one byte): `id₀, id₁ − id₀ − 1, …`. A message's
+//! Here each set is a sorted list of peer ids stored as gaps,
+//! `id₀, id₁ − id₀ − 1, …`, a gap under 240 in one byte (see `encode`). A message's
 //! three lists lie back to back in one chunk of its block's [`Arena`];
 //! the message holds a [`Known`] of 8 bytes (where the chunk is and how
 //! long each list is). Chunks come in size classes and are recycled
@@ -82,18 +82,30 @@ pub(crate) struct Arena {
     dense_free: Vec<u32>,
 }
 
+/// Gaps below this take one byte.
+const ONE: u32 = 240;
+/// First bytes `ONE..LONG` start a two-byte gap (`15 × 256` values).
+const LONG: u8 = 255;
+/// Gaps below this take at most two bytes.
+const TWO: u32 = ONE + (LONG as u32 - ONE) * 256;
+
+/// Encode a gap: one byte below 240 (a list's members are a few of a
+/// thousand peers, so most gaps are), two up to 4 079, three beyond (a
+/// 255 and the gap past 4 079, big-endian).
 fn encode(gap: u32, out: &mut [u8; 3]) -> usize {
-    if gap < 0x80 {
+    if gap < ONE {
         out[0] = gap as u8;
         1
-    } else if gap < 0x4000 {
-        out[0] = (gap as u8 & 0x7f) | 0x80;
-        out[1] = (gap >> 7) as u8;
+    } else if gap < TWO {
+        let g = gap - ONE;
+        out[0] = ONE as u8 + (g >> 8) as u8;
+        out[1] = g as u8;
         2
     } else {
-        out[0] = (gap as u8 & 0x7f) | 0x80;
-        out[1] = ((gap >> 7) as u8 & 0x7f) | 0x80;
-        out[2] = (gap >> 14) as u8;
+        let g = gap - TWO;
+        out[0] = LONG;
+        out[1] = (g >> 8) as u8;
+        out[2] = g as u8;
         3
     }
 }
@@ -102,18 +114,13 @@ fn encode(gap: u32, out: &mut [u8; 3]) -> usize {
 #[inline]
 fn decode(bytes: &[u8], i: usize) -> (u32, usize) {
     let b0 = bytes[i];
-    if b0 < 0x80 {
-        return (b0 as u32, 1);
+    if (b0 as u32) < ONE {
+        (b0 as u32, 1)
+    } else if b0 < LONG {
+        (ONE + ((b0 as u32 - ONE) << 8 | bytes[i + 1] as u32), 2)
+    } else {
+        (TWO + ((bytes[i + 1] as u32) << 8 | bytes[i + 2] as u32), 3)
     }
-    let b1 = bytes[i + 1];
-    let low = (b0 & 0x7f) as u32;
-    if b1 < 0x80 {
-        return (low | (b1 as u32) << 7, 2);
-    }
-    (
-        low | ((b1 & 0x7f) as u32) << 7 | (bytes[i + 2] as u32) << 14,
-        3,
-    )
 }
 
 /// Where `p` is, or would go, in one encoded list.
@@ -455,11 +462,11 @@ mod tests {
         for (gap, len) in [
             (0, 1),
             (1, 1),
-            (127, 1),
-            (128, 2),
+            (239, 1),
+            (240, 2),
             (300, 2),
-            (16_383, 2),
-            (16_384, 3),
+            (4_079, 2),
+            (4_080, 3),
             (65_535, 3),
         ] {
             let mut b = [0u8; 3];
@@ -473,7 +480,8 @@ mod tests {
     fn a_short_list_takes_a_byte_per_peer() {
         let mut a = Arena::default();
         let mut k = Known::default();
-        for p in [3, 70, 140, 200, 250] {
+        // Gaps up to 239 (200 -> 440) take a byte.
+        for p in [3, 70, 140, 200, 440] {
             assert!(a.insert(&mut k, List::Sent, p));
         }
         assert!(!a.insert(&mut k, List::Sent, 140));
@@ -481,7 +489,7 @@ mod tests {
         assert_eq!(CLASSES[k.class as usize], 8);
         assert_eq!(
             a.iter(&k, List::Sent).collect::<Vec<_>>(),
-            vec![3, 70, 140, 200, 250]
+            vec![3, 70, 140, 200, 440]
         );
         assert!(a.knows(&k, 70) && !a.knows(&k, 71));
     }
