@@ -219,6 +219,14 @@ fn run(cli: Cli) -> Result<u8> {
     }
 }
 
+/// The process's allocator: jemalloc on Linux, as Polkadot's node binary
+/// (`polkadot/src/main.rs`). The simulation frees on one worker thread
+/// what another allocated (every notification crosses workers), which
+/// glibc's per-thread arenas serve with a lock and a consolidation each.
+#[cfg(target_os = "linux")]
+#[global_allocator]
+static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 fn main() -> ExitCode {
     tranche_report::stream::install_panic_net();
     let cli = Cli::parse();

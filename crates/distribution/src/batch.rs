@@ -5,7 +5,6 @@
 
 use crate::action::Outgoing;
 use crate::PeerId;
-use std::collections::BTreeMap;
 use tranche_primitives::constants::{MAX_APPROVAL_BATCH_SIZE, MAX_ASSIGNMENT_BATCH_SIZE};
 use tranche_primitives::ApprovalDistributionMessage;
 
@@ -15,10 +14,13 @@ use tranche_primitives::ApprovalDistributionMessage;
 pub fn batch_notifications(
     sends: impl IntoIterator<Item = (PeerId, Outgoing)>,
 ) -> Vec<(PeerId, ApprovalDistributionMessage)> {
-    let mut per_peer: BTreeMap<PeerId, Vec<ApprovalDistributionMessage>> = BTreeMap::new();
+    let mut sends: Vec<(PeerId, Outgoing)> = sends.into_iter().collect();
+    // Stable: each peer's items keep their order.
+    sends.sort_by_key(|(p, _)| *p);
+    let mut out: Vec<(PeerId, ApprovalDistributionMessage)> = Vec::new();
     for (peer, item) in sends {
-        let msgs = per_peer.entry(peer).or_default();
-        match (msgs.last_mut(), item) {
+        let last = out.last_mut().filter(|(p, _)| *p == peer).map(|(_, m)| m);
+        match (last, item) {
             (Some(ApprovalDistributionMessage::Assignments(v)), Outgoing::Assignment(a))
                 if v.len() < MAX_ASSIGNMENT_BATCH_SIZE =>
             {
@@ -30,15 +32,12 @@ pub fn batch_notifications(
                 v.push(a)
             }
             (_, Outgoing::Assignment(a)) => {
-                msgs.push(ApprovalDistributionMessage::Assignments(vec![a]))
+                out.push((peer, ApprovalDistributionMessage::Assignments(vec![a])))
             }
             (_, Outgoing::Approval(a)) => {
-                msgs.push(ApprovalDistributionMessage::Approvals(vec![a]))
+                out.push((peer, ApprovalDistributionMessage::Approvals(vec![a])))
             }
         }
     }
-    per_peer
-        .into_iter()
-        .flat_map(|(p, msgs)| msgs.into_iter().map(move |m| (p, m)))
-        .collect()
+    out
 }
