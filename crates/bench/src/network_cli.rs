@@ -559,7 +559,7 @@ mod tests {
         let big = spec("n_validators: 400\nn_cores: 80\n");
         assert_eq!(
             estimate_note(&big, "big.yaml", 2).unwrap(),
-            "note: big.yaml: 400 validators x 80 cores x 5 blocks: about 1800 MiB per process \
+            "note: big.yaml: 400 validators x 80 cores x 5 blocks: about 442 MiB per process \
              and 128 CPU-s in all (release build)"
         );
         let lossy = spec("n_validators: 200\nn_cores: 40\nloss_probability: 1.0\n");

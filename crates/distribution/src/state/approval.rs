@@ -184,18 +184,17 @@ impl State {
         let Some(t) = self.topologies.get(&entry.block.session) else {
             return; // no topology: no grid and no random peers either
         };
-        for q in t
-            .peers_to_route(routing)
-            .iter_or_and(&random, &entry.known_by)
-        {
-            if Some(q) == src {
-                continue;
-            }
-            knowledge.insert(known, List::Sent, q);
-            out.push(Action::Send {
-                peer: PeerId(q as u32),
-                item: Outgoing::Approval(vote.clone()),
-            });
-        }
+        let sent = &mut self.scratch;
+        sent.clear();
+        sent.extend(
+            t.peers_to_route(routing)
+                .iter_or_and(&random, &entry.known_by)
+                .filter(|&q| Some(q) != src),
+        );
+        knowledge.extend(known, List::Sent, sent);
+        out.extend(sent.iter().map(|&q| Action::Send {
+            peer: PeerId(q as u32),
+            item: Outgoing::Approval(vote.clone()),
+        }));
     }
 }

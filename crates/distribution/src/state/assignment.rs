@@ -303,24 +303,24 @@ impl State {
             }
             // Grid and random peers in ascending id, as one bitset of
             // sent peers would list them.
+            let sent = &mut self.scratch;
+            sent.clear();
             let mut picked = picks.iter().copied().peekable();
-            let mut send = |q: usize| {
-                knowledge.insert(&mut ae.known, List::Sent, q);
-                out.push(Action::Send {
-                    peer: PeerId(q as u32),
-                    item: Outgoing::Assignment(item.clone()),
-                });
-            };
             for q in route.iter_and(&entry.known_by) {
                 if Some(q) == src {
                     continue;
                 }
                 while let Some(r) = picked.next_if(|&r| r < q) {
-                    send(r);
+                    sent.push(r);
                 }
-                send(q);
+                sent.push(q);
             }
-            picked.for_each(send);
+            sent.extend(picked);
+            knowledge.extend(&mut ae.known, List::Sent, sent);
+            out.extend(sent.iter().map(|&q| Action::Send {
+                peer: PeerId(q as u32),
+                item: Outgoing::Assignment(item.clone()),
+            }));
         }
         entry.insert_assignment(ae);
     }

@@ -22,9 +22,10 @@ use tranche_primitives::{
 pub(crate) const NONE: u32 = u32::MAX;
 
 /// Chains of a validator's votes, by lowest candidate modulo this: a
-/// validator votes once or a few times per candidate, so a chain is short,
-/// and the table costs 32 bytes a validator, not 4 per candidate.
-const VOTE_BUCKETS: usize = 8;
+/// validator votes at most once per candidate, so a chain holds a few votes
+/// even uncoalesced at 100 cores, and the table costs 128 bytes a
+/// validator, not 4 per candidate.
+const VOTE_BUCKETS: usize = 32;
 
 /// One accepted assignment (upstream's distribution-side `ApprovalEntry`).
 pub(crate) struct AssignmentEntry {

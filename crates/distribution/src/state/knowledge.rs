@@ -300,6 +300,51 @@ impl Arena {
         Peers { inner }
     }
 
+    /// Add `peers`, ascending, to `list`: encoded in one pass where the
+    /// list is empty (a message's sends, listed as they are made), one
+    /// insert each otherwise.
+    pub fn extend(&mut self, k: &mut Known, list: List, peers: &[usize]) {
+        let sorted = peers.windows(2).all(|w| w[0] < w[1]);
+        let empty = k.class == EMPTY || (k.class != DENSE && k.len[list as usize] == 0);
+        if !(sorted && empty) || peers.is_empty() {
+            for &p in peers {
+                self.insert(k, list, p);
+            }
+            return;
+        }
+        let mut buf = [0u8; 256];
+        let (mut n, mut prev) = (0, None);
+        for &p in peers {
+            let mut one = [0u8; 3];
+            let m = encode(gap_after(prev, p as u32), &mut one);
+            if n + m > u8::MAX as usize {
+                // Too long for a list: one at a time, to the bitsets.
+                for &p in peers {
+                    self.insert(k, list, p);
+                }
+                return;
+            }
+            buf[n..n + m].copy_from_slice(&one[..m]);
+            n += m;
+            prev = Some(p as u32);
+        }
+        let total: usize = k.len.iter().map(|&l| l as usize).sum();
+        if total + n > *CLASSES.last().expect("classes") as usize {
+            for &p in peers {
+                self.insert(k, list, p);
+            }
+            return;
+        }
+        if k.class == EMPTY || total + n > CLASSES[k.class as usize] as usize {
+            self.regrow(k, total + n);
+        }
+        let start: usize = k.len[..list as usize].iter().map(|&l| l as usize).sum();
+        let chunk = self.chunk_mut(k.at, k.class);
+        chunk.copy_within(start..total, start + n);
+        chunk[start..start + n].copy_from_slice(&buf[..n]);
+        k.len[list as usize] = n as u8;
+    }
+
     /// Add `p` to `list`; true if it was not there. Peer ids above
     /// `u16::MAX` never reach here (distribution refuses them).
     pub fn insert(&mut self, k: &mut Known, list: List, p: usize) -> bool {
@@ -532,6 +577,32 @@ mod tests {
             carved < used + used / 4,
             "{carved} bytes carved for {used} in use"
         );
+    }
+
+    #[test]
+    fn extending_an_empty_list_equals_inserting_each() {
+        let peers: Vec<usize> = (0..90).map(|i| i * 11 + (i % 3)).collect();
+        for n in [0, 1, 5, 60, 90] {
+            let start = || {
+                let (mut arena, mut k) = (Arena::default(), Known::default());
+                arena.insert(&mut k, List::Received, 7);
+                arena.insert(&mut k, List::Random, 500);
+                (arena, k)
+            };
+            let ((mut a, mut ka), (mut b, mut kb)) = (start(), start());
+            a.extend(&mut ka, List::Sent, &peers[..n]);
+            for &p in &peers[..n] {
+                b.insert(&mut kb, List::Sent, p);
+            }
+            for list in LISTS {
+                let (x, y): (Vec<usize>, Vec<usize>) =
+                    (a.iter(&ka, list).collect(), b.iter(&kb, list).collect());
+                assert_eq!(x, y, "{n} {list:?}");
+            }
+            // A list already holding peers takes them one at a time.
+            a.extend(&mut ka, List::Sent, &[3, 4]);
+            assert!(a.contains(&ka, List::Sent, 3) && a.contains(&ka, List::Sent, 4));
+        }
     }
 
     #[derive(Debug, Clone)]

@@ -142,6 +142,8 @@ pub struct State {
     recent_outdated: VecDeque<Hash>,
     in_flight: IdMap<CheckToken, InFlight>,
     next_token: u64,
+    /// The peers a message is being sent to (kept for its allocation).
+    scratch: Vec<usize>,
 }
 
 fn rep(out: &mut Vec<Action>, peer: PeerId, rep: Rep) {
@@ -163,6 +165,7 @@ impl State {
             recent_outdated: VecDeque::with_capacity(RECENTLY_OUTDATED),
             in_flight: IdMap::default(),
             next_token: 0,
+            scratch: Vec::new(),
         }
     }
 
