@@ -560,13 +560,13 @@ mod tests {
         assert_eq!(
             estimate_note(&big, "big.yaml", 2).unwrap(),
             "note: big.yaml: 400 validators x 80 cores x 5 blocks: about 442 MiB per process \
-             and 128 CPU-s in all (release build)"
+             and 72 CPU-s in all (release build)"
         );
         let lossy = spec("n_validators: 200\nn_cores: 40\nloss_probability: 1.0\n");
         let note = estimate_note(&lossy, "l.yaml", 1).unwrap();
         assert!(
             note.ends_with(
-                "32 CPU-s in all (release build; up to 450 if no-shows, loss or offline \
+                "18 CPU-s in all (release build; up to 250 if no-shows, loss or offline \
                  validators trigger every tranche)"
             ),
             "{note}"
