@@ -562,6 +562,10 @@ mod tests {
             num_blocks,
             ..NetworkSpec::default()
         };
+        let every_tranche = |n_validators, n_cores, num_blocks| NetworkSpec {
+            trigger_all_tranches: true,
+            ..at(n_validators, n_cores, num_blocks)
+        };
         let big = at(1000, 100, 1);
         assert_eq!(big.estimated_cpu_seconds(), (90.0, 90.0));
         let gib = |s: &NetworkSpec| s.estimated_bytes() as f64 / f64::from(1 << 30);
@@ -573,22 +577,13 @@ mod tests {
             ..at(1000, 100, 10)
         };
         assert!((3.9..4.6).contains(&gib(&finalized)), "{}", gib(&finalized));
-        let full = NetworkSpec {
-            trigger_all_tranches: true,
-            ..at(1000, 100, 1)
-        };
+        let full = every_tranche(1000, 100, 1);
         assert!((9.0..10.0).contains(&gib(&full)), "{}", gib(&full));
-        let every = NetworkSpec {
-            trigger_all_tranches: true,
-            ..at(1000, 20, 1)
-        };
+        let every = every_tranche(1000, 20, 1);
         assert!((2.0..2.8).contains(&gib(&every)), "{}", gib(&every));
         // Every tranche: 50 CPU-s a block at 200 x 40, 3 125 at full size
         // (3 111 measured).
-        let all = NetworkSpec {
-            trigger_all_tranches: true,
-            ..at(200, 40, 10)
-        };
+        let all = every_tranche(200, 40, 10);
         let (cpu, most) = all.estimated_cpu_seconds();
         assert!((cpu - 500.0).abs() < 1e-6 && cpu == most, "{cpu}");
         let (cpu, _) = full.estimated_cpu_seconds();

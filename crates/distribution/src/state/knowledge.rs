@@ -304,13 +304,21 @@ impl Arena {
     /// list is empty (a message's sends, listed as they are made), one
     /// insert each otherwise.
     pub fn extend(&mut self, k: &mut Known, list: List, peers: &[usize]) {
-        let sorted = peers.windows(2).all(|w| w[0] < w[1]);
-        let empty = k.class == EMPTY || (k.class != DENSE && k.len[list as usize] == 0);
-        if !(sorted && empty) || peers.is_empty() {
+        if !self.extend_empty(k, list, peers) {
             for &p in peers {
                 self.insert(k, list, p);
             }
-            return;
+        }
+    }
+
+    /// [`Arena::extend`]'s one pass: false, touching nothing, where it
+    /// does not apply (the list not empty, the peers not ascending, or the
+    /// encoding too long for a list or for the largest chunk).
+    fn extend_empty(&mut self, k: &mut Known, list: List, peers: &[usize]) -> bool {
+        let sorted = peers.windows(2).all(|w| w[0] < w[1]);
+        let empty = k.class == EMPTY || (k.class != DENSE && k.len[list as usize] == 0);
+        if !(sorted && empty) || peers.is_empty() {
+            return false;
         }
         let mut buf = [0u8; 256];
         let (mut n, mut prev) = (0, None);
@@ -318,11 +326,7 @@ impl Arena {
             let mut one = [0u8; 3];
             let m = encode(gap_after(prev, p as u32), &mut one);
             if n + m > u8::MAX as usize {
-                // Too long for a list: one at a time, to the bitsets.
-                for &p in peers {
-                    self.insert(k, list, p);
-                }
-                return;
+                return false; // too long for a list: to the bitsets
             }
             buf[n..n + m].copy_from_slice(&one[..m]);
             n += m;
@@ -330,10 +334,7 @@ impl Arena {
         }
         let total: usize = k.len.iter().map(|&l| l as usize).sum();
         if total + n > *CLASSES.last().expect("classes") as usize {
-            for &p in peers {
-                self.insert(k, list, p);
-            }
-            return;
+            return false;
         }
         if k.class == EMPTY || total + n > CLASSES[k.class as usize] as usize {
             self.regrow(k, total + n);
@@ -343,6 +344,7 @@ impl Arena {
         chunk.copy_within(start..total, start + n);
         chunk[start..start + n].copy_from_slice(&buf[..n]);
         k.len[list as usize] = n as u8;
+        true
     }
 
     /// Add `p` to `list`; true if it was not there. Peer ids above
