@@ -59,11 +59,11 @@ fn parse_tolerance(s: &str) -> Result<f64, String> {
 pub fn execute(args: &CompareArgs, verbose: bool) -> Result<u8> {
     match compare_files(&args.baseline, &args.current, &args.policy.policy()) {
         Outcome::Unreadable(e) => {
-            errln!("error: {e}");
+            errln!("error: {}", tranche_config::text::one_line(&e.to_string()));
             Ok(2)
         }
         Outcome::NotComparable(why) => {
-            errln!("not comparable: {why}");
+            errln!("not comparable: {}", tranche_config::text::one_line(&why));
             Ok(EXIT_NOT_COMPARABLE)
         }
         Outcome::Compared(c) => {
