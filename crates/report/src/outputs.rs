@@ -282,6 +282,15 @@ mod tests {
         check(&[("--out", &table, Writes::CostTable)], &[]).unwrap();
         let older = write("old.yaml", "# tranche cost table: the virtual CPU time\n");
         check(&[("--out", &older, Writes::CostTable)], &[]).unwrap();
+        // calibrate --check --json: its own earlier comparison is replaced,
+        // a run report is not.
+        let check_kind = Writes::Result(crate::meta::kind::CALIBRATE_CHECK);
+        let earlier = write(
+            "check.json",
+            r#"{"meta": {"tool": "tranche", "kind": "calibrate-check"}, "checks": []}"#,
+        );
+        check(&[("--json", &earlier, check_kind)], &[]).unwrap();
+        assert!(check(&[("--json", &baseline, check_kind)], &[]).is_err());
         // An empty file, as mktemp makes, holds nothing to lose.
         let empty = write("empty", "");
         check(&[("--json", &empty, RUN)], &[]).unwrap();

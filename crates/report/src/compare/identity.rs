@@ -99,7 +99,7 @@ fn list<T: ToString>(v: &[T]) -> String {
     if v.is_empty() {
         "none".into()
     } else {
-        v.iter().map(T::to_string).collect::<Vec<_>>().join(", ")
+        v.iter().map(T::to_string).collect::<Vec<_>>().join("+")
     }
 }
 

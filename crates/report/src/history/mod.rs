@@ -182,7 +182,8 @@ pub fn apart(series: &[Series]) -> Vec<String> {
             }
             if let Some(why) = differences(&a.identity, &b.identity) {
                 out.push(format!(
-                    "series {} and {} ({}) are not comparable: {why}; followed apart",
+                    "series {} and {} ({}): {why}; followed apart, never judged one against \
+                     the other",
                     i + 1,
                     j + 1,
                     tranche_config::text::bare(&a.name)

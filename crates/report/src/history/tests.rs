@@ -257,7 +257,7 @@ fn results_of_one_step_in_other_layouts_or_workers_are_series_apart_named() {
         "{apart:?}"
     );
     assert!(
-        apart[1].contains("the layout differs: baseline parallel, current classic, parallel"),
+        apart[1].contains("the layout differs: baseline parallel, current classic+parallel"),
         "{apart:?}"
     );
     let text = render(&series, &[]);

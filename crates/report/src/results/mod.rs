@@ -226,7 +226,10 @@ pub(crate) fn words(e: &serde_json::Error, what: &str) -> String {
             let message = message
                 .rsplit_once(" at line ")
                 .map_or(message.as_str(), |(m, _)| m);
-            if let Some(key) = message.strip_prefix(strict::DUPLICATE) {
+            let twice = message
+                .strip_prefix(strict::DUPLICATE)
+                .or_else(|| message.strip_prefix("duplicate field "));
+            if let Some(key) = twice {
                 return format!(
                     "it has the key {} twice{at}",
                     tranche_config::text::one_line(key)

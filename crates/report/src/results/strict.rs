@@ -199,9 +199,8 @@ impl<'de> Visitor<'de> for Records {
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::new();
-        while let Some(record) = seq.next_element_seed(PLAIN)? {
-            let record: crate::network::NodeRecord =
-                serde_json::from_value(record).map_err(de::Error::custom)?;
+        // Typed at once (serde's derive refuses a field given twice).
+        while let Some(record) = seq.next_element::<crate::network::NodeRecord>()? {
             out.push(RecordDigest::of(&record));
         }
         Ok(out)
