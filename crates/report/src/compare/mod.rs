@@ -447,8 +447,13 @@ pub(crate) struct CpuFigure {
 }
 
 impl CpuFigure {
+    /// `-` for a figure the run did not produce (NaN: a floor with
+    /// `--floor off`, a ratio to it).
     pub(crate) fn show(&self) -> String {
         let d = self.digits;
+        if !self.value.is_finite() {
+            return "-".into();
+        }
         match self.spread {
             Some((lo, hi)) => format!("{:.d$} [{lo:.d$}..{hi:.d$}]", self.value),
             None => format!("{:.d$}", self.value),
@@ -475,6 +480,15 @@ fn cpu_figures(r: &RunReport) -> Vec<CpuFigure> {
         digits,
     };
     let f = &r.crypto_floor;
+    // A floor not measured (`--floor off`, older files without the
+    // batched one) and the ratios to it are no figures: NaN, shown `-`.
+    let made = |v: f64, floor_s: f64| {
+        if f.mode == "off" || floor_s <= 0.0 {
+            f64::NAN
+        } else {
+            v
+        }
+    };
     let mut v = vec![
         fig(
             "node total, CPU s per block".into(),
@@ -485,28 +499,28 @@ fn cpu_figures(r: &RunReport) -> Vec<CpuFigure> {
         ),
         fig(
             "crypto floor, one-by-one, CPU s per block".into(),
-            f.cpu_s / blocks,
+            made(f.cpu_s / blocks, f.cpu_s),
             spread(reps.map(|x| &x.floor_cpu_s), blocks),
             Judged::Shown,
             4,
         ),
         fig(
             "crypto floor, batched, CPU s per block".into(),
-            f.batched_cpu_s / blocks,
+            made(f.batched_cpu_s / blocks, f.batched_cpu_s),
             spread(reps.map(|x| &x.batched_floor_cpu_s), blocks),
             Judged::Shown,
             4,
         ),
         fig(
             "node total ÷ one-by-one floor".into(),
-            f.node_ratio,
+            made(f.node_ratio, f.cpu_s),
             spread(reps.map(|x| &x.node_ratio), 1.0),
             Judged::Ratio,
             2,
         ),
         fig(
             "node total ÷ batched floor".into(),
-            f.node_ratio_batched,
+            made(f.node_ratio_batched, f.batched_cpu_s),
             spread(reps.map(|x| &x.node_ratio_batched), 1.0),
             Judged::Ratio,
             2,
@@ -533,7 +547,7 @@ pub(crate) fn judge_cpu(
     cur: &CpuFigure,
     policy: &CpuPolicy,
 ) -> (String, Verdict) {
-    if base.value <= 0.0 {
+    if base.value <= 0.0 || !base.value.is_finite() || !cur.value.is_finite() {
         return (String::new(), Verdict::Info);
     }
     let ratio = cur.value / base.value;

@@ -373,3 +373,24 @@ fn timing_dependent_figures_are_shown_apart_and_never_judged() {
         assert!(!crate::timing::is_timing_dependent(&name), "{name}");
     }
 }
+
+#[test]
+fn a_floor_not_measured_and_its_ratios_are_a_dash_not_zero() {
+    let mut off = run();
+    off.crypto_floor.mode = "off".into();
+    let c = compare(&file(off.clone()), &file(off), &CpuPolicy::default());
+    assert!(c.passed());
+    for name in [
+        "crypto floor, one-by-one, CPU s per block",
+        "node total ÷ one-by-one floor",
+        "node total ÷ batched floor",
+    ] {
+        let row = c.rows.iter().find(|r| r.figure == name).unwrap();
+        assert_eq!(
+            (row.baseline.as_str(), row.current.as_str()),
+            ("-", "-"),
+            "{name}"
+        );
+        assert_eq!(row.verdict, Verdict::Info);
+    }
+}
