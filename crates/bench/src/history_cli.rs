@@ -88,7 +88,7 @@ pub fn execute(args: &HistoryArgs) -> Result<u8> {
     }
     if entries.is_empty() {
         for line in &skipped {
-            tranche_report::errln!("note: {}", tranche_config::text::one_line(line));
+            tranche_report::errln!("note: {}", tranche_config::text::escape_controls(line));
         }
         let listed: Vec<String> = args
             .paths

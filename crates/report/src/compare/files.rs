@@ -71,7 +71,9 @@ pub fn compare_files(baseline: &Path, current: &Path, policy: &CpuPolicy) -> Out
             if runs.is_empty() {
                 "none".to_owned()
             } else {
-                runs.join(", ")
+                let shown: Vec<String> =
+                    runs.iter().map(|r| tranche_config::text::bare(r)).collect();
+                shown.join(", ")
             }
         };
         return Outcome::NotComparable(format!(

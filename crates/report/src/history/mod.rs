@@ -233,9 +233,14 @@ fn step_of(c: &Comparison) -> Step {
             } else {
                 format!(" ({})", r.difference)
             };
+            let b = tranche_config::text::bare;
             format!(
-                "{}: {} -> {}{diff} [{}]",
-                r.figure, r.baseline, r.current, r.run
+                "{}: {} -> {}{} [{}]",
+                b(&r.figure),
+                b(&r.baseline),
+                b(&r.current),
+                b(&diff),
+                b(&r.run)
             )
         })
         .collect();

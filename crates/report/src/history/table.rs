@@ -4,7 +4,7 @@
 
 use super::{Series, Step};
 use std::fmt::Write as _;
-use tranche_config::text::bare;
+use tranche_config::text::{bare, escape_controls};
 
 /// The commit as the table shows it: 12 hex digits, as `--version`.
 fn short(commit: &str) -> &str {
@@ -58,11 +58,11 @@ pub fn series_table(s: &Series) -> String {
                     bare(&p.file)
                 );
                 for f in failed {
-                    let _ = writeln!(out, "  {}", tranche_config::text::one_line(f));
+                    let _ = writeln!(out, "  {}", escape_controls(f));
                 }
             }
             Step::NotComparable(why) => {
-                let why = tranche_config::text::one_line(why);
+                let why = escape_controls(why);
                 let _ = writeln!(out, "#{} not comparable with #{i}: {why}", i + 1);
             }
             _ => {}
@@ -108,7 +108,7 @@ pub fn render(series: &[Series], skipped: &[String]) -> String {
         out.push('\n');
     }
     for line in skipped {
-        let _ = writeln!(out, "note: {}", tranche_config::text::one_line(line));
+        let _ = writeln!(out, "note: {}", escape_controls(line));
     }
     for line in super::apart(series) {
         let _ = writeln!(out, "not comparable: {line}");

@@ -281,3 +281,23 @@ fn the_page_names_each_result_by_commit_and_date_on_its_x_axis() {
     );
     assert!(page.contains("commit and date"), "the axis says so");
 }
+
+#[test]
+fn a_note_already_cut_is_not_cut_again_and_its_controls_are_escaped() {
+    let e = crate::results::parse(
+        &serde_json::json!({
+            "meta": {"tool": "tranche", "kind": "run", "date": "x".repeat(70_000)},
+            "tool": "tranche", "version": "0.2.0", "runs": []
+        })
+        .to_string(),
+        "d\u{1b}.json",
+    )
+    .unwrap_err()
+    .to_string();
+    let text = render(&[], &[e]);
+    assert_eq!(text.matches("bytes)").count(), 1, "{text}");
+    assert!(
+        text.contains("(70 000 bytes) is not a date") && !text.contains('\u{1b}'),
+        "{text}"
+    );
+}
