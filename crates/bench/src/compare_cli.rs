@@ -5,6 +5,7 @@
 
 use anyhow::Result;
 use std::path::PathBuf;
+use tranche_config::text::escape_controls;
 use tranche_report::compare::files::{compare_files, Outcome};
 use tranche_report::compare::{CpuPolicy, EXIT_NOT_COMPARABLE};
 use tranche_report::errln;
@@ -59,11 +60,11 @@ fn parse_tolerance(s: &str) -> Result<f64, String> {
 pub fn execute(args: &CompareArgs, verbose: bool) -> Result<u8> {
     match compare_files(&args.baseline, &args.current, &args.policy.policy()) {
         Outcome::Unreadable(e) => {
-            errln!("error: {e}");
+            errln!("error: {}", escape_controls(&e.to_string()));
             Ok(2)
         }
         Outcome::NotComparable(why) => {
-            errln!("not comparable: {why}");
+            errln!("not comparable: {}", escape_controls(&why));
             Ok(EXIT_NOT_COMPARABLE)
         }
         Outcome::Compared(c) => {

@@ -2,8 +2,11 @@
 //! `--json` files of `run`, `network` and the sweeps, or the files
 //! themselves), each read through the checked input path; the series'
 //! table on stdout, `--html` the page with a plot per headline figure
-//! (`tranche_report::history`). A file that is no result, or that has no
-//! `meta.date`, is left out with a line saying why.
+//! (`tranche_report::history`). A file that is no result, an invalid one,
+//! or one without `meta.date` is left out with a line saying why (printed
+//! also when no file is left). Exit status 0, or 3 when results of one
+//! name are not comparable (followed as series apart, what differs
+//! named), or when a step could not be judged.
 
 use crate::compare_cli::PolicyArgs;
 use anyhow::{bail, Context, Result};
@@ -28,20 +31,34 @@ pub struct HistoryArgs {
 }
 
 /// The files `paths` name: a folder's `*.json` in name order, a file as
-/// it is.
+/// it is; a path that does not exist is refused by name.
 fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
-        if p.is_dir() {
-            let mut found: Vec<PathBuf> = std::fs::read_dir(p)
-                .with_context(|| format!("cannot read the folder {}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|f| f.extension().is_some_and(|e| e == "json"))
-                .collect();
-            found.sort();
-            out.extend(found);
-        } else {
-            out.push(p.clone());
+        let shown = || tranche_config::text::bare(&p.display().to_string());
+        match std::fs::metadata(p) {
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                bail!("{}: no such file or folder", shown())
+            }
+            Err(e) => bail!("cannot read {}: {e}", shown()),
+            Ok(m) if m.is_dir() => {
+                let mut found: Vec<PathBuf> = Vec::new();
+                for entry in std::fs::read_dir(p)
+                    .with_context(|| format!("cannot read the folder {}", shown()))?
+                {
+                    let Ok(entry) = entry else { continue };
+                    let f = entry.path();
+                    if f.extension().is_some_and(|e| e == "json") {
+                        found.push(f);
+                    }
+                    if out.len() + found.len() > MAX_FILES {
+                        bail!("more than {MAX_FILES} result files; name fewer folders");
+                    }
+                }
+                found.sort();
+                out.extend(found);
+            }
+            Ok(_) => out.push(p.clone()),
         }
         if out.len() > MAX_FILES {
             bail!("more than {MAX_FILES} result files; name fewer folders");
@@ -50,8 +67,8 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-/// Run `tranche history`.
-pub fn execute(args: &HistoryArgs) -> Result<()> {
+/// Run `tranche history`; its exit status.
+pub fn execute(args: &HistoryArgs) -> Result<u8> {
     use tranche_report::outputs;
     let inputs = files(&args.paths)?;
     let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
@@ -70,11 +87,23 @@ pub fn execute(args: &HistoryArgs) -> Result<()> {
         }
     }
     if entries.is_empty() {
-        let listed: Vec<String> = args.paths.iter().map(|p| p.display().to_string()).collect();
+        for line in &skipped {
+            tranche_report::errln!("note: {}", tranche_config::text::escape_controls(line));
+        }
+        let listed: Vec<String> = args
+            .paths
+            .iter()
+            .map(|p| tranche_config::text::bare(&p.display().to_string()))
+            .collect();
         bail!(
-            "no result file to follow in {} ({} file(s) read, none a result)",
+            "no result file to follow in {} ({} file(s) read, none a result{})",
             listed.join(", "),
-            inputs.len()
+            inputs.len(),
+            if skipped.is_empty() {
+                ""
+            } else {
+                ": see the notes above"
+            }
         );
     }
     let (series, mut undated) = history::build(entries, &args.policy.policy());
@@ -85,5 +114,14 @@ pub fn execute(args: &HistoryArgs) -> Result<()> {
         let page = history::page::render(&series, &skipped, &command)?;
         outputs::write_atomic(path, page.as_bytes())?;
     }
-    Ok(())
+    let unjudged = series.iter().any(|s| {
+        s.points
+            .iter()
+            .any(|p| matches!(p.step, history::Step::NotComparable(_)))
+    });
+    Ok(if unjudged || !history::apart(&series).is_empty() {
+        tranche_report::compare::EXIT_NOT_COMPARABLE
+    } else {
+        0
+    })
 }

@@ -96,15 +96,18 @@ enum Command {
     /// the tolerance (and, with --repeat in both files, the baseline's
     /// range). Exit status 0: no regression; 1: regression; 2: a file could
     /// not be read; 3: the files are not comparable (of different kinds,
-    /// another seed, configuration, clock, database or result format; the
-    /// reason is printed).
+    /// another seed, configuration, layout, workers, node under test,
+    /// processes, clock, database or result format, or no figure in
+    /// common; what differs is printed in one line).
     Compare(tranche_bench::compare_cli::CompareArgs),
     /// Follow results over commits: folders (or a list) of `run`,
     /// `network` and `sweep` JSON files, ordered by their `meta.date`, one
-    /// series per kind, configuration and seed; the headline figures of
-    /// each result, each step compare's rule calls a regression marked;
-    /// --html draws them. Exit status 0 whatever the steps (read the
-    /// table); 1 when nothing could be read.
+    /// series per comparable configuration (compare's rule); the headline
+    /// figures of each result, each step compare's rule calls a regression
+    /// marked; --html draws them against commit and date. Exit status 0
+    /// whatever the regressions (read the table); 3 when results of one
+    /// name are not comparable (what differs is named) or a step could not
+    /// be judged; 1 when nothing could be read.
     History(tranche_bench::history_cli::HistoryArgs),
     /// Run the voting state machine on a timed scenario in virtual time
     /// (format: testdata/scenarios/README.md); print a timeline of why each
@@ -153,10 +156,7 @@ fn run(cli: Cli) -> Result<u8> {
             // `-v` (global) lists the identical figures too.
             tranche_bench::compare_cli::execute(&args, cli.verbose > 0)
         }
-        Command::History(args) => {
-            tranche_bench::history_cli::execute(&args)?;
-            Ok(0)
-        }
+        Command::History(args) => tranche_bench::history_cli::execute(&args),
         Command::Run(args) => {
             tranche_bench::run_cli::execute(args)?;
             Ok(0)

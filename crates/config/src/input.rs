@@ -31,6 +31,26 @@ pub fn read_text(path: &Path, max: u64) -> Result<String, InputError> {
         path: path.into(),
         source,
     };
+    let file = open_regular(path, max)?;
+    let mut bytes = Vec::with_capacity(file.metadata().map_or(0, |m| m.len()) as usize);
+    file.take(max + 1).read_to_end(&mut bytes).map_err(io)?;
+    if bytes.len() as u64 > max {
+        return Err(InputError::TooLarge {
+            path: path.into(),
+            max,
+        });
+    }
+    String::from_utf8(bytes).map_err(|_| InputError::NotText { path: path.into() })
+}
+
+/// Open a user file to be read as a stream: a regular file (links are
+/// followed, but what they lead to must be one) of at most `max` bytes
+/// now; the reader bounds what it reads itself (`take(max + 1)`).
+pub fn open_regular(path: &Path, max: u64) -> Result<std::fs::File, InputError> {
+    let io = |source| InputError::Io {
+        path: path.into(),
+        source,
+    };
     let file = open_nonblocking(path).map_err(io)?;
     let meta = file.metadata().map_err(io)?;
     if !meta.is_file() {
@@ -50,15 +70,7 @@ pub fn read_text(path: &Path, max: u64) -> Result<String, InputError> {
             max,
         });
     }
-    let mut bytes = Vec::with_capacity(meta.len() as usize);
-    file.take(max + 1).read_to_end(&mut bytes).map_err(io)?;
-    if bytes.len() as u64 > max {
-        return Err(InputError::TooLarge {
-            path: path.into(),
-            max,
-        });
-    }
-    String::from_utf8(bytes).map_err(|_| InputError::NotText { path: path.into() })
+    Ok(file)
 }
 
 #[cfg(unix)]

@@ -320,6 +320,18 @@ pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, lines: &[Line]) -> Re
 /// A line chart with reference lines `marks` (e.g. each layout's crypto
 /// floor), each thin and dashed in the colour of its `layout`.
 pub fn line_chart_with(chart: &LineChart<'_>, lines: &[Line], marks: &[Line]) -> Result<String> {
+    line_chart_named(chart, lines, marks, &[])
+}
+
+/// [`line_chart_with`] whose whole x values 1, 2, ... are named by
+/// `x_names` (e.g. a result's commit and date); the other values as
+/// numbers.
+pub fn line_chart_named(
+    chart: &LineChart<'_>,
+    lines: &[Line],
+    marks: &[Line],
+    x_names: &[String],
+) -> Result<String> {
     let title = chart.title;
     let layouts: Vec<String> = lines.iter().map(|l| l.layout.clone()).collect();
     let pts = || {
@@ -355,10 +367,17 @@ pub fn line_chart_with(chart: &LineChart<'_>, lines: &[Line], marks: &[Line]) ->
                 &tick
             }
         };
+        let named = |x: &f64| {
+            let i = x.round();
+            match (i >= 1.0 && (x - i).abs() < 1e-9).then(|| x_names.get(i as usize - 1)) {
+                Some(Some(name)) => name.clone(),
+                _ => format(whole_x)(x),
+            }
+        };
         c.configure_mesh()
             .x_desc(chart.x_desc)
             .y_desc(chart.y_desc)
-            .x_label_formatter(format(whole_x))
+            .x_label_formatter(&named)
             .y_label_formatter(format(whole_y))
             .light_line_style(WHITE.mix(0.0))
             .draw()?;

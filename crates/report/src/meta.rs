@@ -307,9 +307,20 @@ pub fn config_difference(baseline: &[String], current: &[String]) -> String {
     for b in baseline {
         match current.iter().find(|c| key(c) == key(b)) {
             Some(c) if c != b => {
-                return format!("{}: baseline {}, current {}", key(b), value(b), value(c))
+                let v = |l: &str| tranche_config::text::bare(&value(l));
+                return format!(
+                    "{}: baseline {}, current {}",
+                    tranche_config::text::bare(&key(b)),
+                    v(b),
+                    v(c)
+                );
             }
-            None => return format!("{} is only in the baseline", key(b)),
+            None => {
+                return format!(
+                    "{} is only in the baseline",
+                    tranche_config::text::bare(&key(b))
+                )
+            }
             _ => {}
         }
     }
@@ -317,7 +328,10 @@ pub fn config_difference(baseline: &[String], current: &[String]) -> String {
         .iter()
         .find(|c| !baseline.iter().any(|b| key(b) == key(c)))
     {
-        Some(c) => format!("{} is only in the current file", key(c)),
+        Some(c) => format!(
+            "{} is only in the current file",
+            tranche_config::text::bare(&key(c))
+        ),
         None => "no recorded field differs (the files were made by builds that hash \
                  differently)"
             .into(),

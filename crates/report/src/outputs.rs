@@ -12,7 +12,7 @@
 //! An output path that does not exist yet may have any name. An existing
 //! one is replaced only when it is this tool's own output of the kind the
 //! flag writes ([`Writes`]): for a JSON result, a file whose `meta.kind`
-//! (older files: whose shape, `crate::results::kind_of`) is that kind —
+//! (older files: whose shape, `crate::results::written_kind`) is that kind —
 //! `tranche network --json base.json` never replaces a `run` baseline —
 //! for `calibrate --out`, a file that begins with the header `calibrate`
 //! writes (so an `!ApprovalNetwork` file is never replaced); for a page, a
@@ -74,7 +74,7 @@ fn not_replaceable(path: &Path, writes: Writes) -> Option<String> {
         }
         Writes::Result(kind) => {
             let text = read_text(path, crate::results::MAX_RESULT_FILE_BYTES).ok();
-            let found = text.as_deref().map(crate::results::kind_of);
+            let found = text.as_deref().map(crate::results::written_kind);
             let mine = format!("{} this tool wrote", crate::meta::kind::describe(kind));
             match found {
                 Some(Ok(k)) if k == kind => None,
@@ -282,6 +282,15 @@ mod tests {
         check(&[("--out", &table, Writes::CostTable)], &[]).unwrap();
         let older = write("old.yaml", "# tranche cost table: the virtual CPU time\n");
         check(&[("--out", &older, Writes::CostTable)], &[]).unwrap();
+        // calibrate --check --json: its own earlier comparison is replaced,
+        // a run report is not.
+        let check_kind = Writes::Result(crate::meta::kind::CALIBRATE_CHECK);
+        let earlier = write(
+            "check.json",
+            r#"{"meta": {"tool": "tranche", "kind": "calibrate-check"}, "checks": []}"#,
+        );
+        check(&[("--json", &earlier, check_kind)], &[]).unwrap();
+        assert!(check(&[("--json", &baseline, check_kind)], &[]).is_err());
         // An empty file, as mktemp makes, holds nothing to lose.
         let empty = write("empty", "");
         check(&[("--json", &empty, RUN)], &[]).unwrap();

@@ -35,24 +35,7 @@ fn a_folder_of_results_over_five_commits_marks_the_planted_regression() {
         std::fs::write(dir.join(name), v.to_string()).unwrap();
     }
     let network = dir.join("n1.json");
-    let made = Command::new(BIN)
-        .args([
-            "network",
-            "--quiet",
-            "--validators",
-            "40",
-            "--cores",
-            "8",
-            "--blocks",
-            "1",
-        ])
-        .arg("--json")
-        .arg(&network)
-        .output()
-        .unwrap();
-    assert!(made.status.success(), "{made:?}");
-    let mut n: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&network).unwrap()).unwrap();
+    let mut n = crate::common::small_network(&network);
     n["meta"]["commit"] = "6666666fffff".into();
     n["meta"]["date"] = "2026-03-06T12:00:00Z".into();
     std::fs::write(dir.join("n2.json"), n.to_string()).unwrap();

@@ -5,9 +5,11 @@
 mod calibrate;
 mod cli;
 mod common;
+mod comparable;
 mod documented;
 mod history;
 mod hostile;
+mod hostile_results;
 mod html_browser;
 mod meta_compare;
 mod model_node;

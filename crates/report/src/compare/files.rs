@@ -18,10 +18,17 @@ pub enum Outcome {
     Unreadable(LoadError),
 }
 
-/// Read both files and judge the second against the first.
+/// Read both files and judge the second against the first. A file of
+/// this tool that compare does not judge (a `calibrate --check`
+/// comparison), files of two kinds, results that are not comparable by
+/// [`super::identity`]'s rule, and a comparison of no figure at all are
+/// not comparable (exit 3), never a pass.
 pub fn compare_files(baseline: &Path, current: &Path, policy: &CpuPolicy) -> Outcome {
     let (base, cur) = match (results::read(baseline), results::read(current)) {
         (Ok(b), Ok(c)) => (b, c),
+        (Err(e @ LoadError::NotJudged { .. }), _) | (_, Err(e @ LoadError::NotJudged { .. })) => {
+            return Outcome::NotComparable(e.to_string())
+        }
         (Err(e), _) | (_, Err(e)) => return Outcome::Unreadable(e),
     };
     if base.kind() != cur.kind() {
@@ -33,7 +40,7 @@ pub fn compare_files(baseline: &Path, current: &Path, policy: &CpuPolicy) -> Out
             kind::describe(cur.kind())
         ));
     }
-    match (base, cur) {
+    let compared = match (base, cur) {
         (ResultFile::Run(b), ResultFile::Run(c)) => {
             for (file, path) in [(&b, baseline), (&c, current)] {
                 if let Err(e) = super::check_run(file, path) {
@@ -41,37 +48,64 @@ pub fn compare_files(baseline: &Path, current: &Path, policy: &CpuPolicy) -> Out
                 }
             }
             match super::not_comparable(&b, &c) {
-                Some(why) => Outcome::NotComparable(why),
-                None => Outcome::Compared(super::compare(&b, &c, policy)),
+                Some(why) => return Outcome::NotComparable(why),
+                None => super::compare(&b, &c, policy),
             }
         }
         (ResultFile::Network(b), ResultFile::Network(c)) => {
             match super::network::not_comparable(&b, &c) {
-                Some(why) => Outcome::NotComparable(why),
-                None => Outcome::Compared(super::network::compare(&b, &c, policy)),
+                Some(why) => return Outcome::NotComparable(why),
+                None => super::network::compare(&b, &c, policy),
             }
         }
-        (b, _) => Outcome::NotComparable(format!(
-            "compare judges run and network reports; both files are {} (follow a sweep \
-             over commits with `tranche history`)",
-            kind::describe(b.kind())
-        )),
+        (b, _) => {
+            return Outcome::NotComparable(format!(
+                "compare judges run and network reports; both files are {} (follow a sweep \
+                 over commits with `tranche history`)",
+                kind::describe(b.kind())
+            ))
+        }
+    };
+    if compared.rows.is_empty() {
+        let only = |runs: &[String]| {
+            if runs.is_empty() {
+                "none".to_owned()
+            } else {
+                let shown: Vec<String> =
+                    runs.iter().map(|r| tranche_config::text::bare(r)).collect();
+                shown.join(", ")
+            }
+        };
+        return Outcome::NotComparable(format!(
+            "no figure to compare: no run is in both files (baseline only: {}; current only: {})",
+            only(&compared.missing_runs),
+            only(&compared.new_runs)
+        ));
     }
+    Outcome::Compared(compared)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `value` written as JSON to `name` in `d`.
+    fn write(
+        d: &tempfile::TempDir,
+        name: &str,
+        value: &impl serde::Serialize,
+    ) -> std::path::PathBuf {
+        let path = d.path().join(name);
+        std::fs::write(&path, serde_json::to_string(value).unwrap()).unwrap();
+        path
+    }
+
     #[test]
     fn files_of_two_kinds_are_said_to_be_so() {
         let d = tempfile::tempdir().unwrap();
-        let run = d.path().join("run.json");
         let file = crate::ReportFile::new(vec![crate::fixture::run()]);
-        std::fs::write(&run, serde_json::to_string(&file).unwrap()).unwrap();
-        let network = d.path().join("network.json");
-        let report = super::super::network::fixture();
-        std::fs::write(&network, serde_json::to_string(&report).unwrap()).unwrap();
+        let run = write(&d, "run.json", &file);
+        let network = write(&d, "network.json", &super::super::network::fixture());
         let sweep = d.path().join("sweep.json");
         let row = crate::sweep_run::RunSweepRow {
             n_validators: 1,
@@ -109,5 +143,35 @@ mod tests {
             panic!("two sweeps were compared");
         };
         assert!(why.contains("tranche history"), "{why}");
+    }
+
+    #[test]
+    fn no_figure_in_common_and_a_calibrate_check_file_are_not_comparable() {
+        let d = tempfile::tempdir().unwrap();
+        let run = write(
+            &d,
+            "run.json",
+            &crate::ReportFile::new(vec![crate::fixture::run()]),
+        );
+        let empty = write(&d, "empty.json", &crate::ReportFile::new(vec![]));
+        let policy = CpuPolicy::default();
+        let Outcome::NotComparable(why) = compare_files(&empty, &run, &policy) else {
+            panic!("a baseline of no run passed");
+        };
+        assert!(why.starts_with("no figure to compare"), "{why}");
+        let check = d.path().join("check.json");
+        std::fs::write(
+            &check,
+            r#"{"meta": {"tool": "tranche", "kind": "calibrate-check"}, "steps": []}"#,
+        )
+        .unwrap();
+        let Outcome::NotComparable(why) = compare_files(&check, &run, &policy) else {
+            panic!("a calibrate-check file was read as a result");
+        };
+        assert!(
+            why.contains("is a comparison of the model with the node (tranche calibrate --check)")
+                && why.contains("which compare and history do not judge"),
+            "{why}"
+        );
     }
 }

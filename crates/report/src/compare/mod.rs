@@ -22,6 +22,7 @@ use crate::results::ResultFile;
 use crate::{ReportFile, RunReport, FORMAT_VERSION, TOOL};
 use std::fmt::Write as _;
 use std::path::Path;
+use tranche_config::text::bare;
 
 /// How CPU figures are judged.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -114,8 +115,10 @@ fn check_comparable(file: &ReportFile) -> Result<(), String> {
 pub const READABLE_VERSIONS: [&str; 2] = [FORMAT_VERSION, "0.1.0"];
 
 /// Why two reports cannot be judged one against the other, if they
-/// cannot: another result format, seed, configuration, clock or database.
-/// Runs of another commit (or machine) are what `compare` is for.
+/// cannot: another result format, or what [`identity::differences`]
+/// names (seed, configuration, layout, workers, node under test,
+/// database), or the clock of a matched run. Runs of another commit (or
+/// machine) are what `compare` is for.
 pub fn not_comparable(baseline: &ReportFile, current: &ReportFile) -> Option<String> {
     let differ = |what: &str, b: &dyn std::fmt::Display, c: &dyn std::fmt::Display| {
         Some(format!("the {what} differs: baseline {b}, current {c}"))
@@ -123,20 +126,17 @@ pub fn not_comparable(baseline: &ReportFile, current: &ReportFile) -> Option<Str
     if baseline.version != current.version {
         return differ("result format version", &baseline.version, &current.version);
     }
-    if let (Some(b), Some(c)) = (&baseline.meta, &current.meta) {
-        if b.seed != c.seed {
-            return differ("seed", &b.seed, &c.seed);
+    for (file, which) in [(baseline, "baseline"), (current, "current file")] {
+        if file.runs.is_empty() {
+            return Some(format!("no figure to compare: the {which} holds no run"));
         }
-        if b.config_hash != c.config_hash {
-            let field = crate::meta::config_difference(&b.config, &c.config);
-            return Some(format!(
-                "the configuration (config_hash) differs: baseline {}, current {}; {field}",
-                b.config_hash, c.config_hash
-            ));
-        }
-        if b.database != c.database {
-            return differ("database", &b.database, &c.database);
-        }
+    }
+    let (b, c) = (
+        identity::Identity::of_run(baseline),
+        identity::Identity::of_run(current),
+    );
+    if let Some(why) = identity::differences(&b, &c) {
+        return Some(why);
     }
     for b in &baseline.runs {
         let Some(c) = current.runs.iter().find(|c| key(c) == key(b)) else {
@@ -156,8 +156,8 @@ pub fn not_comparable(baseline: &ReportFile, current: &ReportFile) -> Option<Str
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
     Same,
-    /// A deterministic figure differs, a CPU figure slowed down beyond the
-    /// tolerance, or a run is missing.
+    /// A deterministic figure differs, or a CPU figure slowed down beyond
+    /// the tolerance.
     Regression,
     /// CPU faster than the baseline beyond the tolerance: passes.
     Improved,
@@ -202,6 +202,8 @@ pub struct Comparison {
     pub rows: Vec<Row>,
     /// Runs of the current file without a baseline (not judged).
     pub new_runs: Vec<String>,
+    /// Runs of the baseline without a current twin (listed, not failed).
+    pub missing_runs: Vec<String>,
 }
 
 impl Comparison {
@@ -220,11 +222,22 @@ impl Comparison {
     /// the verdict line and a legend of the verdicts. Identical figures are
     /// counted, and listed only when `verbose`.
     pub fn render(&self, verbose: bool) -> String {
-        let shown: Vec<&Row> = self
+        // Every cell as a terminal may show it: control characters
+        // escaped, cut after 80 bytes with its length.
+        let safe: Vec<Row> = self
             .rows
             .iter()
             .filter(|r| verbose || r.verdict != Verdict::Same)
+            .map(|r| Row {
+                run: bare(&r.run),
+                figure: bare(&r.figure),
+                baseline: bare(&r.baseline),
+                current: bare(&r.current),
+                difference: bare(&r.difference),
+                verdict: r.verdict,
+            })
             .collect();
+        let shown: Vec<&Row> = safe.iter().collect();
         let width = |min: usize, f: fn(&Row) -> &str| {
             shown
                 .iter()
@@ -259,7 +272,10 @@ impl Comparison {
         }
         s.push('\n');
         for n in &self.new_runs {
-            let _ = writeln!(s, "note: {n} has no baseline run; not compared");
+            let _ = writeln!(s, "note: {} has no baseline run; not compared", bare(n));
+        }
+        for n in &self.missing_runs {
+            let _ = writeln!(s, "note: {} has no current run; not compared", bare(n));
         }
         let same = self
             .rows
@@ -290,9 +306,8 @@ impl Comparison {
 
 /// What each verdict of the table means.
 pub const VERDICT_LEGEND: &str = "\
-verdicts: same = identical; FAIL = a deterministic figure differs, a run is
-  missing, or CPU slowed beyond the tolerance (and the baseline's --repeat
-  range); ok = CPU within them; faster = CPU faster beyond them (passes);
+verdicts: same = identical; FAIL = a deterministic figure differs, or CPU
+  slowed beyond the tolerance (and the baseline's --repeat range); ok = CPU within them; faster = CPU faster beyond them (passes);
   - = shown, not judged (wall time, memory, test-environment, the crypto
   floors, ratios without --repeat in both files, CPU under --cpu-floor per
   block, --ignore-cpu, figures that vary under the real clock); varies =
@@ -432,8 +447,13 @@ pub(crate) struct CpuFigure {
 }
 
 impl CpuFigure {
+    /// `-` for a figure the run did not produce (NaN: a floor with
+    /// `--floor off`, a ratio to it).
     pub(crate) fn show(&self) -> String {
         let d = self.digits;
+        if !self.value.is_finite() {
+            return "-".into();
+        }
         match self.spread {
             Some((lo, hi)) => format!("{:.d$} [{lo:.d$}..{hi:.d$}]", self.value),
             None => format!("{:.d$}", self.value),
@@ -460,6 +480,15 @@ fn cpu_figures(r: &RunReport) -> Vec<CpuFigure> {
         digits,
     };
     let f = &r.crypto_floor;
+    // A floor not measured (`--floor off`, older files without the
+    // batched one) and the ratios to it are no figures: NaN, shown `-`.
+    let made = |v: f64, floor_s: f64| {
+        if f.mode == "off" || floor_s <= 0.0 {
+            f64::NAN
+        } else {
+            v
+        }
+    };
     let mut v = vec![
         fig(
             "node total, CPU s per block".into(),
@@ -470,28 +499,28 @@ fn cpu_figures(r: &RunReport) -> Vec<CpuFigure> {
         ),
         fig(
             "crypto floor, one-by-one, CPU s per block".into(),
-            f.cpu_s / blocks,
+            made(f.cpu_s / blocks, f.cpu_s),
             spread(reps.map(|x| &x.floor_cpu_s), blocks),
             Judged::Shown,
             4,
         ),
         fig(
             "crypto floor, batched, CPU s per block".into(),
-            f.batched_cpu_s / blocks,
+            made(f.batched_cpu_s / blocks, f.batched_cpu_s),
             spread(reps.map(|x| &x.batched_floor_cpu_s), blocks),
             Judged::Shown,
             4,
         ),
         fig(
             "node total ÷ one-by-one floor".into(),
-            f.node_ratio,
+            made(f.node_ratio, f.cpu_s),
             spread(reps.map(|x| &x.node_ratio), 1.0),
             Judged::Ratio,
             2,
         ),
         fig(
             "node total ÷ batched floor".into(),
-            f.node_ratio_batched,
+            made(f.node_ratio_batched, f.batched_cpu_s),
             spread(reps.map(|x| &x.node_ratio_batched), 1.0),
             Judged::Ratio,
             2,
@@ -518,7 +547,7 @@ pub(crate) fn judge_cpu(
     cur: &CpuFigure,
     policy: &CpuPolicy,
 ) -> (String, Verdict) {
-    if base.value <= 0.0 {
+    if base.value <= 0.0 || !base.value.is_finite() || !cur.value.is_finite() {
         return (String::new(), Verdict::Info);
     }
     let ratio = cur.value / base.value;
@@ -608,17 +637,11 @@ pub(crate) fn shown_row(run: &str, figure: &str, baseline: f64, current: f64) ->
 /// Compare every baseline run with its current twin.
 pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) -> Comparison {
     let mut rows = Vec::new();
+    let mut missing_runs = Vec::new();
     for b in &baseline.runs {
         let run = label(b);
         let Some(c) = current.runs.iter().find(|c| key(c) == key(b)) else {
-            rows.push(Row {
-                run,
-                figure: "run".into(),
-                baseline: "present".into(),
-                current: "missing".into(),
-                difference: String::new(),
-                verdict: Verdict::Regression,
-            });
+            missing_runs.push(run);
             continue;
         };
         let exact = b.clock == "virtual" && c.clock == "virtual";
@@ -681,10 +704,15 @@ pub fn compare(baseline: &ReportFile, current: &ReportFile, policy: &CpuPolicy) 
         .filter(|c| !baseline.runs.iter().any(|b| key(b) == key(c)))
         .map(label)
         .collect();
-    Comparison { rows, new_runs }
+    Comparison {
+        rows,
+        new_runs,
+        missing_runs,
+    }
 }
 
 pub mod files;
+pub mod identity;
 pub mod network;
 
 #[cfg(test)]

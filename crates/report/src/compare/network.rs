@@ -7,33 +7,21 @@
 //! `run`'s CPU is: only a slowdown beyond the tolerance fails; wall time
 //! and CPU per delivery are shown.
 
+use super::identity::Identity;
 use super::{
     cpu_row, shown_row, valued_row, Comparison, CpuFigure, CpuPolicy, Judged, Row, Verdict,
 };
 use crate::network::{BlockSummary, SimulationReport};
+use crate::results::NetworkResult;
 
-/// Why two network reports cannot be judged one against the other: another
-/// seed or another configuration (the spec, who verifies, the cost table).
-pub fn not_comparable(baseline: &SimulationReport, current: &SimulationReport) -> Option<String> {
-    if baseline.seed != current.seed {
-        return Some(format!(
-            "the seed differs: baseline {}, current {}",
-            baseline.seed, current.seed
-        ));
-    }
-    let (b, c) = match (&baseline.meta, &current.meta) {
-        (Some(b), Some(c)) => (b.config.clone(), c.config.clone()),
-        _ => (
-            crate::meta::spec_fields(&baseline.spec),
-            crate::meta::spec_fields(&current.spec),
-        ),
-    };
-    (b != c).then(|| {
-        format!(
-            "the configuration differs: {}",
-            crate::meta::config_difference(&b, &c)
-        )
-    })
+/// Why two network reports cannot be judged one against the other: what
+/// [`super::identity::differences`] names (seed, configuration — the
+/// spec, who verifies, the cost table — processes).
+pub fn not_comparable(baseline: &NetworkResult, current: &NetworkResult) -> Option<String> {
+    super::identity::differences(
+        &Identity::of_network(&baseline.report),
+        &Identity::of_network(&current.report),
+    )
 }
 
 /// Every exact figure of one block, by name.
@@ -87,26 +75,25 @@ fn exact_figures(r: &SimulationReport) -> Vec<(String, String)> {
     v
 }
 
-/// The row of the validators' own records: how many differ, and the
-/// first that does.
-fn records_row(run: &str, b: &SimulationReport, c: &SimulationReport) -> Row {
+/// The row of the validators' own records (kept as digests): how many
+/// differ, and the first that does.
+fn records_row(run: &str, b: &NetworkResult, c: &NetworkResult) -> Row {
     let differ: Vec<u32> = b
-        .validators
+        .records
         .iter()
-        .zip(&c.validators)
+        .zip(&c.records)
         .filter(|(x, y)| x != y)
         .map(|(x, _)| x.validator)
         .collect();
-    let same = differ.is_empty() && b.validators.len() == c.validators.len();
+    let same = differ.is_empty() && b.records.len() == c.records.len();
     let current = match (differ.first(), same) {
-        (_, true) => format!("{} records", c.validators.len()),
-        (Some(first), _) => format!("{} differ (first: validator {first})", differ.len()),
-        (None, _) => format!("{} records", c.validators.len()),
+        (Some(first), false) => format!("{} differ (first: validator {first})", differ.len()),
+        _ => format!("{} records", c.records.len()),
     };
     Row {
         run: run.to_owned(),
         figure: "validators' records".into(),
-        baseline: format!("{} records", b.validators.len()),
+        baseline: format!("{} records", b.records.len()),
         current,
         difference: if same {
             String::new()
@@ -148,7 +135,8 @@ pub fn cpu_per_delivery_us(r: &SimulationReport) -> f64 {
 }
 
 /// Compare two network reports.
-pub fn compare(b: &SimulationReport, c: &SimulationReport, policy: &CpuPolicy) -> Comparison {
+pub fn compare(bn: &NetworkResult, cn: &NetworkResult, policy: &CpuPolicy) -> Comparison {
+    let (b, c) = (&bn.report, &cn.report);
     let source = std::path::Path::new(&b.source)
         .file_name()
         .map_or_else(|| b.source.clone(), |f| f.to_string_lossy().into_owned());
@@ -166,7 +154,7 @@ pub fn compare(b: &SimulationReport, c: &SimulationReport, policy: &CpuPolicy) -
             })
         })
         .collect();
-    rows.push(records_row(&run, b, c));
+    rows.push(records_row(&run, bn, cn));
     rows.push(cpu_row(&run, cpu_figure(b), &cpu_figure(c), policy));
     for (name, bv, cv) in [
         (
@@ -186,6 +174,7 @@ pub fn compare(b: &SimulationReport, c: &SimulationReport, policy: &CpuPolicy) -
     Comparison {
         rows,
         new_runs: Vec::new(),
+        missing_runs: Vec::new(),
     }
 }
 
@@ -217,16 +206,19 @@ pub(crate) fn fixture() -> SimulationReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use fixture as report;
+
+    fn report() -> NetworkResult {
+        NetworkResult::of(fixture())
+    }
 
     #[test]
     fn the_same_records_pass_a_changed_one_fails_naming_the_validator() {
         let policy = CpuPolicy::default();
         let c = compare(&report(), &report(), &policy);
         assert!(c.passed(), "{}", c.render(true));
-        let mut cur = report();
+        let mut cur = fixture();
         cur.validators[1].blocks[0].approved_after_ms = Some(9000);
-        let c = compare(&report(), &cur, &policy);
+        let c = compare(&report(), &NetworkResult::of(cur), &policy);
         assert!(!c.passed());
         let records = c
             .rows
@@ -244,9 +236,9 @@ mod tests {
             ..CpuPolicy::default()
         };
         let mut slower = report();
-        slower.cost.cpu_s = 1.2;
+        slower.report.cost.cpu_s = 1.2;
         assert!(compare(&report(), &slower, &policy).passed());
-        slower.cost.cpu_s = 2.0;
+        slower.report.cost.cpu_s = 2.0;
         let c = compare(&report(), &slower, &policy);
         assert_eq!(c.regressions(), 1, "{}", c.render(false));
         let ignore = CpuPolicy {
@@ -260,12 +252,12 @@ mod tests {
     fn another_seed_or_spec_is_not_comparable() {
         assert_eq!(not_comparable(&report(), &report()), None);
         let mut other = report();
-        other.seed = 3;
+        other.report.seed = 3;
         assert!(not_comparable(&report(), &other)
             .unwrap()
             .starts_with("the seed differs"));
         let mut other = report();
-        other.spec.num_blocks = 9;
+        other.report.spec.num_blocks = 9;
         let why = not_comparable(&report(), &other).unwrap();
         assert!(why.contains("num_blocks: baseline 5, current 9"), "{why}");
     }

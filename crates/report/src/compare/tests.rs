@@ -118,15 +118,22 @@ fn cpu_inside_the_tolerance_passes_outside_fails_and_faster_passes() {
 }
 
 #[test]
-fn approval_ticks_and_missing_runs_fail_new_runs_are_noted() {
+fn approval_ticks_fail_runs_of_one_file_only_are_listed_not_failed() {
     let mut cur = run();
     cur.blocks[1].approved_after_ms = Some(4500);
     assert!(!compare(&file(run()), &file(cur), &CpuPolicy::default()).passed());
+    // Other workers: not comparable, named; no run is failed for it.
     let mut other = run();
     other.workers = 2;
+    let why = not_comparable(&file(run()), &file(other.clone())).unwrap();
+    assert_eq!(why, "the workers differ: baseline 4, current 2");
     let c = compare(&file(run()), &file(other), &CpuPolicy::default());
-    assert!(!c.passed());
+    assert!(c.rows.is_empty() && c.passed());
     assert_eq!(c.new_runs, vec!["ci [parallel/2]".to_owned()]);
+    assert_eq!(c.missing_runs, vec!["ci [parallel/4]".to_owned()]);
+    assert!(c
+        .render(false)
+        .contains("note: ci [parallel/4] has no current run; not compared"));
     // The same step run through another path still matches.
     let mut a = run();
     a.name = "ci/guard.yaml #1 ApprovalVoting".into();
@@ -135,7 +142,12 @@ fn approval_ticks_and_missing_runs_fail_new_runs_are_noted() {
     assert!(compare(&file(a.clone()), &file(b), &CpuPolicy::default()).passed());
     let mut other_step = a.clone();
     other_step.name = "ci/guard.yaml #2 ApprovalVoting".into();
-    assert!(!compare(&file(a), &file(other_step), &CpuPolicy::default()).passed());
+    let c = compare(&file(a), &file(other_step), &CpuPolicy::default());
+    assert!(
+        c.rows.is_empty(),
+        "no figure in common: not a pass (files: exit 3)"
+    );
+    assert_eq!(c.missing_runs.len(), 1);
 }
 
 #[test]
@@ -359,5 +371,26 @@ fn timing_dependent_figures_are_shown_apart_and_never_judged() {
     // None of them is also an exact figure.
     for (name, _) in exact_figures(&run()) {
         assert!(!crate::timing::is_timing_dependent(&name), "{name}");
+    }
+}
+
+#[test]
+fn a_floor_not_measured_and_its_ratios_are_a_dash_not_zero() {
+    let mut off = run();
+    off.crypto_floor.mode = "off".into();
+    let c = compare(&file(off.clone()), &file(off), &CpuPolicy::default());
+    assert!(c.passed());
+    for name in [
+        "crypto floor, one-by-one, CPU s per block",
+        "node total ÷ one-by-one floor",
+        "node total ÷ batched floor",
+    ] {
+        let row = c.rows.iter().find(|r| r.figure == name).unwrap();
+        assert_eq!(
+            (row.baseline.as_str(), row.current.as_str()),
+            ("-", "-"),
+            "{name}"
+        );
+        assert_eq!(row.verdict, Verdict::Info);
     }
 }

@@ -70,7 +70,7 @@ pub(super) fn name(r: &ResultFile) -> String {
             }
             steps.join(", ")
         }
-        ResultFile::Network(n) => file_name(&n.source),
+        ResultFile::Network(n) => file_name(&n.report.source),
         ResultFile::SweepRun(s) => format!("sweep run, {} points", s.rows.len()),
         ResultFile::SweepNetwork(s) => format!("sweep network, {} points", s.rows.len()),
     }
@@ -99,6 +99,20 @@ fn network_label(r: &SweepRow) -> String {
     )
 }
 
+/// The node's CPU ÷ its layout's floor, where the run measured a floor
+/// (not with `--floor off`, nor where the floor's CPU is 0): a ratio the
+/// run did not produce is no figure ("-"), never 0.
+fn floor_ratio(run: &crate::RunReport) -> Option<f64> {
+    let f = &run.crypto_floor;
+    let floor = if run.batches_signatures() {
+        f.batched_cpu_s
+    } else {
+        f.cpu_s
+    };
+    let ratio = run.floor_ratio();
+    (f.mode != "off" && floor > 0.0 && ratio > 0.0).then_some(ratio)
+}
+
 /// The headline figures of a result, a line per layout or grid point.
 pub(super) fn of(r: &ResultFile) -> Vec<Figures> {
     match r {
@@ -115,21 +129,24 @@ pub(super) fn of(r: &ResultFile) -> Vec<Figures> {
                         ms(median(approved.clone().collect())),
                         ms(approved.max()),
                         Some(run.node_cpu_s / blocks),
-                        Some(run.floor_ratio()),
+                        floor_ratio(run),
                         Some(bytes as f64 / 1024.0 / blocks),
                     ],
                 }
             })
             .collect(),
-        ResultFile::Network(n) => vec![Figures {
-            label: "network".into(),
-            values: vec![
-                ms(median(n.blocks.iter().filter_map(|b| b.p50_ms).collect())),
-                ms(n.blocks.iter().filter_map(|b| b.p99_ms).max()),
-                Some(crate::compare::network::cpu_per_delivery_us(n)),
-                Some(n.bytes_out.p50 as f64 / 1024.0),
-            ],
-        }],
+        ResultFile::Network(n) => {
+            let n = &n.report;
+            vec![Figures {
+                label: "network".into(),
+                values: vec![
+                    ms(median(n.blocks.iter().filter_map(|b| b.p50_ms).collect())),
+                    ms(n.blocks.iter().filter_map(|b| b.p99_ms).max()),
+                    Some(crate::compare::network::cpu_per_delivery_us(n)),
+                    Some(n.bytes_out.p50 as f64 / 1024.0),
+                ],
+            }]
+        }
         ResultFile::SweepRun(s) => s
             .rows
             .iter()
@@ -138,7 +155,7 @@ pub(super) fn of(r: &ResultFile) -> Vec<Figures> {
                 values: vec![
                     ms(r.max_approval_ms),
                     Some(r.node_cpu_per_block_s),
-                    Some(r.node_ratio),
+                    (r.floor_per_block_s > 0.0 && r.node_ratio > 0.0).then_some(r.node_ratio),
                 ],
             })
             .collect(),
@@ -187,9 +204,8 @@ fn show(v: Option<u64>) -> String {
     v.map_or_else(|| "never".to_owned(), |v| v.to_string())
 }
 
-/// Rows of two sweeps matched by their grid point; a point of the
-/// baseline missing from the current sweep is a regression, as a missing
-/// run is to `compare`.
+/// Rows of two sweeps matched by their grid point; a point of one sweep
+/// only is listed, not failed, as a run of one file only is to `compare`.
 fn matched<R>(
     b: &SweepFile<R>,
     c: &SweepFile<R>,
@@ -197,16 +213,24 @@ fn matched<R>(
     judge: impl Fn(&str, &R, &R) -> Vec<crate::compare::Row>,
 ) -> Comparison {
     let mut rows = Vec::new();
+    let mut missing_runs = Vec::new();
     for br in &b.rows {
         let point = label(br);
         match c.rows.iter().find(|cr| label(cr) == point) {
             Some(cr) => rows.extend(judge(&point, br, cr)),
-            None => rows.push(exact(&point, "point", "present".into(), "missing".into())),
+            None => missing_runs.push(point),
         }
     }
+    let new_runs = c
+        .rows
+        .iter()
+        .map(label)
+        .filter(|p| !b.rows.iter().any(|br| label(br) == *p))
+        .collect();
     Comparison {
         rows,
-        new_runs: Vec::new(),
+        new_runs,
+        missing_runs,
     }
 }
 

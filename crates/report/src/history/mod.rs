@@ -1,10 +1,14 @@
 //! `tranche history`: results kept over commits (`run`, `network` and
-//! `sweep` JSON files), each series — one kind, configuration and seed —
-//! ordered by `meta.date` (commit ids do not order), its headline figures
-//! per result, and each step from one result to the next judged by
-//! `compare`'s rule (exact figures exactly, CPU within the tolerance): a
-//! step it calls a regression is marked, with what failed. Printed as a
-//! table (`table`), drawn as a page (`page`).
+//! `sweep` JSON files), each series — one comparable configuration, by
+//! `compare`'s own rule (`crate::compare::identity`: kind, seed,
+//! configuration, layout, workers, node under test, processes, database)
+//! — ordered by `meta.date` (commit ids do not order), its headline
+//! figures per result, and each step from one result to the next judged
+//! by `compare`'s rule (exact figures exactly, CPU within the tolerance):
+//! a step it calls a regression is marked, with what failed. Results of
+//! one name that fall into different series are said to be so, what
+//! differs named ([`apart`]). Printed as a table (`table`), drawn as a
+//! page (`page`).
 
 mod figures;
 pub mod page;
@@ -12,6 +16,7 @@ mod table;
 
 pub use table::render;
 
+use crate::compare::identity::{differences, series_key, Identity};
 use crate::compare::{self, Comparison, CpuPolicy, Verdict};
 use crate::meta::kind;
 use crate::results::ResultFile;
@@ -69,10 +74,12 @@ impl Step {
     }
 }
 
-/// The results of one kind, configuration and seed, in date order.
+/// The results of one comparable configuration, in date order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     pub kind: &'static str,
+    /// What makes its results comparable (its first result's).
+    pub identity: Identity,
     /// What was run: the step, the network file, the sweep.
     pub name: String,
     pub seed: u64,
@@ -102,33 +109,44 @@ pub struct Entry {
 
 /// Series out of `entries`, each in `meta.date` order (a tie in file
 /// name order), every step judged under `policy`; and a line for each
-/// file left out (no `meta.date`: written before results carried one).
+/// file left out (no `meta.date`: written before results carried one; no
+/// run or grid point: nothing to follow).
 pub fn build(entries: Vec<Entry>, policy: &CpuPolicy) -> (Vec<Series>, Vec<String>) {
     let mut skipped = Vec::new();
-    let mut dated: Vec<(Meta, Entry)> = Vec::new();
+    let mut dated: Vec<(i64, Meta, Entry)> = Vec::new();
     for e in entries {
-        match e.result.meta() {
-            Some(m) if !m.date.is_empty() => dated.push((m.clone(), e)),
-            _ => skipped.push(format!(
-                "{}: no meta.date (written before results carried one); left out",
-                e.file
+        let when = e
+            .result
+            .meta()
+            .and_then(|m| crate::results::date_seconds(&m.date).map(|t| (t, m.clone())));
+        let file = tranche_config::text::bare(&e.file);
+        match when {
+            None => skipped.push(format!(
+                "{file}: no meta.date (written before results carried one); left out"
             )),
+            Some(_) if figures::of(&e.result).is_empty() => skipped.push(format!(
+                "{file}: it holds no run or grid point, nothing to follow; left out"
+            )),
+            Some((t, m)) => dated.push((t, m, e)),
         }
     }
-    dated.sort_by(|(a, x), (b, y)| a.date.cmp(&b.date).then(x.file.cmp(&y.file)));
+    dated.sort_by(|(a, _, x), (b, _, y)| a.cmp(b).then(x.file.cmp(&y.file)));
     let mut series: Vec<(Series, Option<ResultFile>)> = Vec::new();
-    for (meta, entry) in dated {
+    for (_, meta, entry) in dated {
         let k = entry.result.kind();
-        let at = series.iter().position(|(s, _)| {
-            s.kind == k && s.seed == meta.seed && s.config_hash == meta.config_hash
-        });
+        let id = Identity::of(&entry.result);
+        let key = series_key(&id);
+        let at = series
+            .iter()
+            .position(|(s, _)| series_key(&s.identity) == key);
         let at = at.unwrap_or_else(|| {
             series.push((
                 Series {
                     kind: k,
                     name: figures::name(&entry.result),
-                    seed: meta.seed,
-                    config_hash: meta.config_hash.clone(),
+                    seed: id.seed.unwrap_or(meta.seed),
+                    config_hash: id.config_hash.clone(),
+                    identity: id,
                     points: Vec::new(),
                 },
                 None,
@@ -152,6 +170,30 @@ pub fn build(entries: Vec<Entry>, policy: &CpuPolicy) -> (Vec<Series>, Vec<Strin
     (series.into_iter().map(|(s, _)| s).collect(), skipped)
 }
 
+/// For each two series of one kind and name (the same step, network file
+/// or sweep) that are not comparable, a line naming what differs: their
+/// results are followed apart, never judged one against the other.
+pub fn apart(series: &[Series]) -> Vec<String> {
+    let mut out = Vec::new();
+    for (i, a) in series.iter().enumerate() {
+        for (j, b) in series.iter().enumerate().skip(i + 1) {
+            if a.kind != b.kind || a.name != b.name {
+                continue;
+            }
+            if let Some(why) = differences(&a.identity, &b.identity) {
+                out.push(format!(
+                    "series {} and {} ({}): {why}; followed apart, never judged one against \
+                     the other",
+                    i + 1,
+                    j + 1,
+                    tranche_config::text::bare(&a.name)
+                ));
+            }
+        }
+    }
+    out
+}
+
 /// The step from `prev` to `cur` (one kind), by `compare`'s rule.
 fn judge(prev: &ResultFile, cur: &ResultFile, policy: &CpuPolicy) -> Step {
     let judged = match (prev, cur) {
@@ -173,6 +215,9 @@ fn judge(prev: &ResultFile, cur: &ResultFile, policy: &CpuPolicy) -> Step {
     };
     match judged {
         Err(why) => Step::NotComparable(why),
+        Ok(c) if c.rows.is_empty() => {
+            Step::NotComparable("no figure in common with the result before".into())
+        }
         Ok(c) => step_of(&c),
     }
 }
@@ -188,9 +233,14 @@ fn step_of(c: &Comparison) -> Step {
             } else {
                 format!(" ({})", r.difference)
             };
+            let b = tranche_config::text::bare;
             format!(
-                "{}: {} -> {}{diff} [{}]",
-                r.figure, r.baseline, r.current, r.run
+                "{}: {} -> {}{} [{}]",
+                b(&r.figure),
+                b(&r.baseline),
+                b(&r.current),
+                b(&diff),
+                b(&r.run)
             )
         })
         .collect();

@@ -7,8 +7,19 @@
 use super::table::{heading, series_table};
 use super::Series;
 use crate::html::escape;
-use crate::html_chart::{line_chart_with, Line, LineChart};
+use crate::html_chart::{line_chart_named, Line, LineChart};
 use anyhow::Result;
+
+/// Each result's name on the x axis: its commit (12 digits) and day.
+fn x_names(s: &Series) -> Vec<String> {
+    s.points
+        .iter()
+        .map(|p| {
+            let commit = tranche_config::text::bare(p.commit.get(..12).unwrap_or(&p.commit));
+            format!("{commit} {}", p.date.get(..10).unwrap_or(&p.date))
+        })
+        .collect()
+}
 
 /// The plots of one series.
 fn plots(s: &Series) -> Result<String> {
@@ -55,31 +66,48 @@ fn plots(s: &Series) -> Result<String> {
             .collect();
         let chart = LineChart {
             title: figure,
-            x_desc: "result, in meta.date order (the table's #)",
+            x_desc: "commit and date (meta.date), in date order",
             y_desc: figure,
             y_from_data: false,
         };
-        out.push_str(&line_chart_with(&chart, &lines, &marks)?);
+        out.push_str(&line_chart_named(&chart, &lines, &marks, &x_names(s))?);
         out.push('\n');
     }
     Ok(out)
 }
 
+/// Largest page written: past it, series keep their tables but lose their
+/// plots, and a note says how many (10 000 results of as many
+/// configurations would otherwise make a page of hundreds of MB).
+pub const MAX_PAGE_BYTES: usize = 32 << 20;
+
 /// The page.
 pub fn render(series: &[Series], skipped: &[String], command: &str) -> Result<String> {
     let mut body = String::new();
+    let mut unplotted = 0;
     for s in series {
         body.push_str(&format!(
-            "<h2>{}</h2>\n<pre>{}</pre>\n{}",
+            "<h2>{}</h2>\n<pre>{}</pre>\n",
             escape(&heading(s)),
             escape(&series_table(s)),
-            plots(s)?
         ));
+        if body.len() < MAX_PAGE_BYTES {
+            body.push_str(&plots(s)?);
+        } else {
+            unplotted += 1;
+        }
     }
-    let notes: String = skipped
+    let mut notes: String = skipped
         .iter()
         .map(|l| format!("<p>note: {}</p>\n", escape(l)))
         .collect();
+    if unplotted > 0 {
+        notes.push_str(&format!(
+            "<p>note: the plots of {unplotted} series are left out: the page reached its \
+             limit of {} MiB (name fewer results)</p>\n",
+            MAX_PAGE_BYTES >> 20
+        ));
+    }
     Ok(format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tranche history</title>\n\
          <style>body{{font-family:sans-serif;margin:2em;max-width:1100px}}pre{{font-size:13px;overflow-x:auto}}\

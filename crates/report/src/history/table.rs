@@ -4,6 +4,7 @@
 
 use super::{Series, Step};
 use std::fmt::Write as _;
+use tranche_config::text::{bare, escape_controls};
 
 /// The commit as the table shows it: 12 hex digits, as `--version`.
 fn short(commit: &str) -> &str {
@@ -53,14 +54,15 @@ pub fn series_table(s: &Series) -> String {
                     out,
                     "regression at #{} (commit {}, {}):",
                     i + 1,
-                    short(&p.commit),
-                    p.file
+                    bare(short(&p.commit)),
+                    bare(&p.file)
                 );
                 for f in failed {
-                    let _ = writeln!(out, "  {f}");
+                    let _ = writeln!(out, "  {}", escape_controls(f));
                 }
             }
             Step::NotComparable(why) => {
+                let why = escape_controls(why);
                 let _ = writeln!(out, "#{} not comparable with #{i}: {why}", i + 1);
             }
             _ => {}
@@ -69,14 +71,28 @@ pub fn series_table(s: &Series) -> String {
     out
 }
 
-/// The heading of a series.
+/// The heading of a series: what was run, and what makes its results
+/// comparable.
 pub fn heading(s: &Series) -> String {
+    let id = &s.identity;
+    let mut what = format!("seed {}, config {}", s.seed, bare(&s.config_hash));
+    if !id.layouts.is_empty() {
+        what.push_str(&format!(", layout {}", bare(&id.layouts.join("+"))));
+    }
+    if !id.workers.is_empty() {
+        let w: Vec<String> = id.workers.iter().map(usize::to_string).collect();
+        what.push_str(&format!(", workers {}", w.join("+")));
+    }
+    if !id.node.is_empty() {
+        what.push_str(&format!(", node {}", bare(&id.node.join("+"))));
+    }
+    if let Some(p) = id.processes {
+        what.push_str(&format!(", {p} process(es)"));
+    }
     format!(
-        "{}: {} (seed {}, config {}), {} result(s) in meta.date order, {} regression(s)",
+        "{}: {} ({what}), {} result(s) in meta.date order, {} regression(s)",
         s.kind,
-        s.name,
-        s.seed,
-        s.config_hash,
+        bare(&s.name),
         s.points.len(),
         s.regressions()
     )
@@ -92,7 +108,10 @@ pub fn render(series: &[Series], skipped: &[String]) -> String {
         out.push('\n');
     }
     for line in skipped {
-        let _ = writeln!(out, "note: {line}");
+        let _ = writeln!(out, "note: {}", escape_controls(line));
+    }
+    for line in super::apart(series) {
+        let _ = writeln!(out, "not comparable: {line}");
     }
     let regressions: usize = series.iter().map(Series::regressions).sum();
     let results: usize = series.iter().map(|s| s.points.len()).sum();

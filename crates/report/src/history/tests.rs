@@ -62,11 +62,14 @@ fn results_are_ordered_by_date_and_a_planted_regression_is_marked() {
     );
     assert!(text.contains("1 series, 5 results, 2 step(s)"), "{text}");
     let page = page::render(&series, &skipped, "tranche history h/").unwrap();
+    // A plot per figure the results have: the fixture measured no floor,
+    // so its node ÷ floor is "-" and has no plot.
     assert_eq!(
         page.matches("<svg").count(),
-        s.figures().len(),
+        s.figures().len() - 1,
         "a plot per figure"
     );
+    assert!(text.contains("parallel/4"), "{text}");
     assert!(page.contains("regression at #4 (c4)"), "the plot marks it");
     assert!(!page.contains("<script") && !page.contains("href="));
 }
@@ -97,10 +100,15 @@ fn kinds_and_configurations_are_series_of_their_own_undated_files_left_out() {
         undated,
     ];
     let (series, skipped) = build(entries, &CpuPolicy::default());
-    assert_eq!(series.len(), 3, "{series:#?}");
-    assert_eq!(skipped.len(), 1);
+    assert_eq!(series.len(), 2, "{series:#?}");
+    assert_eq!(skipped.len(), 2);
+    // A result with nothing to follow gets no row and no number.
     assert!(
-        skipped[0].starts_with("old.json: no meta.date"),
+        skipped[0].starts_with("sweep.json: it holds no run or grid point"),
+        "{skipped:?}"
+    );
+    assert!(
+        skipped[1].starts_with("old.json: no meta.date"),
         "{skipped:?}"
     );
     assert!(series.iter().all(|s| s.points.len() == 1));
@@ -138,7 +146,7 @@ fn a_cpu_slowdown_beyond_the_tolerance_is_a_regression_within_it_is_not() {
 }
 
 #[test]
-fn a_sweep_point_whose_approval_moved_is_a_regression_a_missing_point_too() {
+fn a_sweep_point_whose_approval_moved_is_a_regression_a_missing_point_is_not() {
     let row = |p50| crate::network::sweep::SweepRow {
         n_validators: 100,
         n_cores: 20,
@@ -166,16 +174,22 @@ fn a_sweep_point_whose_approval_moved_is_a_regression_a_missing_point_too() {
             rows,
         }),
     };
+    let other = crate::network::sweep::SweepRow {
+        n_cores: 10,
+        ..row(11_000)
+    };
     let entries = vec![
-        sweep("2026-01-01", vec![row(12_000)]),
-        sweep("2026-01-02", vec![row(12_000)]),
-        sweep("2026-01-03", vec![row(12_500)]),
-        sweep("2026-01-04", vec![]),
+        sweep("2026-01-01T00:00:00Z", vec![row(12_000)]),
+        sweep("2026-01-02T00:00:00Z", vec![row(12_000)]),
+        sweep("2026-01-03T00:00:00Z", vec![row(12_500)]),
+        sweep("2026-01-04T00:00:00Z", vec![row(12_500), other.clone()]),
+        sweep("2026-01-05T00:00:00Z", vec![other]),
     ];
     let (series, _) = build(entries, &CpuPolicy::default());
     let s = &series[0];
     let steps: Vec<&str> = s.points.iter().map(|p| p.step.label()).collect();
-    assert_eq!(steps, ["first", "pass", "REGRESSION", "REGRESSION"]);
+    // A point of one sweep only is listed by compare, not failed.
+    assert_eq!(steps, ["first", "pass", "REGRESSION", "pass", "pass"]);
     let Step::Regression(failed) = &s.points[2].step else {
         unreachable!()
     };
@@ -183,11 +197,107 @@ fn a_sweep_point_whose_approval_moved_is_a_regression_a_missing_point_too() {
         failed,
         &["approval p50, ms: 12000 -> 12500 (+500) [100 vals 20 cores no-show 0.2 slow 0]"]
     );
-    let Step::Regression(failed) = &s.points[3].step else {
-        unreachable!()
-    };
+}
+
+#[test]
+fn a_ratio_the_run_did_not_produce_is_a_dash_not_zero() {
+    let mut e = run("c1", "2026-01-01T00:00:00Z");
+    if let ResultFile::Run(f) = &mut e.result {
+        let r = &mut f.runs[0];
+        r.crypto_floor.mode = "off".into();
+        r.crypto_floor.node_ratio = 0.0;
+        r.crypto_floor.node_ratio_batched = 0.0;
+    }
+    let (series, _) = build(vec![e], &CpuPolicy::default());
+    assert_eq!(series[0].points[0].lines[0].values[3], None);
+    let text = render(&series, &[]);
+    let row = text.lines().find(|l| l.contains("parallel/4")).unwrap();
+    assert!(!row.contains("0.00 "), "{row}");
+    assert!(row.split_whitespace().any(|c| c == "-"), "{row}");
+}
+
+#[test]
+fn long_and_escaping_strings_from_files_never_panic_nor_reach_the_terminal_raw() {
+    let mut e = run("c1", "2026-01-01T00:00:00Z");
+    if let ResultFile::Run(f) = &mut e.result {
+        f.runs[0].architecture = "\u{1b}[31mred".to_owned() + &"x".repeat(70_000);
+        f.runs[0].name = "n\u{1b}]0;title\u{7}".into();
+    }
+    let (series, _) = build(vec![e], &CpuPolicy::default());
+    let text = render(&series, &[]);
     assert!(
-        failed[0].starts_with("point: present -> missing"),
-        "{failed:?}"
+        !text.contains('\u{1b}') && !text.contains('\u{7}'),
+        "{text}"
+    );
+    assert!(text.contains("\\u{1b}[31mred"), "{text}");
+    assert!(text.contains("(70 008 bytes)"), "{text}");
+    assert!(text.lines().all(|l| l.len() < 1000), "{text}");
+}
+
+#[test]
+fn results_of_one_step_in_other_layouts_or_workers_are_series_apart_named() {
+    let a = run("c1", "2026-01-01T00:00:00Z");
+    let mut b = run("c2", "2026-01-02T00:00:00Z");
+    if let ResultFile::Run(f) = &mut b.result {
+        f.runs[0].workers = 2;
+    }
+    let mut c = run("c3", "2026-01-03T00:00:00Z");
+    if let ResultFile::Run(f) = &mut c.result {
+        let mut classic = f.runs[0].clone();
+        classic.architecture = "classic".into();
+        f.runs.push(classic);
+    }
+    let (series, _) = build(vec![a, b, c], &CpuPolicy::default());
+    assert_eq!(series.len(), 3, "never a regression across them");
+    assert!(series.iter().all(|s| s.regressions() == 0));
+    let apart = apart(&series);
+    assert_eq!(apart.len(), 3, "{apart:?}");
+    assert!(
+        apart[0].contains("the workers differ: baseline 4, current 2"),
+        "{apart:?}"
+    );
+    assert!(
+        apart[1].contains("the layout differs: baseline parallel, current classic+parallel"),
+        "{apart:?}"
+    );
+    let text = render(&series, &[]);
+    assert!(
+        text.contains("not comparable: series 1 and 2 (ci)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_page_names_each_result_by_commit_and_date_on_its_x_axis() {
+    let entries = vec![
+        run("1111111aaaaa", "2026-01-01T00:00:00Z"),
+        run("2222222bbbbb", "2026-01-02T00:00:00Z"),
+    ];
+    let (series, _) = build(entries, &CpuPolicy::default());
+    let page = page::render(&series, &[], "tranche history").unwrap();
+    assert!(
+        page.contains("1111111aaaaa 2026-01-01"),
+        "commit and date name x"
+    );
+    assert!(page.contains("commit and date"), "the axis says so");
+}
+
+#[test]
+fn a_note_already_cut_is_not_cut_again_and_its_controls_are_escaped() {
+    let e = crate::results::parse(
+        &serde_json::json!({
+            "meta": {"tool": "tranche", "kind": "run", "date": "x".repeat(70_000)},
+            "tool": "tranche", "version": "0.2.0", "runs": []
+        })
+        .to_string(),
+        "d\u{1b}.json",
+    )
+    .unwrap_err()
+    .to_string();
+    let text = render(&[], &[e]);
+    assert_eq!(text.matches("bytes)").count(), 1, "{text}");
+    assert!(
+        text.contains("(70 000 bytes) is not a date") && !text.contains('\u{1b}'),
+        "{text}"
     );
 }

@@ -613,7 +613,14 @@ pub fn render(runs: &[RunReport]) -> String {
 
 /// A table of right-aligned columns, each as wide as its widest cell,
 /// two spaces apart (the sweeps' tables): `headers`, then one line per row.
+/// Every cell as a terminal may show it (a value from a file: a run's
+/// name, a layout): control characters escaped, cut after 80 bytes with
+/// its length, so a column is never wider than about 100 characters.
 pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
+    let rows: Vec<Vec<String>> = rows
+        .iter()
+        .map(|r| r.iter().map(|c| tranche_config::text::bare(c)).collect())
+        .collect();
     let width = |c: usize| {
         rows.iter()
             .filter_map(|r| r.get(c))
@@ -632,7 +639,7 @@ pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
         padded.join("  ") + "\n"
     };
     let mut out = line(headers.to_vec());
-    for r in rows {
+    for r in &rows {
         out += &line(r.iter().map(String::as_str).collect());
     }
     out

@@ -349,3 +349,14 @@ fn columns_are_as_wide_as_their_cells_and_apart() {
     assert_eq!(lines[0], "a  floor CPU-s/b  ÷ floor");
     assert_eq!(lines[1], "1            0.5    12.25");
 }
+
+#[test]
+fn cells_of_any_length_never_panic_and_control_characters_are_escaped() {
+    let long = "y".repeat(70_000);
+    let text = crate::columns(&["a", "b"], &[vec![long, "\u{1b}[2Jx".into()]]);
+    assert!(text.contains("(70 000 bytes)"), "{text}");
+    assert!(
+        !text.contains('\u{1b}') && text.contains("\\u{1b}[2Jx"),
+        "{text}"
+    );
+}

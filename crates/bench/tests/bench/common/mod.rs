@@ -59,3 +59,16 @@ pub fn refused(args: &[&str], why: &str) {
     assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
     assert!(err.contains(why), "{args:?}: {err}");
 }
+
+/// `tranche network --quiet --validators 40 --cores 8 --blocks 1 --json
+/// JSON` (about a second); its report as JSON.
+pub fn small_network(json: &Path) -> serde_json::Value {
+    let made = Command::new(BIN)
+        .args(["network", "--quiet", "--validators", "40", "--cores", "8"])
+        .args(["--blocks", "1", "--json"])
+        .arg(json)
+        .output()
+        .unwrap();
+    assert!(made.status.success(), "{made:?}");
+    serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap()
+}
