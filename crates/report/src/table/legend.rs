@@ -63,6 +63,10 @@ pub(super) fn why(r: &RunReport) -> Option<String> {
     if odd.is_empty() {
         return None;
     }
+    if r.is_model() {
+        // The model keeps no protocol counters to explain them by.
+        return Some(format!("{}.", odd.join(", ")));
+    }
     let p = &r.protocol;
     Some(format!(
         "{}; of the run's {} candidates approved, {} by the one-third rule (more than \
@@ -210,6 +214,26 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
         },
         g.cache_bytes as f64 / 1048576.0
     );
+    if runs.iter().any(RunReport::is_model) {
+        s.push_str(&wrap(
+            "model: the node under test is the simulation's model on its modelled CPU \
+             (--node model); it keeps no protocol counters, database or round trips, so those \
+             rows are `-`.",
+        ));
+    }
+    if let Some(rep) = runs.iter().find_map(|r| r.repeats.as_ref()) {
+        let _ = write!(
+            s,
+            "{}",
+            wrap(&format!(
+                "medians: CPU, wall time, the crypto floors and the ratios to them are the \
+                 medians of {} measured runs (after {} warm-up), each floor's interval that of \
+                 its median run; the other figures are equal in every run under the virtual \
+                 clock. Their range is under \"Spread over the repeats\".",
+                rep.runs, rep.warmup
+            ))
+        );
+    }
     if runs.iter().all(|r| r.repeats.is_none()) {
         let _ = writeln!(
             s,

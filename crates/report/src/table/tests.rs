@@ -143,11 +143,14 @@ fn integers_are_integers_and_each_unit_has_one_precision() {
     runs[0].database.commits = 52;
     runs[0].counts.messages_from_node = 40;
     runs[0].counts.deliveries = 31;
+    for r in &mut runs {
+        r.crypto_floor.cpu_s = 1.0;
+    }
     let text = render(&runs);
     // Counts: integer totals, per block always to one decimal.
     assert_eq!(
         cells(&text, "database commits ~"),
-        ["52", "26.0", "0", "0.0", "0.00"]
+        ["52", "26.0", "20", "10.0", "0.38"]
     );
     assert_eq!(
         cells(&text, "notifications sent by the node"),
@@ -348,4 +351,92 @@ fn columns_are_as_wide_as_their_cells_and_apart() {
     let lines: Vec<&str> = t.lines().collect();
     assert_eq!(lines[0], "a  floor CPU-s/b  ÷ floor");
     assert_eq!(lines[1], "1            0.5    12.25");
+}
+
+/// Both layouts run by the model (`--node model`): no protocol counters,
+/// no database.
+fn modelled() -> Vec<RunReport> {
+    both()
+        .into_iter()
+        .map(|mut r| {
+            r.node_under_test = "model".into();
+            r.protocol = crate::ProtocolReport::default();
+            r.database = crate::DatabaseReport::default();
+            r.checks = crate::ChecksReport::default();
+            r.signatures = if r.architecture == "classic" {
+                "one-by-one"
+            } else {
+                "batched"
+            }
+            .into();
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn the_models_run_shows_what_it_does_not_produce_as_a_dash() {
+    let text = render(&modelled());
+    for label in [
+        "candidates approved",
+        "  of those, by the one-third rule",
+        "no-shows observed (at any evaluation)",
+        "no-shows tolerated (covered) at approval",
+        "database commits ~",
+        "database, CPU s (part of the voting thread's)",
+        "database ÷ crypto floor",
+    ] {
+        let c = cells(&text, label);
+        assert!(c.iter().all(|c| *c == "-"), "{label}: {c:?} in\n{text}");
+    }
+    // Parallel's floor is the batched one, as the model charges it.
+    assert_eq!(
+        cells(&text, "  its floor: signatures checked")[..2],
+        ["one-by-one", "batched"]
+    );
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("it keeps no protocol counters"), "{text}");
+    // The JSON has no protocol, database or checks to misread as zeros.
+    let json = serde_json::to_value(&modelled()[1]).unwrap();
+    for key in ["protocol", "database", "checks"] {
+        assert!(json.get(key).is_none(), "{key} in {json}");
+    }
+    // A real run keeps them and its rows.
+    let real = render(&both());
+    assert_ne!(cells(&real, "candidates approved")[0], "-");
+    assert!(!real.contains("it keeps no protocol counters"));
+    assert!(serde_json::to_value(&both()[1])
+        .unwrap()
+        .get("protocol")
+        .is_some());
+}
+
+#[test]
+fn without_a_floor_every_ratio_to_it_is_a_dash() {
+    let runs: Vec<RunReport> = both()
+        .into_iter()
+        .map(|mut r| {
+            r.crypto_floor = crate::FloorReport {
+                mode: "off".into(),
+                ..crate::FloorReport::default()
+            };
+            r
+        })
+        .collect();
+    let text = render(&runs);
+    assert_eq!(
+        cells(&text, "node CPU ÷ its own crypto floor (*)")[..2],
+        ["-", "-"],
+        "{text}"
+    );
+    assert!(!text.contains("0.00*"), "{text}");
+    for label in [
+        "node total ÷ one-by-one floor",
+        "node total ÷ batched floor",
+        "crypto floor, one-by-one signatures, CPU s",
+        "database ÷ crypto floor",
+    ] {
+        let c = cells(&text, label);
+        assert!(c.iter().all(|c| *c == "-"), "{label}: {c:?}");
+    }
 }
