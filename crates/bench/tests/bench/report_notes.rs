@@ -1,0 +1,74 @@
+//! The reports' explanatory notes through the binary, each chosen by the
+//! run's own figures: a small run that shows a cause prints its note, one
+//! that does not prints no such note.
+
+use crate::common::tranche;
+
+/// An example network file of the simulation crate.
+fn example(name: &str) -> String {
+    format!(
+        "{}/../simulation/examples/{name}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// The stdout of a successful `tranche` run, its lines joined by single
+/// blanks (the notes are wrapped).
+fn flat_stdout(args: &[&str]) -> String {
+    let out = tranche(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+const COALESCING: &str = "MAX_APPROVAL_COALESCE_WAIT_TICKS";
+
+#[test]
+fn a_late_network_run_names_the_cause_its_figures_show() {
+    // A fifth no-shows at 60 x 12: approved at about 13.5 s, the cause
+    // no-shows, not coalescing.
+    let no_shows = example("no-shows.yaml");
+    let args = ["--seed", "7", "--validators", "60", "--cores", "12"];
+    let text = flat_stdout(&[&["network", &no_shows, "--blocks", "1"], &args[..]].concat());
+    assert!(
+        text.contains(
+            "later than `tranche run`'s default: no-shows. 12 validator(s) never approve"
+        ),
+        "{text}"
+    );
+    assert!(!text.contains(COALESCING), "{text}");
+    assert!(!text.contains("went offline"), "{text}");
+    // Two fifths offline at 60 x 12 over 5 blocks: approved at up to 37 s.
+    let stall = example("finality-stall.yaml");
+    let text = flat_stdout(&[
+        "network",
+        &stall,
+        "--validators",
+        "60",
+        "--cores",
+        "12",
+        "--blocks",
+        "5",
+    ]);
+    assert!(text.contains("24 validator(s) went offline"), "{text}");
+    assert!(!text.contains(COALESCING), "{text}");
+    // The same at 40 x 8 approves every block by 7.6 s: no note at all.
+    let text = flat_stdout(&[
+        "network",
+        &stall,
+        "--validators",
+        "40",
+        "--cores",
+        "8",
+        "--blocks",
+        "5",
+    ]);
+    assert!(!text.contains("later than"), "{text}");
+}
