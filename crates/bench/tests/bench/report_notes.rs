@@ -72,3 +72,57 @@ fn a_late_network_run_names_the_cause_its_figures_show() {
     ]);
     assert!(!text.contains("later than"), "{text}");
 }
+
+/// `tranche run` at a small size, virtual clock, its own cache.
+fn small_run(test: &str, extra: &[&str]) -> String {
+    let cache = crate::common::tmp(test, "cache");
+    let mut args = vec!["run", "--clock", "virtual", "--quiet", "--cache-dir"];
+    args.push(cache.to_str().unwrap());
+    args.extend(extra);
+    let out = tranche(&args);
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[test]
+fn a_small_run_says_why_it_was_approved_at_import_or_never() {
+    // 40 x 8: every block approved 0 ms after its slot, 298 no-shows
+    // observed with none withheld.
+    let text = small_run("notes-40", &["--validators", "40", "--cores", "8"]);
+    assert!(text.contains("block 1 approved 0"), "{text}");
+    assert!(
+        text.contains("every candidate was approved by the one-third rule as its block came in"),
+        "{text}"
+    );
+    assert!(
+        text.contains("no-shows observed held no approval back"),
+        "{text}"
+    );
+    assert!(!text.contains("Never approved"), "{text}");
+    // The no-shows example at 100 x 20 x 2: never approved, no stall named.
+    let no_shows = format!(
+        "{}/../../examples/approvals_no_shows.yaml",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = small_run(
+        "notes-no-shows",
+        &[
+            &no_shows,
+            "--validators",
+            "100",
+            "--cores",
+            "20",
+            "--blocks",
+            "2",
+        ],
+    );
+    assert!(text.contains("block 1 approved never"), "{text}");
+    assert!(
+        text.contains("Never approved: the peers withheld 102 approvals as no-shows"),
+        "{text}"
+    );
+    assert!(!text.contains("as its block came in"), "{text}");
+}

@@ -22,6 +22,7 @@
 //! decimal, seconds to four, ratios to two.
 
 mod legend;
+mod small;
 
 pub(crate) use legend::wrap;
 

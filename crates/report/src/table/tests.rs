@@ -440,3 +440,57 @@ fn without_a_floor_every_ratio_to_it_is_a_dash() {
         assert!(c.iter().all(|c| *c == "-"), "{label}: {c:?}");
     }
 }
+
+/// The table's text with its wrapped lines joined.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn small_sizes_say_why_their_figures_look_odd_only_where_the_figures_show_it() {
+    const AT_IMPORT: &str =
+        "every candidate was approved by the one-third rule as its block came in";
+    const OBSERVED: &str = "no-shows observed held no approval back";
+    const NEVER: &str = "Never approved: the peers withheld";
+    let notes = |r: &RunReport| {
+        let text = flat(&render(std::slice::from_ref(r)));
+        [AT_IMPORT, OBSERVED, NEVER].map(|n| text.contains(n))
+    };
+    // The fixture: approved at 4-5 s, nothing observed or withheld.
+    assert_eq!(notes(&fixture::run()), [false; 3]);
+    // 40 x 8: approved at 0 ms, all by the one-third rule, 298 observed.
+    let mut small = fixture::run();
+    for b in &mut small.blocks {
+        b.approved_after_ms = Some(0);
+    }
+    small.protocol.candidates_approved = 24;
+    small.protocol.approved_by_one_third = 24;
+    small.protocol.observed_no_shows = 298;
+    assert_eq!(notes(&small), [true, true, false]);
+    // Early but not by the one-third rule alone: no "at import" note.
+    let mut tranches = small.clone();
+    tranches.protocol.approved_by_one_third = 20;
+    assert!(!notes(&tranches)[0]);
+    // No-shows withheld: those observed are no puzzle.
+    small.counts.withheld_approvals = 3;
+    assert!(!notes(&small)[1]);
+    // Never approved with approvals withheld and no stall named.
+    let mut never = fixture::run();
+    never.blocks[1].approved_after_ms = None;
+    never.counts.withheld_approvals = 102;
+    assert_eq!(notes(&never), [false, false, true]);
+    // A stall named explains itself; nothing withheld: no such note.
+    let mut stalled = never.clone();
+    stalled.stalls.push(crate::Stall {
+        block: 2,
+        candidate: 0,
+        no_shows: 1,
+        max_tranche: 3,
+        window: 4,
+        last_sent: 3,
+        next_tranche: 9,
+    });
+    assert!(!notes(&stalled)[2]);
+    never.counts.withheld_approvals = 0;
+    assert!(!notes(&never)[2]);
+}
