@@ -3,7 +3,7 @@
 
 use super::SimulationReport;
 use crate::html::{escape, meta_table, page as frame};
-use crate::html_chart::{group_lines, line_chart_with, Line, LineChart};
+use crate::html_chart::{group_lines, line_chart_legend, sweep_series, Line, LineChart};
 use serde::{Deserialize, Serialize};
 use tranche_config::approval_network::NetworkSpec;
 
@@ -86,14 +86,36 @@ pub fn table(rows: &[SweepRow]) -> String {
     )
 }
 
-/// The lines of a plot: one per (cores, no-show, slow), points by
-/// validators.
+/// What every column of the sweep's table means.
+pub const COLUMNS: &str = "\
+legend: vals = validators; cores = availability cores; no-show = no_show_fraction (validators that
+  never approve); slow = slow_fraction (validators whose checks take slow_factor times longer);
+  approved = every honest and slow validator approved every block (all) or not; p50 ms = the
+  median over the blocks of each block's median approval, ms after its slot start; p99 ms / max
+  ms = the largest over the blocks; assign/b = candidates claimed by triggered assignments per
+  block; max tr = the highest tranche of an assignment; no-shows = the most no-shows one validator
+  saw for a block; KiB out = the median validator's bytes sent; wall s = the run's wall time.
+";
+
+/// The legend under the sweep's table.
+pub fn legend() -> String {
+    COLUMNS.to_owned()
+}
+
+/// Each row's parameters besides validators (the plots' x axis).
+fn params(r: &SweepRow) -> Vec<(&'static str, String)> {
+    vec![
+        ("cores", format!("{} cores", r.n_cores)),
+        ("no-show", format!("no-show {}", r.no_show_fraction)),
+        ("slow", format!("slow {}", r.slow_fraction)),
+    ]
+}
+
+/// The lines of a plot: one per combination of the parameters that vary
+/// (cores, no-show, slow), points by validators, each its own colour.
 fn series(rows: &[SweepRow], y: impl Fn(&SweepRow) -> Option<u64>) -> Vec<Line> {
-    group_lines(rows.iter().filter_map(|r| {
-        let name = format!(
-            "{} cores, no-show {}, slow {}",
-            r.n_cores, r.no_show_fraction, r.slow_fraction
-        );
+    let (names, _) = sweep_series(&rows.iter().map(params).collect::<Vec<_>>());
+    group_lines(rows.iter().zip(names).filter_map(|(r, name)| {
         let point = (f64::from(r.n_validators), y(r)? as f64 / 1000.0);
         Some((name.clone(), name, point))
     }))
@@ -109,21 +131,24 @@ pub fn page(rows: &[SweepRow], seed: u64, commit: &str, command: &str) -> anyhow
         y_desc,
         y_from_data: true,
     };
-    let p50 = line_chart_with(
+    let (_, heading) = sweep_series(&rows.iter().map(params).collect::<Vec<_>>());
+    let p50 = line_chart_legend(
         &chart(
             "Median approval against validators",
             "s after slot start (median over blocks of the p50)",
         ),
         &series(rows, |r| r.p50_ms),
         &[],
+        Some(&heading),
     )?;
-    let max = line_chart_with(
+    let max = line_chart_legend(
         &chart(
             "Slowest approval against validators",
             "s after slot start (max over blocks)",
         ),
         &series(rows, |r| r.max_ms),
         &[],
+        Some(&heading),
     )?;
     let meta = meta_table(&[
         ("commit", commit.to_owned()),
@@ -132,8 +157,9 @@ pub fn page(rows: &[SweepRow], seed: u64, commit: &str, command: &str) -> anyhow
     ]);
     let body = format!(
         "{meta}<div class=\"plots\">\n<figure id=\"plot-1\">{p50}</figure>\n\
-         <figure id=\"plot-2\">{max}</figure>\n</div>\n<pre>{}</pre>\n",
-        escape(&table(rows))
+         <figure id=\"plot-2\">{max}</figure>\n</div>\n<pre>{}{}</pre>\n",
+        escape(&table(rows)),
+        escape(&legend())
     );
     Ok(frame("tranche sweep network", &body))
 }
