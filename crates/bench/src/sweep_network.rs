@@ -254,7 +254,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         );
         rows.push(row);
     }
-    let text = table(&rows) + &tranche_report::network::sweep::legend();
+    let text = table(&rows) + &tranche_report::network::sweep::legend(&rows);
     tranche_report::stream::out(&text).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.json {
         let file = tranche_report::results::SweepFile {

@@ -126,3 +126,51 @@ fn a_small_run_says_why_it_was_approved_at_import_or_never() {
     );
     assert!(!text.contains("as its block came in"), "{text}");
 }
+
+#[test]
+fn slow_validators_show_in_the_network_sweep() {
+    let file = crate::common::tmp("notes-slow", "small.yaml");
+    std::fs::write(
+        &file,
+        "!ApprovalNetwork\nn_validators: 20\nn_cores: 4\nnum_blocks: 1\nneeded_approvals: 6\n",
+    )
+    .unwrap();
+    let out = tranche(&[
+        "sweep",
+        "network",
+        file.to_str().unwrap(),
+        "--slow",
+        "0,0.5",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    let head: Vec<&str> = text
+        .lines()
+        .next()
+        .unwrap()
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    let at = |name: &str| {
+        head.iter()
+            .position(|c| *c == name)
+            .unwrap_or_else(|| panic!("{name} in {head:?}"))
+    };
+    let (sent, slow_sent) = (at("sent ms"), at("slow sent ms"));
+    let rows: Vec<Vec<&str>> = text
+        .lines()
+        .skip(1)
+        .take(2)
+        .map(|l| l.split_whitespace().collect())
+        .collect();
+    // No slow validator: `-`; half of them slow: later than the honest.
+    assert_eq!(rows[0][slow_sent], "-", "{text}");
+    let honest: u64 = rows[1][sent].parse().unwrap();
+    let slow: u64 = rows[1][slow_sent].parse().unwrap();
+    assert!(slow > honest, "{text}");
+}
