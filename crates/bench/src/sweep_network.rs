@@ -148,6 +148,7 @@ fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> Net
         cores: None,
         blocks,
         quiet: true,
+        dry_run: false,
     }
 }
 

@@ -174,3 +174,21 @@ fn slow_validators_show_in_the_network_sweep() {
     let slow: u64 = rows[1][slow_sent].parse().unwrap();
     assert!(slow > honest, "{text}");
 }
+
+#[test]
+fn a_dry_run_prints_the_estimate_and_generates_nothing() {
+    let cache = crate::common::tmp("dry-run", "cache");
+    let _ = std::fs::remove_dir_all(&cache);
+    let text = flat_stdout(&["run", "--dry-run", "--cache-dir", cache.to_str().unwrap()]);
+    assert!(
+        text.contains("100 validators x 20 cores x 3 blocks: about 7920 messages (3600 sent)"),
+        "{text}"
+    );
+    assert!(text.contains("MiB and") && text.contains("nothing generated or run"), "{text}");
+    assert!(!text.contains("Headline"), "{text}");
+    assert!(!cache.exists(), "a dry run generates no messages");
+    let text = flat_stdout(&["network", "--dry-run", "--validators", "200", "--cores", "40"]);
+    assert!(text.contains("200 validators x 40 cores x 5 blocks: about"), "{text}");
+    assert!(text.contains("deliveries") && text.contains("MiB per process"), "{text}");
+    assert!(text.contains("nothing simulated") && !text.contains("legend:"), "{text}");
+}
