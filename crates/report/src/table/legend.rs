@@ -186,10 +186,15 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
          its own way of checking could cost; the headline's ratio column compares those.\n\
          why: early is within the block's first tick (500 ms), late two slots (12 s) or more\n  \
          after its slot start; the one-third rule approves a candidate once more than a\n  \
-         third of all validators approved it (upstream's approval_checking.rs).\n\
-         database: commits of the approval database (once per tick, and before each\n  \
-         announcement) and the voting thread's time in it (writes, commits, fsyncs).\n",
+         third of all validators approved it (upstream's approval_checking.rs).\n",
     );
+    // The model's node has no database to explain.
+    if runs.iter().any(|r| !r.is_model()) {
+        s.push_str(
+            "database: commits of the approval database (once per tick, and before each\n  \
+             announcement) and the voting thread's time in it (writes, commits, fsyncs).\n",
+        );
+    }
     if runs.iter().any(|r| r.checks.round_trips > 0) {
         s.push_str(
             "round trip: classic, what one check's trip to the voting thread and back cost\n  \

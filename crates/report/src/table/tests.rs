@@ -396,6 +396,7 @@ fn the_models_run_shows_what_it_does_not_produce_as_a_dash() {
     );
     let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat.contains("it keeps no protocol counters"), "{text}");
+    assert!(!flat.contains("database: commits of the approval database"));
     // The JSON has no protocol, database or checks to misread as zeros.
     let json = serde_json::to_value(&modelled()[1]).unwrap();
     for key in ["protocol", "database", "checks"] {
@@ -405,6 +406,7 @@ fn the_models_run_shows_what_it_does_not_produce_as_a_dash() {
     let real = render(&both());
     assert_ne!(cells(&real, "candidates approved")[0], "-");
     assert!(!real.contains("it keeps no protocol counters"));
+    assert!(real.contains("database: commits of the approval database"));
     assert!(serde_json::to_value(&both()[1])
         .unwrap()
         .get("protocol")
