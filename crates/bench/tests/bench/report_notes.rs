@@ -184,11 +184,64 @@ fn a_dry_run_prints_the_estimate_and_generates_nothing() {
         text.contains("100 validators x 20 cores x 3 blocks: about 7920 messages (3600 sent)"),
         "{text}"
     );
-    assert!(text.contains("MiB and") && text.contains("nothing generated or run"), "{text}");
+    assert!(
+        text.contains("MiB and") && text.contains("nothing generated or run"),
+        "{text}"
+    );
     assert!(!text.contains("Headline"), "{text}");
     assert!(!cache.exists(), "a dry run generates no messages");
-    let text = flat_stdout(&["network", "--dry-run", "--validators", "200", "--cores", "40"]);
-    assert!(text.contains("200 validators x 40 cores x 5 blocks: about"), "{text}");
-    assert!(text.contains("deliveries") && text.contains("MiB per process"), "{text}");
-    assert!(text.contains("nothing simulated") && !text.contains("legend:"), "{text}");
+    let text = flat_stdout(&[
+        "network",
+        "--dry-run",
+        "--validators",
+        "200",
+        "--cores",
+        "40",
+    ]);
+    assert!(
+        text.contains("200 validators x 40 cores x 5 blocks: about"),
+        "{text}"
+    );
+    assert!(
+        text.contains("deliveries") && text.contains("MiB per process"),
+        "{text}"
+    );
+    assert!(
+        text.contains("nothing simulated") && !text.contains("legend:"),
+        "{text}"
+    );
+}
+
+#[test]
+fn a_model_run_and_a_run_without_floor_show_what_they_lack_as_dashes() {
+    let json = crate::common::tmp("notes-model", "model.json");
+    let _ = std::fs::remove_file(&json);
+    let size = ["--validators", "40", "--cores", "8", "--blocks", "2"];
+    let mut args = vec!["--node", "model", "--architecture", "both", "--json"];
+    args.push(json.to_str().unwrap());
+    args.extend(size);
+    let text = small_run("notes-model", &args);
+    for row in [
+        "candidates approved - - -",
+        "of those, by the one-third rule - - -",
+        "database commits ~ - - - - -",
+        "database ÷ crypto floor - - -",
+        "its floor: signatures checked one-by-one batched",
+    ] {
+        assert!(text.contains(row), "{row:?} in {text}");
+    }
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    for run in v["runs"].as_array().unwrap() {
+        for key in ["protocol", "database", "checks"] {
+            assert!(run.get(key).is_none(), "{key} in a model's run");
+        }
+    }
+    let mut args = vec!["--floor", "off"];
+    args.extend(size);
+    let text = small_run("notes-floor-off", &args);
+    assert!(
+        text.contains("node CPU ÷ its own crypto floor (*) -"),
+        "{text}"
+    );
+    assert!(!text.contains("0.00*"), "{text}");
 }
