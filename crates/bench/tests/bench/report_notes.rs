@@ -59,6 +59,24 @@ fn a_late_network_run_names_the_cause_its_figures_show() {
     ]);
     assert!(text.contains("24 validator(s) went offline"), "{text}");
     assert!(!text.contains(COALESCING), "{text}");
+    // A modelled voting thread saturated (classic on one core, its costs
+    // 400 times the table's): approved at up to 11.4 s.
+    let saturated = crate::common::tmp("notes-saturated", "saturated.yaml");
+    std::fs::write(
+        &saturated,
+        "!ApprovalNetwork\nn_validators: 40\nn_cores: 8\nnum_blocks: 2\n\
+         node: {layout: classic, cores: 1, cpu_scale: 400}\n",
+    )
+    .unwrap();
+    let text = flat_stdout(&["network", saturated.to_str().unwrap()]);
+    assert!(
+        text.contains("the modelled approval-voting saturated on some validators"),
+        "{text}"
+    );
+    assert!(
+        !text.contains(COALESCING) && !text.contains("went offline"),
+        "{text}"
+    );
     // The same at 40 x 8 approves every block by 7.6 s: no note at all.
     let text = flat_stdout(&[
         "network",

@@ -30,13 +30,16 @@ impl Cause {
     fn text(&self) -> String {
         match self {
             Cause::NoShows { validators, seen } => format!(
-                "later than `tranche run`'s default: no-shows. {}a validator saw up to {seen} \
-                 no-shows for a block; a no-show counts only after no_show_slots and is covered \
-                 by assignments of later tranches, whose checks come after it.",
+                "later than `tranche run`'s default: no-shows. {} saw up to {seen} no-shows for \
+                 a block; a no-show counts only after no_show_slots and is covered by \
+                 assignments of later tranches, whose checks come after it.",
                 if *validators > 0 {
-                    format!("{validators} validator(s) never approve (`no_show_fraction`), and ")
+                    format!(
+                        "{validators} validator(s) never approve (`no_show_fraction`), and a \
+                         validator"
+                    )
                 } else {
-                    String::new()
+                    "A validator".to_owned()
                 }
             ),
             Cause::Offline { validators } => format!(
@@ -46,8 +49,8 @@ impl Cause {
             ),
             Cause::Saturated { threads } => format!(
                 "later than `tranche run`'s default: the modelled {} saturated on some \
-                 validators (busy a whole slot per block or more, below): their queues grow and \
-                 their approvals fall behind.",
+                 validators (busy a whole slot per block or more, in the CPU model's lines \
+                 above): their queues grow and their approvals fall behind.",
                 threads.join(", ")
             ),
             Cause::LateAssignments {
