@@ -10,6 +10,10 @@
 use super::{SimulationReport, COALESCING, RUN_DEFAULT_MS};
 use crate::network::Behaviour;
 
+/// How long voting holds an approval to coalesce it (upstream's
+/// MAX_APPROVAL_COALESCE_WAIT_TICKS, 12 ticks of 500 ms).
+const COALESCE_WAIT_MS: f64 = 6_000.0;
+
 /// A cause of lateness the run's figures show, as one note line.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Cause {
@@ -127,10 +131,26 @@ impl SimulationReport {
                 enough_ms: b.enough_p50_ms.unwrap_or(0),
                 max_tranche: b.max_tranche,
             });
-        } else if self.spec.max_approval_coalesce_count > 1 {
+        } else if self.spec.max_approval_coalesce_count > 1 && self.coalescing_fits() {
             causes.push(Cause::Coalescing);
         }
         causes
+    }
+
+    /// Whether the late blocks' approvals came within what coalescing can
+    /// hold them after the assignments were enough: the wait (12 ticks,
+    /// 6 s), two checks and a tick. Blocks without the `enough` moment
+    /// (older files) are not held against it.
+    fn coalescing_fits(&self) -> bool {
+        let most = COALESCE_WAIT_MS + 2.0 * self.spec.check_delay_ms.mean + 500.0;
+        self.blocks
+            .iter()
+            .all(|b| match (b.p50_ms, b.enough_p50_ms) {
+                (Some(at), Some(enough)) if at > RUN_DEFAULT_MS => {
+                    at.saturating_sub(enough) as f64 <= most
+                }
+                _ => true,
+            })
     }
 
     /// The legend's lines on why blocks came late; empty where none did

@@ -269,8 +269,27 @@ fn a_late_runs_note_names_the_cause_its_figures_show_and_no_other() {
     let mut enough = late_with(0, Behaviour::Honest);
     enough.blocks[0].enough_p50_ms = Some(11_000);
     only(&enough, &[ENOUGH]);
-    // Nothing else: coalescing, where it is on.
+    // Nothing else: coalescing, where it is on and the approvals came
+    // within its wait of the assignments being enough (as the default
+    // network: enough at 5.5 s, approved at 12.5 s).
     only(&late_with(0, Behaviour::Honest), &[COALESCE]);
+    let mut held = late_with(0, Behaviour::Honest);
+    for b in &mut held.blocks {
+        b.enough_p50_ms = Some(5_500);
+    }
+    only(&held, &[COALESCE]);
+    // Approved long after the wait: coalescing cannot explain it.
+    let mut beyond = report(
+        6,
+        2,
+        NetworkSpec::default(),
+        |_, _| Some(30_000),
+        |_, _| None,
+    );
+    for b in &mut beyond.blocks {
+        b.enough_p50_ms = Some(5_500);
+    }
+    only(&beyond, &[]);
     let mut single = late_with(0, Behaviour::Honest);
     single.spec.max_approval_coalesce_count = 1;
     only(&single, &[]);
