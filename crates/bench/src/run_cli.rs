@@ -515,6 +515,13 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
                  assignments (the \"stalled\" lines above; docs/quirks.md)"
             );
         }
+        let withheld: u64 = runs.iter().map(|r| r.counts.withheld_approvals).sum();
+        if withheld > 0 {
+            bail!(
+                "{unapproved} block(s) were never approved: {withheld} approvals withheld as \
+                 no-shows were not all covered by later tranches (the \"why\" line above)"
+            );
+        }
         bail!("{unapproved} block(s) were never approved (see the report above)");
     }
     Ok(())

@@ -125,17 +125,36 @@ fn a_small_run_says_why_it_was_approved_at_import_or_never() {
         "{}/../../examples/approvals_no_shows.yaml",
         env!("CARGO_MANIFEST_DIR")
     );
-    let text = small_run(
-        "notes-no-shows",
+    let args = [
+        &no_shows[..],
+        "--validators",
+        "100",
+        "--cores",
+        "20",
+        "--blocks",
+        "2",
+    ];
+    let text = small_run("notes-no-shows", &args);
+    // The error line points at the why line.
+    let cache = crate::common::tmp("notes-no-shows", "cache");
+    let out = tranche(
         &[
-            &no_shows,
-            "--validators",
-            "100",
-            "--cores",
-            "20",
-            "--blocks",
-            "2",
-        ],
+            &[
+                "run",
+                "--clock",
+                "virtual",
+                "--quiet",
+                "--cache-dir",
+                cache.to_str().unwrap(),
+            ],
+            &args[..],
+        ]
+        .concat(),
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("2 block(s) were never approved: 102 approvals withheld as no-shows"),
+        "{err}"
     );
     assert!(text.contains("block 1 approved never"), "{text}");
     assert!(
