@@ -233,7 +233,7 @@ pub fn render_spread(runs: &[RunReport]) -> String {
         for (what, x, unit) in lines {
             // Without a floor (`--floor off`) its rows and ratios are `-`.
             let shown = |v: f64| {
-                if !r.has_floor() && (what.contains("floor")) {
+                if !r.has_floor() && what.contains("floor") {
                     "-".to_owned()
                 } else {
                     unit.show(v, false)
@@ -339,6 +339,28 @@ mod tests {
         assert_eq!(f.interval_s, (0.14, 0.16));
         let even = combine(runs[..2].to_vec(), 0).unwrap().crypto_floor;
         assert!(even.interval_s.0 <= even.cpu_s && even.cpu_s <= even.interval_s.1);
+    }
+
+    #[test]
+    fn without_a_floor_the_spreads_floor_rows_are_dashes() {
+        let runs = (0..3)
+            .map(|_| {
+                let mut r = fixture::run();
+                r.crypto_floor.mode = "off".into();
+                r
+            })
+            .collect();
+        let text = render_spread(&[combine(runs, 0).unwrap()]);
+        let floor_rows: Vec<&str> = text.lines().filter(|l| l.contains("floor")).collect();
+        assert_eq!(floor_rows.len(), 4, "{text}");
+        for row in floor_rows {
+            assert!(row.ends_with("-         -         -"), "{row}");
+        }
+        let node = text
+            .lines()
+            .find(|l| l.contains("node CPU per block"))
+            .unwrap();
+        assert!(!node.contains(" - "), "{node}");
     }
 
     #[test]
