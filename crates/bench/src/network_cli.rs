@@ -75,6 +75,10 @@ pub struct NetworkArgs {
     /// Print only the results: no progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Print the run's estimate (deliveries, memory, CPU time) and whether
+    /// it fits this machine, then stop: nothing simulated.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `--threads`: 1 to [`MAX_THREADS`], a bound every process shares.
@@ -306,6 +310,38 @@ pub fn estimate_note(spec: &NetworkSpec, source: &str, processes: usize) -> Opti
     ))
 }
 
+/// `--dry-run`: the run's size and estimate (deliveries, memory per
+/// process, CPU seconds; what every tranche triggered would take), and
+/// whether it fits the memory available; nothing simulated.
+pub fn dry_run(spec: &NetworkSpec, source: &str, processes: usize) -> String {
+    let (cpu, most) = spec.estimated_cpu_seconds();
+    let (deliveries, most_deliveries) = spec.estimated_deliveries();
+    let need = spec.estimated_bytes() / processes.max(1) as u64;
+    let fits = match tranche_config::estimate::mem_available() {
+        Some(a) if need > a => format!("does not fit: {} MiB available", a >> 20),
+        Some(a) => format!("fits: {} MiB available", a >> 20),
+        None => "memory available unknown".to_owned(),
+    };
+    let worst = if most > cpu {
+        format!(
+            "; up to {most_deliveries:.0} deliveries and {most:.0} CPU-s if no-shows, loss or \
+             offline validators trigger every tranche"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "dry run: {source} — {} validators x {} cores x {} blocks: about {deliveries:.0} \
+         deliveries, {} MiB per process ({processes} process(es)) and {cpu:.1} CPU-s (release \
+         build){worst}; {fits}\n\
+         dry run: nothing simulated (without --dry-run the run starts here)\n",
+        spec.n_validators,
+        spec.n_cores,
+        spec.num_blocks,
+        need >> 20
+    )
+}
+
 /// How often, at most, a plain line says how far virtual time has come
 /// between the lines of the block slots.
 const LINE_EVERY: Duration = Duration::from_secs(10);
@@ -413,6 +449,10 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     )?;
     let (spec, source) = spec_of(args)?;
     let engine = engine_of(args)?;
+    if args.dry_run {
+        let text = dry_run(&spec, &source, engine.processes);
+        return tranche_report::stream::out(&text).map_err(|e| CliError::Output(e.into()));
+    }
     check_fits(&spec, &source, engine.processes)?;
     let mode = if engine.process == 0 {
         Progress::detect(args.quiet)

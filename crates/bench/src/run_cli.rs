@@ -124,6 +124,10 @@ pub struct RunArgs {
     /// Nothing on stderr but warnings and errors: no progress bars or lines.
     #[arg(long)]
     pub quiet: bool,
+    /// Print each step's estimate (messages, memory, time) and whether it
+    /// fits this machine, then stop: nothing generated or run.
+    #[arg(long)]
+    pub dry_run: bool,
     /// How the crypto floor is measured (see docs/observability.md).
     #[arg(long, value_enum, default_value_t = FloorArg::Sample)]
     pub floor: FloorArg,
@@ -346,6 +350,30 @@ fn notes(
     long.chain(skipped).collect()
 }
 
+/// `--dry-run`: each step's size and estimate, and whether it fits the
+/// memory available (`None`: unknown), on stdout; nothing generated.
+fn dry_run(config: &config::BenchConfig, available: Option<u64>) -> String {
+    let mut s = String::new();
+    for step in &config.steps {
+        let e = config::estimate::of_step(step);
+        let fits = match available {
+            Some(a) if e.bytes > a => format!("does not fit: {} MiB available", a >> 20),
+            Some(a) => format!("fits: {} MiB available", a >> 20),
+            None => "memory available unknown".to_owned(),
+        };
+        s.push_str(&format!(
+            "dry run: {} — {} validators x {} cores x {} blocks: {}; {fits}\n",
+            step.name,
+            step.n_validators,
+            step.n_cores,
+            step.num_blocks,
+            e.describe()
+        ));
+    }
+    s.push_str("dry run: nothing generated or run (without --dry-run the run starts here)\n");
+    s
+}
+
 /// Run every approval step of the file (or the embedded default).
 pub fn execute(mut args: RunArgs) -> Result<()> {
     if crate::small::on() {
@@ -376,6 +404,10 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
     let config = load_config(&args)?;
     if !args.allow_vacuous {
         config::check_not_vacuous(&config)?;
+    }
+    if args.dry_run {
+        return tranche_report::stream::out(&dry_run(&config, config::estimate::mem_available()))
+            .map_err(Into::into);
     }
     // The estimate before work: refuse what cannot fit, announce what takes long.
     let estimates = config::estimate::check_fits(&config, config::estimate::mem_available())?;
@@ -481,6 +513,13 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
                 "{unapproved} block(s) were never approved: {stalled} candidate(s) stalled, their \
                  no-shows never covered because upstream's generator rule held back their next \
                  assignments (the \"stalled\" lines above; docs/quirks.md)"
+            );
+        }
+        let withheld: u64 = runs.iter().map(|r| r.counts.withheld_approvals).sum();
+        if withheld > 0 {
+            bail!(
+                "{unapproved} block(s) were never approved: {withheld} approvals withheld as \
+                 no-shows were not all covered by later tranches (the \"why\" line above)"
             );
         }
         bail!("{unapproved} block(s) were never approved (see the report above)");

@@ -148,6 +148,7 @@ fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> Net
         cores: None,
         blocks,
         quiet: true,
+        dry_run: false,
     }
 }
 
@@ -254,7 +255,8 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         );
         rows.push(row);
     }
-    tranche_report::stream::out(&table(&rows)).map_err(anyhow::Error::from)?;
+    let text = table(&rows) + &tranche_report::network::sweep::legend(&rows);
+    tranche_report::stream::out(&text).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.json {
         let file = tranche_report::results::SweepFile {
             meta: meta.clone(),

@@ -340,6 +340,27 @@ impl NetworkSpec {
         }
     }
 
+    /// An estimate of the notifications delivered network-wide, and what
+    /// they may reach when every tranche triggers (as
+    /// `estimated_cpu_seconds`): 2.6 million a block at 1 000 validators
+    /// (26 million over 1 000 × 100 × 10 blocks, `BENCHMARKS.md`),
+    /// growing as validators²; every tranche: 961 million at 1 000 × 100 ×
+    /// 1 block, as validators² × cores.
+    pub fn estimated_deliveries(&self) -> (f64, f64) {
+        let blocks = f64::from(self.num_blocks);
+        let n = f64::from(self.n_validators) / 1000.0;
+        let usual = 2.6e6 * n * n * blocks;
+        let every = 961e6 * n * n * f64::from(self.n_cores) / 100.0 * blocks;
+        let (cpu, most) = self.estimated_cpu_seconds();
+        if self.trigger_all_tranches {
+            (every, every)
+        } else if most > cpu {
+            (usual, every.max(usual))
+        } else {
+            (usual, usual)
+        }
+    }
+
     /// Backing groups: `ceil(n_validators / max_validators_per_core)`.
     pub fn n_backing_groups(&self) -> u32 {
         self.n_validators

@@ -394,7 +394,15 @@ pub(super) fn model_report(
         schedule: None,
         database: DatabaseReport::default(),
         checks: ChecksReport::default(),
-        signatures: "one-by-one".into(),
+        // The model charges the parallel layout's workers
+        // `approval_batched` per signature (docs/network.md), the classic
+        // voting thread `approval`: each is judged by that floor.
+        signatures: if options.architecture.layout == tranche_node::Layout::Classic {
+            "one-by-one"
+        } else {
+            "batched"
+        }
+        .into(),
         stalls,
         node_under_test: "model".into(),
     })

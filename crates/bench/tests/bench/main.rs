@@ -23,6 +23,7 @@ mod outputs;
 mod progress;
 mod readme_sample;
 mod repeat;
+mod report_notes;
 mod restart;
 mod run;
 mod scenario_command;
