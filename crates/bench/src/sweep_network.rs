@@ -86,13 +86,16 @@ fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
                 .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?,
         };
         if text.contains("!ApprovalSweep") {
-            let GridFile::ApprovalSweep(g) = yaml_serde::from_str(&text).map_err(|e| {
+            let sweep_error = |e: String| {
                 CliError::Sweep(format!(
                     "{}: {}",
                     path.display(),
-                    tranche_config::text::one_line(&e.to_string())
+                    tranche_config::text::one_line(&e)
                 ))
-            })?;
+            };
+            let tree = tranche_config::yaml::read(&text).map_err(|e| sweep_error(e.to_string()))?;
+            let GridFile::ApprovalSweep(g) =
+                yaml_serde::from_value(tree).map_err(|e| sweep_error(e.to_string()))?;
             grid = g;
             if grid.base.as_ref().is_some_and(|b| b.as_os_str().is_empty()) {
                 return Err(CliError::Sweep(format!(

@@ -225,14 +225,6 @@ pub fn parse(text: &str, source: &str) -> Result<NetworkSpec, ConfigError> {
             hint: super::USE_RUN,
         });
     }
-    super::depth::check_depth(text).map_err(|d| ConfigError::Read {
-        file: source.to_owned(),
-        message: super::error::ConfigErrorKind::TooDeep {
-            line: d.line,
-            max: super::MAX_DEPTH,
-        }
-        .to_string(),
-    })?;
     let spec =
         super::parse::network_spec::read_network_spec(text).map_err(|kind| ConfigError::Read {
             file: source.to_owned(),
