@@ -19,6 +19,7 @@ mod network_sweep;
 mod observability;
 mod outputs;
 mod progress;
+mod prometheus_bounds;
 mod readme_sample;
 mod repeat;
 mod restart;
