@@ -358,7 +358,7 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
             ("--html", args.html.as_deref(), outputs::HTML),
             ("--profile", args.profile.as_deref(), outputs::SVG),
         ],
-        args.file.as_deref(),
+        &[args.file.as_deref(), args.costs.as_deref()],
     )?;
     let node = node_under_test(&args)?;
     if args.restart_at_block.is_some() && args.db() == DbArg::Memory {

@@ -253,7 +253,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
             ),
             ("--html", args.html.as_deref(), outputs::HTML),
         ],
-        args.file.as_deref(),
+        &[args.file.as_deref()],
     )?;
     let (points, skipped) = grid(args)?;
     tell_skipped(&skipped);

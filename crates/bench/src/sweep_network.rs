@@ -225,7 +225,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
             ),
             ("--html", args.html.as_deref(), outputs::HTML),
         ],
-        args.file.as_deref(),
+        &[args.file.as_deref()],
     )?;
     let (specs, source, skipped) = grid(args)?;
     crate::sweep::tell_skipped(&skipped);

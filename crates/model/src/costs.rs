@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tranche_config::input::{read_text, InputError, MAX_INPUT_FILE_BYTES};
-use tranche_config::text::{one_line, quote};
+use tranche_config::text::quote;
 use tranche_config::yaml::too_large_integer;
 use yaml_serde::Value;
 

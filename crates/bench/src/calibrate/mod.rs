@@ -307,7 +307,7 @@ fn execute_check(args: &CalibrateArgs, file: &Path) -> Result<u8> {
             args.json.as_deref(),
             Writes::Result(tranche_report::meta::kind::CALIBRATE_CHECK),
         )],
-        Some(file),
+        &[Some(file), args.costs.as_deref()],
     )?;
     let costs = match &args.costs {
         Some(path) => CostTable::load(path)?,
@@ -356,7 +356,7 @@ pub fn execute(args: &CalibrateArgs) -> Result<u8> {
         return execute_check(args, file);
     }
     use tranche_report::outputs::{check_flags, Writes};
-    check_flags(&[("--out", args.out.as_deref(), Writes::CostTable)], None)?;
+    check_flags(&[("--out", args.out.as_deref(), Writes::CostTable)], &[])?;
     // `TRANCHE_SMALL=1` (the documented commands' test): --quick.
     let quick = args.quick || crate::small::on();
     let effort = if quick { Effort::QUICK } else { Effort::FULL };

@@ -9,6 +9,7 @@ mod documented;
 mod history;
 mod hostile;
 mod html_browser;
+mod inputs;
 mod meta_compare;
 mod model_node;
 mod network_cli;
