@@ -13,6 +13,7 @@ mod chain;
 mod driver;
 mod model;
 mod restart;
+pub(crate) use restart::check as check_restart;
 
 pub use model::ModelOptions;
 
