@@ -227,9 +227,28 @@ fn run(cli: Cli) -> Result<u8> {
 #[global_allocator]
 static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// What clap answers instead of a command: `--help` and `--version` on
+/// stdout through `stream::out`, so that a full or closed stdout is one
+/// error line and status 1 (or 141 quietly), as for every command; a
+/// usage error as clap prints it (status 2).
+fn clap_answer(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    use std::io::IsTerminal;
+    let shown = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    if !shown || std::io::stdout().is_terminal() {
+        e.exit();
+    }
+    // A failed stdout is remembered: `exit_status` prints its one line.
+    let _ = out(&e.render().to_string());
+    ExitCode::from(tranche_report::stream::exit_status(0))
+}
+
 fn main() -> ExitCode {
     tranche_report::stream::install_panic_net();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_answer(&e),
+    };
     let level = match cli.verbose {
         0 => log::LevelFilter::Warn,
         1 => log::LevelFilter::Info,

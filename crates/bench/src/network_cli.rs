@@ -347,9 +347,10 @@ pub fn estimate_note(spec: &NetworkSpec, source: &str, processes: usize) -> Opti
     let cpu = long_cpu(cpu, most)?;
     let mib = (spec.estimated_bytes() / processes.max(1) as u64) >> 20;
     Some(format!(
-        "note: {source}: {} validators x {} cores x {} blocks: about {mib} MiB per process and \
-         {cpu}",
-        spec.n_validators, spec.n_cores, spec.num_blocks
+        "note: {source}: {} validators x {} cores x {}: about {mib} MiB per process and {cpu}",
+        spec.n_validators,
+        spec.n_cores,
+        tranche_config::text::counted(spec.num_blocks as usize, "block")
     ))
 }
 
@@ -437,8 +438,8 @@ fn outcome(report: &tranche_simulation::SimulationReport) -> String {
         .filter(|b| b.approved == b.expected)
         .count();
     format!(
-        "{approved} of {} blocks approved by all",
-        report.blocks.len()
+        "{approved} of {} approved by all",
+        tranche_config::text::counted(report.blocks.len(), "block")
     )
 }
 

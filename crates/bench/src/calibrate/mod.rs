@@ -161,11 +161,13 @@ fn warning(cost: CostKind, ns: u64, quick: bool) -> Option<String> {
     );
     if ratio > WARN_FACTOR {
         Some(format!(
-            "{head}: this machine is much slower than the one the defaults were measured on,              or was busy (other work, a debug build, CPU frequency scaling){quick}"
+            "{head}: this machine is much slower than the one the defaults were measured on, \
+             or was busy (other work, a debug build, CPU frequency scaling){quick}"
         ))
     } else if ratio < 1.0 / WARN_FACTOR {
         Some(format!(
-            "{head}: this machine is much faster, or the measured path skipped work it              should do (worth a look: crates/bench/src/calibrate/){quick}"
+            "{head}: this machine is much faster, or the measured path skipped work it \
+             should do (worth a look: crates/bench/src/calibrate/){quick}"
         ))
     } else {
         None
@@ -395,6 +397,10 @@ mod tests {
             "{fast}"
         );
         assert!(!fast.contains("--quick"), "{fast}");
+        // Issue 41: one space between words, in either warning.
+        for w in [&slow, &fast] {
+            assert!(!w.contains("  "), "{w}");
+        }
     }
 
     #[test]

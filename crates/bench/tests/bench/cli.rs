@@ -263,3 +263,23 @@ fn errors_name_the_command_the_folder_the_port_and_the_block() {
         common::refused(&args, why);
     }
 }
+
+/// Issue 41: one block is "1 block" in the progress lines and notes of a
+/// one-block run, of `network` and of `run --node model`.
+#[test]
+fn one_block_is_singular_in_progress_lines() {
+    let small = ["--validators", "40", "--cores", "8", "--blocks", "1"];
+    for command in [vec!["network"], vec!["run", "--node", "model"]] {
+        let args = [&command[..], &small[..]].concat();
+        let out = tranche(&args);
+        assert!(out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("1 of 1 block approved"), "{args:?}: {err}");
+        for line in err
+            .lines()
+            .filter(|l| l.contains(": started (") || l.contains(" done in "))
+        {
+            assert!(!line.contains("1 blocks"), "{args:?}: {line}");
+        }
+    }
+}
