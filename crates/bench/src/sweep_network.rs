@@ -48,6 +48,9 @@ pub struct SweepArgs {
     /// Write the table and the approval plots as one HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Print only the results: no progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// A sweep file: the lists to combine, over a base `!ApprovalNetwork`
@@ -230,11 +233,14 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     let (specs, source, skipped) = grid(args)?;
     crate::sweep::tell_skipped(&skipped);
     let engine = engine_of(&run_args(args, None, None))?;
+    if let Some(w) = crate::network_cli::threads_warning(engine.threads) {
+        tranche_report::errln!("{w}");
+    }
     let (cpu, most) = specs.iter().fold((0.0, 0.0), |(c, m), s| {
         let (sc, sm) = s.estimated_cpu_seconds();
         (c + sc, m + sm)
     });
-    if let Some(cpu) = crate::network_cli::long_cpu(cpu, most) {
+    if let Some(cpu) = crate::network_cli::long_cpu(cpu, most).filter(|_| !args.quiet) {
         tranche_report::errln!("note: {source}: {} runs: about {cpu}", specs.len());
     }
     let meta = sweep_meta(args, &specs);
@@ -245,6 +251,10 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
                 .expect("a single process reports");
         let row = SweepRow::of(spec, &report);
         // Progress on stderr; the table goes to stdout at the end.
+        if args.quiet {
+            rows.push(row);
+            continue;
+        }
         tranche_report::errln!(
             "sweep: {}/{} ({} validators, {} cores, no-show {}, slow {}) in {:.1} s",
             i + 1,
