@@ -493,13 +493,13 @@ mod tests {
 
     #[test]
     fn a_swept_step_keeps_the_base_and_takes_the_size() {
-        let s = step_with(config::DEFAULT_YAML, "default", 40, 8).unwrap();
+        let s = step_with(config::DEFAULT_YAML, "default", 40, 8, None).unwrap();
         let base = &config::embedded_default().unwrap().steps[0];
         assert_eq!((s.n_validators, s.n_cores), (40, 8));
         assert_eq!(s.num_blocks, base.num_blocks);
         assert_eq!(s.session.needed_approvals, base.session.needed_approvals);
         // A size the rules refuse names the point.
-        let e = step_with(config::DEFAULT_YAML, "default", 1, 8).unwrap_err();
+        let e = step_with(config::DEFAULT_YAML, "default", 1, 8, None).unwrap_err();
         assert!(format!("{e:#}").contains("validators 1"), "{e:#}");
     }
 
