@@ -6,6 +6,7 @@ mod calibrate;
 mod cli;
 mod common;
 mod documented;
+mod help_examples;
 mod history;
 mod hostile;
 mod html_browser;
