@@ -26,9 +26,17 @@ pub fn sniff(text: &str) -> Option<String> {
     None
 }
 
+/// The largest file looked at as another command's input: cost tables
+/// and scenarios are a few KiB, and a refused 40 MB input is not read a
+/// second time.
+const MAX_SNIFFED_BYTES: usize = 1 << 20;
+
 /// What `text` is when it is the input of another command of this tool:
 /// a cost table or a scenario file, with the command line that reads it.
 pub fn other_tool_input(text: &str, path: &Path, reads: &str) -> Option<String> {
+    if text.len() > MAX_SNIFFED_BYTES {
+        return None;
+    }
     let first = text.lines().next().unwrap_or("");
     let header = tranche_report::outputs::COST_TABLE_HEADERS
         .iter()

@@ -212,6 +212,17 @@ fn run(cli: Cli) -> Result<u8> {
             expected,
             output,
         } => {
+            // The scenario and its expected answer are inputs: never
+            // overwritten by the result.
+            if let Some(o) = &output {
+                let inputs: Vec<&std::path::Path> = std::iter::once(path.as_path())
+                    .chain(expected.as_deref())
+                    .collect();
+                tranche_report::outputs::check(
+                    &[("--output", o, tranche_report::outputs::CONFORMANCE)],
+                    &inputs,
+                )?;
+            }
             let args = tranche_conformance::scenario::command::Args {
                 path,
                 expected,

@@ -227,6 +227,19 @@ fn a_cost_table_or_hostfile_named_as_an_output_is_refused() {
         std::fs::read_to_string(d.path().join("ct.html")).unwrap(),
         "approval: 60\n"
     );
+    // A scenario's result over the scenario (it was overwritten, rc 0).
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../testdata/scenarios/01_tranche0_enough.json");
+    std::fs::copy(&scenario, d.path().join("s.json")).unwrap();
+    refused_in(
+        d.path(),
+        &["scenario", "s.json", "--output", "s.json"],
+        &["--output s.json", "is an input of this run"],
+    );
+    assert_eq!(
+        std::fs::read(d.path().join("s.json")).unwrap(),
+        std::fs::read(&scenario).unwrap()
+    );
 }
 
 #[test]
