@@ -85,8 +85,10 @@ fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
     if let Some(path) = &args.file {
         let text = match crate::examples::embedded_network(path) {
             Some(e) => e.text.to_owned(),
-            None => tranche_config::input::read_text(path, 1 << 20)
-                .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?,
+            None => {
+                tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
+                    .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?
+            }
         };
         if text.contains("!ApprovalSweep") {
             let sweep_error = |e: String| {

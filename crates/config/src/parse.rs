@@ -68,6 +68,9 @@ pub(super) fn read_error(e: crate::yaml::ReadError) -> Kind {
     match e {
         crate::yaml::ReadError::Bounds(b) => Kind::Bounds(b),
         crate::yaml::ReadError::Yaml(y) => Kind::Yaml(y),
+        crate::yaml::ReadError::TooLarge { .. } => Kind::TooLarge {
+            max: crate::input::MAX_INPUT_FILE_BYTES,
+        },
     }
 }
 
