@@ -237,6 +237,19 @@ impl RunArgs {
     }
 }
 
+/// `--prometheus ADDR` needs a port (a host alone cannot be bound).
+fn check_prometheus_addr(addr: &str) -> Result<()> {
+    let port = addr.rsplit_once(':').map(|(_, p)| p.parse::<u16>());
+    if !matches!(port, Some(Ok(_))) {
+        bail!(
+            "--prometheus {}: an address with a port is needed, e.g. 127.0.0.1:9615 (port 0 \
+             picks a free one)",
+            tranche_config::text::bare(addr)
+        );
+    }
+    Ok(())
+}
+
 /// The node under test `--node` asks for; with `model`, the flags that
 /// mean nothing to a model are refused, each on one line.
 fn node_under_test(args: &RunArgs) -> Result<crate::run::NodeUnderTest> {
@@ -386,7 +399,7 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
             ("--html", args.html.as_deref(), outputs::HTML),
             ("--profile", args.profile.as_deref(), outputs::SVG),
         ],
-        args.file.as_deref(),
+        &[args.file.as_deref(), args.costs.as_deref()],
     )?;
     let node = node_under_test(&args)?;
     if args.restart_at_block.is_some() && args.db() == DbArg::Memory {
@@ -401,9 +414,22 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
             args.workers
         );
     }
+    if let Some(addr) = &args.prometheus {
+        check_prometheus_addr(addr)?;
+    }
     let config = load_config(&args)?;
     if !args.allow_vacuous {
         config::check_not_vacuous(&config)?;
+    }
+    // Before any output, as every other flag: a restart each step can take.
+    if args.node == NodeArg::Real {
+        for step in &config.steps {
+            crate::run::check_restart(
+                args.restart_at_block,
+                step.num_blocks,
+                args.db() == DbArg::Redb,
+            )?;
+        }
     }
     if args.dry_run {
         return tranche_report::stream::out(&dry_run(&config, config::estimate::mem_available()))

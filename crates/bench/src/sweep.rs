@@ -74,6 +74,12 @@ pub struct RunSweepArgs {
     /// Write the table and the scaling plots as one HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Override the step's `num_blocks` (as `tranche run --blocks`).
+    #[arg(long)]
+    pub blocks: Option<u32>,
+    /// Print only the results: no progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// One grid point: the step and how to run it.
@@ -99,10 +105,18 @@ fn schedule_name(s: Schedule) -> &'static str {
 
 /// The base step's YAML with its size replaced (`resize`), parsed and
 /// checked.
-fn step_with(text: &str, source: &str, n: u32, cores: u32) -> Result<BenchStep> {
+fn step_with(
+    text: &str,
+    source: &str,
+    n: u32,
+    cores: u32,
+    blocks: Option<u32>,
+) -> Result<BenchStep> {
     let mut sizes = vec![("n_validators", n), ("n_cores", cores)];
-    if crate::small::on() {
-        sizes.push(("num_blocks", 2));
+    match blocks {
+        Some(b) => sizes.push(("num_blocks", b)),
+        None if crate::small::on() => sizes.push(("num_blocks", 2)),
+        None => {}
     }
     let text = crate::resize::resized(text, source, &sizes)?;
     let name = format!("{source} [validators {n}, cores {cores}]");
@@ -115,13 +129,26 @@ fn step_with(text: &str, source: &str, n: u32, cores: u32) -> Result<BenchStep> 
         .expect("a parsed file has a step"))
 }
 
-/// One axis of a sweep's grid: the values asked for, or the base's one.
-pub fn axis<T: Clone>(asked: &[T], base: T) -> Vec<T> {
+/// One axis of a sweep's grid: the values asked for (each once, in the
+/// order first asked), or the base's one.
+pub fn axis<T: Clone + PartialEq>(asked: &[T], base: T) -> Vec<T> {
     if asked.is_empty() {
         vec![base]
     } else {
-        asked.to_vec()
+        unique(asked)
     }
+}
+
+/// `values` without repeats, in the order each first appears: a value
+/// asked for twice (`--architecture both,classic`) runs once.
+pub fn unique<T: Clone + PartialEq>(values: &[T]) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(values.len());
+    for v in values {
+        if !out.contains(v) {
+            out.push(v.clone());
+        }
+    }
+    out
 }
 
 /// A sweep of `runs` runs, at least one and at most `max`; else why not.
@@ -171,20 +198,21 @@ fn grid(args: &RunSweepArgs) -> Result<(Vec<Point>, Vec<String>)> {
             }
         }
     }
-    layouts.dedup();
-    let runs = ns.len() * cs.len() * layouts.len() * args.schedule.len();
+    let layouts = unique(&layouts);
+    let schedules = unique(&args.schedule);
+    let runs = ns.len() * cs.len() * layouts.len() * schedules.len();
     check_runs(runs, MAX_SWEEP_RUNS).map_err(|e| anyhow::anyhow!(e))?;
     let mut cells = Vec::new();
     for &n in &ns {
         for &c in &cs {
-            cells.push(step_with(&text, &source, n, c).map_err(|e| format!("{e:#}")));
+            cells.push(step_with(&text, &source, n, c, args.blocks).map_err(|e| format!("{e:#}")));
         }
     }
     let (steps, skipped) = possible(cells).map_err(|e| anyhow::anyhow!(e))?;
     let mut points = Vec::new();
     for step in steps {
         for &architecture in &layouts {
-            for &s in &args.schedule {
+            for &s in &schedules {
                 points.push(Point {
                     step: step.clone(),
                     architecture,
@@ -253,7 +281,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
             ),
             ("--html", args.html.as_deref(), outputs::HTML),
         ],
-        args.file.as_deref(),
+        &[args.file.as_deref()],
     )?;
     let (points, skipped) = grid(args)?;
     tell_skipped(&skipped);
@@ -309,16 +337,18 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
             wall_s: r.wall_time_s,
             peak_memory_mib: r.peak_memory_bytes as f64 / 1048576.0,
         };
-        tranche_report::errln!(
-            "sweep: {}/{} ({} validators, {} cores, {}, {}) in {:.1} s",
-            i + 1,
-            points.len(),
-            row.n_validators,
-            row.n_cores,
-            row.layout,
-            row.schedule,
-            row.wall_s
-        );
+        if !args.quiet {
+            tranche_report::errln!(
+                "sweep: {}/{} ({} validators, {} cores, {}, {}) in {:.1} s",
+                i + 1,
+                points.len(),
+                row.n_validators,
+                row.n_cores,
+                row.layout,
+                row.schedule,
+                row.wall_s
+            );
+        }
         rows.push(row);
     }
     let text = table(&rows) + &tranche_report::sweep_run::legend(&rows);
@@ -513,13 +543,13 @@ mod tests {
 
     #[test]
     fn a_swept_step_keeps_the_base_and_takes_the_size() {
-        let s = step_with(config::DEFAULT_YAML, "default", 40, 8).unwrap();
+        let s = step_with(config::DEFAULT_YAML, "default", 40, 8, None).unwrap();
         let base = &config::embedded_default().unwrap().steps[0];
         assert_eq!((s.n_validators, s.n_cores), (40, 8));
         assert_eq!(s.num_blocks, base.num_blocks);
         assert_eq!(s.session.needed_approvals, base.session.needed_approvals);
         // A size the rules refuse names the point.
-        let e = step_with(config::DEFAULT_YAML, "default", 1, 8).unwrap_err();
+        let e = step_with(config::DEFAULT_YAML, "default", 1, 8, None).unwrap_err();
         assert!(format!("{e:#}").contains("validators 1"), "{e:#}");
     }
 

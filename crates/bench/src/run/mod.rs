@@ -13,6 +13,7 @@ mod chain;
 mod driver;
 mod model;
 mod restart;
+pub(crate) use restart::check as check_restart;
 
 pub use model::ModelOptions;
 
@@ -310,7 +311,10 @@ pub fn run_step_observed(
         let finished = d.finish(&phase)?;
         crate::profile::label_window(&layout, start, std::time::SystemTime::now());
         let approved = finished.approved.iter().filter(|a| a.is_some()).count();
-        phase.finish(&format!("{approved} of {blocks} blocks approved"));
+        phase.finish(&format!(
+            "{approved} of {} approved",
+            tranche_config::text::counted(blocks as usize, "block")
+        ));
         assemble::report(finished, options)
     };
     // The driver runs on a thread of its own named for the layout, so that
@@ -345,8 +349,8 @@ fn run_model(
         let finished = run.finish();
         let approved = finished.approved.iter().filter(|a| a.is_some()).count();
         phase.finish(&format!(
-            "{approved} of {} blocks approved",
-            finished.approved.len()
+            "{approved} of {} approved",
+            tranche_config::text::counted(finished.approved.len(), "block")
         ));
         assemble::model_report(finished, options)
     };

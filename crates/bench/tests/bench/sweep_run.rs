@@ -147,3 +147,56 @@ fn an_impossible_cell_is_skipped_with_its_bound() {
         .take_while(|l| !l.starts_with("legend:"));
     assert_eq!(rows.count(), 1, "{table}");
 }
+
+/// Issue 41: both sweeps take `--blocks` and `--quiet`, and a value asked
+/// for twice (`--architecture both,classic`, `--validators 40,40`) runs
+/// once.
+#[test]
+fn both_sweeps_take_blocks_and_quiet_and_run_each_cell_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rows.json");
+    let small = [
+        "--validators",
+        "40,40",
+        "--cores",
+        "8",
+        "--blocks",
+        "1",
+        "--quiet",
+    ];
+    let run = Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args(["sweep", "run", "--architecture", "both,classic"])
+        .args(small)
+        .arg("--cache-dir")
+        .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let network = Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args(["sweep", "network"])
+        .args(small)
+        .output()
+        .unwrap();
+    for out in [&run, &network] {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(err.is_empty(), "--quiet: {err}");
+    }
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let layouts: Vec<&str> = file["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["layout"].as_str().unwrap())
+        .collect();
+    assert_eq!(layouts, ["classic", "parallel/4"]);
+    let config = file["meta"]["config"].as_array().unwrap();
+    assert!(
+        config.iter().any(|c| c == "step 1 num_blocks: 1"),
+        "{config:?}"
+    );
+    let rows = String::from_utf8_lossy(&network.stdout);
+    assert_eq!(rows.lines().count(), 2, "one header and one row: {rows}");
+}
