@@ -130,6 +130,34 @@ pub enum StoreConfig {
     Memory,
     /// An embedded redb database file.
     Redb(PathBuf),
+    /// A ParityDB database (a folder), as Polkadot's node keeps its
+    /// parachains data.
+    ParityDb(PathBuf),
+    /// The inner store, failing on purpose at `fault` (tests of what the
+    /// node does when its store fails; docs/durability.md).
+    Faulty(Box<StoreConfig>, tranche_voting::Fault),
+}
+
+impl StoreConfig {
+    /// The store's name, as reports print it (`memory`, `redb`,
+    /// `parity-db`).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            StoreConfig::Memory => "memory",
+            StoreConfig::Redb(_) => "redb",
+            StoreConfig::ParityDb(_) => "parity-db",
+            StoreConfig::Faulty(inner, _) => inner.kind(),
+        }
+    }
+
+    /// Where the database is, if it is on disk.
+    pub fn path(&self) -> Option<&std::path::Path> {
+        match self {
+            StoreConfig::Memory => None,
+            StoreConfig::Redb(p) | StoreConfig::ParityDb(p) => Some(p),
+            StoreConfig::Faulty(inner, _) => inner.path(),
+        }
+    }
 }
 
 /// Something the node tells its user.

@@ -47,6 +47,19 @@ pub enum ClockKind {
 pub enum DbKind {
     Memory,
     Redb,
+    /// ParityDB, Polkadot's parachains database.
+    ParityDb,
+}
+
+impl DbKind {
+    /// `memory`, `redb` or `parity-db`, as reports name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            DbKind::Memory => "memory",
+            DbKind::Redb => "redb",
+            DbKind::ParityDb => "parity-db",
+        }
+    }
 }
 
 impl ClockKind {
@@ -293,7 +306,7 @@ pub fn run_step_observed(
     restart::check(
         options.restart_at_block,
         step.num_blocks,
-        options.db == DbKind::Redb,
+        options.db != DbKind::Memory,
     )?;
     // A temporary folder with a random name, removed when the guard drops
     // (also on an error or a panic); or the user's, kept.
@@ -361,8 +374,9 @@ fn run_model(
 }
 
 /// Where the run's node keeps its database, and the guard of a temporary
-/// folder. With `--db-path DIR`: `DIR/<step>/<layout>/approvals.redb`,
-/// emptied at the start, kept after the run.
+/// folder. With `--db-path DIR`: `DIR/<step>/<layout>/approvals.redb` (a
+/// file) or `approvals.paritydb` (a folder), emptied at the start, kept
+/// after the run.
 fn database(
     step: &BenchStep,
     options: &RunOptions,
@@ -392,11 +406,22 @@ fn database(
             (tmp.path().to_path_buf(), Some(tmp))
         }
     };
-    let path = dir.join("approvals.redb");
-    match std::fs::remove_file(&path) {
+    let path = dir.join(match options.db {
+        DbKind::ParityDb => "approvals.paritydb",
+        _ => "approvals.redb",
+    });
+    let emptied = if path.is_dir() {
+        std::fs::remove_dir_all(&path)
+    } else {
+        std::fs::remove_file(&path)
+    };
+    match emptied {
         Ok(()) => {}
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(e) => return Err(e).with_context(|| format!("cannot empty {}", path.display())),
     }
-    Ok((StoreConfig::Redb(path), guard))
+    Ok(match options.db {
+        DbKind::ParityDb => (StoreConfig::ParityDb(path), guard),
+        _ => (StoreConfig::Redb(path), guard),
+    })
 }

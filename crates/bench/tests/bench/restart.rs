@@ -103,7 +103,7 @@ fn a_restart_without_a_database_is_refused_before_any_work() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("--restart-at-block needs the redb database"),
+        err.contains("--restart-at-block needs a database on disk"),
         "{err}"
     );
     assert!(

@@ -13,8 +13,9 @@
 //! paritytech/parity-db `src/db.rs`), which no announcement could wait
 //! for; so this store runs ParityDB's pipeline itself, on the caller's
 //! thread, at every commit: queue the commit, write it to the log, fsync
-//! the log (`sync_wal`), apply it to the tables and, once enough logs are
-//! applied, flush the tables and recycle the logs (`sync_data`). A commit
+//! the log (`sync_wal`), apply it to the tables and, every
+//! `RECYCLE_EVERY` commits, flush the tables and recycle the applied logs
+//! (`sync_data`). A commit
 //! that has returned therefore survives a process crash and a power loss
 //! alike (docs/durability.md). Each batch is committed whole; of the
 //! writes to one key between two commits only the last is applied.
@@ -29,6 +30,14 @@ use std::path::{Path, PathBuf};
 
 /// Committed once this many table operations are waiting.
 pub const WRITE_BEHIND_OPS: usize = 16_384;
+
+/// Applied logs are recycled (the tables flushed first) once this many
+/// commits have gathered, rather than at every commit: each recycling
+/// costs fsyncs of every table file and of the log. Each commit leaves one
+/// applied log, and ParityDB waits for its cleanup thread (which this
+/// store does not run) once more than four are waiting (`MAX_LOG_FILES`
+/// in paritytech/parity-db `src/db.rs`): so at most four.
+pub const RECYCLE_EVERY: u64 = 4;
 
 /// The column approval voting's records live in.
 const COLUMN: u8 = 0;
@@ -135,13 +144,17 @@ impl ParityDbStore {
     }
 
     /// ParityDB's pipeline, run here: the queued commits to the log, the
-    /// log to the file (fsynced), the logs to the tables, applied logs
-    /// recycled (the tables flushed first).
+    /// log to the file (fsynced), the logs to the tables; every
+    /// `RECYCLE_EVERY` commits, applied logs recycled (the tables flushed
+    /// first). Until a log is recycled, it is what a reopening replays.
     fn drive(&self) -> parity_db::Result<()> {
         self.db.process_commits()?;
         self.db.flush_logs()?;
         self.db.enact_logs()?;
-        self.db.clean_logs()
+        if self.counts.commits % RECYCLE_EVERY == 0 {
+            self.db.clean_logs()?;
+        }
+        Ok(())
     }
 
     /// The final value of each key this commit touches (`None`: deleted),
