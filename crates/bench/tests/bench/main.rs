@@ -5,6 +5,7 @@
 mod calibrate;
 mod cli;
 mod common;
+mod databases;
 mod documented;
 mod history;
 mod hostile;
