@@ -41,6 +41,10 @@ use tranche_voting::{
     ApprovalVoting, FaultyStore, MemoryStore, NewBlock, ParityDbStore, RedbStore, Store,
 };
 
+/// How long a failure that is a consequence of another worker's stop
+/// waits for that worker's own failure (`Node::check`).
+const CAUSE_WAIT: Duration = Duration::from_secs(2);
+
 /// A running node.
 pub struct Node {
     architecture: Architecture,
@@ -153,11 +157,28 @@ impl Node {
         &self.events
     }
 
-    /// The first worker failure, if any worker has failed.
+    /// The first worker failure, if any worker has failed — its cause: a
+    /// worker that failed only because another's channel closed is a
+    /// consequence, and the failure of the worker that stopped (reported
+    /// as its thread ends, just after its channel closed) is looked for,
+    /// for at most `CAUSE_WAIT`, and reported instead.
     pub fn check(&mut self) -> Result<(), NodeError> {
         if self.failure.is_none() {
             if let Ok(f) = self.failures.try_recv() {
                 self.failure = Some(f);
+            }
+        }
+        if self.failure.as_ref().is_some_and(|f| f.is_consequence()) {
+            let deadline = Instant::now() + CAUSE_WAIT;
+            while let Ok(f) = self.failures.recv_deadline(deadline) {
+                if !f.is_consequence() {
+                    self.failure = Some(f);
+                    break;
+                }
+            }
+            // Looked for once: a consequence with no cause stays.
+            if let Some(f) = &mut self.failure {
+                f.cause_sought = true;
             }
         }
         match &self.failure {

@@ -15,10 +15,8 @@ use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use tranche_node::{Architecture, Clock, Node, NodeEvent, StoreConfig};
+use tranche_node::{Architecture, Clock, Node, NodeEvent};
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
-use tranche_primitives::{Hash, ValidatorIndex};
-use tranche_voting::{ParityDbStore, RedbStore, Store, ValidatorSet};
 
 const CHILD: &str = "TRANCHE_CRASH_CHILD_DB";
 const LAYOUT: &str = "TRANCHE_CRASH_CHILD_LAYOUT";
@@ -34,14 +32,6 @@ const REAL_START: &str = "TRANCHE_CRASH_CHILD_REAL_START";
 const TICKS_PER_LIFE: u64 = 4;
 const REAL_TEST: &str = "repeated_sigkills_of_a_real_clock_run_lose_no_announcement";
 
-/// The store of `kind` at `db`.
-fn store(kind: &str, db: &str) -> StoreConfig {
-    match kind {
-        "parity-db" => StoreConfig::ParityDb(db.into()),
-        _ => StoreConfig::Redb(db.into()),
-    }
-}
-
 /// The test named `name` for the store `kind` (redb's tests have no
 /// suffix).
 fn test_name(name: &str, kind: &str) -> String {
@@ -51,17 +41,13 @@ fn test_name(name: &str, kind: &str) -> String {
     }
 }
 
-fn hex(h: &Hash) -> String {
-    h.0.iter().map(|b| format!("{b:02x}")).collect()
-}
-
 /// The child: run the small network against a node with a store on disk
 /// and print each announcement (`A block c,c`, `V block c,c`, `B block`)
 /// the moment it is seen leaving the node.
 fn child(db: &str, layout: &str, kind: &str) {
     let n = net(40, 4, 6, 3);
     let mut cfg = config(&n, architecture(layout), Clock::virtual_at(0));
-    cfg.store = store(kind, db);
+    cfg.store = store_config(kind, db.as_ref());
     let mut node = Node::start(cfg).unwrap();
     let first = n.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let end = first + 12 * 12;
@@ -113,7 +99,7 @@ fn real_child(db: &str, layout: &str, kind: &str, start: Option<u64>) {
     let start = start.unwrap_or(first - 2);
     let clock = Clock::real(start);
     let mut cfg = config(&n, architecture(layout), clock.clone());
-    cfg.store = store(kind, db);
+    cfg.store = store_config(kind, db.as_ref());
     let mut node = Node::start(cfg).unwrap();
     connect(&n, &mut node, start, false);
     let end = n.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 8;
@@ -141,60 +127,6 @@ fn architecture(layout: &str) -> Architecture {
         Architecture::CLASSIC
     } else {
         Architecture::parallel(2)
-    }
-}
-
-/// Our own item as an announcement line (`A block c,c` / `V block c,c`).
-fn ours(k: ItemKey) -> Option<String> {
-    match k {
-        ItemKey::Assignment {
-            block,
-            validator: 0,
-            claimed,
-            ..
-        } => Some(format!("A {} {claimed:?}", hex(&block))),
-        ItemKey::Approval {
-            block,
-            validator: 0,
-            candidates,
-        } => Some(format!("V {} {candidates:?}", hex(&block))),
-        _ => None,
-    }
-}
-
-/// Whether the database holds `line`'s announcement.
-fn recorded(snap: &tranche_voting::Snapshot, line: &str) -> bool {
-    let mut parts = line.splitn(3, ' ');
-    let (kind, block, cands) = (
-        parts.next().unwrap(),
-        parts.next().unwrap(),
-        parts.next().unwrap(),
-    );
-    let Some(b) = snap.blocks.iter().find(|b| hex(&b.hash) == block) else {
-        return false;
-    };
-    let cands: Vec<u32> = cands
-        .trim_matches(|c| c == '[' || c == ']')
-        .split(", ")
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().unwrap())
-        .collect();
-    match kind {
-        "A" => cands.iter().all(|c| {
-            snap.approval_entries.iter().any(|(h, i, e)| {
-                *h == b.hash && i == c && e.our_assignment.as_ref().is_some_and(|o| o.triggered)
-            })
-        }),
-        "V" => cands.iter().all(|c| {
-            let chash = b.candidates[*c as usize].hash;
-            snap.approvals.contains(&(chash, ValidatorIndex(0)))
-        }),
-        "B" => snap.block_states.iter().any(|(h, st)| {
-            *h == b.hash
-                && ValidatorSet::from_bytes(b.candidates.len(), &st.approved)
-                    .is_some_and(|s| s.is_full())
-        }),
-        _ => panic!("unknown line {line}"),
     }
 }
 
@@ -271,10 +203,7 @@ fn run_and_kill(test: &str, envs: &[(&str, String)], after: usize, ticks: Option
 
 /// Every line is in the `kind` database at `db`.
 fn check_recorded(kind: &str, db: &std::path::Path, lines: &[String], what: &str) {
-    let snap = match kind {
-        "parity-db" => ParityDbStore::open(db).unwrap().load().unwrap(),
-        _ => RedbStore::open(db).unwrap().load().unwrap(),
-    };
+    let snap = stored(kind, db);
     for l in lines {
         assert!(
             recorded(&snap, l),

@@ -151,7 +151,7 @@ impl ParityDbStore {
         self.db.process_commits()?;
         self.db.flush_logs()?;
         self.db.enact_logs()?;
-        if self.counts.commits % RECYCLE_EVERY == 0 {
+        if self.counts.commits.is_multiple_of(RECYCLE_EVERY) {
             self.db.clean_logs()?;
         }
         Ok(())
