@@ -52,23 +52,7 @@ fn span(net: &Net) -> (Tick, Tick) {
 /// Run the whole schedule on a node with `store` (virtual time), stopping
 /// at its first error; what it announced, and the error.
 fn run(net: &Net, arch: Architecture, store: StoreConfig) -> (Seen, Option<String>) {
-    let (first, end) = span(net);
-    let mut cfg = config(net, arch, Clock::virtual_at(first));
-    cfg.store = store;
-    let mut node = match Node::start(cfg) {
-        Ok(n) => n,
-        Err(e) => return (Seen::default(), Some(e.to_string())),
-    };
-    let mut seen = Seen::default();
-    connect(net, &mut node, first, false);
-    let r = try_drive_ticks(net, &mut node, first, end, |_, _| {});
-    seen.take(&node);
-    let err = r
-        .err()
-        .or_else(|| node.check().err())
-        .map(|e| e.to_string());
-    let _ = node.shutdown();
-    (seen, err)
+    run_with(net, arch, store, |_| {})
 }
 
 /// After a fault: the database holds every announcement made before it,
@@ -150,4 +134,167 @@ fn injected_store_faults_stop_the_node_and_lose_nothing_redb() {
 #[test]
 fn injected_store_faults_stop_the_node_and_lose_nothing_parity_db() {
     injected_faults("parity-db");
+}
+
+/// [`run`], with `at_tick(tick)` called after each tick (it may change the
+/// file system under the node).
+fn run_with(
+    net: &Net,
+    arch: Architecture,
+    store: StoreConfig,
+    at_tick: impl FnMut(Tick),
+) -> (Seen, Option<String>) {
+    run_until(net, arch, store, span(net).1, at_tick)
+}
+
+/// [`run_with`] up to tick `end`, then a clean stop.
+fn run_until(
+    net: &Net,
+    arch: Architecture,
+    store: StoreConfig,
+    end: Tick,
+    mut at_tick: impl FnMut(Tick),
+) -> (Seen, Option<String>) {
+    let first = span(net).0;
+    let mut cfg = config(net, arch, Clock::virtual_at(first));
+    cfg.store = store;
+    let mut node = match Node::start(cfg) {
+        Ok(n) => n,
+        Err(e) => return (Seen::default(), Some(e.to_string())),
+    };
+    let mut seen = Seen::default();
+    connect(net, &mut node, first, false);
+    let r = try_drive_ticks(net, &mut node, first, end, |_, tick| at_tick(tick));
+    seen.take(&node);
+    let err = r
+        .err()
+        .or_else(|| node.check().err())
+        .map(|e| e.to_string());
+    let _ = node.shutdown();
+    (seen, err)
+}
+
+/// A small tmpfs mounted at a temporary folder, unmounted on drop.
+struct Tmpfs {
+    dir: tempfile::TempDir,
+}
+
+impl Tmpfs {
+    /// Mount one of `size` (as `mount -o size=` takes it), or say why not.
+    fn mount(size: &str) -> Result<Tmpfs, String> {
+        // SAFETY: geteuid has no preconditions.
+        if unsafe { libc::geteuid() } != 0 {
+            return Err("not running as root".into());
+        }
+        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+        let out = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir.path())
+            .output()
+            .map_err(|e| format!("cannot run mount: {e}"))?;
+        if !out.status.success() {
+            return Err(format!(
+                "mount -t tmpfs failed: {}",
+                String::from_utf8_lossy(&out.stderr).trim()
+            ));
+        }
+        Ok(Tmpfs { dir })
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Remount read-only (`true`) or read-write.
+    fn remount(&self, read_only: bool) {
+        let opt = if read_only {
+            "remount,ro"
+        } else {
+            "remount,rw"
+        };
+        let ok = std::process::Command::new("mount")
+            .args(["-o", opt])
+            .arg(self.path())
+            .status()
+            .unwrap()
+            .success();
+        assert!(ok, "mount -o {opt} failed");
+    }
+
+    /// Fill the file system up: a file grown until a write fails (ENOSPC).
+    fn fill(&self) -> std::path::PathBuf {
+        use std::io::Write;
+        let filler = self.path().join("filler");
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let chunk = vec![0x5au8; 4096];
+        while f.write_all(&chunk).is_ok() {}
+        let _ = f.flush();
+        filler
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg(self.path())
+            .status();
+    }
+}
+
+/// A real full file system under a running node: it stops with one line
+/// naming the store, the path and the cause; once there is room again, a
+/// node started on the database approves every block and holds every
+/// announcement made before. A read-only one (Linux refuses to remount a
+/// file system read-only while the node has its database open for writing,
+/// so the node is stopped half-way first): the node does not start, with
+/// one such line; writable again, a node started on it approves every
+/// block and holds every announcement made before.
+#[test]
+fn a_full_or_read_only_file_system_stops_the_node_and_loses_nothing() {
+    let fs = match Tmpfs::mount("8m") {
+        Ok(fs) => fs,
+        Err(why) => {
+            eprintln!("skipped: no tmpfs to fill ({why})");
+            return;
+        }
+    };
+    let net = net(20, 4, 3, 3);
+    let (first, _) = span(&net);
+    let at = first + 8;
+    for kind in ["redb", "parity-db"] {
+        for (i, arch) in [Architecture::CLASSIC, Architecture::parallel(2)]
+            .into_iter()
+            .enumerate()
+        {
+            // Full.
+            let db = fs.path().join(format!("full-{i}.{kind}"));
+            let mut filler = None;
+            let (before, err) = run_with(&net, arch, store_config(kind, &db), |t| {
+                if t == at {
+                    filler = Some(fs.fill());
+                }
+            });
+            let what = format!("{kind}, {}, full", arch.name());
+            let err = err.unwrap_or_else(|| panic!("{what}: the node did not notice"));
+            one_line(&err, kind, &db, "No space left on device", &what);
+            std::fs::remove_file(filler.unwrap()).unwrap();
+            survives(&net, arch, kind, &db, &before, &what);
+            // Read-only.
+            let db = fs.path().join(format!("ro-{i}.{kind}"));
+            let what = format!("{kind}, {}, read-only", arch.name());
+            let (before, err) = run_until(&net, arch, store_config(kind, &db), at, |_| {});
+            assert_eq!(err, None, "{what}: before the file system turned read-only");
+            fs.remount(true);
+            let (_, err) = run_until(&net, arch, store_config(kind, &db), at, |_| {});
+            fs.remount(false);
+            let err = err.unwrap_or_else(|| panic!("{what}: the node started"));
+            assert!(!err.contains('\n'), "{what}: `{err}`");
+            assert!(
+                err.contains(kind) && err.contains(&db.display().to_string()),
+                "{what}: `{err}`"
+            );
+            assert!(err.contains("Read-only file system"), "{what}: `{err}`");
+            survives(&net, arch, kind, &db, &before, &what);
+        }
+    }
 }

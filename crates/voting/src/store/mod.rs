@@ -140,7 +140,7 @@ pub enum StoreError {
     Corrupt(String),
     #[error("{store}: {what} failed: injected fault")]
     Injected { store: String, what: &'static str },
-    #[error("{store} approval database at {path}: {what} failed: {reason}")]
+    #[error("{store} database at {path}: {what} failed: {reason}")]
     Backend {
         store: &'static str,
         path: String,
