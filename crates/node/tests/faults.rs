@@ -298,3 +298,69 @@ fn a_full_or_read_only_file_system_stops_the_node_and_loses_nothing() {
         }
     }
 }
+
+/// The database deleted, or (redb) truncated, under a running node: the
+/// node notices before its next commit and stops with one line naming the
+/// store, the path and the cause — it announces nothing more on a file
+/// nobody will open again. What was deleted is gone: a node started on
+/// the path begins a new database and approves every block; on a
+/// truncated file, which redb repairs at the start, too.
+#[test]
+fn a_database_deleted_or_truncated_under_the_node_stops_it() {
+    let net = net(20, 4, 3, 3);
+    let (first, _) = span(&net);
+    let at = first + 8;
+    let dir = tempfile::tempdir().unwrap();
+    for kind in ["redb", "parity-db"] {
+        for arch in [Architecture::CLASSIC, Architecture::parallel(2)] {
+            let what = format!("{kind}, {}, deleted", arch.name());
+            let db = dir.path().join(format!("deleted-{}.{kind}", arch.name()));
+            let (_, err) = run_with(&net, arch, store_config(kind, &db), |t| {
+                if t == at {
+                    match kind {
+                        "redb" => std::fs::remove_file(&db).unwrap(),
+                        _ => std::fs::remove_dir_all(&db).unwrap(),
+                    }
+                }
+            });
+            let err = err.unwrap_or_else(|| panic!("{what}: the node did not notice"));
+            one_line(&err, kind, &db, "was deleted under the running node", &what);
+            let (after, err) = run(&net, arch, store_config(kind, &db));
+            assert_eq!(err, None, "{what}: the restart failed");
+            assert_eq!(after.approved.len(), net.blocks.len(), "{what}");
+        }
+        let arch = Architecture::CLASSIC;
+        let what = format!("{kind}, truncated");
+        let (db, victim) = match kind {
+            "redb" => {
+                let db = dir.path().join("truncated.redb");
+                (db.clone(), db)
+            }
+            _ => continue,
+        };
+        let (before, err) = run_with(&net, arch, store_config(kind, &db), |t| {
+            if t == at {
+                let f = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&victim)
+                    .unwrap();
+                let len = f.metadata().unwrap().len();
+                f.set_len(len / 2).unwrap();
+            }
+        });
+        let err = err.unwrap_or_else(|| panic!("{what}: the node did not notice"));
+        one_line(
+            &err,
+            kind,
+            &db,
+            "was truncated under the running node",
+            &what,
+        );
+        // redb repairs the file at the start; every block is approved,
+        // before the fault or after the restart.
+        let (after, err) = run(&net, arch, store_config(kind, &db));
+        assert_eq!(err, None, "{what}: the restart failed");
+        let all: BTreeSet<u32> = before.approved.union(&after.approved).copied().collect();
+        assert_eq!(all.len(), net.blocks.len(), "{what}");
+    }
+}

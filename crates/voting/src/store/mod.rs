@@ -13,6 +13,7 @@
 
 mod codec;
 mod faulty;
+mod file_guard;
 mod memory;
 mod paritydb_store;
 mod redb_store;

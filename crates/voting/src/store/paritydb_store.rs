@@ -69,6 +69,9 @@ pub struct ParityDbStore {
     /// Commit after this many waiting table operations.
     pub write_behind_ops: usize,
     counts: DurabilityCounts,
+    /// Notice the folder, or its metadata file, deleted or replaced under
+    /// the node.
+    guards: [super::file_guard::FileGuard; 2],
     /// Abandoned (a simulated crash) or failed: nothing more is committed,
     /// not even on drop.
     abandoned: bool,
@@ -106,6 +109,10 @@ impl ParityDbStore {
             .map_err(|e| open_err(e.to_string()))?;
         let store = ParityDbStore {
             db,
+            guards: [
+                super::file_guard::FileGuard::new(&path, false),
+                super::file_guard::FileGuard::new(&path.join("metadata"), false),
+            ],
             path: path.clone(),
             pending: Vec::new(),
             write_behind_ops: WRITE_BEHIND_OPS,
@@ -198,6 +205,10 @@ impl ParityDbStore {
     fn commit_now(&mut self) -> Result<(), StoreError> {
         if self.pending.is_empty() || self.abandoned {
             return Ok(());
+        }
+        if let Some(why) = self.guards.iter().find_map(|g| g.check().err()) {
+            self.abandoned = true;
+            return Err(self.backend("commit", why));
         }
         self.counts.commits += 1;
         self.counts.fsyncs += 1;

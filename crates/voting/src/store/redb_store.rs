@@ -64,6 +64,8 @@ pub struct RedbStore {
     pub write_behind_ops: usize,
     last_fsync: std::time::Instant,
     counts: super::DurabilityCounts,
+    /// Notices the file deleted, replaced or truncated under the node.
+    guard: super::file_guard::FileGuard,
     /// Abandoned (a simulated crash): nothing more is committed, not even
     /// on drop.
     abandoned: bool,
@@ -92,6 +94,7 @@ impl RedbStore {
         Self::check_or_write_schema(&db).map_err(open_err)?;
         let store = RedbStore {
             db,
+            guard: super::file_guard::FileGuard::new(&path, true),
             path,
             pending: Vec::new(),
             write_behind_ops: WRITE_BEHIND_OPS,
@@ -155,6 +158,7 @@ impl RedbStore {
         if self.pending.is_empty() || self.abandoned {
             return Ok(());
         }
+        self.guard.check().map_err(self.backend("commit"))?;
         self.counts.commits += 1;
         if matches!(durability, Durability::Immediate) {
             self.counts.fsyncs += 1;
@@ -210,7 +214,9 @@ impl RedbStore {
             }
         }
         txn.commit()
-            .map_err(|e| self.backend("commit")(e.to_string()))
+            .map_err(|e| self.backend("commit")(e.to_string()))?;
+        self.guard.committed();
+        Ok(())
     }
 }
 
