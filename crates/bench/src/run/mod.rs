@@ -18,7 +18,7 @@ pub use model::ModelOptions;
 
 pub use tranche_report::progress::{Phase, Progress};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use driver::Driver;
 use parity_scale_codec::Encode;
 use std::path::PathBuf;
@@ -373,6 +373,33 @@ fn run_model(
     })
 }
 
+/// Remove the database a previous run left at `path`: a redb file, or a
+/// ParityDB folder (one holding its `metadata` file). Anything else there —
+/// a folder where a file belongs, a file where a folder does, a folder that
+/// is not a ParityDB database — is left alone and refused with one line.
+fn empty(path: &std::path::Path, db: DbKind) -> Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot empty {}", path.display())),
+    };
+    let removed = match db {
+        DbKind::ParityDb if meta.is_dir() && path.join("metadata").is_file() => {
+            std::fs::remove_dir_all(path)
+        }
+        DbKind::ParityDb => bail!(
+            "cannot empty {}: not a ParityDB database folder (left as it is)",
+            path.display()
+        ),
+        _ if meta.is_file() => std::fs::remove_file(path),
+        _ => bail!(
+            "cannot empty {}: not a redb database file (left as it is)",
+            path.display()
+        ),
+    };
+    removed.with_context(|| format!("cannot empty {}", path.display()))
+}
+
 /// Where the run's node keeps its database, and the guard of a temporary
 /// folder. With `--db-path DIR`: `DIR/<step>/<layout>/approvals.redb` (a
 /// file) or `approvals.paritydb` (a folder), emptied at the start, kept
@@ -410,16 +437,7 @@ fn database(
         DbKind::ParityDb => "approvals.paritydb",
         _ => "approvals.redb",
     });
-    let emptied = if path.is_dir() {
-        std::fs::remove_dir_all(&path)
-    } else {
-        std::fs::remove_file(&path)
-    };
-    match emptied {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e).with_context(|| format!("cannot empty {}", path.display())),
-    }
+    empty(&path, options.db)?;
     Ok(match options.db {
         DbKind::ParityDb => (StoreConfig::ParityDb(path), guard),
         _ => (StoreConfig::Redb(path), guard),

@@ -137,3 +137,44 @@ fn parity_db_decides_sends_and_records_as_redb() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `--db-path` where the step's database is of the other store (a redb
+/// file where a ParityDB folder belongs, a folder where a redb file
+/// belongs): refused with one line naming the path, nothing removed.
+#[test]
+fn a_database_of_the_other_store_under_db_path_is_refused_and_kept() {
+    let dir = std::env::temp_dir().join(format!("tranche-db-kinds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let layout = dir.join("db/examples_default_yaml__1_ApprovalVoting/classic");
+    std::fs::create_dir_all(layout.join("approvals.redb")).unwrap();
+    std::fs::write(layout.join("approvals.redb/keep"), b"x").unwrap();
+    std::fs::write(layout.join("approvals.paritydb"), b"a redb file").unwrap();
+    for (db, kind) in [
+        ("redb", "a redb database file"),
+        ("parity-db", "a ParityDB"),
+    ] {
+        // Run from the repository's root: the step's folder is named after
+        // the file as given.
+        let out = Command::new(BIN)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/../.."))
+            .args(["run", "examples/default.yaml", "--clock", "virtual"])
+            .args(["--architecture", "classic"])
+            .args(["--quiet", "--db", db])
+            .arg("--cache-dir")
+            .arg(dir.join("cache"))
+            .arg("--db-path")
+            .arg(dir.join("db"))
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "--db {db} ran");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(kind) && err.contains("left as it is"), "{err}");
+    }
+    assert!(layout.join("approvals.redb/keep").is_file());
+    assert_eq!(
+        std::fs::read(layout.join("approvals.paritydb")).unwrap(),
+        b"a redb file"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
