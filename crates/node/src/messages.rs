@@ -138,28 +138,6 @@ pub enum StoreConfig {
     Faulty(Box<StoreConfig>, tranche_voting::Fault),
 }
 
-impl StoreConfig {
-    /// The store's name, as reports print it (`memory`, `redb`,
-    /// `parity-db`).
-    pub fn kind(&self) -> &'static str {
-        match self {
-            StoreConfig::Memory => "memory",
-            StoreConfig::Redb(_) => "redb",
-            StoreConfig::ParityDb(_) => "parity-db",
-            StoreConfig::Faulty(inner, _) => inner.kind(),
-        }
-    }
-
-    /// Where the database is, if it is on disk.
-    pub fn path(&self) -> Option<&std::path::Path> {
-        match self {
-            StoreConfig::Memory => None,
-            StoreConfig::Redb(p) | StoreConfig::ParityDb(p) => Some(p),
-            StoreConfig::Faulty(inner, _) => inner.path(),
-        }
-    }
-}
-
 /// Something the node tells its user.
 #[derive(Debug, Clone)]
 pub enum NodeEvent {

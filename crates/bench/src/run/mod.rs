@@ -51,17 +51,6 @@ pub enum DbKind {
     ParityDb,
 }
 
-impl DbKind {
-    /// `memory`, `redb` or `parity-db`, as reports name it.
-    pub fn name(self) -> &'static str {
-        match self {
-            DbKind::Memory => "memory",
-            DbKind::Redb => "redb",
-            DbKind::ParityDb => "parity-db",
-        }
-    }
-}
-
 impl ClockKind {
     /// `real` or `virtual`, as reports name it.
     pub fn name(self) -> &'static str {
