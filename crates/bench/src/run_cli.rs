@@ -47,6 +47,9 @@ pub enum DbArg {
     Redb,
     /// In memory, as upstream's benchmark.
     Memory,
+    /// ParityDB, the database Polkadot's node keeps its parachains data in
+    /// (docs/durability.md), in a temporary directory.
+    ParityDb,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -170,7 +173,7 @@ pub struct RunArgs {
     /// Stop the node abruptly at the start of block N's slot (workers
     /// stopped where they are, the database abandoned without a final
     /// commit), start it again on the same database and carry on. Needs
-    /// --db redb.
+    /// --db redb or parity-db.
     #[arg(long, value_name = "N")]
     pub restart_at_block: Option<u32>,
     /// With --repeat: unmeasured warm-up runs of each layout before the N.
@@ -403,7 +406,7 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
     )?;
     let node = node_under_test(&args)?;
     if args.restart_at_block.is_some() && args.db() == DbArg::Memory {
-        bail!("--restart-at-block needs the redb database (--db redb): a restart in memory would start from nothing");
+        bail!("--restart-at-block needs a database on disk (--db redb or parity-db): a restart in memory would start from nothing");
     }
     if args.backlog.is_some() && args.schedule != ScheduleArg::UsefulFirst {
         bail!("--backlog sizes the backlog of --schedule useful-first; with fifo there is none");
@@ -471,6 +474,7 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
             db: match args.db() {
                 DbArg::Redb => DbKind::Redb,
                 DbArg::Memory => DbKind::Memory,
+                DbArg::ParityDb => DbKind::ParityDb,
             },
             progress: crate::run::Progress::detect(args.quiet),
             floor: floor_mode(args.floor),
@@ -658,6 +662,7 @@ fn invocation_meta(args: &RunArgs, config: &BenchConfig) -> Meta {
         (NodeArg::Model, _) => "model",
         (_, DbArg::Redb) => "redb",
         (_, DbArg::Memory) => "memory",
+        (_, DbArg::ParityDb) => "parity-db",
     };
     Meta::collect(database, args.seed, &config.steps)
 }

@@ -36,7 +36,9 @@ pub struct NodeConfig {
 pub enum NodeError {
     #[error(transparent)]
     WorkerFailed(#[from] WorkerFailure),
-    #[error("cannot open the approval database: {0}")]
+    /// The store could not be opened or read: one line naming the store,
+    /// its path and the cause.
+    #[error("{0}")]
     Store(String),
     #[error("cannot start thread {0}: {1}")]
     Spawn(String, std::io::Error),

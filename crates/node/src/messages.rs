@@ -130,6 +130,12 @@ pub enum StoreConfig {
     Memory,
     /// An embedded redb database file.
     Redb(PathBuf),
+    /// A ParityDB database (a folder), as Polkadot's node keeps its
+    /// parachains data.
+    ParityDb(PathBuf),
+    /// The inner store, failing on purpose at `fault` (tests of what the
+    /// node does when its store fails; docs/durability.md).
+    Faulty(Box<StoreConfig>, tranche_voting::Fault),
 }
 
 /// Something the node tells its user.

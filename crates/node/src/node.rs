@@ -37,7 +37,13 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_primitives::{BlockNumber, Hash, SessionIndex, Tick, ValidatorIndex};
-use tranche_voting::{ApprovalVoting, MemoryStore, NewBlock, RedbStore, Store};
+use tranche_voting::{
+    ApprovalVoting, FaultyStore, MemoryStore, NewBlock, ParityDbStore, RedbStore, Store,
+};
+
+/// How long a failure that is a consequence of another worker's stop
+/// waits for that worker's own failure (`Node::check`).
+const CAUSE_WAIT: Duration = Duration::from_secs(2);
 
 /// A running node.
 pub struct Node {
@@ -54,16 +60,37 @@ pub struct Node {
     crashing: Arc<AtomicBool>,
 }
 
-fn open_store(
-    config: &StoreConfig,
-) -> Result<(Box<dyn Store + Send>, Option<tranche_voting::Snapshot>), NodeError> {
+type Opened = (Box<dyn Store + Send>, Option<tranche_voting::Snapshot>);
+
+/// Open the store and load what it holds (nothing for a memory store).
+fn open_store(config: &StoreConfig) -> Result<Opened, NodeError> {
+    fn loaded(mut store: Box<dyn Store + Send>) -> Result<Opened, NodeError> {
+        let snap = store
+            .load()
+            .map_err(|e| NodeError::Store(store_failure(&*store, &e)))?;
+        Ok((store, Some(snap)))
+    }
+    let open_err = |e: tranche_voting::StoreError| NodeError::Store(e.to_string());
     match config {
         StoreConfig::Memory => Ok((Box::new(MemoryStore::new()), None)),
-        StoreConfig::Redb(path) => {
-            let mut store = RedbStore::open(path).map_err(|e| NodeError::Store(e.to_string()))?;
-            let snap = store.load().map_err(|e| NodeError::Store(e.to_string()))?;
-            Ok((Box::new(store), Some(snap)))
+        StoreConfig::Redb(path) => loaded(Box::new(RedbStore::open(path).map_err(open_err)?)),
+        StoreConfig::ParityDb(path) => {
+            loaded(Box::new(ParityDbStore::open(path).map_err(open_err)?))
         }
+        StoreConfig::Faulty(inner, fault) => {
+            let (store, snap) = open_store(inner)?;
+            Ok((Box::new(FaultyStore::new(store, *fault)), snap))
+        }
+    }
+}
+
+/// A store's failure as one line naming the store, where it is, and the
+/// cause (the store's own errors name them already).
+pub(crate) fn store_failure(store: &dyn Store, e: &tranche_voting::StoreError) -> String {
+    use tranche_voting::StoreError::*;
+    match e {
+        Open { .. } | Backend { .. } | Injected { .. } => e.to_string(),
+        Corrupt(_) => format!("{}: {e}", store.describe()),
     }
 }
 
@@ -72,7 +99,7 @@ fn open_voting(config: &NodeConfig) -> Result<Voting, NodeError> {
     let (store, snapshot) = open_store(&config.store)?;
     let machine = match snapshot {
         Some(snap) => ApprovalVoting::restore(config.voting.clone(), config.local.clone(), snap)
-            .map_err(|e| NodeError::Store(e.to_string()))?,
+            .map_err(|e| NodeError::Store(store_failure(&*store, &e)))?,
         None => ApprovalVoting::new(config.voting.clone(), config.local.clone()),
     };
     Ok(Voting { machine, store })
@@ -130,11 +157,28 @@ impl Node {
         &self.events
     }
 
-    /// The first worker failure, if any worker has failed.
+    /// The first worker failure, if any worker has failed — its cause: a
+    /// worker that failed only because another's channel closed is a
+    /// consequence, and the failure of the worker that stopped (reported
+    /// as its thread ends, just after its channel closed) is looked for,
+    /// for at most `CAUSE_WAIT`, and reported instead.
     pub fn check(&mut self) -> Result<(), NodeError> {
         if self.failure.is_none() {
             if let Ok(f) = self.failures.try_recv() {
                 self.failure = Some(f);
+            }
+        }
+        if self.failure.as_ref().is_some_and(|f| f.is_consequence()) {
+            let deadline = Instant::now() + CAUSE_WAIT;
+            while let Ok(f) = self.failures.recv_deadline(deadline) {
+                if !f.is_consequence() {
+                    self.failure = Some(f);
+                    break;
+                }
+            }
+            // Looked for once: a consequence with no cause stays.
+            if let Some(f) = &mut self.failure {
+                f.cause_sought = true;
             }
         }
         match &self.failure {

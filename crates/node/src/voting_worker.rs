@@ -101,7 +101,7 @@ impl VotingWorker {
         let start = Instant::now();
         let r = self.store.write(writes);
         self.db_nanos += start.elapsed().as_nanos() as u64;
-        r.map_err(|e| format!("database write failed: {e}"))?;
+        r.map_err(|e| crate::node::store_failure(&*self.store, &e))?;
         self.uncommitted_since.get_or_insert(now);
         Ok(())
     }
@@ -117,8 +117,7 @@ impl VotingWorker {
         self.db_nanos += thread_cpu_time().saturating_sub(start).as_nanos() as u64;
         self.uncommitted_since = None;
         self.note_durability();
-        let what = if fsync { "flush" } else { "commit" };
-        r.map_err(|e| format!("database {what} failed: {e}"))
+        r.map_err(|e| crate::node::store_failure(&*self.store, &e))
     }
 
     /// The group commit: what was written during an earlier tick is

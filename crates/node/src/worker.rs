@@ -26,6 +26,17 @@ pub type WorkerBody = Box<dyn FnOnce(&WorkerStats) -> Result<(), String> + Send>
 pub struct WorkerFailure {
     pub worker: String,
     pub message: String,
+    /// `Node::check` has looked for the cause of this consequence.
+    #[doc(hidden)]
+    pub cause_sought: bool,
+}
+
+impl WorkerFailure {
+    /// Whether this worker failed only because another worker stopped
+    /// (its channel closed): the other's failure is the cause.
+    pub fn is_consequence(&self) -> bool {
+        !self.cause_sought && self.message.ends_with(": its worker has stopped")
+    }
 }
 
 fn panic_text(p: Box<dyn Any + Send>) -> String {
@@ -62,6 +73,7 @@ where
             let _ = failures.send(WorkerFailure {
                 worker: stats.name.clone(),
                 message,
+                cause_sought: false,
             });
         })
 }

@@ -1,5 +1,5 @@
 //! A real crash: a node runs in a child process (this test binary again)
-//! with a redb store and prints on its stdout every announcement as it
+//! with a store on disk (redb, and ParityDB alike) and prints on its stdout every announcement as it
 //! leaves the node — our own assignment, our own approval, a block reported
 //! approved — then the parent kills it with SIGKILL at a chosen point,
 //! reopens the database and checks that every announcement it saw is in
@@ -17,11 +17,11 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 use tranche_node::{Architecture, Clock, Node, NodeEvent};
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
-use tranche_primitives::{Hash, ValidatorIndex};
-use tranche_voting::{RedbStore, Store, ValidatorSet};
 
 const CHILD: &str = "TRANCHE_CRASH_CHILD_DB";
 const LAYOUT: &str = "TRANCHE_CRASH_CHILD_LAYOUT";
+/// The child's store: `redb` or `parity-db`.
+const KIND: &str = "TRANCHE_CRASH_CHILD_STORE";
 const TEST: &str = "sigkill_loses_no_announcement";
 /// Set in a child of the real-clock test: the tick its wall clock starts
 /// at (empty: the run's start), where the killed child had come to.
@@ -32,16 +32,22 @@ const REAL_START: &str = "TRANCHE_CRASH_CHILD_REAL_START";
 const TICKS_PER_LIFE: u64 = 4;
 const REAL_TEST: &str = "repeated_sigkills_of_a_real_clock_run_lose_no_announcement";
 
-fn hex(h: &Hash) -> String {
-    h.0.iter().map(|b| format!("{b:02x}")).collect()
+/// The test named `name` for the store `kind` (redb's tests have no
+/// suffix).
+fn test_name(name: &str, kind: &str) -> String {
+    match kind {
+        "redb" => name.to_owned(),
+        _ => format!("{name}_{}", kind.replace('-', "_")),
+    }
 }
 
-/// The child: run the small network against a node with a redb store and
-/// print each announcement (`A block c,c`, `V block c,c`, `B block`) the
-/// moment it is seen leaving the node.
-fn child(db: &str, layout: &str) {
+/// The child: run the small network against a node with a store on disk
+/// and print each announcement (`A block c,c`, `V block c,c`, `B block`)
+/// the moment it is seen leaving the node.
+fn child(db: &str, layout: &str, kind: &str) {
     let n = net(40, 4, 6, 3);
-    let cfg = config_with_db(&n, architecture(layout), Clock::virtual_at(0), db.as_ref());
+    let mut cfg = config(&n, architecture(layout), Clock::virtual_at(0));
+    cfg.store = store_config(kind, db.as_ref());
     let mut node = Node::start(cfg).unwrap();
     let first = n.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let end = first + 12 * 12;
@@ -87,12 +93,13 @@ fn print_announcements(node: &Node, wait: Duration) {
 /// upstream's `unify_with_peer` does (an import the killed child had not
 /// yet committed — at most one tick of them, docs/durability.md — comes
 /// back this way).
-fn real_child(db: &str, layout: &str, start: Option<u64>) {
+fn real_child(db: &str, layout: &str, kind: &str, start: Option<u64>) {
     let n = net(20, 4, 2, 3);
     let first = n.blocks[0].block.slot * DEFAULT_TICKS_PER_SLOT;
     let start = start.unwrap_or(first - 2);
     let clock = Clock::real(start);
-    let cfg = config_with_db(&n, architecture(layout), clock.clone(), db.as_ref());
+    let mut cfg = config(&n, architecture(layout), clock.clone());
+    cfg.store = store_config(kind, db.as_ref());
     let mut node = Node::start(cfg).unwrap();
     connect(&n, &mut node, start, false);
     let end = n.blocks.last().unwrap().block.slot * DEFAULT_TICKS_PER_SLOT + 8;
@@ -120,60 +127,6 @@ fn architecture(layout: &str) -> Architecture {
         Architecture::CLASSIC
     } else {
         Architecture::parallel(2)
-    }
-}
-
-/// Our own item as an announcement line (`A block c,c` / `V block c,c`).
-fn ours(k: ItemKey) -> Option<String> {
-    match k {
-        ItemKey::Assignment {
-            block,
-            validator: 0,
-            claimed,
-            ..
-        } => Some(format!("A {} {claimed:?}", hex(&block))),
-        ItemKey::Approval {
-            block,
-            validator: 0,
-            candidates,
-        } => Some(format!("V {} {candidates:?}", hex(&block))),
-        _ => None,
-    }
-}
-
-/// Whether the database holds `line`'s announcement.
-fn recorded(snap: &tranche_voting::Snapshot, line: &str) -> bool {
-    let mut parts = line.splitn(3, ' ');
-    let (kind, block, cands) = (
-        parts.next().unwrap(),
-        parts.next().unwrap(),
-        parts.next().unwrap(),
-    );
-    let Some(b) = snap.blocks.iter().find(|b| hex(&b.hash) == block) else {
-        return false;
-    };
-    let cands: Vec<u32> = cands
-        .trim_matches(|c| c == '[' || c == ']')
-        .split(", ")
-        .filter(|s| !s.is_empty())
-        .map(|s| s.parse().unwrap())
-        .collect();
-    match kind {
-        "A" => cands.iter().all(|c| {
-            snap.approval_entries.iter().any(|(h, i, e)| {
-                *h == b.hash && i == c && e.our_assignment.as_ref().is_some_and(|o| o.triggered)
-            })
-        }),
-        "V" => cands.iter().all(|c| {
-            let chash = b.candidates[*c as usize].hash;
-            snap.approvals.contains(&(chash, ValidatorIndex(0)))
-        }),
-        "B" => snap.block_states.iter().any(|(h, st)| {
-            *h == b.hash
-                && ValidatorSet::from_bytes(b.candidates.len(), &st.approved)
-                    .is_some_and(|s| s.is_full())
-        }),
-        _ => panic!("unknown line {line}"),
     }
 }
 
@@ -248,10 +201,9 @@ fn run_and_kill(test: &str, envs: &[(&str, String)], after: usize, ticks: Option
     life
 }
 
-/// Every line is in the database at `db`.
-fn check_recorded(db: &std::path::Path, lines: &[String], what: &str) {
-    let mut store = RedbStore::open(db).unwrap();
-    let snap = store.load().unwrap();
+/// Every line is in the `kind` database at `db`.
+fn check_recorded(kind: &str, db: &std::path::Path, lines: &[String], what: &str) {
+    let snap = stored(kind, db);
     for l in lines {
         assert!(
             recorded(&snap, l),
@@ -260,17 +212,23 @@ fn check_recorded(db: &std::path::Path, lines: &[String], what: &str) {
     }
 }
 
-/// Run the child, kill it with SIGKILL after `after` announcement lines
-/// (or at its end), and check the database. Returns the lines seen.
-fn crash_once(layout: &str, after: usize, dir: &std::path::Path) -> usize {
-    let db = dir.join(format!("{layout}-{after}.redb"));
-    let _ = std::fs::remove_file(&db);
+/// Run the child on a `kind` store, kill it with SIGKILL after `after`
+/// announcement lines (or at its end), and check the database. Returns
+/// the lines seen.
+fn crash_once(kind: &str, layout: &str, after: usize, dir: &std::path::Path) -> usize {
+    let db = dir.join(format!("{layout}-{after}.{kind}"));
     let envs = [
         (CHILD, db.display().to_string()),
         (LAYOUT, layout.to_owned()),
+        (KIND, kind.to_owned()),
     ];
-    let life = run_and_kill(TEST, &envs, after, None);
-    check_recorded(&db, &life.lines, &format!("{layout}, killed after {after}"));
+    let life = run_and_kill(&test_name(TEST, kind), &envs, after, None);
+    check_recorded(
+        kind,
+        &db,
+        &life.lines,
+        &format!("{kind}, {layout}, killed after {after}"),
+    );
     life.lines.len()
 }
 
@@ -282,18 +240,34 @@ fn crash_once(layout: &str, after: usize, dir: &std::path::Path) -> usize {
 /// holds every announcement any child made.
 #[test]
 fn repeated_sigkills_of_a_real_clock_run_lose_no_announcement() {
+    repeated_real_clock_sigkills("redb");
+}
+
+#[test]
+fn repeated_sigkills_of_a_real_clock_run_lose_no_announcement_parity_db() {
+    repeated_real_clock_sigkills("parity-db");
+}
+
+/// The child's store kind, when this process is a child.
+fn child_kind() -> String {
+    std::env::var(KIND).unwrap_or_else(|_| "redb".into())
+}
+
+fn repeated_real_clock_sigkills(kind: &str) {
     if let (Ok(db), Ok(start)) = (std::env::var(CHILD), std::env::var(REAL_START)) {
         real_child(
             &db,
             &std::env::var(LAYOUT).unwrap_or_default(),
+            &child_kind(),
             start.parse().ok(),
         );
         return;
     }
-    let dir = std::env::temp_dir().join(format!("tranche-real-crash-{}", std::process::id()));
+    let dir =
+        std::env::temp_dir().join(format!("tranche-real-crash-{kind}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for layout in ["parallel", "classic"] {
-        let db = dir.join(format!("{layout}.redb"));
+        let db = dir.join(format!("{layout}.{kind}"));
         let mut start = String::new();
         let mut all = Vec::new();
         let mut kills = 0;
@@ -306,13 +280,14 @@ fn repeated_sigkills_of_a_real_clock_run_lose_no_announcement() {
                 (CHILD, db.display().to_string()),
                 (LAYOUT, layout.to_owned()),
                 (REAL_START, start.clone()),
+                (KIND, kind.to_owned()),
             ];
-            let life = run_and_kill(REAL_TEST, &envs, after, ticks);
+            let life = run_and_kill(&test_name(REAL_TEST, kind), &envs, after, ticks);
             all.extend(life.lines);
             if !life.done {
                 kills += 1;
             }
-            check_recorded(&db, &all, &format!("{layout}, kill {kills}"));
+            check_recorded(kind, &db, &all, &format!("{kind}, {layout}, kill {kills}"));
             if life.done {
                 break;
             }
@@ -321,7 +296,10 @@ fn repeated_sigkills_of_a_real_clock_run_lose_no_announcement() {
                 start = (t + 1).to_string();
             }
         }
-        eprintln!("{layout}: {kills} kills, {} announcements", all.len());
+        eprintln!(
+            "{kind}, {layout}: {kills} kills, {} announcements",
+            all.len()
+        );
         assert!(
             kills >= 3,
             "{layout}: only {kills} kills before the run ended"
@@ -335,19 +313,32 @@ fn repeated_sigkills_of_a_real_clock_run_lose_no_announcement() {
 
 #[test]
 fn sigkill_loses_no_announcement() {
+    sigkills_at_six_points("redb");
+}
+
+#[test]
+fn sigkill_loses_no_announcement_parity_db() {
+    sigkills_at_six_points("parity-db");
+}
+
+fn sigkills_at_six_points(kind: &str) {
     if let Ok(db) = std::env::var(CHILD) {
         if std::env::var(REAL_START).is_err() {
-            child(&db, &std::env::var(LAYOUT).unwrap_or_default());
+            child(
+                &db,
+                &std::env::var(LAYOUT).unwrap_or_default(),
+                &child_kind(),
+            );
         }
         return;
     }
-    let dir = std::env::temp_dir().join(format!("tranche-crash-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("tranche-crash-{kind}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut points = 0;
     let mut seen_total = 0;
     for layout in ["parallel", "classic"] {
         for after in [1, 2, 3, 5, 8, 13] {
-            seen_total += crash_once(layout, after, &dir);
+            seen_total += crash_once(kind, layout, after, &dir);
             points += 1;
         }
     }

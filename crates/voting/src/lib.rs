@@ -38,7 +38,8 @@ pub use machine::{
     NewBlock, Output,
 };
 pub use store::{
-    AssignmentRecord, DurabilityCounts, MemoryStore, RedbStore, Snapshot, Store, StoreError, Table,
-    WriteBatch, WriteOp, TABLES,
+    op_kind, AssignmentRecord, DurabilityCounts, Fault, FaultPoint, FaultyStore, MemoryStore,
+    ParityDbStore, RedbStore, Snapshot, Store, StoreError, Table, WriteBatch, WriteOp,
+    SCHEMA_VERSION, TABLES,
 };
 pub use tranches::{Assignee, Assignees, Tranches};

@@ -9,8 +9,8 @@ use common::*;
 use tranche_primitives::{Tick, ValidatorIndex};
 
 use tranche_voting::{
-    Action, ApprovalVoting, Config, LocalKeys, MemoryStore, RedbStore, Snapshot, Store, StoreError,
-    Table,
+    Action, ApprovalVoting, Config, LocalKeys, MemoryStore, ParityDbStore, RedbStore, Snapshot,
+    Store, StoreError, Table,
 };
 
 enum Msg {
@@ -127,28 +127,29 @@ fn reopened_database_reaches_the_same_state_and_approval_ticks() {
 
     // At 122 our check is still running; at 124 our vote waits to coalesce.
     for split in [122, SPLIT] {
-        interrupted_run_matches(split, &whole, &expected);
+        interrupted_run_matches(split, &whole, &expected, |p| RedbStore::open(p).unwrap());
+        interrupted_run_matches(split, &whole, &expected, |p| {
+            ParityDbStore::open(p).unwrap()
+        });
     }
 }
 
-fn interrupted_run_matches(
+fn interrupted_run_matches<S: Store>(
     split: Tick,
     whole: &Driver<MemoryStore>,
     expected: &(Option<Tick>, Option<Tick>, Option<Tick>, Vec<Tick>),
+    open: impl Fn(&std::path::Path) -> S,
 ) {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("approvals.redb");
-    let mut first = Driver::new(
-        ApprovalVoting::new(config(), keys()),
-        RedbStore::open(&path).unwrap(),
-    );
+    let path = dir.path().join("approvals.db");
+    let mut first = Driver::new(ApprovalVoting::new(config(), keys()), open(&path));
     first.now = 119;
     play(&mut first, 120, split);
     assert!(first.m.next_wakeup().is_some());
     let log_before = std::mem::take(&mut first.log);
     drop(first);
 
-    let mut store = RedbStore::open(&path).unwrap();
+    let mut store = open(&path);
     let snap = store.load().unwrap();
     let restored = ApprovalVoting::restore(config(), keys(), snap).unwrap();
     let mut second = Driver::new(restored, store);
@@ -205,13 +206,102 @@ fn finality_prunes_the_database() {
     assert_eq!(m.finalized_number(), Some(1));
 }
 
+/// Finality prunes a ParityDB database as it does the others: prefix
+/// deletes reach what the same commit wrote.
+#[test]
+fn finality_prunes_a_parity_db_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("approvals.paritydb");
+    let mut d = Driver::new(
+        ApprovalVoting::new(config(), keys()),
+        ParityDbStore::open(&path).unwrap(),
+    );
+    d.now = 119;
+    play(&mut d, 120, 130);
+    // Half committed, half waiting when the block is pruned.
+    d.store.commit().unwrap();
+    play(&mut d, 131, 133);
+    assert!(!d.store.load().unwrap().assignments.is_empty());
+    d.finalize("A", 1);
+    drop(d);
+    let snap = ParityDbStore::open(&path).unwrap().load().unwrap();
+    assert!(snap.blocks.is_empty() && snap.assignments.is_empty() && snap.wakeups.is_empty());
+    assert!(snap.approval_entries.is_empty() && snap.approvals.is_empty());
+    assert_eq!(snap.finalized.0, Some(1));
+}
+
+/// A database of the other store, or of another layout version, opened
+/// as one: an `Open` error naming the store, the path and the cause, and
+/// the database is left as it was (it opens again with its own store).
+#[test]
+fn another_store_or_version_is_a_clear_open_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let redb = dir.path().join("approvals.redb");
+    let pdb = dir.path().join("approvals.paritydb");
+    for path in [&redb, &pdb] {
+        let mut d = if path == &redb {
+            Driver::new(
+                ApprovalVoting::new(config(), keys()),
+                Box::new(RedbStore::open(path).unwrap()) as Box<dyn Store>,
+            )
+        } else {
+            Driver::new(
+                ApprovalVoting::new(config(), keys()),
+                Box::new(ParityDbStore::open(path).unwrap()) as Box<dyn Store>,
+            )
+        };
+        d.now = 119;
+        play(&mut d, 120, 124);
+    }
+    let expect_open = |r: Result<(), StoreError>, store: &str, path: &std::path::Path| {
+        let e = r.expect_err("opened a database of another kind");
+        let line = e.to_string();
+        assert!(matches!(e, StoreError::Open { .. }), "{line}");
+        assert!(line.contains(store), "{line}");
+        assert!(line.contains(&path.display().to_string()), "{line}");
+        assert!(!line.contains('\n'), "{line}");
+    };
+    expect_open(ParityDbStore::open(&redb).map(drop), "parity-db", &redb);
+    expect_open(RedbStore::open(&pdb).map(drop), "redb", &pdb);
+    // Both still open with their own store and hold their blocks.
+    assert_eq!(
+        RedbStore::open(&redb).unwrap().load().unwrap().blocks.len(),
+        1
+    );
+    assert_eq!(
+        ParityDbStore::open(&pdb)
+            .unwrap()
+            .load()
+            .unwrap()
+            .blocks
+            .len(),
+        1
+    );
+    // Another layout version.
+    {
+        let db = redb::Database::create(&redb).unwrap();
+        let txn = db.begin_write().unwrap();
+        {
+            let def: redb::TableDefinition<&[u8], &[u8]> = redb::TableDefinition::new("meta");
+            let mut t = txn.open_table(def).unwrap();
+            t.insert(b"schema".as_slice(), 99u32.to_le_bytes().as_slice())
+                .unwrap();
+        }
+        txn.commit().unwrap();
+    }
+    let e = RedbStore::open(&redb).map(drop).unwrap_err().to_string();
+    assert!(e.contains("version 99") && e.contains("redb"), "{e}");
+}
+
 #[test]
 fn garbage_file_is_a_clear_open_error() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("junk.redb");
     std::fs::write(&path, vec![0xa5u8; 10_000]).unwrap();
     match RedbStore::open(&path) {
-        Err(StoreError::Open { path: p, reason }) => {
+        Err(StoreError::Open {
+            path: p, reason, ..
+        }) => {
             assert!(p.ends_with("junk.redb"));
             assert!(!reason.is_empty());
         }

@@ -19,7 +19,7 @@ pub use model::ModelOptions;
 
 pub use tranche_report::progress::{Phase, Progress};
 
-use anyhow::{Context, Result};
+use anyhow::{bail, Context, Result};
 use driver::Driver;
 use parity_scale_codec::Encode;
 use std::path::PathBuf;
@@ -48,6 +48,8 @@ pub enum ClockKind {
 pub enum DbKind {
     Memory,
     Redb,
+    /// ParityDB, Polkadot's parachains database.
+    ParityDb,
 }
 
 impl ClockKind {
@@ -294,7 +296,7 @@ pub fn run_step_observed(
     restart::check(
         options.restart_at_block,
         step.num_blocks,
-        options.db == DbKind::Redb,
+        options.db != DbKind::Memory,
     )?;
     // A temporary folder with a random name, removed when the guard drops
     // (also on an error or a panic); or the user's, kept.
@@ -364,9 +366,37 @@ fn run_model(
     })
 }
 
+/// Remove the database a previous run left at `path`: a redb file, or a
+/// ParityDB folder (one holding its `metadata` file). Anything else there —
+/// a folder where a file belongs, a file where a folder does, a folder that
+/// is not a ParityDB database — is left alone and refused with one line.
+fn empty(path: &std::path::Path, db: DbKind) -> Result<()> {
+    let meta = match std::fs::symlink_metadata(path) {
+        Ok(m) => m,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+        Err(e) => return Err(e).with_context(|| format!("cannot empty {}", path.display())),
+    };
+    let removed = match db {
+        DbKind::ParityDb if meta.is_dir() && path.join("metadata").is_file() => {
+            std::fs::remove_dir_all(path)
+        }
+        DbKind::ParityDb => bail!(
+            "cannot empty {}: not a ParityDB database folder (left as it is)",
+            path.display()
+        ),
+        _ if meta.is_file() => std::fs::remove_file(path),
+        _ => bail!(
+            "cannot empty {}: not a redb database file (left as it is)",
+            path.display()
+        ),
+    };
+    removed.with_context(|| format!("cannot empty {}", path.display()))
+}
+
 /// Where the run's node keeps its database, and the guard of a temporary
-/// folder. With `--db-path DIR`: `DIR/<step>/<layout>/approvals.redb`,
-/// emptied at the start, kept after the run.
+/// folder. With `--db-path DIR`: `DIR/<step>/<layout>/approvals.redb` (a
+/// file) or `approvals.paritydb` (a folder), emptied at the start, kept
+/// after the run.
 fn database(
     step: &BenchStep,
     options: &RunOptions,
@@ -396,11 +426,13 @@ fn database(
             (tmp.path().to_path_buf(), Some(tmp))
         }
     };
-    let path = dir.join("approvals.redb");
-    match std::fs::remove_file(&path) {
-        Ok(()) => {}
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => return Err(e).with_context(|| format!("cannot empty {}", path.display())),
-    }
-    Ok((StoreConfig::Redb(path), guard))
+    let path = dir.join(match options.db {
+        DbKind::ParityDb => "approvals.paritydb",
+        _ => "approvals.redb",
+    });
+    empty(&path, options.db)?;
+    Ok(match options.db {
+        DbKind::ParityDb => (StoreConfig::ParityDb(path), guard),
+        _ => (StoreConfig::Redb(path), guard),
+    })
 }

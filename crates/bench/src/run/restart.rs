@@ -102,10 +102,10 @@ impl Restart {
 }
 
 /// Check a `--restart-at-block` against the run before any work.
-pub(crate) fn check(at_block: Option<u32>, num_blocks: u32, redb: bool) -> Result<()> {
+pub(crate) fn check(at_block: Option<u32>, num_blocks: u32, persistent: bool) -> Result<()> {
     let Some(n) = at_block else { return Ok(()) };
-    if !redb {
-        bail!("--restart-at-block needs the redb database (--db redb): a restart in memory would start from nothing");
+    if !persistent {
+        bail!("--restart-at-block needs a database on disk (--db redb or parity-db): a restart in memory would start from nothing");
     }
     if n < 2 || n > num_blocks {
         bail!("--restart-at-block {n}: must name a block from 2 to the run's {num_blocks}");

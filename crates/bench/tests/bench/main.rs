@@ -6,6 +6,7 @@ mod calibrate;
 mod cli;
 mod common;
 mod comparable;
+mod databases;
 mod documented;
 mod help_examples;
 mod history;

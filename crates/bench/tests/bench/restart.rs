@@ -16,9 +16,20 @@ fn tmp(name: &str) -> std::path::PathBuf {
 
 #[test]
 fn a_run_restarted_at_block_two_approves_every_block_in_both_layouts() {
-    let dir = tmp("run");
+    restarted_at_block_two("redb", "approvals.redb");
+}
+
+#[test]
+fn a_parity_db_run_restarted_at_block_two_approves_every_block_in_both_layouts() {
+    restarted_at_block_two("parity-db", "approvals.paritydb");
+}
+
+/// The run on the store `db`, its databases kept as `kept_as` (a file or
+/// a folder) in each step's and layout's folder.
+fn restarted_at_block_two(db: &str, kept_as: &str) {
+    let dir = tmp(&format!("run-{db}"));
     let json = dir.join("r.json");
-    let db = dir.join("db");
+    let db_dir = dir.join("db");
     let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/default.yaml");
     let out = Command::new(BIN)
         .args([
@@ -29,13 +40,15 @@ fn a_run_restarted_at_block_two_approves_every_block_in_both_layouts() {
             "--architecture",
             "both",
             "--quiet",
+            "--db",
+            db,
         ])
         .arg("--restart-at-block")
         .arg("2")
         .arg("--cache-dir")
         .arg(dir.join("cache"))
         .arg("--db-path")
-        .arg(&db)
+        .arg(&db_dir)
         .arg("--json")
         .arg(&json)
         .output()
@@ -64,10 +77,15 @@ fn a_run_restarted_at_block_two_approves_every_block_in_both_layouts() {
         }
     }
     // The databases are kept, one per step and layout.
-    let kept: Vec<_> = walk(&db)
+    let mut kept: Vec<_> = walk(&db_dir)
         .into_iter()
-        .filter(|p| p.ends_with("approvals.redb"))
+        .filter_map(|p| {
+            p.ancestors()
+                .find(|a| a.ends_with(kept_as))
+                .map(|a| a.to_owned())
+        })
         .collect();
+    kept.dedup();
     assert_eq!(kept.len(), 2, "{kept:?}");
     std::fs::remove_dir_all(&dir).ok();
 }
@@ -103,7 +121,7 @@ fn a_restart_without_a_database_is_refused_before_any_work() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("--restart-at-block needs the redb database"),
+        err.contains("--restart-at-block needs a database on disk"),
         "{err}"
     );
     assert!(

@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tranche_distribution::{Outgoing, PeerId, SessionGridTopology, View};
-use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeEvent, StoreConfig};
+use tranche_node::{Architecture, Clock, Node, NodeConfig, NodeError, NodeEvent, StoreConfig};
 use tranche_primitives::criteria::compute_assignments;
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::vote::sign_approval;
@@ -20,7 +20,9 @@ use tranche_primitives::{
     IndirectSignedApprovalVote, RelayVrfStory, Session, SessionInfo, Tick, ValidationProtocol,
     ValidatorIndex, ValidatorPair,
 };
-use tranche_voting::{LocalKeys, NewBlock};
+use tranche_voting::{
+    LocalKeys, NewBlock, ParityDbStore, RedbStore, Snapshot, Store, ValidatorSet,
+};
 
 pub struct Net {
     pub n: u32,
@@ -389,11 +391,22 @@ pub fn drive_ticks(
     node: &mut Node,
     from: Tick,
     to: Tick,
-    mut after: impl FnMut(&Node, Tick),
+    after: impl FnMut(&Node, Tick),
 ) {
+    try_drive_ticks(net, node, from, to, after).unwrap()
+}
+
+/// [`drive_ticks`], stopping at the node's first error (a failed worker).
+pub fn try_drive_ticks(
+    net: &Net,
+    node: &mut Node,
+    from: Tick,
+    to: Tick,
+    mut after: impl FnMut(&Node, Tick),
+) -> Result<(), NodeError> {
     for tick in from..=to {
-        node.set_tick(tick).unwrap();
-        node.wait_idle(IDLE).unwrap();
+        node.set_tick(tick)?;
+        node.wait_idle(IDLE)?;
         for (i, b) in net
             .blocks
             .iter()
@@ -403,19 +416,26 @@ pub fn drive_ticks(
             // A session's topology arrives with its first block.
             if i > 0 && net.blocks[i - 1].block.session != b.block.session {
                 set_topology(net, node, b.block.session);
-                node.wait_idle(IDLE).unwrap();
+                node.wait_idle(IDLE)?;
             }
-            node.import_block(b.clone()).unwrap();
-            node.wait_idle(IDLE).unwrap();
-            show_heads(net, node, &[b.block.hash]);
-            node.wait_idle(IDLE).unwrap();
+            node.import_block(b.clone())?;
+            node.wait_idle(IDLE)?;
+            for v in 1..net.n {
+                let view = View {
+                    heads: vec![b.block.hash],
+                    finalized_number: 0,
+                };
+                node.peer_view(PeerId(v), view)?;
+            }
+            node.wait_idle(IDLE)?;
         }
         for (_, v, bytes) in net.schedule.iter().filter(|(t, _, _)| *t == tick) {
-            node.peer_message(PeerId(*v), bytes.clone()).unwrap();
+            node.peer_message(PeerId(*v), bytes.clone())?;
         }
-        node.wait_idle(IDLE).unwrap();
+        node.wait_idle(IDLE)?;
         after(node, tick);
     }
+    Ok(())
 }
 
 pub fn outgoing_kind(o: &Outgoing) -> &'static str {
@@ -518,4 +538,79 @@ pub fn own_items_sent(trace: &Trace) -> usize {
             )
         })
         .count()
+}
+
+/// A hash in hex, as announcement lines write it.
+pub fn hex(h: &Hash) -> String {
+    h.0.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Our own item as an announcement line (`A block c,c` / `V block c,c`).
+pub fn ours(k: ItemKey) -> Option<String> {
+    match k {
+        ItemKey::Assignment {
+            block,
+            validator: 0,
+            claimed,
+            ..
+        } => Some(format!("A {} {claimed:?}", hex(&block))),
+        ItemKey::Approval {
+            block,
+            validator: 0,
+            candidates,
+        } => Some(format!("V {} {candidates:?}", hex(&block))),
+        _ => None,
+    }
+}
+
+/// Whether the database holds `line`'s announcement.
+pub fn recorded(snap: &tranche_voting::Snapshot, line: &str) -> bool {
+    let mut parts = line.splitn(3, ' ');
+    let (kind, block, cands) = (
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+        parts.next().unwrap(),
+    );
+    let Some(b) = snap.blocks.iter().find(|b| hex(&b.hash) == block) else {
+        return false;
+    };
+    let cands: Vec<u32> = cands
+        .trim_matches(|c| c == '[' || c == ']')
+        .split(", ")
+        .filter(|s| !s.is_empty())
+        .map(|s| s.parse().unwrap())
+        .collect();
+    match kind {
+        "A" => cands.iter().all(|c| {
+            snap.approval_entries.iter().any(|(h, i, e)| {
+                *h == b.hash && i == c && e.our_assignment.as_ref().is_some_and(|o| o.triggered)
+            })
+        }),
+        "V" => cands.iter().all(|c| {
+            let chash = b.candidates[*c as usize].hash;
+            snap.approvals.contains(&(chash, ValidatorIndex(0)))
+        }),
+        "B" => snap.block_states.iter().any(|(h, st)| {
+            *h == b.hash
+                && ValidatorSet::from_bytes(b.candidates.len(), &st.approved)
+                    .is_some_and(|s| s.is_full())
+        }),
+        _ => panic!("unknown line {line}"),
+    }
+}
+
+/// The store of `kind` (`redb` or `parity-db`) at `db`.
+pub fn store_config(kind: &str, db: &std::path::Path) -> StoreConfig {
+    match kind {
+        "parity-db" => StoreConfig::ParityDb(db.to_path_buf()),
+        _ => StoreConfig::Redb(db.to_path_buf()),
+    }
+}
+
+/// What the `kind` database at `db` holds.
+pub fn stored(kind: &str, db: &std::path::Path) -> Snapshot {
+    match kind {
+        "parity-db" => ParityDbStore::open(db).unwrap().load().unwrap(),
+        _ => RedbStore::open(db).unwrap().load().unwrap(),
+    }
 }

@@ -59,6 +59,28 @@ pub enum KvOp {
 
 const FINALIZED_KEY: &[u8] = b"finalized";
 
+/// The `meta` key of the layout's version, written when a store is
+/// created and checked when one is opened.
+pub const SCHEMA_KEY: &[u8] = b"schema";
+
+/// The version of this byte layout. A database without the record is of
+/// version 1 (written before the record existed).
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Whether a stored version record is this layout's; the reason otherwise.
+pub fn check_schema(value: &[u8]) -> Result<(), String> {
+    match <[u8; 4]>::try_from(value).map(u32::from_le_bytes) {
+        Ok(SCHEMA_VERSION) => Ok(()),
+        Ok(v) => Err(format!(
+            "it holds layout version {v}, this node reads version {SCHEMA_VERSION}"
+        )),
+        Err(_) => Err(format!(
+            "its layout version record is {} bytes, not 4",
+            value.len()
+        )),
+    }
+}
+
 /// Encoded size of one `AssignmentRecord`.
 pub const ASSIGNMENT_RECORD_LEN: usize = 16;
 
@@ -229,6 +251,8 @@ pub fn decode_row(
         Table::Meta => {
             if key == FINALIZED_KEY {
                 snap.finalized = decode_value(table, key, value)?;
+            } else if key == SCHEMA_KEY {
+                check_schema(value).map_err(|why| corrupt(table, key, why))?;
             } else {
                 return Err(corrupt(table, key, "unknown meta key"));
             }

@@ -1,8 +1,10 @@
 //! Persistence of approval voting: the records the state machine writes
 //! (`WriteOp`, batched per input in a `WriteBatch`; a block is stored as
 //! the primitives' `Block`), the `Store` trait that applies them and loads
-//! them back (`Snapshot`), their byte layout, and two stores: `MemoryStore`
-//! (tests) and `RedbStore` (an embedded database).
+//! them back (`Snapshot`), their byte layout, and the stores: `MemoryStore`
+//! (tests), `RedbStore` (an embedded database), `ParityDbStore` (Polkadot's
+//! parachains database) and `FaultyStore` (any of them failing on purpose,
+//! for tests).
 //!
 //! Records are small and append-mostly so that importing a message never
 //! re-encodes what a candidate already holds: one record per received
@@ -10,11 +12,16 @@
 //! small mutable record per block and per (block, candidate).
 
 mod codec;
+mod faulty;
+mod file_guard;
 mod memory;
+mod paritydb_store;
 mod redb_store;
 
-pub use codec::{Table, TABLES};
+pub use codec::{Table, SCHEMA_VERSION, TABLES};
+pub use faulty::{op_kind, Fault, FaultPoint, FaultyStore};
 pub use memory::MemoryStore;
+pub use paritydb_store::ParityDbStore;
 pub use redb_store::RedbStore;
 
 use parity_scale_codec::{Decode, Encode};
@@ -124,12 +131,23 @@ pub struct Snapshot {
 /// Why a store could not be opened, read or written.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("cannot open the approval database at {path}: {reason}")]
-    Open { path: String, reason: String },
+    #[error("cannot open the {store} approval database at {path}: {reason}")]
+    Open {
+        store: &'static str,
+        path: String,
+        reason: String,
+    },
     #[error("approval database is corrupt: {0}")]
     Corrupt(String),
-    #[error("approval database {what} failed: {reason}")]
-    Backend { what: &'static str, reason: String },
+    #[error("{store}: {what} failed: injected fault")]
+    Injected { store: String, what: &'static str },
+    #[error("{store} database at {path}: {what} failed: {reason}")]
+    Backend {
+        store: &'static str,
+        path: String,
+        what: &'static str,
+        reason: String,
+    },
 }
 
 /// How often a store has committed and fsynced.
@@ -164,6 +182,35 @@ pub trait Store {
     fn durability_counts(&self) -> DurabilityCounts {
         DurabilityCounts::default()
     }
+    /// The store and where it is, for messages (`redb database at PATH`).
+    fn describe(&self) -> String {
+        "in-memory store".to_owned()
+    }
     /// Load everything (after `flush`).
     fn load(&mut self) -> Result<Snapshot, StoreError>;
+}
+
+/// A boxed store is a store (the node picks its store at run time).
+impl<S: Store + ?Sized> Store for Box<S> {
+    fn write(&mut self, batch: WriteBatch) -> Result<(), StoreError> {
+        (**self).write(batch)
+    }
+    fn commit(&mut self) -> Result<(), StoreError> {
+        (**self).commit()
+    }
+    fn flush(&mut self) -> Result<(), StoreError> {
+        (**self).flush()
+    }
+    fn abandon(&mut self) {
+        (**self).abandon()
+    }
+    fn durability_counts(&self) -> DurabilityCounts {
+        (**self).durability_counts()
+    }
+    fn describe(&self) -> String {
+        (**self).describe()
+    }
+    fn load(&mut self) -> Result<Snapshot, StoreError> {
+        (**self).load()
+    }
 }

@@ -9,7 +9,10 @@
 //! writes to one key between two commits only the last is applied. The
 //! promise this keeps is written in docs/durability.md.
 
-use super::codec::{chunk_assignments, coalesce, decode_row, to_kv, KvOp, Table, TABLES};
+use super::codec::{
+    check_schema, chunk_assignments, coalesce, decode_row, to_kv, KvOp, Table, SCHEMA_KEY,
+    SCHEMA_VERSION, TABLES,
+};
 use super::{Snapshot, Store, StoreError, WriteBatch};
 use redb::{Database, Durability, ReadableTable, TableDefinition};
 use std::path::{Path, PathBuf};
@@ -49,9 +52,8 @@ fn kv_table(op: &KvOp) -> Table {
     }
 }
 
-fn backend(what: &'static str) -> impl Fn(String) -> StoreError {
-    move |reason| StoreError::Backend { what, reason }
-}
+/// What the store calls itself in messages.
+pub const REDB: &str = "redb";
 
 /// Approval voting's state in a redb file.
 pub struct RedbStore {
@@ -62,6 +64,8 @@ pub struct RedbStore {
     pub write_behind_ops: usize,
     last_fsync: std::time::Instant,
     counts: super::DurabilityCounts,
+    /// Notices the file deleted, replaced or truncated under the node.
+    guard: super::file_guard::FileGuard,
     /// Abandoned (a simulated crash): nothing more is committed, not even
     /// on drop.
     abandoned: bool,
@@ -73,16 +77,24 @@ impl RedbStore {
     pub fn open(path: impl AsRef<Path>) -> Result<Self, StoreError> {
         let path = path.as_ref().to_path_buf();
         let open_err = |reason: String| StoreError::Open {
+            store: REDB,
             path: path.display().to_string(),
             reason,
         };
+        if path.is_dir() {
+            return Err(open_err(
+                "it is a folder, not a redb file (a database of another store?)".into(),
+            ));
+        }
         // redb reports most damage as errors; guard against a panic on a
         // pathological file all the same so callers always get a value.
         let db = std::panic::catch_unwind(|| Database::create(&path))
             .map_err(|_| open_err("the database file is damaged".into()))?
             .map_err(|e| open_err(e.to_string()))?;
+        Self::check_or_write_schema(&db).map_err(open_err)?;
         let store = RedbStore {
             db,
+            guard: super::file_guard::FileGuard::new(&path, true),
             path,
             pending: Vec::new(),
             write_behind_ops: WRITE_BEHIND_OPS,
@@ -97,10 +109,56 @@ impl RedbStore {
         &self.path
     }
 
+    /// Check the layout version a database holds; record it in a new one.
+    fn check_or_write_schema(db: &Database) -> Result<(), String> {
+        let stored = {
+            let txn = db.begin_read().map_err(|e| e.to_string())?;
+            match txn.open_table(META) {
+                Ok(t) => t
+                    .get(SCHEMA_KEY)
+                    .map_err(|e| e.to_string())?
+                    .map(|v| v.value().to_vec()),
+                Err(redb::TableError::TableDoesNotExist(_)) => None,
+                Err(e) => return Err(e.to_string()),
+            }
+        };
+        if let Some(v) = stored {
+            return check_schema(&v);
+        }
+        let txn = db.begin_write().map_err(|e| e.to_string())?;
+        {
+            let mut t = txn.open_table(META).map_err(|e| e.to_string())?;
+            t.insert(SCHEMA_KEY, SCHEMA_VERSION.to_le_bytes().as_slice())
+                .map_err(|e| e.to_string())?;
+        }
+        txn.commit().map_err(|e| e.to_string())
+    }
+
+    fn backend(&self, what: &'static str) -> impl Fn(String) -> StoreError {
+        let path = self.path.display().to_string();
+        move |reason| StoreError::Backend {
+            store: REDB,
+            path: path.clone(),
+            what,
+            reason,
+        }
+    }
+
+    /// Commit what waits; after a failure nothing more is committed, so
+    /// that the file holds the commits before the failed one.
     fn commit_with(&mut self, durability: Durability) -> Result<(), StoreError> {
+        let r = self.commit_txn(durability);
+        if r.is_err() {
+            self.abandon();
+        }
+        r
+    }
+
+    fn commit_txn(&mut self, durability: Durability) -> Result<(), StoreError> {
         if self.pending.is_empty() || self.abandoned {
             return Ok(());
         }
+        self.guard.check().map_err(self.backend("commit"))?;
         self.counts.commits += 1;
         if matches!(durability, Durability::Immediate) {
             self.counts.fsyncs += 1;
@@ -109,7 +167,7 @@ impl RedbStore {
         let mut txn = self
             .db
             .begin_write()
-            .map_err(|e| backend("begin write")(e.to_string()))?;
+            .map_err(|e| self.backend("begin write")(e.to_string()))?;
         txn.set_durability(durability);
         // Tables are independent: apply each table's operations in order,
         // opening each table once per commit.
@@ -121,26 +179,26 @@ impl RedbStore {
             }
             let mut table = txn
                 .open_table(def(t))
-                .map_err(|e| backend("open table")(e.to_string()))?;
+                .map_err(|e| self.backend("open table")(e.to_string()))?;
             for op in mine {
                 match op {
                     KvOp::Put(_, k, v) => {
                         table
                             .insert(k.as_slice(), v.as_slice())
-                            .map_err(|e| backend("insert")(e.to_string()))?;
+                            .map_err(|e| self.backend("insert")(e.to_string()))?;
                     }
                     KvOp::Delete(_, k) => {
                         table
                             .remove(k.as_slice())
-                            .map_err(|e| backend("remove")(e.to_string()))?;
+                            .map_err(|e| self.backend("remove")(e.to_string()))?;
                     }
                     KvOp::DeletePrefix(_, p) => {
                         let mut doomed = Vec::new();
                         for row in table
                             .range::<&[u8]>(p.as_slice()..)
-                            .map_err(|e| backend("range")(e.to_string()))?
+                            .map_err(|e| self.backend("range")(e.to_string()))?
                         {
-                            let (k, _) = row.map_err(|e| backend("range")(e.to_string()))?;
+                            let (k, _) = row.map_err(|e| self.backend("range")(e.to_string()))?;
                             if !k.value().starts_with(p) {
                                 break;
                             }
@@ -149,13 +207,16 @@ impl RedbStore {
                         for k in doomed {
                             table
                                 .remove(k.as_slice())
-                                .map_err(|e| backend("remove")(e.to_string()))?;
+                                .map_err(|e| self.backend("remove")(e.to_string()))?;
                         }
                     }
                 }
             }
         }
-        txn.commit().map_err(|e| backend("commit")(e.to_string()))
+        txn.commit()
+            .map_err(|e| self.backend("commit")(e.to_string()))?;
+        self.guard.committed();
+        Ok(())
     }
 }
 
@@ -191,12 +252,16 @@ impl Store for RedbStore {
         self.pending.clear();
     }
 
+    fn describe(&self) -> String {
+        format!("{REDB} database at {}", self.path.display())
+    }
+
     fn load(&mut self) -> Result<Snapshot, StoreError> {
         self.flush()?;
         let txn = self
             .db
             .begin_read()
-            .map_err(|e| backend("begin read")(e.to_string()))?;
+            .map_err(|e| self.backend("begin read")(e.to_string()))?;
         let mut snap = Snapshot::default();
         for t in TABLES {
             let table = match txn.open_table(def(t)) {
