@@ -12,6 +12,7 @@ mod hostile;
 mod hostile_results;
 mod html_browser;
 mod meta_compare;
+mod model_guard;
 mod model_node;
 mod network_cli;
 mod network_default_run;
