@@ -314,7 +314,7 @@ impl<'a, N: UnderTest> Driver<'a, N> {
         if !virtual_clock {
             self.meter.real_start = Instant::now();
         }
-        if self.node.sampled_at_start() {
+        if N::SAMPLED_AT_START {
             let tick = if virtual_clock {
                 next_tick
             } else {
@@ -340,7 +340,7 @@ impl<'a, N: UnderTest> Driver<'a, N> {
             self.carry_out(self.sim_time(tick));
             self.import_due_blocks(tick)?;
             let start = self.sim_time(tick);
-            if self.node.runs_at_tick_start() {
+            if N::RUNS_AT_TICK_START {
                 self.moment(start)?;
             }
             deliveries.clear();
@@ -355,7 +355,7 @@ impl<'a, N: UnderTest> Driver<'a, N> {
                 start
             };
             let mut last = None;
-            while let Some(t) = self.node.next_moment(&self.links, last, start, end) {
+            while let Some(t) = self.node.next_moment(&self.links, last, (start, end)) {
                 self.moment(t)?;
                 last = Some(t);
             }

@@ -23,7 +23,7 @@
 
 use super::chain::{net_peer, Chain, Links};
 use super::driver::Meter;
-use super::under_test::{NodeFigures, Output, UnderTest};
+use super::under_test::{NodeFigures, Output, Span, UnderTest};
 use super::{Prepared, RunOptions};
 use anyhow::{bail, Result};
 use parity_scale_codec::Encode;
@@ -158,6 +158,9 @@ impl ModelNode {
 }
 
 impl UnderTest for ModelNode {
+    const SAMPLED_AT_START: bool = false;
+    const RUNS_AT_TICK_START: bool = true;
+
     fn begin_tick(&mut self, _: Tick, _: usize, _: &mut Vec<Output>) -> Result<()> {
         Ok(())
     }
@@ -169,24 +172,11 @@ impl UnderTest for ModelNode {
         Ok(())
     }
 
-    fn sampled_at_start(&self) -> bool {
-        false
-    }
-
-    fn runs_at_tick_start(&self) -> bool {
-        true
-    }
-
     /// The next moment after `last` (or the tick's start) and before the
     /// tick's end something happens: an arrival (or any event of the
     /// links), or the model's own event.
-    fn next_moment(
-        &self,
-        links: &Links,
-        last: Option<Duration>,
-        start: Duration,
-        end: Duration,
-    ) -> Option<Duration> {
+    fn next_moment(&self, links: &Links, last: Option<Duration>, tick: Span) -> Option<Duration> {
+        let (start, end) = tick;
         let after = self.ms(last.unwrap_or(start)) + 1;
         let before = self.ms(end);
         let links = links

@@ -9,7 +9,7 @@
 use super::chain::{net_peer, Chain, Links};
 use super::driver::Meter;
 use super::restart::{Restart, Resume};
-use super::under_test::{NodeFigures, Output, UnderTest};
+use super::under_test::{NodeFigures, Output, Span, UnderTest};
 use super::{Prepared, RunOptions, IDLE_TIMEOUT};
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -131,6 +131,9 @@ impl<'a> RealNode<'a> {
 }
 
 impl UnderTest for RealNode<'_> {
+    const SAMPLED_AT_START: bool = true;
+    const RUNS_AT_TICK_START: bool = false;
+
     fn begin_tick(&mut self, tick: Tick, imported: usize, out: &mut Vec<Output>) -> Result<()> {
         if self.clock.is_virtual() {
             self.node.set_tick(tick)?;
@@ -159,24 +162,11 @@ impl UnderTest for RealNode<'_> {
         Ok(())
     }
 
-    fn sampled_at_start(&self) -> bool {
-        true
-    }
-
-    fn runs_at_tick_start(&self) -> bool {
-        false
-    }
-
     /// Virtual clock: everything arriving before the next tick is
     /// delivered in this one, at its last instant, again while more
     /// arrives. Real clock: once, now.
-    fn next_moment(
-        &self,
-        links: &Links,
-        last: Option<Duration>,
-        start: Duration,
-        end: Duration,
-    ) -> Option<Duration> {
+    fn next_moment(&self, links: &Links, last: Option<Duration>, tick: Span) -> Option<Duration> {
+        let (start, end) = tick;
         if !self.clock.is_virtual() {
             return last.is_none().then_some(start);
         }

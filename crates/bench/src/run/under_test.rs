@@ -15,6 +15,10 @@ use tranche_primitives::Tick;
 use tranche_report::{ChecksReport, DatabaseReport, ProtocolReport, RestartReport, ScheduleReport};
 use tranche_voting::NewBlock;
 
+/// A tick's span of the driver's time, `[start, end)` since the first
+/// block's slot (under the real clock, `start` is now and `end` too).
+pub(super) type Span = (Duration, Duration);
+
 /// What the node under test did, for the driver to carry out.
 pub(super) enum Output {
     /// A notification for validator `peer` (the driver counts every one,
@@ -60,23 +64,17 @@ pub(super) trait UnderTest {
     /// Whether the run's first sample is taken before its first tick (the
     /// real node's start costs CPU; the model's costs none, and its
     /// samples begin after the first tick).
-    fn sampled_at_start(&self) -> bool;
+    const SAMPLED_AT_START: bool;
 
     /// Whether the node is run at the start of every tick, before the
     /// tick's messages are sent (the model: its timers and blocks are
     /// moments of its own time).
-    fn runs_at_tick_start(&self) -> bool;
+    const RUNS_AT_TICK_START: bool;
 
     /// The next moment within the tick `[start, end)` the node is run at,
     /// after `last` (`None`: the first since the tick's start), given what
     /// the links hold.
-    fn next_moment(
-        &self,
-        links: &Links,
-        last: Option<Duration>,
-        start: Duration,
-        end: Duration,
-    ) -> Option<Duration>;
+    fn next_moment(&self, links: &Links, last: Option<Duration>, tick: Span) -> Option<Duration>;
 
     /// A peer's notification, as the links delivered it.
     fn deliver(&mut self, from: u32, bytes: Arc<[u8]>) -> Result<()>;
