@@ -26,13 +26,60 @@ pub fn sniff(text: &str) -> Option<String> {
     None
 }
 
+/// The largest file looked at as another command's input: cost tables
+/// and scenarios are a few KiB, and a refused 40 MB input is not read a
+/// second time.
+const MAX_SNIFFED_BYTES: usize = 1 << 20;
+
+/// What `text` is when it is the input of another command of this tool:
+/// a cost table or a scenario file, with the command line that reads it.
+pub fn other_tool_input(text: &str, path: &Path, reads: &str) -> Option<String> {
+    if text.len() > MAX_SNIFFED_BYTES {
+        return None;
+    }
+    let first = text.lines().next().unwrap_or("");
+    let header = tranche_report::outputs::COST_TABLE_HEADERS
+        .iter()
+        .any(|h| first.starts_with(h));
+    let names_costs = tranche_model::CostKind::ALL
+        .iter()
+        .any(|c| text.contains(c.key()));
+    if header || (names_costs && tranche_model::CostTable::from_yaml_str(text).is_ok()) {
+        return Some(format!(
+            "this is a cost table (as `tranche calibrate` writes), not {reads}: give it as \
+             `--costs {}` to `tranche run --node model` or `tranche network`",
+            path.display()
+        ));
+    }
+    let start = text.trim_start();
+    if start.starts_with('{') {
+        let v: serde_json::Value = serde_json::from_str(start).ok()?;
+        if v.get("session").is_some() && v.get("blocks").is_some() {
+            return Some(format!(
+                "this is a scenario file (testdata/scenarios/README.md), not {reads}: run it \
+                 with `tranche scenario {}`",
+                path.display()
+            ));
+        }
+    }
+    None
+}
+
 /// The error for the input `path` that the configuration reader refused
-/// with `error`: what the file is when it is plainly not YAML (and what
-/// the command reads instead), else `error` itself.
+/// with `error`: what the file is when it is another command's input or
+/// plainly not YAML (and what the command reads instead), else `error`
+/// itself.
 pub fn explain(path: &Path, error: impl Into<anyhow::Error>, reads: &str) -> anyhow::Error {
     let error = error.into();
     let text = tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES);
-    match text.ok().as_deref().and_then(sniff) {
+    let text = text.ok();
+    if let Some(hint) = text
+        .as_deref()
+        .and_then(|t| other_tool_input(t, path, reads))
+    {
+        return anyhow::anyhow!("{}: {hint}", path.display());
+    }
+    match text.as_deref().and_then(sniff) {
         Some(what) => anyhow::anyhow!(
             "{}: not YAML: it is {what}; this command reads {reads} (`tranche examples`)",
             path.display()

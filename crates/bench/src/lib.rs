@@ -1,6 +1,6 @@
 //! The `tranche` binary's library: the benchmark driver (`run`, `run_cli`:
 //! one run of a test-sequence step against the node under test), the crypto
-//! floor (`floor`), the profile (`profile`), the shipped examples
+//! floor (`floor`), the profile (`profile`), the `--help` examples (`help`), the shipped examples
 //! (`examples`), `tranche sweep run` (`sweep`), and the command lines of
 //! the whole-network simulation (`network_cli`, `sweep_network`),
 //! `tranche calibrate` (`calibrate`), `tranche compare` (`compare_cli`)
@@ -14,6 +14,7 @@ pub mod calibrate;
 pub mod compare_cli;
 pub mod examples;
 pub mod floor;
+pub mod help;
 pub mod history_cli;
 pub mod input_kind;
 pub mod network_cli;

@@ -4,6 +4,7 @@ use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use tranche_bench::help::{self, section};
 use tranche_conformance::vectors as conformance;
 use tranche_report::errln;
 use tranche_report::stream::out;
@@ -37,45 +38,65 @@ struct Cli {
 enum SweepOf {
     /// A grid of `tranche run` configurations; with --html, the scaling
     /// plots (CPU per block and approval time against validators).
+    #[command(after_help = section(help::SWEEP_RUN))]
     Run(tranche_bench::sweep::RunSweepArgs),
     /// A grid of `tranche network` runs.
+    #[command(after_help = section(help::SWEEP_NETWORK))]
     Network(tranche_bench::sweep_network::SweepArgs),
 }
 
 #[derive(Subcommand, Debug)]
 enum Command {
-    /// Run the approval benchmark: the node under test among emulated
-    /// validators, on a subsystem-bench test sequence.
+    /// Run the approval benchmark on a test sequence.
+    ///
+    /// The node under test among emulated validators, on a subsystem-bench
+    /// test sequence (or the embedded default).
+    #[command(after_help = section(help::RUN))]
     Run(tranche_bench::run_cli::RunArgs),
-    /// Simulate the whole network: every validator runs approval voting
-    /// and distribution, on timely dataflow (an `!ApprovalNetwork` file).
+    /// Simulate the whole network of validators.
+    ///
+    /// Every validator runs approval voting and distribution, on timely
+    /// dataflow (an `!ApprovalNetwork` file, or the embedded default).
+    #[command(after_help = section(help::NETWORK))]
     Network(tranche_bench::network_cli::NetworkArgs),
-    /// Measure the simulation's CPU cost table on this machine (the file
-    /// `tranche network --costs FILE` reads): each cost the median of
-    /// timed batches of the project's own code.
+    /// Measure the CPU cost table on this machine.
+    ///
+    /// The file `--costs FILE` reads (`tranche network`, `tranche run
+    /// --node model`): each cost the median of timed batches of the
+    /// project's own code.
+    #[command(after_help = section(help::CALIBRATE))]
     Calibrate(tranche_bench::calibrate::CalibrateArgs),
-    /// A grid of runs: `sweep run` (validators x cores x layout x
-    /// schedule of the benchmark) or `sweep network` (validators x cores x
-    /// no-show x slow fractions of the simulation); one table, one JSON.
+    /// A grid of runs of the benchmark or of the network.
+    ///
+    /// `sweep run` (validators x cores x layout x schedule of the
+    /// benchmark) or `sweep network` (validators x cores x no-show x slow
+    /// fractions of the simulation); one table, one JSON.
+    #[command(after_help = section(help::SWEEP))]
     Sweep {
         #[command(subcommand)]
         of: SweepOf,
     },
     /// List the shipped example test sequences, or write them out.
+    #[command(after_help = section(help::EXAMPLES))]
     Examples {
         /// Write every example into this folder (never over a file).
         #[arg(long, value_name = "DIR")]
         write: Option<PathBuf>,
     },
-    /// Print a completion script for a shell (bash, zsh, fish, elvish,
-    /// powershell) on stdout.
+    /// Print a completion script for a shell on stdout.
+    ///
+    /// bash, zsh, fish, elvish or powershell.
+    #[command(after_help = section(help::COMPLETIONS))]
     Completions {
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
-    /// Recompute every output of a conformance vector file with tranche's
-    /// own primitives (keys, assignments, certificates, vote payloads and
-    /// signatures, wire encodings) and write a file of the same schema.
+    /// Recompute a conformance vector file with tranche's own primitives.
+    ///
+    /// Every output of the file (keys, assignments, certificates, vote
+    /// payloads and signatures, wire encodings), written as a file of the
+    /// same schema.
+    #[command(after_help = section(help::CONFORMANCE))]
     Conformance {
         /// A file in the `polkadot-approval-conformance/1` schema; its
         /// output fields are ignored.
@@ -90,7 +111,9 @@ enum Command {
         #[arg(long)]
         check: bool,
     },
-    /// Compare two `tranche run --json` results, or two `tranche network
+    /// Compare two results: exit 1 on a regression, 3 when not comparable.
+    ///
+    /// Two `tranche run --json` results, or two `tranche network
     /// --json` results: deterministic figures (virtual clock; every record
     /// of a network run) must match exactly, CPU may not slow down beyond
     /// the tolerance (and, with --repeat in both files, the baseline's
@@ -99,8 +122,11 @@ enum Command {
     /// another seed, configuration, layout, workers, node under test,
     /// processes, clock, database or result format, or no figure in
     /// common; what differs is printed in one line).
+    #[command(after_help = section(help::COMPARE))]
     Compare(tranche_bench::compare_cli::CompareArgs),
-    /// Follow results over commits: folders (or a list) of `run`,
+    /// Follow results over commits, a regression marked where it appears.
+    ///
+    /// Folders (or a list) of `run`,
     /// `network` and `sweep` JSON files, ordered by their `meta.date`, one
     /// series per comparable configuration (compare's rule); the headline
     /// figures of each result, each step compare's rule calls a regression
@@ -108,14 +134,17 @@ enum Command {
     /// whatever the regressions (read the table); 3 when results of one
     /// name are not comparable (what differs is named) or a step could not
     /// be judged; 1 when nothing could be read.
+    #[command(after_help = section(help::HISTORY))]
     History(tranche_bench::history_cli::HistoryArgs),
-    /// Run the voting state machine on a timed scenario in virtual time
-    /// (format: testdata/scenarios/README.md); print a timeline of why each
+    /// Run the voting state machine on a timed scenario, or a folder of them.
+    ///
+    /// In virtual time (format: testdata/scenarios/README.md); print a timeline of why each
     /// candidate was approved when it was, or write the result file. With
     /// an expected answer (NAME.expected.json beside the file, or
     /// --expected), print the first differing decision field. A folder runs
     /// every scenario below it and ends with `N passed, M failed`. Exit
     /// status 0: all equal; 1: a difference; 2: a file could not be read.
+    #[command(after_help = section(help::SCENARIO))]
     Scenario {
         /// A scenario file, or a folder of them.
         path: PathBuf,
@@ -183,6 +212,17 @@ fn run(cli: Cli) -> Result<u8> {
             expected,
             output,
         } => {
+            // The scenario and its expected answer are inputs: never
+            // overwritten by the result.
+            if let Some(o) = &output {
+                let inputs: Vec<&std::path::Path> = std::iter::once(path.as_path())
+                    .chain(expected.as_deref())
+                    .collect();
+                tranche_report::outputs::check(
+                    &[("--output", o, tranche_report::outputs::CONFORMANCE)],
+                    &inputs,
+                )?;
+            }
             let args = tranche_conformance::scenario::command::Args {
                 path,
                 expected,
@@ -227,9 +267,28 @@ fn run(cli: Cli) -> Result<u8> {
 #[global_allocator]
 static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
+/// What clap answers instead of a command: `--help` and `--version` on
+/// stdout through `stream::out`, so that a full or closed stdout is one
+/// error line and status 1 (or 141 quietly), as for every command; a
+/// usage error as clap prints it (status 2).
+fn clap_answer(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    use std::io::IsTerminal;
+    let shown = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
+    if !shown || std::io::stdout().is_terminal() {
+        e.exit();
+    }
+    // A failed stdout is remembered: `exit_status` prints its one line.
+    let _ = out(&e.render().to_string());
+    ExitCode::from(tranche_report::stream::exit_status(0))
+}
+
 fn main() -> ExitCode {
     tranche_report::stream::install_panic_net();
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return clap_answer(&e),
+    };
     let level = match cli.verbose {
         0 => log::LevelFilter::Warn,
         1 => log::LevelFilter::Info,

@@ -53,14 +53,17 @@ pub struct NetworkArgs {
     /// BENCHMARKS.md); used when the file has a `node` key.
     #[arg(long, value_name = "FILE")]
     pub costs: Option<PathBuf>,
-    /// Write the results as JSON to this file.
+    /// Write the results as JSON to this file (process 0 only: it alone
+    /// gathers the results).
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
-    /// Write the table and plots as one HTML page to this file.
+    /// Write the table and plots as one HTML page to this file (process 0
+    /// only).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
     /// Write a CPU flamegraph (SVG) of this process, sampled in process
-    /// (stacks rooted at the simulation's thread names).
+    /// (stacks rooted at the simulation's thread names); with several
+    /// processes, each writes its own (give each its own name).
     #[arg(long, value_name = "FILE.svg")]
     pub profile: Option<PathBuf>,
     /// Override the file's `n_validators`.
@@ -75,6 +78,10 @@ pub struct NetworkArgs {
     /// Print only the results: no progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Print the run's estimate (deliveries, memory, CPU time) and whether
+    /// it fits this machine, then stop: nothing simulated.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// `--threads`: 1 to [`MAX_THREADS`], a bound every process shares.
@@ -198,6 +205,7 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
 /// skipped): each a host and a port from 1 to 65535, no address twice, at
 /// least one.
 pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
+    use tranche_config::text::code;
     let fail = |message: String| CliError::Hostfile {
         path: path.display().to_string(),
         message,
@@ -212,26 +220,30 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
         let n = i + 1;
         let Some((host, port)) = line.rsplit_once(':') else {
             return Err(fail(format!(
-                "line {n}: `{line}` is not host:port (no port)"
+                "line {n}: {} is not host:port (no port)",
+                code(line)
             )));
         };
         if host.is_empty() {
-            return Err(fail(format!("line {n}: `{line}` has no host")));
+            return Err(fail(format!("line {n}: {} has no host", code(line))));
         }
         if port.is_empty() {
-            return Err(fail(format!("line {n}: `{line}` has no port")));
+            return Err(fail(format!("line {n}: {} has no port", code(line))));
         }
         match port.parse::<u16>() {
             Ok(p) if p > 0 => {}
             _ => {
                 return Err(fail(format!(
-                    "line {n}: `{port}` in `{line}` is not a port (1 to 65535)"
+                    "line {n}: {} in {} is not a port (1 to 65535)",
+                    code(port),
+                    code(line)
                 )))
             }
         }
         if let Some(k) = hosts.iter().position(|h| h == line) {
             return Err(fail(format!(
-                "line {n}: `{line}` is already process {k}'s address"
+                "line {n}: {} is already process {k}'s address",
+                code(line)
             )));
         }
         hosts.push(line.to_owned());
@@ -242,8 +254,47 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
     Ok(hosts)
 }
 
+/// Flags that would do nothing with this engine, refused: a hostfile for
+/// one process, results asked of a process that does not gather them.
+fn check_engine_flags(args: &NetworkArgs) -> Result<(), CliError> {
+    if let (Some(p), 1) = (&args.hostfile, args.processes) {
+        return Err(CliError::Hostfile {
+            path: p.display().to_string(),
+            message: "a hostfile gives the addresses of several processes: it needs \
+                      --processes N (2 or more)"
+                .to_owned(),
+        });
+    }
+    if args.process != 0 {
+        for (flag, given) in [("--json", &args.json), ("--html", &args.html)] {
+            if given.is_some() {
+                return Err(CliError::Output(anyhow::anyhow!(
+                    "{flag}: only process 0 gathers and writes the results; give {flag} to \
+                     process 0's command line, not process {}'s",
+                    args.process
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A warning when `--threads` is above the machine's cores: the threads
+/// take turns on them (40 validators, 1 block: 0.12 s at 1 thread, 23 s
+/// at 256 on 2 cores).
+pub fn threads_warning(threads: usize) -> Option<String> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (threads > cores).then(|| {
+        format!(
+            "warning: --threads {threads} is more than this machine's {cores} core(s): the \
+             threads take turns on them and the run is slower, not faster"
+        )
+    })
+}
+
 /// The engine a command line asks for.
 pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
+    check_engine_flags(args)?;
     let processes = args.processes;
     let hosts = match &args.hostfile {
         Some(p) => {
@@ -300,10 +351,43 @@ pub fn estimate_note(spec: &NetworkSpec, source: &str, processes: usize) -> Opti
     let cpu = long_cpu(cpu, most)?;
     let mib = (spec.estimated_bytes() / processes.max(1) as u64) >> 20;
     Some(format!(
-        "note: {source}: {} validators x {} cores x {} blocks: about {mib} MiB per process and \
-         {cpu}",
-        spec.n_validators, spec.n_cores, spec.num_blocks
+        "note: {source}: {} validators x {} cores x {}: about {mib} MiB per process and {cpu}",
+        spec.n_validators,
+        spec.n_cores,
+        tranche_config::text::counted(spec.num_blocks as usize, "block")
     ))
+}
+
+/// `--dry-run`: the run's size and estimate (deliveries, memory per
+/// process, CPU seconds; what every tranche triggered would take), and
+/// whether it fits the memory available; nothing simulated.
+pub fn dry_run(spec: &NetworkSpec, source: &str, processes: usize) -> String {
+    let (cpu, most) = spec.estimated_cpu_seconds();
+    let (deliveries, most_deliveries) = spec.estimated_deliveries();
+    let need = spec.estimated_bytes() / processes.max(1) as u64;
+    let fits = match tranche_config::estimate::mem_available() {
+        Some(a) if need > a => format!("does not fit: {} MiB available", a >> 20),
+        Some(a) => format!("fits: {} MiB available", a >> 20),
+        None => "memory available unknown".to_owned(),
+    };
+    let worst = if most > cpu {
+        format!(
+            "; up to {most_deliveries:.0} deliveries and {most:.0} CPU-s if no-shows, loss or \
+             offline validators trigger every tranche"
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "dry run: {source} — {} validators x {} cores x {} blocks: about {deliveries:.0} \
+         deliveries, {} MiB per process ({processes} process(es)) and {cpu:.1} CPU-s (release \
+         build){worst}; {fits}\n\
+         dry run: nothing simulated (without --dry-run the run starts here)\n",
+        spec.n_validators,
+        spec.n_cores,
+        spec.num_blocks,
+        need >> 20
+    )
 }
 
 /// How often, at most, a plain line says how far virtual time has come
@@ -390,8 +474,8 @@ fn outcome(report: &tranche_simulation::SimulationReport) -> String {
         .filter(|b| b.approved == b.expected)
         .count();
     format!(
-        "{approved} of {} blocks approved by all",
-        report.blocks.len()
+        "{approved} of {} approved by all",
+        tranche_config::text::counted(report.blocks.len(), "block")
     )
 }
 
@@ -409,11 +493,22 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
             ("--html", args.html.as_deref(), outputs::HTML),
             ("--profile", args.profile.as_deref(), outputs::SVG),
         ],
-        args.file.as_deref(),
+        &[
+            args.file.as_deref(),
+            args.costs.as_deref(),
+            args.hostfile.as_deref(),
+        ],
     )?;
     let (spec, source) = spec_of(args)?;
     let engine = engine_of(args)?;
+    if args.dry_run {
+        let text = dry_run(&spec, &source, engine.processes);
+        return tranche_report::stream::out(&text).map_err(|e| CliError::Output(e.into()));
+    }
     check_fits(&spec, &source, engine.processes)?;
+    if let Some(w) = threads_warning(engine.threads) {
+        tranche_report::errln!("{w}");
+    }
     let mode = if engine.process == 0 {
         Progress::detect(args.quiet)
     } else {
@@ -459,6 +554,10 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         progress,
     )?
     else {
+        // Another process than 0: its own flamegraph, nothing else.
+        if let (Some(p), Some(path)) = (profiler, &args.profile) {
+            p.finish(path)?;
+        }
         return Ok(());
     };
     if let Ok(phase) = Arc::try_unwrap(phase) {
@@ -646,7 +745,8 @@ mod tests {
             engine("3").unwrap_err(),
             format!("--hostfile {p}: 2 address(es) for --processes 3: one line per process")
         );
-        assert!(engine("1").is_ok(), "one process needs no address");
+        // Issue 43: a hostfile for one process would do nothing.
+        assert!(engine("1").unwrap_err().contains("it needs --processes N"));
         std::fs::remove_file(&path).unwrap();
     }
 }

@@ -9,8 +9,7 @@ use anyhow::{bail, Context, Result};
 /// `text` with each `(key, value)` set in every step of its
 /// `TestConfiguration`.
 pub fn resized(text: &str, source: &str, sizes: &[(&str, u32)]) -> Result<String> {
-    let mut doc: yaml_serde::Value =
-        yaml_serde::from_str(text).with_context(|| format!("{source}: not YAML"))?;
+    let mut doc = tranche_config::yaml::read(text).map_err(|e| anyhow::anyhow!("{source}: {e}"))?;
     let Some(steps) = doc
         .get_mut("TestConfiguration")
         .and_then(|v| v.as_sequence_mut())

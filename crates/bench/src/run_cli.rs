@@ -124,6 +124,10 @@ pub struct RunArgs {
     /// Nothing on stderr but warnings and errors: no progress bars or lines.
     #[arg(long)]
     pub quiet: bool,
+    /// Print each step's estimate (messages, memory, time) and whether it
+    /// fits this machine, then stop: nothing generated or run.
+    #[arg(long)]
+    pub dry_run: bool,
     /// How the crypto floor is measured (see docs/observability.md).
     #[arg(long, value_enum, default_value_t = FloorArg::Sample)]
     pub floor: FloorArg,
@@ -231,6 +235,19 @@ impl RunArgs {
     pub fn db(&self) -> DbArg {
         self.db.unwrap_or(DbArg::Redb)
     }
+}
+
+/// `--prometheus ADDR` needs a port (a host alone cannot be bound).
+fn check_prometheus_addr(addr: &str) -> Result<()> {
+    let port = addr.rsplit_once(':').map(|(_, p)| p.parse::<u16>());
+    if !matches!(port, Some(Ok(_))) {
+        bail!(
+            "--prometheus {}: an address with a port is needed, e.g. 127.0.0.1:9615 (port 0 \
+             picks a free one)",
+            tranche_config::text::bare(addr)
+        );
+    }
+    Ok(())
 }
 
 /// The node under test `--node` asks for; with `model`, the flags that
@@ -346,6 +363,30 @@ fn notes(
     long.chain(skipped).collect()
 }
 
+/// `--dry-run`: each step's size and estimate, and whether it fits the
+/// memory available (`None`: unknown), on stdout; nothing generated.
+fn dry_run(config: &config::BenchConfig, available: Option<u64>) -> String {
+    let mut s = String::new();
+    for step in &config.steps {
+        let e = config::estimate::of_step(step);
+        let fits = match available {
+            Some(a) if e.bytes > a => format!("does not fit: {} MiB available", a >> 20),
+            Some(a) => format!("fits: {} MiB available", a >> 20),
+            None => "memory available unknown".to_owned(),
+        };
+        s.push_str(&format!(
+            "dry run: {} — {} validators x {} cores x {} blocks: {}; {fits}\n",
+            step.name,
+            step.n_validators,
+            step.n_cores,
+            step.num_blocks,
+            e.describe()
+        ));
+    }
+    s.push_str("dry run: nothing generated or run (without --dry-run the run starts here)\n");
+    s
+}
+
 /// Run every approval step of the file (or the embedded default).
 pub fn execute(mut args: RunArgs) -> Result<()> {
     if crate::small::on() {
@@ -358,7 +399,7 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
             ("--html", args.html.as_deref(), outputs::HTML),
             ("--profile", args.profile.as_deref(), outputs::SVG),
         ],
-        args.file.as_deref(),
+        &[args.file.as_deref(), args.costs.as_deref()],
     )?;
     let node = node_under_test(&args)?;
     if args.restart_at_block.is_some() && args.db() == DbArg::Memory {
@@ -373,9 +414,26 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
             args.workers
         );
     }
+    if let Some(addr) = &args.prometheus {
+        check_prometheus_addr(addr)?;
+    }
     let config = load_config(&args)?;
     if !args.allow_vacuous {
         config::check_not_vacuous(&config)?;
+    }
+    // Before any output, as every other flag: a restart each step can take.
+    if args.node == NodeArg::Real {
+        for step in &config.steps {
+            crate::run::check_restart(
+                args.restart_at_block,
+                step.num_blocks,
+                args.db() == DbArg::Redb,
+            )?;
+        }
+    }
+    if args.dry_run {
+        return tranche_report::stream::out(&dry_run(&config, config::estimate::mem_available()))
+            .map_err(Into::into);
     }
     // The estimate before work: refuse what cannot fit, announce what takes long.
     let estimates = config::estimate::check_fits(&config, config::estimate::mem_available())?;
@@ -481,6 +539,13 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
                 "{unapproved} block(s) were never approved: {stalled} candidate(s) stalled, their \
                  no-shows never covered because upstream's generator rule held back their next \
                  assignments (the \"stalled\" lines above; docs/quirks.md)"
+            );
+        }
+        let withheld: u64 = runs.iter().map(|r| r.counts.withheld_approvals).sum();
+        if withheld > 0 {
+            bail!(
+                "{unapproved} block(s) were never approved: {withheld} approvals withheld as \
+                 no-shows were not all covered by later tranches (the \"why\" line above)"
             );
         }
         bail!("{unapproved} block(s) were never approved (see the report above)");

@@ -21,7 +21,7 @@ use std::path::PathBuf;
 use tranche_config::{self as config, BenchStep};
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::{escape, meta_table, page};
-use tranche_report::html_chart::{group_lines, line_chart_with, Line, LineChart};
+use tranche_report::html_chart::{group_lines, line_chart_legend, Line, LineChart};
 pub use tranche_report::sweep_run::RunSweepRow;
 
 /// Most runs one sweep may ask for.
@@ -74,6 +74,12 @@ pub struct RunSweepArgs {
     /// Write the table and the scaling plots as one HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Override the step's `num_blocks` (as `tranche run --blocks`).
+    #[arg(long)]
+    pub blocks: Option<u32>,
+    /// Print only the results: no progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// One grid point: the step and how to run it.
@@ -99,10 +105,18 @@ fn schedule_name(s: Schedule) -> &'static str {
 
 /// The base step's YAML with its size replaced (`resize`), parsed and
 /// checked.
-fn step_with(text: &str, source: &str, n: u32, cores: u32) -> Result<BenchStep> {
+fn step_with(
+    text: &str,
+    source: &str,
+    n: u32,
+    cores: u32,
+    blocks: Option<u32>,
+) -> Result<BenchStep> {
     let mut sizes = vec![("n_validators", n), ("n_cores", cores)];
-    if crate::small::on() {
-        sizes.push(("num_blocks", 2));
+    match blocks {
+        Some(b) => sizes.push(("num_blocks", b)),
+        None if crate::small::on() => sizes.push(("num_blocks", 2)),
+        None => {}
     }
     let text = crate::resize::resized(text, source, &sizes)?;
     let name = format!("{source} [validators {n}, cores {cores}]");
@@ -115,13 +129,26 @@ fn step_with(text: &str, source: &str, n: u32, cores: u32) -> Result<BenchStep> 
         .expect("a parsed file has a step"))
 }
 
-/// One axis of a sweep's grid: the values asked for, or the base's one.
-pub fn axis<T: Clone>(asked: &[T], base: T) -> Vec<T> {
+/// One axis of a sweep's grid: the values asked for (each once, in the
+/// order first asked), or the base's one.
+pub fn axis<T: Clone + PartialEq>(asked: &[T], base: T) -> Vec<T> {
     if asked.is_empty() {
         vec![base]
     } else {
-        asked.to_vec()
+        unique(asked)
     }
+}
+
+/// `values` without repeats, in the order each first appears: a value
+/// asked for twice (`--architecture both,classic`) runs once.
+pub fn unique<T: Clone + PartialEq>(values: &[T]) -> Vec<T> {
+    let mut out: Vec<T> = Vec::with_capacity(values.len());
+    for v in values {
+        if !out.contains(v) {
+            out.push(v.clone());
+        }
+    }
+    out
 }
 
 /// A sweep of `runs` runs, at least one and at most `max`; else why not.
@@ -171,20 +198,21 @@ fn grid(args: &RunSweepArgs) -> Result<(Vec<Point>, Vec<String>)> {
             }
         }
     }
-    layouts.dedup();
-    let runs = ns.len() * cs.len() * layouts.len() * args.schedule.len();
+    let layouts = unique(&layouts);
+    let schedules = unique(&args.schedule);
+    let runs = ns.len() * cs.len() * layouts.len() * schedules.len();
     check_runs(runs, MAX_SWEEP_RUNS).map_err(|e| anyhow::anyhow!(e))?;
     let mut cells = Vec::new();
     for &n in &ns {
         for &c in &cs {
-            cells.push(step_with(&text, &source, n, c).map_err(|e| format!("{e:#}")));
+            cells.push(step_with(&text, &source, n, c, args.blocks).map_err(|e| format!("{e:#}")));
         }
     }
     let (steps, skipped) = possible(cells).map_err(|e| anyhow::anyhow!(e))?;
     let mut points = Vec::new();
     for step in steps {
         for &architecture in &layouts {
-            for &s in &args.schedule {
+            for &s in &schedules {
                 points.push(Point {
                     step: step.clone(),
                     architecture,
@@ -253,7 +281,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
             ),
             ("--html", args.html.as_deref(), outputs::HTML),
         ],
-        args.file.as_deref(),
+        &[args.file.as_deref()],
     )?;
     let (points, skipped) = grid(args)?;
     tell_skipped(&skipped);
@@ -309,19 +337,21 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
             wall_s: r.wall_time_s,
             peak_memory_mib: r.peak_memory_bytes as f64 / 1048576.0,
         };
-        tranche_report::errln!(
-            "sweep: {}/{} ({} validators, {} cores, {}, {}) in {:.1} s",
-            i + 1,
-            points.len(),
-            row.n_validators,
-            row.n_cores,
-            row.layout,
-            row.schedule,
-            row.wall_s
-        );
+        if !args.quiet {
+            tranche_report::errln!(
+                "sweep: {}/{} ({} validators, {} cores, {}, {}) in {:.1} s",
+                i + 1,
+                points.len(),
+                row.n_validators,
+                row.n_cores,
+                row.layout,
+                row.schedule,
+                row.wall_s
+            );
+        }
         rows.push(row);
     }
-    let text = table(&rows);
+    let text = table(&rows) + &tranche_report::sweep_run::legend(&rows);
     tranche_report::stream::out(&text)?;
     if let Some(path) = &args.json {
         let file = tranche_report::results::SweepFile {
@@ -337,6 +367,15 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
     Ok(rows)
 }
 
+/// A floor figure's cell: `-` where no floor was measured.
+fn floor_cell(r: &RunSweepRow, shown: String) -> String {
+    if r.floor_per_block_s > 0.0 {
+        shown
+    } else {
+        "-".into()
+    }
+}
+
 /// One row's cells in the table's column order.
 fn cells(r: &RunSweepRow) -> Vec<String> {
     let approved = if r.all_approved { "all" } else { "NOT all" };
@@ -349,8 +388,9 @@ fn cells(r: &RunSweepRow) -> Vec<String> {
         approved.to_owned(),
         slowest,
         format!("{:.3}", r.node_cpu_per_block_s),
-        format!("{:.3}", r.floor_per_block_s),
-        format!("{:.2}", r.node_ratio),
+        // No floor measured (`--floor off`): no floor, no ratio.
+        floor_cell(r, format!("{:.3}", r.floor_per_block_s)),
+        floor_cell(r, format!("{:.2}", r.node_ratio)),
         format!("{:.1}", r.wall_s),
         format!("{:.0}", r.peak_memory_mib),
     ]
@@ -377,22 +417,59 @@ pub fn table(rows: &[RunSweepRow]) -> String {
     )
 }
 
-/// The lines of a plot: one per (layout, schedule), points by validators.
+/// Each row's parameters besides validators (the plots' x axis), as the
+/// series and the legend name them.
+fn params(r: &RunSweepRow) -> Vec<(&'static str, String)> {
+    vec![
+        ("layout", r.layout.clone()),
+        ("schedule", r.schedule.clone()),
+        ("cores", format!("{} cores", r.n_cores)),
+    ]
+}
+
+/// Each row's series name (the values of the parameters that vary over
+/// the rows) and the legend's heading naming those parameters.
+fn series_names(rows: &[RunSweepRow]) -> (Vec<String>, String) {
+    tranche_report::html_chart::sweep_series(&rows.iter().map(params).collect::<Vec<_>>())
+}
+
+/// The lines of a plot: one per combination of the parameters that vary
+/// (layout, schedule, cores), points by validators, each its own colour.
 fn series(rows: &[RunSweepRow], y: impl Fn(&RunSweepRow) -> Option<f64>) -> Vec<Line> {
-    group_lines(rows.iter().filter_map(|r| {
-        let name = format!("{} {}", r.layout, r.schedule);
-        Some((name, r.layout.clone(), (f64::from(r.n_validators), y(r)?)))
-    }))
+    let (names, _) = series_names(rows);
+    group_lines(
+        rows.iter()
+            .zip(names)
+            .filter_map(|(r, name)| Some((name.clone(), name, (f64::from(r.n_validators), y(r)?)))),
+    )
 }
 
 /// Each layout's crypto floor per block (the floor it is judged by) as a
-/// reference line in its colour: one point per validator count (the floor
-/// of the layout's first row measured there).
+/// reference line, one per layout and core count (the floor does not
+/// depend on the schedule), in the colour of that layout's first series:
+/// one point per validator count (the floor of its first row there).
+/// None where no floor was measured (`--floor off`: 0).
 fn floor_lines(rows: &[RunSweepRow]) -> Vec<Line> {
-    group_lines(rows.iter().map(|r| {
+    let (names, _) = series_names(rows);
+    let cores_vary = rows.iter().any(|r| r.n_cores != rows[0].n_cores);
+    let mut colour_of: Vec<((String, u32), String)> = Vec::new();
+    for (r, name) in rows.iter().zip(&names) {
+        let key = (r.layout.clone(), r.n_cores);
+        if !colour_of.iter().any(|c| c.0 == key) {
+            colour_of.push((key, name.clone()));
+        }
+    }
+    group_lines(rows.iter().filter(|r| r.floor_per_block_s > 0.0).map(|r| {
+        let key = (r.layout.clone(), r.n_cores);
+        let colour = colour_of.iter().find(|c| c.0 == key).map(|c| c.1.clone());
+        let cores = if cores_vary {
+            format!(", {} cores", r.n_cores)
+        } else {
+            String::new()
+        };
         (
-            format!("floor ({}, {})", r.layout, r.floor),
-            r.layout.clone(),
+            format!("floor ({}, {}{cores})", r.layout, r.floor),
+            colour.unwrap_or_default(),
             (f64::from(r.n_validators), r.floor_per_block_s),
         )
     }))
@@ -410,7 +487,8 @@ fn floor_lines(rows: &[RunSweepRow]) -> Vec<Line> {
 fn html(rows: &[RunSweepRow], table: &str, seed: u64) -> Result<String> {
     let cpu = series(rows, |r| Some(r.node_cpu_per_block_s));
     let approval = series(rows, |r| r.max_approval_ms.map(|ms| ms as f64 / 1000.0));
-    let cpu = line_chart_with(
+    let (_, heading) = series_names(rows);
+    let cpu = line_chart_legend(
         &LineChart {
             title: "Node CPU per block against validators",
             x_desc: "validators",
@@ -419,10 +497,11 @@ fn html(rows: &[RunSweepRow], table: &str, seed: u64) -> Result<String> {
         },
         &cpu,
         &floor_lines(rows),
+        Some(&heading),
     )?;
     // The axis from the data: equal times read as a flat line in the
     // middle, a difference of a tick shows.
-    let approval = line_chart_with(
+    let approval = line_chart_legend(
         &LineChart {
             title: "Slowest block's approval against validators",
             x_desc: "validators",
@@ -431,6 +510,7 @@ fn html(rows: &[RunSweepRow], table: &str, seed: u64) -> Result<String> {
         },
         &approval,
         &[],
+        Some(&heading),
     )?;
     let meta = meta_table(&[
         ("commit", tranche_report::meta::COMMIT.to_owned()),
@@ -463,13 +543,13 @@ mod tests {
 
     #[test]
     fn a_swept_step_keeps_the_base_and_takes_the_size() {
-        let s = step_with(config::DEFAULT_YAML, "default", 40, 8).unwrap();
+        let s = step_with(config::DEFAULT_YAML, "default", 40, 8, None).unwrap();
         let base = &config::embedded_default().unwrap().steps[0];
         assert_eq!((s.n_validators, s.n_cores), (40, 8));
         assert_eq!(s.num_blocks, base.num_blocks);
         assert_eq!(s.session.needed_approvals, base.session.needed_approvals);
         // A size the rules refuse names the point.
-        let e = step_with(config::DEFAULT_YAML, "default", 1, 8).unwrap_err();
+        let e = step_with(config::DEFAULT_YAML, "default", 1, 8, None).unwrap_err();
         assert!(format!("{e:#}").contains("validators 1"), "{e:#}");
     }
 
@@ -501,7 +581,8 @@ mod tests {
         ];
         let s = series(&rows, |r| Some(r.node_cpu_per_block_s));
         assert_eq!(s.len(), 2);
-        assert_eq!(s[0].name, "classic fifo");
+        // Only the layout varies: it alone names the series.
+        assert_eq!(s[0].name, "classic");
         assert_eq!(s[0].layout, "classic");
         assert_eq!(s[0].points, vec![(20.0, 1.0), (40.0, 2.0)]);
         assert_eq!(s[1].points, vec![(20.0, 0.5)]);
@@ -510,6 +591,66 @@ mod tests {
         assert_eq!(f[0].points, vec![(20.0, 0.5), (40.0, 1.0)]);
         assert_eq!(f[0].layout, "classic");
         assert_eq!(f[1].name, "floor (parallel/4, one-by-one)");
+    }
+
+    #[test]
+    fn a_series_per_combination_of_what_varies_each_named_in_its_own_colour_and_marker() {
+        // `--cores 10,20 --schedule fifo,useful-first` on both layouts.
+        let mut rows = Vec::new();
+        for layout in ["classic", "parallel/4"] {
+            for schedule in ["fifo", "useful-first"] {
+                for cores in [10, 20] {
+                    for n in [100, 200] {
+                        let mut r = row(n, layout, f64::from(cores) / 10.0);
+                        r.schedule = schedule.into();
+                        r.n_cores = cores;
+                        rows.push(r);
+                    }
+                }
+            }
+        }
+        let s = series(&rows, |r| Some(r.node_cpu_per_block_s));
+        assert_eq!(s.len(), 8, "a series per layout x schedule x cores");
+        assert!(
+            s.iter().all(|l| l.points.len() == 2),
+            "100 and 200 validators each"
+        );
+        assert_eq!(s[0].name, "classic, fifo, 10 cores");
+        assert_eq!(s[1].name, "classic, fifo, 20 cores");
+        let (_, heading) = series_names(&rows);
+        assert_eq!(heading, "series: layout, schedule, cores");
+        let page = html(&rows, &table(&rows), 7).unwrap();
+        for l in &s {
+            assert!(
+                page.contains(&format!("\n{}\n", l.name)),
+                "{} in the legend",
+                l.name
+            );
+        }
+        assert!(page.contains("\nseries: layout, schedule, cores\n"));
+        // Each series its own colour.
+        let mut colours: Vec<&str> = page
+            .split("<polyline")
+            .skip(1)
+            .filter_map(|p| p.split("stroke=\"").nth(1)?.split('"').next())
+            .collect();
+        colours.sort_unstable();
+        colours.dedup();
+        assert!(colours.len() >= 8, "{colours:?}");
+        // Each its own marker: circles, squares, triangles and crosses.
+        assert!(page.contains("<circle") && page.contains("<rect") && page.contains("<polygon"));
+        // The table's legend names the columns.
+        assert!(tranche_report::sweep_run::legend(&rows).contains("slowest ms ="));
+    }
+
+    #[test]
+    fn without_a_floor_its_cells_are_dashes() {
+        let mut r = row(100, "classic", 1.0);
+        r.floor_per_block_s = 0.0;
+        r.node_ratio = 0.0;
+        let c = cells(&r);
+        assert_eq!((c[7].as_str(), c[8].as_str()), ("-", "-"));
+        assert_eq!(cells(&row(100, "classic", 1.0))[8], "2.00");
     }
 
     #[test]

@@ -48,6 +48,9 @@ pub struct SweepArgs {
     /// Write the table and the approval plots as one HTML page.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Print only the results: no progress on stderr.
+    #[arg(long)]
+    pub quiet: bool,
 }
 
 /// A sweep file: the lists to combine, over a base `!ApprovalNetwork`
@@ -82,17 +85,22 @@ fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
     if let Some(path) = &args.file {
         let text = match crate::examples::embedded_network(path) {
             Some(e) => e.text.to_owned(),
-            None => tranche_config::input::read_text(path, 1 << 20)
-                .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?,
+            None => {
+                tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
+                    .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?
+            }
         };
         if text.contains("!ApprovalSweep") {
-            let GridFile::ApprovalSweep(g) = yaml_serde::from_str(&text).map_err(|e| {
+            let sweep_error = |e: String| {
                 CliError::Sweep(format!(
                     "{}: {}",
                     path.display(),
-                    tranche_config::text::one_line(&e.to_string())
+                    tranche_config::text::one_line(&e)
                 ))
-            })?;
+            };
+            let tree = tranche_config::yaml::read(&text).map_err(|e| sweep_error(e.to_string()))?;
+            let GridFile::ApprovalSweep(g) =
+                yaml_serde::from_value(tree).map_err(|e| sweep_error(e.to_string()))?;
             grid = g;
             if grid.base.as_ref().is_some_and(|b| b.as_os_str().is_empty()) {
                 return Err(CliError::Sweep(format!(
@@ -148,6 +156,7 @@ fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> Net
         cores: None,
         blocks,
         quiet: true,
+        dry_run: false,
     }
 }
 
@@ -222,16 +231,19 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
             ),
             ("--html", args.html.as_deref(), outputs::HTML),
         ],
-        args.file.as_deref(),
+        &[args.file.as_deref()],
     )?;
     let (specs, source, skipped) = grid(args)?;
     crate::sweep::tell_skipped(&skipped);
     let engine = engine_of(&run_args(args, None, None))?;
+    if let Some(w) = crate::network_cli::threads_warning(engine.threads) {
+        tranche_report::errln!("{w}");
+    }
     let (cpu, most) = specs.iter().fold((0.0, 0.0), |(c, m), s| {
         let (sc, sm) = s.estimated_cpu_seconds();
         (c + sc, m + sm)
     });
-    if let Some(cpu) = crate::network_cli::long_cpu(cpu, most) {
+    if let Some(cpu) = crate::network_cli::long_cpu(cpu, most).filter(|_| !args.quiet) {
         tranche_report::errln!("note: {source}: {} runs: about {cpu}", specs.len());
     }
     let meta = sweep_meta(args, &specs);
@@ -242,6 +254,10 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
                 .expect("a single process reports");
         let row = SweepRow::of(spec, &report);
         // Progress on stderr; the table goes to stdout at the end.
+        if args.quiet {
+            rows.push(row);
+            continue;
+        }
         tranche_report::errln!(
             "sweep: {}/{} ({} validators, {} cores, no-show {}, slow {}) in {:.1} s",
             i + 1,
@@ -254,7 +270,8 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         );
         rows.push(row);
     }
-    tranche_report::stream::out(&table(&rows)).map_err(anyhow::Error::from)?;
+    let text = table(&rows) + &tranche_report::network::sweep::legend(&rows);
+    tranche_report::stream::out(&text).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.json {
         let file = tranche_report::results::SweepFile {
             meta: meta.clone(),

@@ -49,18 +49,11 @@ pub enum ConfigErrorKind {
     /// The file is not UTF-8 text.
     #[error("cannot read the file: not UTF-8 text")]
     NotText,
-    /// The text nests deeper than [`MAX_DEPTH`](crate::MAX_DEPTH)
-    /// levels (refused before YAML parsing; see `depth.rs`).
-    #[error(
-        "nesting deeper than {max} levels at line {line} (brackets, indentation and dashes \
-         counted; no test sequence needs more)"
-    )]
-    TooDeep {
-        /// 1-based line where the bound is first exceeded.
-        line: usize,
-        /// The bound.
-        max: usize,
-    },
+    /// The text is beyond a bound of every YAML input (nesting, number
+    /// or length of values), refused before YAML parsing
+    /// ([`yaml::read`](crate::yaml::read)).
+    #[error("{0}")]
+    Bounds(crate::prescan::OutOfBounds),
     /// The text is not valid YAML.
     #[error("invalid YAML: {0}")]
     Yaml(String),

@@ -67,7 +67,8 @@
 //!   `MAX_DELAY_TRANCHES`; `no_show_slots` by `MAX_NO_SHOW_SLOTS`.
 //! * Files are read through `input::read_text` (regular files of at most
 //!   `MAX_INPUT_FILE_BYTES`) and refused when nested deeper than
-//!   [`MAX_DEPTH`] before the YAML parser sees them (`depth.rs`).
+//!   [`MAX_DEPTH`], holding too many or too long values, before the YAML
+//!   parser sees them ([`yaml::read`], `prescan.rs`).
 //! * `ApprovalsOptions` fields fall back to upstream's CLI (clap) defaults
 //!   when absent; upstream's serde required every one of them. Fields with
 //!   no upstream default anywhere (`num_blocks`; `coalesce_tranche_diff`;
@@ -107,13 +108,13 @@
 //! | `approval_distribution_expected_tof`, `approval_distribution_cpu_ms`, `approval_voting_cpu_ms` | — | 6.0 each |
 
 pub mod approval_network;
-mod depth;
 mod error;
 pub mod estimate;
 pub mod generation;
 pub mod input;
 pub mod node_shape;
 mod parse;
+mod prescan;
 pub mod session;
 pub mod text;
 pub mod yaml;
@@ -122,8 +123,8 @@ use std::path::Path;
 
 use crate::generation::{GenerationParams, INITIAL_SLOT};
 use crate::input::{InputError, MAX_INPUT_FILE_BYTES};
-pub use depth::MAX_DEPTH;
 pub use error::{ConfigError, ConfigErrorKind};
+pub use prescan::MAX_DEPTH;
 use tranche_links::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 
@@ -365,8 +366,9 @@ pub const USE_NETWORK: &str = "this is an !ApprovalNetwork file; use `tranche ne
 pub const USE_RUN: &str = "this is an !ApprovalVoting file; use `tranche run`";
 
 /// Parses and checks test-sequence YAML; `source` names it in errors and
-/// benchmark names. Text nested deeper than [`MAX_DEPTH`] is refused
-/// before the YAML parser sees it (`depth.rs` says what is counted).
+/// benchmark names. Text beyond the bounds of every YAML input (nested
+/// deeper than [`MAX_DEPTH`], too many or too long values) is refused
+/// before the YAML parser sees it ([`yaml::read`]).
 pub fn parse(yaml: &str, source: &str) -> Result<BenchConfig, ConfigError> {
     if file_kind(yaml) == FileKind::ApprovalNetwork {
         return Err(ConfigError::new(
@@ -375,16 +377,6 @@ pub fn parse(yaml: &str, source: &str) -> Result<BenchConfig, ConfigError> {
             ConfigErrorKind::OtherCommand(USE_NETWORK),
         ));
     }
-    depth::check_depth(yaml).map_err(|d| {
-        ConfigError::new(
-            source,
-            None,
-            ConfigErrorKind::TooDeep {
-                line: d.line,
-                max: MAX_DEPTH,
-            },
-        )
-    })?;
     parse::parse_sequence(yaml, source)
 }
 

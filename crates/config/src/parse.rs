@@ -36,8 +36,7 @@ const ROOT_KEY: &str = "TestConfiguration";
 /// Parses a whole test sequence.
 pub(super) fn parse_sequence(text: &str, source: &str) -> Result<BenchConfig, ConfigError> {
     let fail = |kind| ConfigError::new(source, None, kind);
-    let mut root =
-        crate::yaml::from_str(text).map_err(|e| fail(Kind::Yaml(one_line(&e.to_string()))))?;
+    let mut root = crate::yaml::read(text).map_err(|e| fail(read_error(e)))?;
     root.apply_merge()
         .map_err(|e| fail(Kind::Yaml(one_line(&e.to_string()))))?;
     let items = step_list(&root).map_err(fail)?;
@@ -62,6 +61,17 @@ pub(super) fn parse_sequence(text: &str, source: &str) -> Result<BenchConfig, Co
         steps,
         skipped,
     })
+}
+
+/// The kind of error for a YAML input [`crate::yaml::read`] refused.
+pub(super) fn read_error(e: crate::yaml::ReadError) -> Kind {
+    match e {
+        crate::yaml::ReadError::Bounds(b) => Kind::Bounds(b),
+        crate::yaml::ReadError::Yaml(y) => Kind::Yaml(y),
+        crate::yaml::ReadError::TooLarge { .. } => Kind::TooLarge {
+            max: crate::input::MAX_INPUT_FILE_BYTES,
+        },
+    }
 }
 
 /// The list of steps under the single top-level key.

@@ -97,6 +97,15 @@ fn length_note(value: &str, cut: bool) -> String {
     }
 }
 
+/// `n` and its noun, singular for one: `1 block`, `3 blocks`.
+pub fn counted(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
 /// `n` with its digits in groups of three: `10 000 000`.
 pub fn grouped(n: usize) -> String {
     let digits = n.to_string();

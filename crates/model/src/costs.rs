@@ -14,7 +14,7 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use tranche_config::input::{read_text, InputError, MAX_INPUT_FILE_BYTES};
-use tranche_config::text::{one_line, quote};
+use tranche_config::text::quote;
 use tranche_config::yaml::too_large_integer;
 use yaml_serde::Value;
 
@@ -228,11 +228,14 @@ pub enum CostsError {
         key: &'static str,
         found: &'static str,
     },
-    #[error("cost table: {key}: {value} is negative")]
+    #[error("cost table: {key}: {} is negative", shown(*value))]
     Negative { key: &'static str, value: f64 },
-    #[error("cost table: {key}: {value} is not a finite number")]
+    #[error("cost table: {key}: {} is not a finite number", shown(*value))]
     NotFinite { key: &'static str, value: f64 },
-    #[error("cost table: {key}: {value} µs is above the largest cost, {MAX_COST_US} µs")]
+    #[error(
+        "cost table: {key}: {} µs is above the largest cost, {MAX_COST_US} µs",
+        shown(*value)
+    )]
     TooLarge { key: &'static str, value: f64 },
     #[error("cost table: the scale {0} is not a finite number above 0")]
     Scale(f64),
@@ -244,6 +247,16 @@ pub enum CostsError {
         /// Not a `source`: the one line says it all.
         error: Box<CostsError>,
     },
+}
+
+/// A number from the file as an error shows it: in full up to 12 digits,
+/// in exponent form beyond (`1e300`, not 301 digits).
+fn shown(value: f64) -> String {
+    if value.is_finite() && value.abs() >= 1e12 {
+        format!("{value:e}")
+    } else {
+        format!("{value}")
+    }
 }
 
 fn known_keys() -> String {
@@ -341,8 +354,7 @@ impl CostTable {
 
     /// A table from YAML text: the defaults, with the costs the file names.
     pub fn from_yaml_str(text: &str) -> Result<CostTable, CostsError> {
-        let root = tranche_config::yaml::from_str(text)
-            .map_err(|e| CostsError::Yaml(one_line(&e.to_string())))?;
+        let root = tranche_config::yaml::read(text).map_err(|e| CostsError::Yaml(e.to_string()))?;
         let mut table = CostTable::default();
         let map = match &root {
             Value::Null => return Ok(table),
@@ -549,14 +561,27 @@ mod tests {
     /// bits was "invalid type: integer … as u128".
     #[test]
     fn a_huge_key_or_integer_is_refused_on_a_short_line() {
-        let e = refused(&format!("? {}\n: 1\n", "k".repeat(10_000_000)));
+        let e = refused(&format!("? {}\n: 1\n", "k".repeat(60_000)));
         assert!(
-            e.len() < 600 && e.contains("…\" (10 000 000 bytes)"),
+            e.len() < 600 && e.contains("…\" (60 000 bytes)"),
             "{}",
             e.len()
         );
+        // Issue 43: beyond the bound of every YAML input, refused before
+        // parsing.
+        let e = refused(&format!("? {}\n: 1\n", "k".repeat(10_000_000)));
+        assert!(
+            e.len() < 200 && e.contains("longer than 65536 bytes"),
+            "{e}"
+        );
         let e = refused("approval: 99999999999999999999999\n");
         assert!(e.contains("above the largest cost"), "{e}");
+        // Issue 43: a large number is shown in exponent form.
+        assert_eq!(
+            refused("assignment_modulo: 1e300"),
+            "cost table: assignment_modulo: 1e300 µs is above the largest cost, 1000000000 µs"
+        );
+        assert!(refused("approval: -1e300").contains("-1e300 is negative"));
         assert!(refused("approval: -99999999999999999999999\n").contains("negative"));
     }
 

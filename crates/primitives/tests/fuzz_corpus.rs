@@ -9,9 +9,16 @@ mod checks;
 
 use std::path::{Path, PathBuf};
 
-/// The targets of `fuzz/src/workload.rs`, whose corpora
-/// `crates/workload/tests/fuzz_corpus.rs` replays.
-const WORKLOAD_TARGETS: &[&str] = &["config_parser", "message_cache"];
+/// The targets of `fuzz/src/workload.rs`, `fuzz/src/model.rs` and
+/// `fuzz/src/results.rs`, whose corpora `crates/workload/tests/fuzz_corpus.rs`,
+/// `crates/model/tests/fuzz_corpus.rs` and `crates/report/tests/fuzz_corpus.rs`
+/// replay.
+const WORKLOAD_TARGETS: &[&str] = &[
+    "config_parser",
+    "message_cache",
+    "cost_table",
+    "result_reader",
+];
 
 fn corpus_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/corpus")

@@ -353,11 +353,26 @@ fn headline_legend(group: &[&RunReport]) -> String {
                 "it checks each signature alone, as Polkadot does, so the least its checks could cost is the one-by-one floor",
             )
         };
+        let _ = match r.own_floor_ratio() {
+            Some(ratio) => writeln!(
+                s,
+                "<p><b>{}</b>: node CPU ÷ {kind} floor = <b>{ratio:.2}</b> (read this ratio: {why}).</p>",
+                escape(&r.layout())
+            ),
+            None => writeln!(
+                s,
+                "<p><b>{}</b>: node CPU ÷ {kind} floor = <b>-</b> (no floor measured: \
+                 <code>--floor off</code>).</p>",
+                escape(&r.layout())
+            ),
+        };
+    }
+    if let Some(rep) = group.iter().find_map(|r| r.repeats.as_ref()) {
         let _ = writeln!(
             s,
-            "<p><b>{}</b>: node CPU ÷ {kind} floor = <b>{:.2}</b> (read this ratio: {why}).</p>",
-            escape(&r.layout()),
-            r.floor_ratio()
+            "<p>CPU, wall time, the floors and the ratios to them are the medians of {} \
+             measured runs (after {} warm-up); their range is below.</p>",
+            rep.runs, rep.warmup
         );
     }
     let spread =

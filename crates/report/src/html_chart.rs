@@ -22,22 +22,107 @@ const LEGEND_WIDTH: u32 = 230;
 /// layouts of the page the next colours in order.
 pub(crate) fn layout_colour(layout: &str, layouts: &[String]) -> RGBColor {
     const CLASSIC: RGBColor = RGBColor(31, 119, 180);
-    const OTHERS: [RGBColor; 5] = [
+    const OTHERS: [RGBColor; 9] = [
         RGBColor(255, 127, 14),
         RGBColor(44, 160, 44),
         RGBColor(214, 39, 40),
         RGBColor(148, 103, 189),
         RGBColor(140, 86, 75),
+        RGBColor(227, 119, 194),
+        RGBColor(127, 127, 127),
+        RGBColor(188, 189, 34),
+        RGBColor(23, 190, 207),
     ];
     if layout == "classic" {
         return CLASSIC;
     }
-    let i = layouts
-        .iter()
-        .filter(|l| l.as_str() != "classic")
-        .position(|l| l == layout)
-        .unwrap_or(0);
+    let mut others: Vec<&String> = Vec::new();
+    for l in layouts {
+        if l.as_str() != "classic" && !others.contains(&l) {
+            others.push(l);
+        }
+    }
+    let i = others.iter().position(|l| *l == layout).unwrap_or(0);
     OTHERS[i % OTHERS.len()]
+}
+
+/// The marker of the `i`th line of a line chart: a circle, a square, a
+/// triangle, a cross, in turn, so that lines of one colour (or drawn over
+/// each other) stay told apart.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) enum Marker {
+    Circle,
+    Square,
+    Triangle,
+    Cross,
+}
+
+impl Marker {
+    pub(crate) fn of(i: usize) -> Marker {
+        [
+            Marker::Circle,
+            Marker::Square,
+            Marker::Triangle,
+            Marker::Cross,
+        ][i % 4]
+    }
+}
+
+/// A marker's style: a 2-px outline (hollow) or filled.
+fn marker_style(colour: RGBColor, hollow: bool) -> ShapeStyle {
+    if hollow {
+        colour.stroke_width(2)
+    } else {
+        colour.filled()
+    }
+}
+
+/// Draw marker `m` at each of `points` (plot coordinates), hollow or
+/// filled, on chart `c`.
+fn draw_markers<DB: DrawingBackend>(
+    c: &mut ChartContext<
+        '_,
+        DB,
+        Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+    >,
+    points: &[(f64, f64)],
+    m: Marker,
+    colour: RGBColor,
+    hollow: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let style = marker_style(colour, hollow);
+    let p = points.iter().copied();
+    match m {
+        Marker::Circle => c
+            .draw_series(p.map(|p| Circle::new(p, 4, style)))
+            .map(|_| ()),
+        Marker::Square => c
+            .draw_series(p.map(|p| EmptyElement::at(p) + Rectangle::new([(-4, -4), (4, 4)], style)))
+            .map(|_| ()),
+        Marker::Triangle => c
+            .draw_series(p.map(|p| TriangleMarker::new(p, 5, style)))
+            .map(|_| ()),
+        Marker::Cross => c
+            .draw_series(p.map(|p| Cross::new(p, 4, colour.stroke_width(2))))
+            .map(|_| ()),
+    }
+}
+
+/// A marker's sample in a legend at `(x, y)` (pixels of the strip).
+fn legend_marker<DB: DrawingBackend>(
+    area: &DrawingArea<DB, plotters::coord::Shift>,
+    (x, y): (i32, i32),
+    m: Marker,
+    colour: RGBColor,
+    hollow: bool,
+) -> Result<(), DrawingAreaErrorKind<DB::ErrorType>> {
+    let style = marker_style(colour, hollow);
+    match m {
+        Marker::Circle => area.draw(&Circle::new((x, y), 4, style)),
+        Marker::Square => area.draw(&Rectangle::new([(x - 4, y - 4), (x + 4, y + 4)], style)),
+        Marker::Triangle => area.draw(&TriangleMarker::new((x, y), 5, style)),
+        Marker::Cross => area.draw(&Cross::new((x, y), 4, colour.stroke_width(2))),
+    }
 }
 
 /// The bars of one layout: a value per group (`None`: nothing to draw);
@@ -277,6 +362,44 @@ pub fn group_lines(points: impl IntoIterator<Item = (String, String, (f64, f64))
     out
 }
 
+/// The series of a sweep's plot: each row's parameters as `(name, shown
+/// value)` pairs (`("cores", "10 cores")`), in one order for every row.
+/// Returns each row's series name, made of the values of the parameters
+/// that vary over the rows (all of them, where none varies), and the
+/// legend's heading naming those parameters (`series: layout, cores`).
+pub fn sweep_series(rows: &[Vec<(&str, String)>]) -> (Vec<String>, String) {
+    let width = rows.first().map_or(0, Vec::len);
+    let varies: Vec<bool> = (0..width)
+        .map(|i| {
+            rows.iter()
+                .any(|r| r.get(i).map(|p| &p.1) != rows[0].get(i).map(|p| &p.1))
+        })
+        .collect();
+    let any = varies.iter().any(|v| *v);
+    let shown = |i: usize| !any || varies[i];
+    let names = rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .enumerate()
+                .filter(|(i, _)| shown(*i))
+                .map(|(_, p)| p.1.clone())
+                .collect::<Vec<_>>()
+                .join(", ")
+        })
+        .collect();
+    let heading = rows.first().map_or_else(String::new, |r| {
+        let params: Vec<&str> = r
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| shown(*i))
+            .map(|(_, p)| p.0)
+            .collect();
+        format!("series: {}", params.join(", "))
+    });
+    (names, heading)
+}
+
 /// The x range of a line chart: the data's span with a margin of 5 % on
 /// each side (100 to 200 validators: 95 to 205, not 0 to 220).
 pub fn x_span(xs: impl Iterator<Item = f64>) -> (f64, f64) {
@@ -320,7 +443,7 @@ pub fn line_chart(title: &str, x_desc: &str, y_desc: &str, lines: &[Line]) -> Re
 /// A line chart with reference lines `marks` (e.g. each layout's crypto
 /// floor), each thin and dashed in the colour of its `layout`.
 pub fn line_chart_with(chart: &LineChart<'_>, lines: &[Line], marks: &[Line]) -> Result<String> {
-    line_chart_named(chart, lines, marks, &[])
+    line_chart_drawn(chart, lines, marks, None, &[])
 }
 
 /// [`line_chart_with`] whose whole x values 1, 2, ... are named by
@@ -330,6 +453,32 @@ pub fn line_chart_named(
     chart: &LineChart<'_>,
     lines: &[Line],
     marks: &[Line],
+    x_names: &[String],
+) -> Result<String> {
+    line_chart_drawn(chart, lines, marks, None, x_names)
+}
+
+/// A line chart whose legend opens with `heading` (what its lines vary
+/// by, e.g. `series: layout, schedule, cores`). Each line has its colour
+/// (by its `layout` key: lines of one key share it) and its marker (by its
+/// place: circle, square, triangle, cross in turn), both shown in the
+/// legend beside its name.
+pub fn line_chart_legend(
+    chart: &LineChart<'_>,
+    lines: &[Line],
+    marks: &[Line],
+    heading: Option<&str>,
+) -> Result<String> {
+    line_chart_drawn(chart, lines, marks, heading, &[])
+}
+
+/// The line chart every public form above draws: an optional legend
+/// heading, optional names for whole x values.
+fn line_chart_drawn(
+    chart: &LineChart<'_>,
+    lines: &[Line],
+    marks: &[Line],
+    heading: Option<&str>,
     x_names: &[String],
 ) -> Result<String> {
     let title = chart.title;
@@ -382,28 +531,32 @@ pub fn line_chart_named(
             .light_line_style(WHITE.mix(0.0))
             .draw()?;
         let mut y = 40;
-        for l in lines {
+        if let Some(h) = heading {
+            legend.draw(&Text::new(h.to_owned(), (4, y - 4), ("sans-serif", 12)))?;
+            y += 18;
+        }
+        for (i, l) in lines.iter().enumerate() {
             let colour = layout_colour(&l.layout, &layouts);
-            if l.layout == "classic" {
+            // Classic dashed with hollow markers (as in every plot), so it
+            // stays visible where it runs under another line.
+            let classic = l.layout == "classic" || l.name.starts_with("classic");
+            let marker = Marker::of(i);
+            if classic {
                 c.draw_series(DashedLineSeries::new(
                     l.points.iter().copied(),
                     8,
                     5,
                     colour.stroke_width(2),
                 ))?;
-                c.draw_series(
-                    l.points
-                        .iter()
-                        .map(|p| Circle::new(*p, 5, colour.stroke_width(2))),
-                )?;
             } else {
                 c.draw_series(LineSeries::new(
                     l.points.iter().copied(),
                     colour.stroke_width(2),
                 ))?;
-                c.draw_series(l.points.iter().map(|p| Circle::new(*p, 3, colour.filled())))?;
             }
-            legend.draw(&Rectangle::new([(6, y), (20, y + 12)], colour.filled()))?;
+            draw_markers(&mut c, &l.points, marker, colour, classic)?;
+            legend_line(legend, y, (colour, 2), classic)?;
+            legend_marker(legend, (13, y + 6), marker, colour, classic)?;
             legend.draw(&Text::new(l.name.clone(), (26, y), ("sans-serif", 13)))?;
             y += 20;
         }

@@ -207,7 +207,9 @@ pub struct RunReport {
     pub crypto_floor: FloorReport,
     pub wall_time_s: f64,
     pub peak_memory_bytes: u64,
-    #[serde(default)]
+    /// Absent where the node kept no counters (`--node model`: the
+    /// model keeps none; read back as zeros, shown as `-`).
+    #[serde(default, skip_serializing_if = "ProtocolReport::is_empty")]
     pub protocol: ProtocolReport,
     /// The run over time (absent in older files).
     #[serde(default)]
@@ -232,13 +234,15 @@ pub struct RunReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stalls: Vec<Stall>,
     /// The approval database: its commits and its own CPU (absent in older
-    /// files and with `--db memory` all zero but the CPU of the writes).
-    #[serde(default)]
+    /// files and with `--db memory` all zero but the CPU of the writes;
+    /// absent from the JSON where the node has none: `--node model`).
+    #[serde(default, skip_serializing_if = "DatabaseReport::is_empty")]
     pub database: DatabaseReport,
     /// Where the checks ran: the classic layout's round trips to voting,
     /// and the certificates the parallel layout's workers checked back to
-    /// back (absent in older files).
-    #[serde(default)]
+    /// back (absent in older files and where the node made neither:
+    /// `--node model`).
+    #[serde(default, skip_serializing_if = "ChecksReport::is_empty")]
     pub checks: ChecksReport,
     /// `real`: the node ran on threads; `model`: the simulation's model of
     /// it ran on its modelled CPU (`tranche run --node model`; its CPU is
@@ -353,7 +357,46 @@ pub struct RestartReport {
     pub resent_items: u64,
 }
 
+impl ProtocolReport {
+    /// Nothing counted: a node that keeps no counters (the model).
+    pub fn is_empty(&self) -> bool {
+        *self == ProtocolReport::default()
+    }
+}
+
+impl DatabaseReport {
+    /// No database: the model's node.
+    pub fn is_empty(&self) -> bool {
+        *self == DatabaseReport::default()
+    }
+}
+
+impl ChecksReport {
+    /// No round trip and nothing checked ahead.
+    pub fn is_empty(&self) -> bool {
+        *self == ChecksReport::default()
+    }
+}
+
 impl RunReport {
+    /// Whether the node under test was the simulation's model
+    /// (`--node model`), which keeps no protocol counters, database or
+    /// round trips: those figures are `-` in its tables.
+    pub fn is_model(&self) -> bool {
+        self.node_under_test == "model"
+    }
+
+    /// Whether the run measured a crypto floor (not `--floor off`): else
+    /// the floor and every ratio to it are `-`.
+    pub fn has_floor(&self) -> bool {
+        self.crypto_floor.mode != "off"
+    }
+
+    /// The node's CPU ÷ its own floor, where a floor was measured.
+    pub fn own_floor_ratio(&self) -> Option<f64> {
+        self.has_floor().then(|| self.floor_ratio())
+    }
+
     /// Whether the layout verified approval signatures in batches, and so
     /// is judged against the batched floor (else the one-by-one floor).
     pub fn batches_signatures(&self) -> bool {
@@ -512,13 +555,25 @@ pub(crate) mod fixture {
             },
             wall_time_s: 1.0,
             peak_memory_bytes: 1 << 20,
-            protocol: ProtocolReport::default(),
+            protocol: ProtocolReport {
+                imported_candidates: 4,
+                ..ProtocolReport::default()
+            },
             samples: vec![],
             repeats: None,
             restart: None,
             schedule: None,
-            database: DatabaseReport::default(),
-            checks: ChecksReport::default(),
+            // A real node's: it commits and checks ahead (the model's
+            // have neither, and its JSON leaves them out).
+            database: DatabaseReport {
+                commits: 20,
+                commits_per_block: 10.0,
+                ..DatabaseReport::default()
+            },
+            checks: ChecksReport {
+                checked_ahead: 3,
+                ..ChecksReport::default()
+            },
             signatures: String::new(),
             stalls: vec![],
             node_under_test: "real".into(),

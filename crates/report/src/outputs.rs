@@ -132,22 +132,39 @@ pub fn check(outputs: &[(&str, &Path, Writes)], inputs: &[&Path]) -> Result<()> 
             bail!("{}: is also another output of this run", named());
         }
         let dir = parent(path);
-        tempfile::Builder::new()
+        match std::fs::metadata(dir) {
+            Err(_) => bail!("{}: the folder {} does not exist", named(), dir.display()),
+            Ok(m) if !m.is_dir() => bail!("{}: {} is not a folder", named(), dir.display()),
+            Ok(_) => {}
+        }
+        // The probe's own name is not the user's business: only the kind.
+        if let Err(e) = tempfile::Builder::new()
             .prefix(".tranche-check-")
             .tempfile_in(dir)
-            .with_context(|| format!("{}: cannot write in {}", named(), dir.display()))?;
+        {
+            bail!(
+                "{}: cannot write in {}: {}",
+                named(),
+                dir.display(),
+                e.kind()
+            );
+        }
     }
     Ok(())
 }
 
 /// [`check`] of the outputs a command line names (a flag with no path is
-/// skipped) against its one input file, if any.
-pub fn check_flags(outputs: &[(&str, Option<&Path>, Writes)], input: Option<&Path>) -> Result<()> {
+/// skipped) against every input file it names (the test sequence or
+/// network file, a cost table, a hostfile …; one not given is skipped).
+pub fn check_flags(
+    outputs: &[(&str, Option<&Path>, Writes)],
+    inputs: &[Option<&Path>],
+) -> Result<()> {
     let named: Vec<(&str, &Path, Writes)> = outputs
         .iter()
         .filter_map(|&(flag, p, w)| p.map(|p| (flag, p, w)))
         .collect();
-    let inputs: Vec<&Path> = input.into_iter().collect();
+    let inputs: Vec<&Path> = inputs.iter().flatten().copied().collect();
     check(&named, &inputs)
 }
 
@@ -233,8 +250,13 @@ mod tests {
         let e = check(&[("--profile", &missing, SVG)], &[])
             .unwrap_err()
             .to_string();
+        // Issue 41: the folder that does not exist is named, not the
+        // probe file.
         assert!(
-            e.contains("--profile") && e.contains("cannot write in"),
+            e.contains("--profile")
+                && e.contains("the folder ")
+                && e.contains("no/such/folder does not exist")
+                && !e.contains(".tranche-check"),
             "{e}"
         );
         std::fs::remove_dir_all(&d).ok();

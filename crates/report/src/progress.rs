@@ -83,6 +83,10 @@ impl Progress {
                 bar
             }
             Progress::Lines => {
+                let unit = match total {
+                    1 => unit.strip_suffix('s').unwrap_or(unit),
+                    _ => unit,
+                };
                 crate::errln!("{name}: started ({total} {unit})");
                 ProgressBar::hidden()
             }

@@ -76,6 +76,34 @@ pub struct Repeats {
     pub node_ratio_batched: Spread,
 }
 
+/// The 95 % interval of the median floor: that of the run whose floor is
+/// the median (of an even count, the mean of the two middle runs' bounds,
+/// as the median is the mean of their floors), so that it holds the
+/// median it stands beside; each run's interval holds its own estimate.
+fn median_interval(runs: &[RunReport]) -> (f64, f64) {
+    let mut order: Vec<&RunReport> = runs.iter().collect();
+    order.sort_by(|a, b| a.crypto_floor.cpu_s.total_cmp(&b.crypto_floor.cpu_s));
+    let n = order.len();
+    let middle: &[&RunReport] = if n % 2 == 1 {
+        &order[n / 2..=n / 2]
+    } else {
+        &order[n / 2 - 1..=n / 2]
+    };
+    let k = middle.len() as f64;
+    (
+        middle
+            .iter()
+            .map(|r| r.crypto_floor.interval_s.0)
+            .sum::<f64>()
+            / k,
+        middle
+            .iter()
+            .map(|r| r.crypto_floor.interval_s.1)
+            .sum::<f64>()
+            / k,
+    )
+}
+
 /// Fold the measured runs of one layout into one report: the first run's
 /// figures, with CPU and wall time the medians of all and their spread in
 /// `repeats`.
@@ -123,6 +151,7 @@ pub fn combine(mut runs: Vec<RunReport>, warmup: usize) -> Result<RunReport> {
         node_ratio: spread(&|r| r.crypto_floor.node_ratio),
         node_ratio_batched: spread(&|r| r.crypto_floor.node_ratio_batched),
     };
+    let interval = median_interval(&runs);
     let peak = runs.iter().map(|r| r.peak_memory_bytes).max().unwrap_or(0);
     let mut out = runs.swap_remove(0);
     let blocks = f64::from(out.num_blocks.max(1));
@@ -133,6 +162,7 @@ pub fn combine(mut runs: Vec<RunReport>, warmup: usize) -> Result<RunReport> {
     out.node_cpu_s = repeats.node_cpu_s.median;
     let f = &mut out.crypto_floor;
     f.cpu_s = repeats.floor_cpu_s.median;
+    f.interval_s = interval;
     f.per_block_s = f.cpu_s / blocks;
     f.batched_cpu_s = repeats.batched_floor_cpu_s.median;
     f.batched_per_block_s = f.batched_cpu_s / blocks;
@@ -201,12 +231,20 @@ pub fn render_spread(runs: &[RunReport]) -> String {
             "figure", "median", "min", "max"
         );
         for (what, x, unit) in lines {
+            // Without a floor (`--floor off`) its rows and ratios are `-`.
+            let shown = |v: f64| {
+                if !r.has_floor() && what.contains("floor") {
+                    "-".to_owned()
+                } else {
+                    unit.show(v, false)
+                }
+            };
             let _ = writeln!(
                 s,
                 "  {what:<width$}{:>10}{:>10}{:>10}",
-                unit.show(x.median, false),
-                unit.show(x.min, false),
-                unit.show(x.max, false)
+                shown(x.median),
+                shown(x.min),
+                shown(x.max)
             );
         }
     }
@@ -276,6 +314,65 @@ mod tests {
             row.find("1.0000").unwrap() + 6
         );
         assert!(row.ends_with("0.9000    1.2000"), "{row}");
+    }
+
+    #[test]
+    fn the_median_floor_lies_in_its_interval() {
+        // Each run's floor inside its own interval; the first run's (the
+        // one the report starts from) is not the median.
+        let floors = [
+            (0.18, (0.17, 0.19)),
+            (0.14, (0.13, 0.15)),
+            (0.15, (0.14, 0.16)),
+        ];
+        let runs: Vec<RunReport> = floors
+            .iter()
+            .map(|&(cpu, interval)| {
+                let mut r = fixture::run();
+                r.crypto_floor.cpu_s = cpu;
+                r.crypto_floor.interval_s = interval;
+                r
+            })
+            .collect();
+        let f = combine(runs.clone(), 0).unwrap().crypto_floor;
+        assert_eq!(f.cpu_s, 0.15);
+        assert_eq!(f.interval_s, (0.14, 0.16));
+        let even = combine(runs[..2].to_vec(), 0).unwrap().crypto_floor;
+        assert!(even.interval_s.0 <= even.cpu_s && even.cpu_s <= even.interval_s.1);
+    }
+
+    #[test]
+    fn without_a_floor_the_spreads_floor_rows_are_dashes() {
+        let runs = (0..3)
+            .map(|_| {
+                let mut r = fixture::run();
+                r.crypto_floor.mode = "off".into();
+                r
+            })
+            .collect();
+        let text = render_spread(&[combine(runs, 0).unwrap()]);
+        let floor_rows: Vec<&str> = text.lines().filter(|l| l.contains("floor")).collect();
+        assert_eq!(floor_rows.len(), 4, "{text}");
+        for row in floor_rows {
+            assert!(row.ends_with("-         -         -"), "{row}");
+        }
+        let node = text
+            .lines()
+            .find(|l| l.contains("node CPU per block"))
+            .unwrap();
+        assert!(!node.contains(" - "), "{node}");
+    }
+
+    #[test]
+    fn a_repeated_table_says_its_figures_are_medians() {
+        let runs = (0..3).map(|_| fixture::run()).collect();
+        let text = crate::render(&[combine(runs, 1).unwrap()]);
+        let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(
+            flat.contains("are the medians of 3 measured runs (after 1 warm-up)"),
+            "{text}"
+        );
+        assert!(!crate::render(&[fixture::run()]).contains("medians of"));
     }
 
     #[test]

@@ -161,11 +161,13 @@ fn warning(cost: CostKind, ns: u64, quick: bool) -> Option<String> {
     );
     if ratio > WARN_FACTOR {
         Some(format!(
-            "{head}: this machine is much slower than the one the defaults were measured on,              or was busy (other work, a debug build, CPU frequency scaling){quick}"
+            "{head}: this machine is much slower than the one the defaults were measured on, \
+             or was busy (other work, a debug build, CPU frequency scaling){quick}"
         ))
     } else if ratio < 1.0 / WARN_FACTOR {
         Some(format!(
-            "{head}: this machine is much faster, or the measured path skipped work it              should do (worth a look: crates/bench/src/calibrate/){quick}"
+            "{head}: this machine is much faster, or the measured path skipped work it \
+             should do (worth a look: crates/bench/src/calibrate/){quick}"
         ))
     } else {
         None
@@ -307,7 +309,7 @@ fn execute_check(args: &CalibrateArgs, file: &Path) -> Result<u8> {
             args.json.as_deref(),
             Writes::Result(tranche_report::meta::kind::CALIBRATE_CHECK),
         )],
-        Some(file),
+        &[Some(file), args.costs.as_deref()],
     )?;
     let costs = match &args.costs {
         Some(path) => CostTable::load(path)?,
@@ -356,7 +358,7 @@ pub fn execute(args: &CalibrateArgs) -> Result<u8> {
         return execute_check(args, file);
     }
     use tranche_report::outputs::{check_flags, Writes};
-    check_flags(&[("--out", args.out.as_deref(), Writes::CostTable)], None)?;
+    check_flags(&[("--out", args.out.as_deref(), Writes::CostTable)], &[])?;
     // `TRANCHE_SMALL=1` (the documented commands' test): --quick.
     let quick = args.quick || crate::small::on();
     let effort = if quick { Effort::QUICK } else { Effort::FULL };
@@ -395,6 +397,10 @@ mod tests {
             "{fast}"
         );
         assert!(!fast.contains("--quick"), "{fast}");
+        // Issue 41: one space between words, in either warning.
+        for w in [&slow, &fast] {
+            assert!(!w.contains("  "), "{w}");
+        }
     }
 
     #[test]

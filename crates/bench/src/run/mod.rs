@@ -15,6 +15,7 @@ mod model;
 mod real;
 mod restart;
 mod under_test;
+pub(crate) use restart::check as check_restart;
 
 pub use model::ModelOptions;
 
@@ -357,7 +358,10 @@ fn drive<N: under_test::UnderTest>(
     let finished = d.finish(&phase)?;
     crate::profile::label_window(&layout, start, std::time::SystemTime::now());
     let approved = finished.approved.iter().filter(|a| a.is_some()).count();
-    phase.finish(&format!("{approved} of {blocks} blocks approved"));
+    phase.finish(&format!(
+        "{approved} of {} approved",
+        tranche_config::text::counted(blocks as usize, "block")
+    ));
     assemble::report(finished, options)
 }
 

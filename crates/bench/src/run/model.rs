@@ -92,6 +92,8 @@ pub(super) struct ModelNode {
     fed: usize,
     /// The modelled node's threads, in the CPU model's order.
     threads: Vec<String>,
+    /// Whether its layout is the classic one.
+    classic: bool,
 }
 
 impl ModelNode {
@@ -148,6 +150,7 @@ impl ModelNode {
             delivered: Vec::new(),
             carried: 0,
             fed: 0,
+            classic: options.architecture.layout == tranche_node::Layout::Classic,
         })
     }
 
@@ -267,7 +270,14 @@ impl UnderTest for ModelNode {
             database: DatabaseReport::default(),
             checks: ChecksReport::default(),
             schedule: None,
-            signatures: "one-by-one",
+            // The model charges the parallel layout's workers
+            // `approval_batched` per signature (docs/network.md), the
+            // classic voting thread `approval`: each is judged by that floor.
+            signatures: if self.classic {
+                "one-by-one"
+            } else {
+                "batched"
+            },
             restart: None,
         })
     }

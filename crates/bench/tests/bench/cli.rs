@@ -203,3 +203,83 @@ fn a_page_is_not_yaml_and_run_takes_the_sizes() {
         "at most 12 cores",
     );
 }
+
+/// Issue 41: an error names what is wrong in the user's words: another
+/// command's input says which command reads it, a missing folder is
+/// named, an address without a port says so, and a restart beyond the
+/// run's blocks is refused before any output (as every other flag).
+#[test]
+fn errors_name_the_command_the_folder_the_port_and_the_block() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let path = |p: &str| root.join(p).to_str().unwrap().to_owned();
+    let d = tempfile::tempdir().unwrap();
+    let costs = d.path().join("costs.yaml");
+    std::fs::write(&costs, "# tranche calibrate: measured here\napproval: 60\n").unwrap();
+    let costs = costs.to_str().unwrap();
+    let bare = d.path().join("bare.yaml");
+    std::fs::write(&bare, "approval: 60\nroute: 0.5\n").unwrap();
+    let bare = bare.to_str().unwrap();
+    let default = path("examples/default.yaml");
+    let scenario = path("testdata/scenarios/01_tranche0_enough.json");
+    let guard = path("ci/guard.yaml");
+    for (args, why) in [
+        (
+            vec!["scenario", default.as_str()],
+            "this is a test sequence, not a scenario (testdata/scenarios/README.md); run it \
+             with `tranche run ",
+        ),
+        (
+            vec!["run", scenario.as_str()],
+            "this is a scenario file (testdata/scenarios/README.md), not a YAML test \
+             sequence: run it with `tranche scenario ",
+        ),
+        (
+            vec!["run", costs],
+            "this is a cost table (as `tranche calibrate` writes), not a YAML test sequence: \
+             give it as `--costs ",
+        ),
+        (vec!["run", bare], "this is a cost table"),
+        (vec!["network", costs], "this is a cost table"),
+        (
+            vec!["run", "--json", "/nonexistent/dir/x.json"],
+            "--json /nonexistent/dir/x.json: the folder /nonexistent/dir does not exist",
+        ),
+        (
+            vec!["run", "--prometheus", "localhost"],
+            "--prometheus localhost: an address with a port is needed, e.g. 127.0.0.1:9615",
+        ),
+        (
+            vec![
+                "run",
+                guard.as_str(),
+                "--clock",
+                "virtual",
+                "--restart-at-block",
+                "9",
+            ],
+            "--restart-at-block 9: must name a block from 2 to the run's 3",
+        ),
+    ] {
+        common::refused(&args, why);
+    }
+}
+
+/// Issue 41: one block is "1 block" in the progress lines and notes of a
+/// one-block run, of `network` and of `run --node model`.
+#[test]
+fn one_block_is_singular_in_progress_lines() {
+    let small = ["--validators", "40", "--cores", "8", "--blocks", "1"];
+    for command in [vec!["network"], vec!["run", "--node", "model"]] {
+        let args = [&command[..], &small[..]].concat();
+        let out = tranche(&args);
+        assert!(out.status.success(), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("1 of 1 block approved"), "{args:?}: {err}");
+        for line in err
+            .lines()
+            .filter(|l| l.contains(": started (") || l.contains(" done in "))
+        {
+            assert!(!line.contains("1 blocks"), "{args:?}: {line}");
+        }
+    }
+}

@@ -211,3 +211,57 @@ fn chromium_renders_every_plot_of_the_page() {
         let _ = std::fs::remove_dir_all(&p);
     }
 }
+
+#[test]
+#[cfg_attr(
+    no_chromium,
+    ignore = "/usr/bin/chromium is absent (.ci/run installs Debian's chromium)"
+)]
+fn chromium_draws_and_names_each_sweep_series() {
+    let dir = tempfile::tempdir().unwrap();
+    let page = dir.path().join("sweep.html");
+    let o = std::ffi::OsStr::new;
+    tranche_ok(&[
+        o("sweep"),
+        o("run"),
+        o("--validators"),
+        o("40,50"),
+        o("--cores"),
+        o("8,10"),
+        o("--schedule"),
+        o("fifo,useful-first"),
+        o("--architecture"),
+        o("classic"),
+        o("--cache-dir"),
+        dir.path().join("cache").as_os_str(),
+        o("--html"),
+        page.as_os_str(),
+    ]);
+    let dom = dump_dom(&page, 1400);
+    // The legend names what varies and every series; each is drawn in a
+    // colour of its own (40 x 10 is refused by the rules: 10 cores has
+    // the 50-validator point only).
+    let texts: Vec<String> = dom
+        .split("<text")
+        .skip(1)
+        .filter_map(|t| Some(t[t.find('>')? + 1..t.find("</text>")?].trim().to_owned()))
+        .collect();
+    let series = [
+        "fifo, 8 cores",
+        "useful-first, 8 cores",
+        "fifo, 10 cores",
+        "useful-first, 10 cores",
+    ];
+    for name in ["series: schedule, cores"].iter().chain(&series) {
+        assert!(texts.iter().any(|t| t == name), "{name:?} in {texts:?}");
+    }
+    let mut strokes: Vec<&str> = dom
+        .split("<polyline")
+        .skip(1)
+        .filter_map(|p| p.split("stroke=\"").nth(1)?.split('"').next())
+        .filter(|c| *c != "#000000" && *c != "#FFFFFF")
+        .collect();
+    strokes.sort_unstable();
+    strokes.dedup();
+    assert!(strokes.len() >= series.len(), "colours {strokes:?}");
+}

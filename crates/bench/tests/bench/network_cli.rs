@@ -38,7 +38,13 @@ fn network_prints_its_table_and_sweep_its_rows() {
         String::from_utf8_lossy(&out.stderr)
     );
     let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 3, "{text}");
+    // The header and a row per run, then the legend of the columns.
+    let rows = text
+        .lines()
+        .take_while(|l| !l.starts_with("legend:"))
+        .count();
+    assert_eq!(rows, 3, "{text}");
+    assert!(text.contains("legend: vals = validators"), "{text}");
 
     std::fs::write(&file, "!ApprovalNetwork\nslow_factor: 0.5\n").unwrap();
     let out = tranche(&["network", f]);

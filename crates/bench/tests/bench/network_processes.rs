@@ -129,7 +129,15 @@ fn not_progress(lines: &[String]) -> Vec<&String> {
 fn a_good_two_process_run_reports_both_processes_cost() {
     let s = Setup::new("good", 1);
     let json = s.dir.join("run.json");
-    let mut one = s.start(1, &[]);
+    // Issue 43: process 1 writes its own flamegraph (it wrote nothing).
+    let svg = s.dir.join("one.svg");
+    let profile = ["--profile", svg.to_str().unwrap()];
+    let extra: &[&str] = if cfg!(feature = "profile") {
+        &profile
+    } else {
+        &[]
+    };
+    let mut one = s.start(1, extra);
     let mut zero = s.start(0, &["--json", json.to_str().unwrap()]);
     let limit = Duration::from_secs(120);
     let zs = wait_for(&mut zero, limit).expect("process 0 finishes");
@@ -138,6 +146,10 @@ fn a_good_two_process_run_reports_both_processes_cost() {
     let (e0, e1) = (stderr(zero), stderr(one));
     assert!(zs.success(), "{e0}");
     assert!(os.success(), "{e1}");
+    if cfg!(feature = "profile") {
+        let page = std::fs::read_to_string(&svg).expect("process 1's flamegraph");
+        assert!(page.contains("<svg"), "not an SVG");
+    }
     let report: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
     let cost = &report["cost"];

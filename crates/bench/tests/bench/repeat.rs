@@ -60,6 +60,11 @@ fn three_repeats_report_the_median_and_spread_with_the_figures_of_one_run() {
         !stdout.contains("run-to-run noise is not included"),
         "{stdout}"
     );
+    let flat = stdout.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("are the medians of 3 measured runs (after 1 warm-up)"),
+        "{stdout}"
+    );
     let (single, repeated) = (load(&once), load(&thrice));
     assert_eq!(repeated.runs.len(), 2, "one report per layout");
     for (s, r) in single.runs.iter().zip(&repeated.runs) {
@@ -70,6 +75,12 @@ fn three_repeats_report_the_median_and_spread_with_the_figures_of_one_run() {
         assert!(n.min <= n.median && n.median <= n.max && n.min > 0.0);
         assert_eq!(r.node_cpu_s, n.median);
         assert_eq!(r.crypto_floor.cpu_s, rep.floor_cpu_s.median);
+        // The floor's interval is the median run's: it holds the median.
+        let (lo, hi) = r.crypto_floor.interval_s;
+        assert!(
+            lo <= r.crypto_floor.cpu_s && r.crypto_floor.cpu_s <= hi,
+            "{lo}..{hi}"
+        );
         assert_eq!(
             r.crypto_floor.node_ratio_batched,
             rep.node_ratio_batched.median

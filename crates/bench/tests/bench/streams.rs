@@ -95,6 +95,9 @@ fn every_command_ends_quietly_on_a_closed_or_full_stream() {
         ),
         ("calibrate", vec!["calibrate", "--quick"]),
         ("examples", vec!["examples"]),
+        ("help", vec!["--help"]),
+        ("run help", vec!["run", "--help"]),
+        ("version", vec!["--version"]),
         ("compare", vec!["compare", &json, &json, "--ignore-cpu"]),
     ];
     for (name, args) in &commands {
@@ -118,7 +121,7 @@ fn every_command_ends_quietly_on_a_closed_or_full_stream() {
 
         // Those that tell nothing on stderr are not hurt by a full one.
         let full_err = tranche(&args, None, Some(Sink::Full));
-        let quiet = ["examples", "compare"].contains(name);
+        let quiet = ["examples", "compare", "help", "run help", "version"].contains(name);
         let want = if quiet { 0 } else { 1 };
         assert_eq!(full_err.status.code(), Some(want), "{name} 2> /dev/full");
         assert!(

@@ -31,7 +31,11 @@ fn a_sweep_over_two_sizes_and_both_layouts_writes_table_json_and_plots() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     let table = String::from_utf8(out.stdout).unwrap();
-    let rows: Vec<&str> = table.lines().skip(1).collect();
+    let rows: Vec<&str> = table
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("legend:"))
+        .collect();
     assert_eq!(rows.len(), 4, "{table}");
     assert!(rows.iter().all(|r| r.contains(" all ")), "{table}");
     assert_eq!(rows.iter().filter(|r| r.contains("classic")).count(), 2);
@@ -83,11 +87,13 @@ fn a_sweep_over_two_sizes_and_both_layouts_writes_table_json_and_plots() {
     let mut counts: Vec<usize> = per_colour.values().copied().collect();
     counts.sort_unstable();
     assert_eq!(
-        counts[0], 2,
-        "parallel: one solid line per plot: {per_colour:?}"
+        counts[0], 4,
+        "parallel: one solid line per plot and its legend's sample: {per_colour:?}"
     );
-    assert!(counts[1] > 2, "classic: dashed segments: {per_colour:?}");
-    assert!(page.contains("classic fifo") && page.contains("parallel/2 fifo"));
+    assert!(counts[1] > 4, "classic: dashed segments: {per_colour:?}");
+    // Only the layout varies: it names the series, and the legend says so.
+    assert!(page.contains("\nclassic\n") && page.contains("\nparallel/2\n"));
+    assert!(page.contains("\nseries: layout\n"));
 }
 
 #[test]
@@ -135,5 +141,62 @@ fn an_impossible_cell_is_skipped_with_its_bound() {
         "{err}"
     );
     let table = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(table.lines().skip(1).count(), 1, "{table}");
+    let rows = table
+        .lines()
+        .skip(1)
+        .take_while(|l| !l.starts_with("legend:"));
+    assert_eq!(rows.count(), 1, "{table}");
+}
+
+/// Issue 41: both sweeps take `--blocks` and `--quiet`, and a value asked
+/// for twice (`--architecture both,classic`, `--validators 40,40`) runs
+/// once.
+#[test]
+fn both_sweeps_take_blocks_and_quiet_and_run_each_cell_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rows.json");
+    let small = [
+        "--validators",
+        "40,40",
+        "--cores",
+        "8",
+        "--blocks",
+        "1",
+        "--quiet",
+    ];
+    let run = Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args(["sweep", "run", "--architecture", "both,classic"])
+        .args(small)
+        .arg("--cache-dir")
+        .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    let network = Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args(["sweep", "network"])
+        .args(small)
+        .output()
+        .unwrap();
+    for out in [&run, &network] {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(err.is_empty(), "--quiet: {err}");
+    }
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let layouts: Vec<&str> = file["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["layout"].as_str().unwrap())
+        .collect();
+    assert_eq!(layouts, ["classic", "parallel/4"]);
+    let config = file["meta"]["config"].as_array().unwrap();
+    assert!(
+        config.iter().any(|c| c == "step 1 num_blocks: 1"),
+        "{config:?}"
+    );
+    let rows = String::from_utf8_lossy(&network.stdout);
+    assert_eq!(rows.lines().count(), 2, "one header and one row: {rows}");
 }

@@ -48,7 +48,7 @@ const PLACE: &str = "in an !ApprovalNetwork file";
 /// Reads the objective from YAML text (tag and mapping), defaults filled
 /// in from [`NetworkSpec::default`]; no cross-key bounds yet.
 pub(crate) fn read_network_spec(text: &str) -> Result<NetworkSpec, Kind> {
-    let mut root = crate::yaml::from_str(text).map_err(|e| Kind::Yaml(one_line(&e.to_string())))?;
+    let mut root = crate::yaml::read(text).map_err(super::read_error)?;
     root.apply_merge()
         .map_err(|e| Kind::Yaml(one_line(&e.to_string())))?;
     let empty = Mapping::new();

@@ -171,6 +171,22 @@ impl Scenario {
     pub fn load(path: &Path) -> Result<Scenario> {
         let text =
             tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)?;
+        // A YAML input of another command: say which, not how JSON reads it.
+        let other = match tranche_config::file_kind(&text) {
+            tranche_config::FileKind::TestSequence => Some(("a test sequence", "run")),
+            tranche_config::FileKind::ApprovalNetwork => {
+                Some(("an !ApprovalNetwork file", "network"))
+            }
+            tranche_config::FileKind::Unknown => None,
+        };
+        if let Some((what, command)) = other {
+            bail!(
+                "{}: this is {what}, not a scenario (testdata/scenarios/README.md); run it \
+                 with `tranche {command} {}`",
+                path.display(),
+                path.display()
+            );
+        }
         Self::parse(&text).with_context(|| format!("scenario {}", path.display()))
     }
 

@@ -162,6 +162,8 @@ fn a_sweep_point_whose_approval_moved_is_a_regression_a_missing_point_is_not() {
         bytes_out_p50: 1024,
         wall_s: 1.0,
         cpu_s: 1.0,
+        sent_p50_ms: None,
+        slow_sent_p50_ms: None,
     };
     let sweep = |date: &str, rows| Entry {
         file: format!("{date}.json"),

@@ -3,7 +3,7 @@
 
 use super::SimulationReport;
 use crate::html::{escape, meta_table, page as frame};
-use crate::html_chart::{group_lines, line_chart_with, Line, LineChart};
+use crate::html_chart::{group_lines, line_chart_legend, sweep_series, Line, LineChart};
 use serde::{Deserialize, Serialize};
 use tranche_config::approval_network::NetworkSpec;
 
@@ -28,6 +28,28 @@ pub struct SweepRow {
     pub bytes_out_p50: u64,
     pub wall_s: f64,
     pub cpu_s: f64,
+    /// When the honest validators, and the slow ones, sent their last
+    /// approval of a block: the median over validators and blocks, ms
+    /// after the slot start (`None`: no such validator, or older files).
+    /// Slow validators' checks show here first: a block's approval times
+    /// move only where their approvals are the ones it waits for.
+    #[serde(default)]
+    pub sent_p50_ms: Option<u64>,
+    #[serde(default)]
+    pub slow_sent_p50_ms: Option<u64>,
+}
+
+/// The median time validators of `behaviour` sent their last approval of
+/// a block, over validators and blocks.
+fn sent_p50(r: &SimulationReport, behaviour: super::Behaviour) -> Option<u64> {
+    let mut v: Vec<u64> = r
+        .validators
+        .iter()
+        .filter(|n| n.behaviour == behaviour)
+        .flat_map(|n| n.blocks.iter().filter_map(|b| b.last_approval_after_ms))
+        .collect();
+    v.sort_unstable();
+    super::percentile(&v, 50.0)
 }
 
 impl SweepRow {
@@ -50,6 +72,8 @@ impl SweepRow {
             bytes_out_p50: r.bytes_out.p50,
             wall_s: r.cost.wall_s,
             cpu_s: r.cost.cpu_s,
+            sent_p50_ms: sent_p50(r, super::Behaviour::Honest),
+            slow_sent_p50_ms: sent_p50(r, super::Behaviour::Slow),
         }
     }
 }
@@ -72,6 +96,8 @@ pub fn table(rows: &[SweepRow]) -> String {
                 format!("{:.1}", r.assignments_per_block),
                 r.max_tranche.to_string(),
                 r.no_shows_max.to_string(),
+                ms(r.sent_p50_ms),
+                ms(r.slow_sent_p50_ms),
                 format!("{:.0}", r.bytes_out_p50 as f64 / 1024.0),
                 format!("{:.1}", r.wall_s),
             ]
@@ -79,21 +105,81 @@ pub fn table(rows: &[SweepRow]) -> String {
         .collect();
     crate::columns(
         &[
-            "vals", "cores", "no-show", "slow", "approved", "p50 ms", "p99 ms", "max ms",
-            "assign/b", "max tr", "no-shows", "KiB out", "wall s",
+            "vals",
+            "cores",
+            "no-show",
+            "slow",
+            "approved",
+            "p50 ms",
+            "p99 ms",
+            "max ms",
+            "assign/b",
+            "max tr",
+            "no-shows",
+            "sent ms",
+            "slow sent ms",
+            "KiB out",
+            "wall s",
         ],
         &cells,
     )
 }
 
-/// The lines of a plot: one per (cores, no-show, slow), points by
-/// validators.
+/// What every column of the sweep's table means.
+pub const COLUMNS: &str = "\
+legend: vals = validators; cores = availability cores; no-show = no_show_fraction (validators that
+  never approve); slow = slow_fraction (validators whose checks take slow_factor times longer);
+  approved = every honest and slow validator approved every block (all) or not; p50 ms = the
+  median over the blocks of each block's median approval, ms after its slot start; p99 ms / max
+  ms = the largest over the blocks; assign/b = candidates claimed by triggered assignments per
+  block; max tr = the highest tranche of an assignment; no-shows = the most no-shows one validator
+  saw for a block; sent ms / slow sent ms = when the honest / the slow validators sent their last
+  approval of a block (median, ms after the slot start; - where there are none); KiB out = the
+  median validator's bytes sent; wall s = the run's wall time.
+";
+
+/// The note where slow validators changed no approval time: the others'
+/// approvals approved the blocks first.
+const SLOW_UNSEEN: &str = "  \
+slow: the slow validators' checks took slow_factor times longer (their approvals later: slow sent
+  ms), yet the blocks' approval times did not move: the other validators' approvals approved them
+  first. More slow validators (--slow 0.5) or a larger slow_factor make them the ones waited for.
+";
+
+/// The legend under the sweep's table: the columns, then the note on
+/// slow validators where rows that differ only in `slow` have the same
+/// approval times.
+pub fn legend(rows: &[SweepRow]) -> String {
+    let mut s = COLUMNS.to_owned();
+    let unseen = rows.iter().any(|a| {
+        a.slow_fraction > 0.0
+            && rows.iter().any(|b| {
+                b.slow_fraction == 0.0
+                    && (b.n_validators, b.n_cores) == (a.n_validators, a.n_cores)
+                    && b.no_show_fraction == a.no_show_fraction
+                    && (b.p50_ms, b.p99_ms, b.max_ms) == (a.p50_ms, a.p99_ms, a.max_ms)
+            })
+    });
+    if unseen {
+        s.push_str(SLOW_UNSEEN);
+    }
+    s
+}
+
+/// Each row's parameters besides validators (the plots' x axis).
+fn params(r: &SweepRow) -> Vec<(&'static str, String)> {
+    vec![
+        ("cores", format!("{} cores", r.n_cores)),
+        ("no-show", format!("no-show {}", r.no_show_fraction)),
+        ("slow", format!("slow {}", r.slow_fraction)),
+    ]
+}
+
+/// The lines of a plot: one per combination of the parameters that vary
+/// (cores, no-show, slow), points by validators, each its own colour.
 fn series(rows: &[SweepRow], y: impl Fn(&SweepRow) -> Option<u64>) -> Vec<Line> {
-    group_lines(rows.iter().filter_map(|r| {
-        let name = format!(
-            "{} cores, no-show {}, slow {}",
-            r.n_cores, r.no_show_fraction, r.slow_fraction
-        );
+    let (names, _) = sweep_series(&rows.iter().map(params).collect::<Vec<_>>());
+    group_lines(rows.iter().zip(names).filter_map(|(r, name)| {
         let point = (f64::from(r.n_validators), y(r)? as f64 / 1000.0);
         Some((name.clone(), name, point))
     }))
@@ -109,21 +195,24 @@ pub fn page(rows: &[SweepRow], seed: u64, commit: &str, command: &str) -> anyhow
         y_desc,
         y_from_data: true,
     };
-    let p50 = line_chart_with(
+    let (_, heading) = sweep_series(&rows.iter().map(params).collect::<Vec<_>>());
+    let p50 = line_chart_legend(
         &chart(
             "Median approval against validators",
             "s after slot start (median over blocks of the p50)",
         ),
         &series(rows, |r| r.p50_ms),
         &[],
+        Some(&heading),
     )?;
-    let max = line_chart_with(
+    let max = line_chart_legend(
         &chart(
             "Slowest approval against validators",
             "s after slot start (max over blocks)",
         ),
         &series(rows, |r| r.max_ms),
         &[],
+        Some(&heading),
     )?;
     let meta = meta_table(&[
         ("commit", commit.to_owned()),
@@ -132,8 +221,9 @@ pub fn page(rows: &[SweepRow], seed: u64, commit: &str, command: &str) -> anyhow
     ]);
     let body = format!(
         "{meta}<div class=\"plots\">\n<figure id=\"plot-1\">{p50}</figure>\n\
-         <figure id=\"plot-2\">{max}</figure>\n</div>\n<pre>{}</pre>\n",
-        escape(&table(rows))
+         <figure id=\"plot-2\">{max}</figure>\n</div>\n<pre>{}{}</pre>\n",
+        escape(&table(rows)),
+        escape(&legend(rows))
     );
     Ok(frame("tranche sweep network", &body))
 }
@@ -159,6 +249,8 @@ mod tests {
             bytes_out_p50: 1024,
             wall_s: 1.0,
             cpu_s: 1.0,
+            sent_p50_ms: Some(4_000),
+            slow_sent_p50_ms: None,
         };
         let rows = [row(100, 20), row(200, 20), row(100, 40)];
         assert_eq!(series(&rows, |r| r.p50_ms).len(), 2);
@@ -169,6 +261,17 @@ mod tests {
             page.find("<svg").unwrap() < page.find("<pre>").unwrap(),
             "plots first"
         );
+        // The legend of the columns; the slow note only where slow
+        // validators left the approval times as they were.
+        assert!(legend(&rows).contains("slow sent ms ="));
+        assert!(!legend(&rows).contains("the blocks' approval times did not move"));
+        let mut slow = rows[0].clone();
+        slow.slow_fraction = 0.1;
+        slow.slow_sent_p50_ms = Some(9_000);
+        let unseen = legend(&[rows[0].clone(), slow.clone()]);
+        assert!(unseen.contains("the blocks' approval times did not move"));
+        slow.p50_ms = Some(11_500);
+        assert!(!legend(&[rows[0].clone(), slow]).contains("did not move"));
         // Validators on the x axis as integers, not 100.0.
         assert!(page.contains(">\n100\n</text>") && !page.contains(">\n100.0\n</text>"));
     }

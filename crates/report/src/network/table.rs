@@ -23,13 +23,16 @@ legend: approved = validators that approved the block / those expected to (hones
 ";
 
 /// The note on coalescing, where approvals came later than `tranche
-/// run`'s default with coalescing on.
+/// run`'s default with coalescing on and nothing else in the run's
+/// figures explains it (`late::causes`).
 const COALESCING: &str = "  \
 later than `tranche run`'s default (7-8.5 s there): each validator's voting holds its approval
   up to 12 ticks (6 s, upstream's MAX_APPROVAL_COALESCE_WAIT_TICKS) to coalesce it with others
   (up to max_approval_coalesce_count); `run`'s generated peers send theirs with their
   assignments. With `max_approval_coalesce_count: 1` the default approves at 6.5-8 s.
 ";
+
+mod late;
 
 /// The note on the CPU model's lines.
 const CPU: &str = "  \
@@ -51,13 +54,7 @@ impl SimulationReport {
     /// The legend: the columns, then each note that applies to this run.
     pub fn legend(&self) -> String {
         let mut s = COLUMNS.to_owned();
-        let late = self
-            .blocks
-            .iter()
-            .any(|b| b.p50_ms.is_some_and(|ms| ms > RUN_DEFAULT_MS));
-        if late && self.spec.max_approval_coalesce_count > 1 {
-            s.push_str(COALESCING);
-        }
+        s.push_str(&self.late_note());
         if self.cpu.is_some() {
             s.push_str(CPU);
         }

@@ -24,8 +24,13 @@
 //! after the run).
 //! The HTTP side is hyper on a single-threaded tokio runtime of its own
 //! thread: one endpoint, `GET` only, every connection its own task with a
-//! deadline for its headers and one for the whole exchange, so an idle or
-//! slow scraper cannot delay another.
+//! deadline for its first byte, one for its headers and one for the whole
+//! exchange, so an idle or slow scraper cannot delay another. At most
+//! [`connection_limit`] connections are held at once (a quarter of the
+//! process's descriptor limit, so the run's own files and sockets keep the
+//! rest); at the limit the connection idle longest gives way to the new
+//! one, and a failed `accept` (descriptors run out elsewhere in the
+//! process) is retried after a growing pause, never in a tight loop.
 
 mod encode;
 mod live;
@@ -66,6 +71,11 @@ impl Exporter {
     /// Bind `addr` (port 0 picks a free port) and serve `/metrics` on a
     /// background thread until the process exits.
     pub fn start(addr: &str) -> Result<Exporter> {
+        Exporter::start_with_limit(addr, connection_limit())
+    }
+
+    /// [`Exporter::start`] holding at most `limit` connections at once.
+    fn start_with_limit(addr: &str, limit: usize) -> Result<Exporter> {
         let listener = std::net::TcpListener::bind(addr)
             .with_context(|| format!("cannot listen on {addr} for --prometheus"))?;
         listener
@@ -82,7 +92,7 @@ impl Exporter {
         let served = shared.clone();
         std::thread::Builder::new()
             .name("prometheus".into())
-            .spawn(move || runtime.block_on(serve(listener, served)))
+            .spawn(move || runtime.block_on(serve(listener, served, limit)))
             .context("cannot start the prometheus thread")?;
         Ok(Exporter {
             shared,
@@ -209,18 +219,114 @@ const HEADER_DEADLINE: Duration = Duration::from_secs(5);
 /// its answer is dropped then).
 const CONNECTION_DEADLINE: Duration = Duration::from_secs(30);
 
+/// How long a connection may stay silent before its first byte: a
+/// scraper sends its request at once.
+const IDLE_DEADLINE: Duration = Duration::from_secs(2);
+/// The first and the longest pause after a failed `accept`.
+const ACCEPT_PAUSE: (Duration, Duration) = (Duration::from_millis(50), Duration::from_secs(1));
+
+/// The most connections held at once: a quarter of the process's
+/// descriptor limit (`RLIMIT_NOFILE`), from 4 to 64.
+pub fn connection_limit() -> usize {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes the struct it is given and nothing else.
+    let soft = if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } == 0 {
+        usize::try_from(limit.rlim_cur).unwrap_or(usize::MAX)
+    } else {
+        256
+    };
+    (soft / 4).clamp(4, 64)
+}
+
+/// The connections that have not sent a byte yet, oldest first: each
+/// with the signal that makes it give way.
+#[derive(Default)]
+struct Idle {
+    next: u64,
+    waiting: std::collections::VecDeque<(u64, Arc<tokio::sync::Notify>)>,
+}
+
+/// Waits for the first byte of `stream`: true when it came (or the peer
+/// closed, which hyper then reads), false when the connection stayed idle
+/// past [`IDLE_DEADLINE`] or was told to give way.
+async fn first_byte(stream: &tokio::net::TcpStream, give_way: &tokio::sync::Notify) -> bool {
+    use std::future::Future;
+    use std::task::Poll;
+    let mut byte = [0u8; 1];
+    // `peek`, not `readable`: readiness may be reported before any byte.
+    let mut readable = std::pin::pin!(stream.peek(&mut byte));
+    let mut evicted = std::pin::pin!(give_way.notified());
+    let either = std::future::poll_fn(|cx| {
+        if let Poll::Ready(r) = readable.as_mut().poll(cx) {
+            return Poll::Ready(r.is_ok());
+        }
+        if evicted.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(false);
+        }
+        Poll::Pending
+    });
+    matches!(tokio::time::timeout(IDLE_DEADLINE, either).await, Ok(true))
+}
+
 /// Every connection is its own task with its own deadlines, so an idle or
-/// slow client holds only itself.
-async fn serve(listener: std::net::TcpListener, shared: Arc<Shared>) {
+/// slow client holds only itself; see the module's doc for the bounds.
+async fn serve(listener: std::net::TcpListener, shared: Arc<Shared>, limit: usize) {
     let Ok(listener) = tokio::net::TcpListener::from_std(listener) else {
         return;
     };
+    let slots = Arc::new(tokio::sync::Semaphore::new(limit));
+    let idle = Arc::new(Mutex::new(Idle::default()));
+    let mut pause = ACCEPT_PAUSE.0;
     loop {
-        let Ok((stream, _)) = listener.accept().await else {
-            continue;
+        let permit = match slots.clone().try_acquire_owned() {
+            Ok(p) => p,
+            Err(_) => {
+                // At the limit: the connection silent longest gives way.
+                if let Some((_, n)) = lock(&idle).waiting.pop_front() {
+                    n.notify_one();
+                }
+                let Ok(p) = slots.clone().acquire_owned().await else {
+                    return;
+                };
+                p
+            }
+        };
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => {
+                pause = ACCEPT_PAUSE.0;
+                stream
+            }
+            Err(_) => {
+                // Out of descriptors (or another passing failure): wait,
+                // longer each time, instead of failing again at once.
+                drop(permit);
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(ACCEPT_PAUSE.1);
+                continue;
+            }
         };
         let shared = shared.clone();
+        let idle = idle.clone();
+        // Known as idle before its task first runs, so that the next
+        // accept at the limit can already make it give way.
+        let give_way = Arc::new(tokio::sync::Notify::new());
+        let id = {
+            let mut idle = lock(&idle);
+            let id = idle.next;
+            idle.next += 1;
+            idle.waiting.push_back((id, give_way.clone()));
+            id
+        };
         tokio::spawn(async move {
+            let _slot = permit;
+            let spoke = first_byte(&stream, &give_way).await;
+            lock(&idle).waiting.retain(|(i, _)| *i != id);
+            if !spoke {
+                return;
+            }
             let service = hyper::service::service_fn(move |req| {
                 let answer = answer(req.method(), req.uri().path(), &shared);
                 async move { Ok::<_, std::convert::Infallible>(answer) }

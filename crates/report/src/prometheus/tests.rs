@@ -39,6 +39,28 @@ fn idle_and_slow_clients_do_not_delay_another_scraper() {
     drop((idle, half, unread));
 }
 
+/// Issue 43: at the connection limit, the connection silent longest gives
+/// way to a new one at once, so a scraper behind many idle connections is
+/// answered without waiting for their deadline.
+#[test]
+fn at_the_limit_idle_connections_give_way_to_a_scraper() {
+    let ex = Exporter::start_with_limit("127.0.0.1:0", 4).unwrap();
+    let addr = ex.addr();
+    let idle: Vec<TcpStream> = (0..60).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    let start = Instant::now();
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    assert!(out.starts_with("HTTP/1.1 200"), "{out}");
+    // Well under the 2 s an idle connection may otherwise stay.
+    assert!(start.elapsed() < IDLE_DEADLINE / 2, "{:?}", start.elapsed());
+    drop(idle);
+    assert!((4..=64).contains(&connection_limit()));
+}
+
 fn live(architecture: &str, threads: &[&str]) -> Arc<LiveRun> {
     let node = NodeMetrics {
         workers: threads

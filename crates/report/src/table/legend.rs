@@ -11,7 +11,7 @@ use crate::RunReport;
 use std::fmt::Write as _;
 
 /// A block approved within its slot's first tick (500 ms) is early.
-const EARLY_MS: u64 = 500;
+pub(super) const EARLY_MS: u64 = 500;
 /// A block approved two slots (12 s) or more after its slot start is late.
 const LATE_MS: u64 = 12_000;
 
@@ -41,8 +41,11 @@ pub(crate) fn wrap(text: &str) -> String {
 
 /// Why a layout's blocks were approved when they were, where one was
 /// early, late or never: those blocks and the run's counters that explain
-/// them (the one-third rule, the no-shows), without the layout's name.
-/// `None` where every block was approved in between.
+/// them (the one-third rule, the no-shows), without the layout's name; and
+/// where the figures show it, what a small size did (approved at import
+/// by the one-third rule, no-shows observed that held nothing back, a
+/// block never approved with no stall to name). `None` where every block
+/// was approved in between and no such figure shows.
 pub(super) fn why(r: &RunReport) -> Option<String> {
     let odd: Vec<String> = r
         .blocks
@@ -60,21 +63,29 @@ pub(super) fn why(r: &RunReport) -> Option<String> {
             Some(_) => None,
         })
         .collect();
-    if odd.is_empty() {
-        return None;
+    let mut parts = Vec::new();
+    if !odd.is_empty() {
+        if r.is_model() {
+            // The model keeps no protocol counters to explain them by.
+            parts.push(format!("{}.", odd.join(", ")));
+        } else {
+            let p = &r.protocol;
+            parts.push(format!(
+                "{}; of the run's {} candidates approved, {} by the one-third rule (more than \
+                 a third of all validators approved them, whatever their tranches); {} no-shows \
+                 covered at approval, {} observed at any evaluation; {} approvals withheld by \
+                 the peers.",
+                odd.join(", "),
+                p.candidates_approved,
+                p.approved_by_one_third,
+                p.no_shows,
+                p.observed_no_shows,
+                r.counts.withheld_approvals
+            ));
+        }
     }
-    let p = &r.protocol;
-    Some(format!(
-        "{}; of the run's {} candidates approved, {} by the one-third rule (more than \
-         a third of all validators approved them, whatever their tranches); {} no-shows covered \
-         at approval, {} observed at any evaluation; {} approvals withheld by the peers.",
-        odd.join(", "),
-        p.candidates_approved,
-        p.approved_by_one_third,
-        p.no_shows,
-        p.observed_no_shows,
-        r.counts.withheld_approvals
-    ))
+    parts.extend(super::small::notes(r));
+    (!parts.is_empty()).then(|| parts.join(" "))
 }
 
 /// The `why` lines of the runs: one per explanation, naming the layouts
@@ -175,10 +186,15 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
          its own way of checking could cost; the headline's ratio column compares those.\n\
          why: early is within the block's first tick (500 ms), late two slots (12 s) or more\n  \
          after its slot start; the one-third rule approves a candidate once more than a\n  \
-         third of all validators approved it (upstream's approval_checking.rs).\n\
-         database: commits of the approval database (once per tick, and before each\n  \
-         announcement) and the voting thread's time in it (writes, commits, fsyncs).\n",
+         third of all validators approved it (upstream's approval_checking.rs).\n",
     );
+    // The model's node has no database to explain.
+    if runs.iter().any(|r| !r.is_model()) {
+        s.push_str(
+            "database: commits of the approval database (once per tick, and before each\n  \
+             announcement) and the voting thread's time in it (writes, commits, fsyncs).\n",
+        );
+    }
     if runs.iter().any(|r| r.checks.round_trips > 0) {
         s.push_str(
             "round trip: classic, what one check's trip to the voting thread and back cost\n  \
@@ -210,6 +226,26 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
         },
         g.cache_bytes as f64 / 1048576.0
     );
+    if runs.iter().any(RunReport::is_model) {
+        s.push_str(&wrap(
+            "model: the node under test is the simulation's model on its modelled CPU \
+             (--node model); it keeps no protocol counters, database or round trips, so those \
+             rows are `-`.",
+        ));
+    }
+    if let Some(rep) = runs.iter().find_map(|r| r.repeats.as_ref()) {
+        let _ = write!(
+            s,
+            "{}",
+            wrap(&format!(
+                "medians: CPU, wall time, the crypto floors and the ratios to them are the \
+                 medians of {} measured runs (after {} warm-up), each floor's interval that of \
+                 its median run; the other figures are equal in every run under the virtual \
+                 clock. Their range is under \"Spread over the repeats\".",
+                rep.runs, rep.warmup
+            ))
+        );
+    }
     if runs.iter().all(|r| r.repeats.is_none()) {
         let _ = writeln!(
             s,

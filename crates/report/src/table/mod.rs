@@ -22,6 +22,7 @@
 //! decimal, seconds to four, ratios to two.
 
 mod legend;
+mod small;
 
 pub(crate) use legend::wrap;
 
@@ -217,6 +218,15 @@ impl Table<'_> {
         self.runs.iter().map(|r| Some(f(r))).collect()
     }
 
+    /// A floor figure per run, `None` where no floor was measured
+    /// (`--floor off`).
+    fn with_floor(&self, f: impl Fn(&RunReport) -> f64) -> Vec<Option<f64>> {
+        self.runs
+            .iter()
+            .map(|r| r.has_floor().then(|| f(r)))
+            .collect()
+    }
+
     /// The figures to read first, per layout: approval time p50 and max
     /// over the blocks, node CPU per block, node CPU ÷ the floor the
     /// layout is judged by; the ratio column compares those.
@@ -255,11 +265,16 @@ impl Table<'_> {
                 .collect(),
             &cpu,
         );
-        let own = self.per_run(RunReport::floor_ratio);
+        let own: Vec<Option<f64>> = self.runs.iter().map(RunReport::own_floor_ratio).collect();
         self.single(
             "node CPU ÷ its own crypto floor (*)",
             own.iter()
-                .map(|v| format!("{}*", Unit::Ratio.show(v.unwrap_or(0.0), false)))
+                .map(|v| {
+                    v.map_or_else(
+                        || "-".into(),
+                        |v| format!("{}*", Unit::Ratio.show(v, false)),
+                    )
+                })
                 .collect(),
             &own,
         );
@@ -325,8 +340,16 @@ impl Table<'_> {
             }),
         ];
         for (label, of) in rows {
-            let vals = self.per_run(|r| of(r) as f64);
-            let cells = self.runs.iter().map(|r| of(r).to_string()).collect();
+            // The model keeps no protocol counters: `-`, not 0.
+            let vals: Vec<Option<f64>> = self
+                .runs
+                .iter()
+                .map(|r| (!r.is_model()).then(|| of(r) as f64))
+                .collect();
+            let cells = vals
+                .iter()
+                .map(|v| v.map_or_else(|| "-".into(), |v| format!("{v:.0}")))
+                .collect();
             self.single(label, cells, &vals);
         }
         let lines = legend::why_lines(self.runs);
@@ -367,14 +390,14 @@ impl Table<'_> {
             &node,
             s,
         );
-        let floor = self.per_run(|r| r.crypto_floor.cpu_s);
+        let floor = self.with_floor(|r| r.crypto_floor.cpu_s);
         self.row(
             "crypto floor, one-by-one signatures, CPU s",
             Basis::Both,
             &floor,
             s,
         );
-        let batched = self.per_run(|r| r.crypto_floor.batched_cpu_s);
+        let batched = self.with_floor(|r| r.crypto_floor.batched_cpu_s);
         self.row(
             "crypto floor, batched signatures, CPU s",
             Basis::Both,
@@ -428,10 +451,12 @@ impl Table<'_> {
                     } else {
                         " "
                     };
-                    [
-                        String::new(),
-                        format!("{}{mark}", Unit::Ratio.show(of(r), false)),
-                    ]
+                    let cell = if r.has_floor() {
+                        format!("{}{mark}", Unit::Ratio.show(of(r), false))
+                    } else {
+                        "- ".into()
+                    };
+                    [String::new(), cell]
                 })
                 .collect();
             self.line(label, &cells, None);
@@ -483,28 +508,35 @@ impl Table<'_> {
     /// (docs/durability.md; `checks` in the JSON).
     fn database_and_checks(&mut self) {
         self.header("Database and checks");
-        let commits = self.per_run(|r| r.database.commits as f64);
+        // The model's node has no database: `-`, not 0.
+        let db = |f: fn(&RunReport) -> f64| -> Vec<Option<f64>> {
+            self.runs
+                .iter()
+                .map(|r| (!r.is_model()).then(|| f(r)))
+                .collect()
+        };
+        let commits = db(|r| r.database.commits as f64);
         self.row(
             &marked("database commits", "database.commits"),
             Basis::Both,
             &commits,
             Unit::Count,
         );
-        let cpu = self.per_run(|r| r.database.cpu_s);
+        let cpu = db(|r| r.database.cpu_s);
         self.row(
             "database, CPU s (part of the voting thread's)",
             Basis::Both,
             &cpu,
             Unit::Seconds,
         );
-        let floor = self.per_run(|r| {
-            let f = r.crypto_floor.cpu_s;
-            if f > 0.0 {
-                r.database.cpu_s / f
-            } else {
-                0.0
-            }
-        });
+        let floor: Vec<Option<f64>> = self
+            .runs
+            .iter()
+            .map(|r| {
+                let f = r.crypto_floor.cpu_s;
+                (!r.is_model() && r.has_floor() && f > 0.0).then(|| r.database.cpu_s / f)
+            })
+            .collect();
         self.row("database ÷ crypto floor", Basis::Total, &floor, Unit::Ratio);
         let trip: Vec<Option<f64>> = self
             .runs

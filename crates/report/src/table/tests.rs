@@ -143,11 +143,14 @@ fn integers_are_integers_and_each_unit_has_one_precision() {
     runs[0].database.commits = 52;
     runs[0].counts.messages_from_node = 40;
     runs[0].counts.deliveries = 31;
+    for r in &mut runs {
+        r.crypto_floor.cpu_s = 1.0;
+    }
     let text = render(&runs);
     // Counts: integer totals, per block always to one decimal.
     assert_eq!(
         cells(&text, "database commits ~"),
-        ["52", "26.0", "0", "0.0", "0.00"]
+        ["52", "26.0", "20", "10.0", "0.38"]
     );
     assert_eq!(
         cells(&text, "notifications sent by the node"),
@@ -359,4 +362,148 @@ fn cells_of_any_length_never_panic_and_control_characters_are_escaped() {
         !text.contains('\u{1b}') && text.contains("\\u{1b}[2Jx"),
         "{text}"
     );
+}
+
+/// Both layouts run by the model (`--node model`): no protocol counters,
+/// no database.
+fn modelled() -> Vec<RunReport> {
+    both()
+        .into_iter()
+        .map(|mut r| {
+            r.node_under_test = "model".into();
+            r.protocol = crate::ProtocolReport::default();
+            r.database = crate::DatabaseReport::default();
+            r.checks = crate::ChecksReport::default();
+            r.signatures = if r.architecture == "classic" {
+                "one-by-one"
+            } else {
+                "batched"
+            }
+            .into();
+            r
+        })
+        .collect()
+}
+
+#[test]
+fn the_models_run_shows_what_it_does_not_produce_as_a_dash() {
+    let text = render(&modelled());
+    for label in [
+        "candidates approved",
+        "  of those, by the one-third rule",
+        "no-shows observed (at any evaluation)",
+        "no-shows tolerated (covered) at approval",
+        "database commits ~",
+        "database, CPU s (part of the voting thread's)",
+        "database ÷ crypto floor",
+    ] {
+        let c = cells(&text, label);
+        assert!(c.iter().all(|c| *c == "-"), "{label}: {c:?} in\n{text}");
+    }
+    // Parallel's floor is the batched one, as the model charges it.
+    assert_eq!(
+        cells(&text, "  its floor: signatures checked")[..2],
+        ["one-by-one", "batched"]
+    );
+    let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("it keeps no protocol counters"), "{text}");
+    assert!(!flat.contains("database: commits of the approval database"));
+    // The JSON has no protocol, database or checks to misread as zeros.
+    let json = serde_json::to_value(&modelled()[1]).unwrap();
+    for key in ["protocol", "database", "checks"] {
+        assert!(json.get(key).is_none(), "{key} in {json}");
+    }
+    // A real run keeps them and its rows.
+    let real = render(&both());
+    assert_ne!(cells(&real, "candidates approved")[0], "-");
+    assert!(!real.contains("it keeps no protocol counters"));
+    assert!(real.contains("database: commits of the approval database"));
+    assert!(serde_json::to_value(&both()[1])
+        .unwrap()
+        .get("protocol")
+        .is_some());
+}
+
+#[test]
+fn without_a_floor_every_ratio_to_it_is_a_dash() {
+    let runs: Vec<RunReport> = both()
+        .into_iter()
+        .map(|mut r| {
+            r.crypto_floor = crate::FloorReport {
+                mode: "off".into(),
+                ..crate::FloorReport::default()
+            };
+            r
+        })
+        .collect();
+    let text = render(&runs);
+    assert_eq!(
+        cells(&text, "node CPU ÷ its own crypto floor (*)")[..2],
+        ["-", "-"],
+        "{text}"
+    );
+    assert!(!text.contains("0.00*"), "{text}");
+    for label in [
+        "node total ÷ one-by-one floor",
+        "node total ÷ batched floor",
+        "crypto floor, one-by-one signatures, CPU s",
+        "database ÷ crypto floor",
+    ] {
+        let c = cells(&text, label);
+        assert!(c.iter().all(|c| *c == "-"), "{label}: {c:?}");
+    }
+}
+
+/// The table's text with its wrapped lines joined.
+fn flat(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn small_sizes_say_why_their_figures_look_odd_only_where_the_figures_show_it() {
+    const AT_IMPORT: &str =
+        "every candidate was approved by the one-third rule as its block came in";
+    const OBSERVED: &str = "no-shows observed held no approval back";
+    const NEVER: &str = "Never approved: the peers withheld";
+    let notes = |r: &RunReport| {
+        let text = flat(&render(std::slice::from_ref(r)));
+        [AT_IMPORT, OBSERVED, NEVER].map(|n| text.contains(n))
+    };
+    // The fixture: approved at 4-5 s, nothing observed or withheld.
+    assert_eq!(notes(&fixture::run()), [false; 3]);
+    // 40 x 8: approved at 0 ms, all by the one-third rule, 298 observed.
+    let mut small = fixture::run();
+    for b in &mut small.blocks {
+        b.approved_after_ms = Some(0);
+    }
+    small.protocol.candidates_approved = 24;
+    small.protocol.approved_by_one_third = 24;
+    small.protocol.observed_no_shows = 298;
+    assert_eq!(notes(&small), [true, true, false]);
+    // Early but not by the one-third rule alone: no "at import" note.
+    let mut tranches = small.clone();
+    tranches.protocol.approved_by_one_third = 20;
+    assert!(!notes(&tranches)[0]);
+    // No-shows withheld: those observed are no puzzle.
+    small.counts.withheld_approvals = 3;
+    assert!(!notes(&small)[1]);
+    // Never approved with approvals withheld and no stall named.
+    let mut never = fixture::run();
+    never.blocks[1].approved_after_ms = None;
+    never.counts.withheld_approvals = 102;
+    assert_eq!(notes(&never), [false, false, true]);
+    // A stall named explains itself; nothing withheld: no such note.
+    let mut stalled = never.clone();
+    stalled.stalls.push(crate::Stall {
+        block: 2,
+        candidate: 0,
+        no_shows: 1,
+        max_tranche: 3,
+        window: 4,
+        last_sent: 3,
+        next_tranche: 9,
+    });
+    assert!(!notes(&stalled)[2]);
+    never.counts.withheld_approvals = 0;
+    assert!(!notes(&never)[2]);
 }

@@ -206,3 +206,91 @@ fn memory_is_the_peak_of_every_process_over_validator_blocks() {
         )
     );
 }
+
+/// A run of 6 validators over 2 blocks, each approved at 12.5 s (late),
+/// the first `odd` of them behaving as `behaviour`.
+fn late_with(odd: usize, behaviour: Behaviour) -> SimulationReport {
+    let mut r = report(
+        6,
+        2,
+        NetworkSpec::default(),
+        |_, _| Some(12_500),
+        |_, _| None,
+    );
+    for v in r.validators.iter_mut().take(odd) {
+        v.behaviour = behaviour;
+    }
+    r
+}
+
+fn flat(r: &SimulationReport) -> String {
+    r.legend().split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[test]
+fn a_late_runs_note_names_the_cause_its_figures_show_and_no_other() {
+    const NO_SHOWS: &str = "later than `tranche run`'s default: no-shows.";
+    const OFFLINE: &str = "validator(s) went offline";
+    const SATURATED: &str = "saturated on some validators";
+    const ENOUGH: &str = "had enough assignments only at";
+    const COALESCE: &str = "MAX_APPROVAL_COALESCE_WAIT_TICKS";
+    let all = [NO_SHOWS, OFFLINE, SATURATED, ENOUGH, COALESCE];
+    let only = |r: &SimulationReport, wanted: &[&str]| {
+        let text = flat(r);
+        for note in all {
+            assert_eq!(
+                text.contains(note),
+                wanted.contains(&note),
+                "{note}: {text}"
+            );
+        }
+    };
+    // In time: no note at all.
+    only(&on_time(6, 2, NetworkSpec::default()), &[]);
+    // No-shows (as `no-shows.yaml` at 100 x 20 shows, p50 84 s).
+    let no_shows = late_with(2, Behaviour::NoShow);
+    only(&no_shows, &[NO_SHOWS]);
+    assert!(flat(&no_shows).contains("2 validator(s) never approve"));
+    // Offline validators (as `finality-stall.yaml`).
+    let span = tranche_model::record::OfflineSpan {
+        at_block: 1,
+        until_block: None,
+    };
+    only(&late_with(2, Behaviour::Offline(span)), &[OFFLINE]);
+    // A saturated modelled thread.
+    let mut saturated = late_with(0, Behaviour::Honest);
+    for v in &mut saturated.validators {
+        v.cpu_busy_ms = vec![13_000, 100];
+    }
+    let saturated = saturated.with_cpu_threads(vec!["voting".into(), "distribution".into()]);
+    only(&saturated, &[SATURATED]);
+    assert!(flat(&saturated).contains("the modelled voting saturated"));
+    // Assignments enough only late: the tranches, not coalescing.
+    let mut enough = late_with(0, Behaviour::Honest);
+    enough.blocks[0].enough_p50_ms = Some(11_000);
+    only(&enough, &[ENOUGH]);
+    // Nothing else: coalescing, where it is on and the approvals came
+    // within its wait of the assignments being enough (as the default
+    // network: enough at 5.5 s, approved at 12.5 s).
+    only(&late_with(0, Behaviour::Honest), &[COALESCE]);
+    let mut held = late_with(0, Behaviour::Honest);
+    for b in &mut held.blocks {
+        b.enough_p50_ms = Some(5_500);
+    }
+    only(&held, &[COALESCE]);
+    // Approved long after the wait: coalescing cannot explain it.
+    let mut beyond = report(
+        6,
+        2,
+        NetworkSpec::default(),
+        |_, _| Some(30_000),
+        |_, _| None,
+    );
+    for b in &mut beyond.blocks {
+        b.enough_p50_ms = Some(5_500);
+    }
+    only(&beyond, &[]);
+    let mut single = late_with(0, Behaviour::Honest);
+    single.spec.max_approval_coalesce_count = 1;
+    only(&single, &[]);
+}

@@ -1,0 +1,168 @@
+//! Why a whole-network run's blocks were approved late or never, chosen
+//! by the run's own figures: the no-shows it had (validators that never
+//! approve, and the no-shows the others saw), the validators that went
+//! offline, a modelled thread that saturated, assignments that were enough
+//! only late — and only where none of those shows, with coalescing on and
+//! the assignments enough in time, the approvals' coalescing wait. A run
+//! approved in time, or late with none of these in its figures, gets no
+//! such note.
+
+use super::{SimulationReport, COALESCING, RUN_DEFAULT_MS};
+use crate::network::Behaviour;
+
+/// How long voting holds an approval to coalesce it (upstream's
+/// MAX_APPROVAL_COALESCE_WAIT_TICKS, 12 ticks of 500 ms).
+const COALESCE_WAIT_MS: f64 = 6_000.0;
+
+/// A cause of lateness the run's figures show, as one note line.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Cause {
+    /// Validators that never approve, and the most no-shows one validator
+    /// saw for a block.
+    NoShows { validators: usize, seen: u32 },
+    /// Validators that went offline during the run.
+    Offline { validators: usize },
+    /// Modelled threads saturated (busy at least a whole slot per block).
+    Saturated { threads: Vec<String> },
+    /// The validators had enough assignments only late (median, ms).
+    LateAssignments { enough_ms: u64, max_tranche: u32 },
+    /// None of the above: the approvals' coalescing wait.
+    Coalescing,
+}
+
+impl Cause {
+    fn text(&self) -> String {
+        match self {
+            Cause::NoShows { validators, seen } => format!(
+                "later than `tranche run`'s default: no-shows. {} saw up to {seen} no-shows for \
+                 a block; a no-show counts only after no_show_slots and is covered by \
+                 assignments of later tranches, whose checks come after it.",
+                if *validators > 0 {
+                    format!(
+                        "{validators} validator(s) never approve (`no_show_fraction`), and a \
+                         validator"
+                    )
+                } else {
+                    "A validator".to_owned()
+                }
+            ),
+            Cause::Offline { validators } => format!(
+                "later than `tranche run`'s default: {validators} validator(s) went offline \
+                 (`offline`): their assignments become no-shows to cover, and messages routed \
+                 through them in the grid reach others later or not at all."
+            ),
+            Cause::Saturated { threads } => format!(
+                "later than `tranche run`'s default: the modelled {} saturated on some \
+                 validators (busy a whole slot per block or more, in the CPU model's lines \
+                 above): their queues grow and their approvals fall behind.",
+                threads.join(", ")
+            ),
+            Cause::LateAssignments {
+                enough_ms,
+                max_tranche,
+            } => format!(
+                "later than `tranche run`'s default: the validators had enough assignments \
+                 only at {enough_ms} ms (median; `enough ms`), with tranches up to {max_tranche} \
+                 needed: the approvals wait for those tranches' checks."
+            ),
+            Cause::Coalescing => String::new(),
+        }
+    }
+}
+
+impl SimulationReport {
+    /// Whether some block was approved later than `tranche run`'s default
+    /// (median over the validators) or not by every expected validator.
+    fn late(&self) -> bool {
+        self.blocks
+            .iter()
+            .any(|b| b.p50_ms.is_some_and(|ms| ms > RUN_DEFAULT_MS) || (b.expected > b.approved))
+    }
+
+    /// The causes of lateness this run's figures show; empty where no
+    /// block was late.
+    pub(crate) fn late_causes(&self) -> Vec<Cause> {
+        if !self.late() {
+            return Vec::new();
+        }
+        let count =
+            |f: fn(&Behaviour) -> bool| self.validators.iter().filter(|r| f(&r.behaviour)).count();
+        let mut causes = Vec::new();
+        let no_show = count(|b| *b == Behaviour::NoShow);
+        let seen = self
+            .blocks
+            .iter()
+            .map(|b| b.no_shows_max)
+            .max()
+            .unwrap_or(0);
+        if no_show > 0 || seen > 0 {
+            causes.push(Cause::NoShows {
+                validators: no_show,
+                seen,
+            });
+        }
+        let offline = count(|b| matches!(b, Behaviour::Offline(_)));
+        if offline > 0 {
+            causes.push(Cause::Offline {
+                validators: offline,
+            });
+        }
+        if let Some(cpu) = &self.cpu {
+            let threads: Vec<String> = cpu
+                .threads
+                .iter()
+                .filter(|t| !t.saturated.is_empty())
+                .map(|t| t.name.clone())
+                .collect();
+            if !threads.is_empty() {
+                causes.push(Cause::Saturated { threads });
+            }
+        }
+        if !causes.is_empty() {
+            return causes;
+        }
+        let late_enough = self
+            .blocks
+            .iter()
+            .filter(|b| b.enough_p50_ms.is_some_and(|ms| ms > RUN_DEFAULT_MS))
+            .max_by_key(|b| b.enough_p50_ms);
+        if let Some(b) = late_enough {
+            causes.push(Cause::LateAssignments {
+                enough_ms: b.enough_p50_ms.unwrap_or(0),
+                max_tranche: b.max_tranche,
+            });
+        } else if self.spec.max_approval_coalesce_count > 1 && self.coalescing_fits() {
+            causes.push(Cause::Coalescing);
+        }
+        causes
+    }
+
+    /// Whether the late blocks' approvals came within what coalescing can
+    /// hold them after the assignments were enough: the wait (12 ticks,
+    /// 6 s), two checks and a tick. Blocks without the `enough` moment
+    /// (older files) are not held against it.
+    fn coalescing_fits(&self) -> bool {
+        let most = COALESCE_WAIT_MS + 2.0 * self.spec.check_delay_ms.mean + 500.0;
+        self.blocks
+            .iter()
+            .all(|b| match (b.p50_ms, b.enough_p50_ms) {
+                (Some(at), Some(enough)) if at > RUN_DEFAULT_MS => {
+                    at.saturating_sub(enough) as f64 <= most
+                }
+                _ => true,
+            })
+    }
+
+    /// The legend's lines on why blocks came late; empty where none did
+    /// or the figures show no cause.
+    pub(crate) fn late_note(&self) -> String {
+        self.late_causes()
+            .iter()
+            .map(|c| match c {
+                // Already laid out, indented as the legend's notes.
+                Cause::Coalescing => COALESCING.to_owned(),
+                c => format!("  {}", crate::table::wrap(&c.text())),
+            })
+            .collect()
+    }
+}
