@@ -9,8 +9,11 @@
 //! own assignments and approvals go back to distribution (`crate::effects`).
 //!
 //! What surrounds it — the links, the connections, who hears a finality
-//! vote — is the caller's, behind [`Net`]: the whole-network simulation's
-//! member (`crate::member`) provides it.
+//! vote — is the caller's, behind [`Net`], inside this crate: the
+//! whole-network simulation's member (`crate::member`) and the validator
+//! among fixed peers (`crate::fixed`, which returns its outputs as data)
+//! provide it. A moment's order of work is written once here
+//! ([`Node::open_moment`], the inputs, [`Node::close_moment`]).
 
 use crate::busy::{Busy, Handled, Handler, Owed};
 use crate::costs::CostTable;

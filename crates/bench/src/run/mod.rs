@@ -1,11 +1,13 @@
 //! The benchmark run (upstream `polkadot/node/subsystem-bench/src/lib/approval/mod.rs`,
 //! `bench_approvals`): the messages of a step prepared once (`prepare`),
-//! then one run per layout (`run_step`): the driver (`driver`) runs the
-//! real node under test among emulated peers tick by tick, and `assemble`
+//! then one run per layout (`run_step`): the one driver (`driver`) runs the
+//! node under test (`under_test`: the real node, `real`, or its model,
+//! `model` — the only difference between `--node real` and `--node model`
+//! is which is built) among emulated peers tick by tick, and `assemble`
 //! turns the finished run into its report. Under the virtual clock each
-//! tick is: wakeups, block imports, deliveries, then the node drained until
-//! idle — deterministic protocol timing. Under the real clock the same
-//! schedule runs against wall time.
+//! tick is: wakeups, block imports, deliveries, then the node run at its
+//! moments (the real node drained until idle) — deterministic protocol
+//! timing. Under the real clock the same schedule runs against wall time.
 
 mod approvals;
 mod assemble;
