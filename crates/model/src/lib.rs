@@ -94,7 +94,10 @@
 //!
 //! Modules, each owning its state: `node` (one validator's protocol —
 //! voting and distribution wired as the node wires them, what voting's
-//! actions do in `effects`, behind the surroundings it needs, `node::Net`),
+//! actions do in `effects`, behind the surroundings it needs, `node::Net`,
+//! inside this crate only; a moment's order of work written once),
+//! `fixed` (the validator among fixed peers — the benchmark's node under
+//! test — one call a moment, its outputs returned as data),
 //! `member` (a validator of the simulated network: its protocol, its end
 //! of the links in `port`, its connections in `peers`, its behaviour and
 //! record), `finality` (the votes and GRANDPA's rule), `busy` (the
@@ -112,8 +115,9 @@ pub mod cpu;
 pub mod drawn;
 mod effects;
 mod finality;
+pub mod fixed;
 pub mod member;
-pub mod node;
+mod node;
 pub mod packet;
 pub mod peers;
 mod port;

@@ -144,9 +144,7 @@ impl SimNode {
             out,
         };
         let node = &mut self.node;
-        node.advance(now_ms, &mut links.cx());
-        node.run_timers(now_ms, &mut links.cx());
-        node.import_due_blocks(now_ms, &mut links.cx());
+        node.open_moment(now_ms, &mut links.cx());
         // After the blocks (those missed offline too): views carry them.
         for p in links.peers.reconnect_due(now_ms) {
             node.peer_connected(p);
@@ -176,7 +174,7 @@ impl SimNode {
             verdicts.learn(&m, &p.known);
             node.peer_message(now_ms, p.from, m, &mut links.cx());
         }
-        node.advance(now_ms, &mut links.cx());
+        node.close_moment(now_ms, &mut links.cx());
     }
 
     /// We go offline: everyone is disconnected until we are back, and
@@ -266,10 +264,6 @@ impl<'a> Links<'a> {
 }
 
 impl Net for Links<'_> {
-    fn is_connected(&self, peer: u32) -> bool {
-        self.peers.is_connected(peer)
-    }
-
     fn connected(&self) -> Vec<u32> {
         self.peers.connected().collect()
     }

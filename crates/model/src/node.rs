@@ -9,8 +9,11 @@
 //! own assignments and approvals go back to distribution (`crate::effects`).
 //!
 //! What surrounds it — the links, the connections, who hears a finality
-//! vote — is the caller's, behind [`Net`]: the whole-network simulation's
-//! member (`crate::member`) provides it.
+//! vote — is the caller's, behind [`Net`], inside this crate: the
+//! whole-network simulation's member (`crate::member`) and the validator
+//! among fixed peers (`crate::fixed`, which returns its outputs as data)
+//! provide it. A moment's order of work is written once here
+//! ([`Node::open_moment`], the inputs, [`Node::close_moment`]).
 
 use crate::busy::{Busy, Handled, Handler, Owed};
 use crate::costs::CostTable;
@@ -32,8 +35,6 @@ use tranche_voting::{self as voting, ApprovalVoting};
 
 /// What a validator's protocol needs of its surroundings.
 pub trait Net {
-    /// Whether `peer` is connected now.
-    fn is_connected(&self, peer: u32) -> bool;
     /// The peers connected now, in ascending order.
     fn connected(&self) -> Vec<u32>;
     /// Put one notification on the link to `peer`: `Err(token)` if the
@@ -281,8 +282,25 @@ impl Node {
         self.blocks.iter().position(|b| &b.hash == hash)
     }
 
+    /// A moment opens, in the one order every driver of a node keeps (the
+    /// simulation's member, the benchmark's node under test through
+    /// `crate::fixed`): the CPU runs up to it, voting's due timers run,
+    /// then the blocks whose slot has come are imported. The moment's
+    /// inputs follow, then [`Node::close_moment`].
+    pub fn open_moment(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+        self.advance(now_ms, cx);
+        self.run_timers(now_ms, cx);
+        self.import_due_blocks(now_ms, cx);
+    }
+
+    /// A moment closes after its inputs: the CPU runs what they queued up
+    /// to its end.
+    pub fn close_moment(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+        self.advance(now_ms, cx);
+    }
+
     /// With the CPU model: run it up to the end of moment `now_ms`.
-    pub fn advance(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+    fn advance(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
         if let Some(mut busy) = self.busy.take() {
             busy.drive(now_ms, &mut Hands { node: self, cx });
             self.busy = Some(busy);
@@ -313,7 +331,7 @@ impl Node {
     /// real clock runs them), each with a fresh check duration drawn
     /// first (with drawn checks): a wakeup launches at most one check, so
     /// every check gets its own draw.
-    pub fn run_timers(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+    fn run_timers(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
         let now = tick_of(now_ms);
         while self.voting.next_wakeup().is_some_and(|t| t <= now) {
             if let Some(checks) = self.checks.as_mut() {
@@ -327,7 +345,7 @@ impl Node {
 
     /// Import every block whose slot has started, each followed by the
     /// timers it makes due.
-    pub fn import_due_blocks(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+    fn import_due_blocks(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
         while self
             .blocks
             .get(self.imported)

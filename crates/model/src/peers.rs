@@ -67,11 +67,6 @@ impl Peers {
         }
     }
 
-    /// Whether `peer` is connected now.
-    pub fn is_connected(&self, peer: u32) -> bool {
-        self.connected[peer as usize]
-    }
-
     /// The peers connected now, in ascending order.
     pub fn connected(&self) -> impl Iterator<Item = u32> + '_ {
         (0..self.connected.len() as u32).filter(|&p| self.connected[p as usize])

@@ -1,13 +1,12 @@
 //! Which blocks the node under test approved, and when: the tick voting
-//! gave, the wall-clock instant the driver heard it, and which are new
+//! gave, the milliseconds after the block's slot start, and which are new
 //! since the progress line last heard.
 
-use std::time::Instant;
 use tranche_primitives::Tick;
 
 pub(super) struct Approvals {
     ticks: Vec<Option<Tick>>,
-    at: Vec<Option<Instant>>,
+    after_ms: Vec<Option<u64>>,
     newly: Vec<usize>,
 }
 
@@ -15,18 +14,19 @@ impl Approvals {
     pub fn new(n_blocks: usize) -> Approvals {
         Approvals {
             ticks: vec![None; n_blocks],
-            at: vec![None; n_blocks],
+            after_ms: vec![None; n_blocks],
             newly: Vec::new(),
         }
     }
 
-    /// Block `b` was approved at `tick`: say whether that is news.
-    pub fn record(&mut self, b: usize, tick: Tick) -> bool {
+    /// Block `b` was approved at `tick`, `after_ms` after its slot start:
+    /// say whether that is news.
+    pub fn record(&mut self, b: usize, tick: Tick, after_ms: Option<u64>) -> bool {
         if self.ticks[b].is_some() {
             return false;
         }
         self.ticks[b] = Some(tick);
-        self.at[b] = Some(Instant::now());
+        self.after_ms[b] = after_ms;
         self.newly.push(b);
         true
     }
@@ -35,8 +35,14 @@ impl Approvals {
         &self.ticks
     }
 
-    pub fn at(&self, b: usize) -> Option<Instant> {
-        self.at[b]
+    /// Milliseconds after its slot start block `b` was approved.
+    pub fn after_ms(&self, b: usize) -> Option<u64> {
+        self.after_ms[b]
+    }
+
+    /// [`Approvals::after_ms`] of every block.
+    pub fn all_after_ms(&self) -> &[Option<u64>] {
+        &self.after_ms
     }
 
     pub fn count(&self) -> usize {

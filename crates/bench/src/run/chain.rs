@@ -130,11 +130,6 @@ impl<'a> Chain<'a> {
             .then_some(self.imported)
     }
 
-    /// The block with this hash, by index.
-    pub fn index_of(&self, hash: &tranche_primitives::Hash) -> Option<usize> {
-        self.blocks().iter().position(|x| &x.hash == hash)
-    }
-
     /// The session of a block: the node learns all but the first from
     /// the blocks themselves.
     pub fn session_of(&self, index: u32) -> Arc<Session> {

@@ -1,18 +1,22 @@
 //! The benchmark run (upstream `polkadot/node/subsystem-bench/src/lib/approval/mod.rs`,
 //! `bench_approvals`): the messages of a step prepared once (`prepare`),
-//! then one run per layout (`run_step`): the driver (`driver`) runs the
-//! real node under test among emulated peers tick by tick, and `assemble`
+//! then one run per layout (`run_step`): the one driver (`driver`) runs the
+//! node under test (`under_test`: the real node, `real`, or its model,
+//! `model` — the only difference between `--node real` and `--node model`
+//! is which is built) among emulated peers tick by tick, and `assemble`
 //! turns the finished run into its report. Under the virtual clock each
-//! tick is: wakeups, block imports, deliveries, then the node drained until
-//! idle — deterministic protocol timing. Under the real clock the same
-//! schedule runs against wall time.
+//! tick is: wakeups, block imports, deliveries, then the node run at its
+//! moments (the real node drained until idle) — deterministic protocol
+//! timing. Under the real clock the same schedule runs against wall time.
 
 mod approvals;
 mod assemble;
 mod chain;
 mod driver;
 mod model;
+mod real;
 mod restart;
+mod under_test;
 pub(crate) use restart::check as check_restart;
 
 pub use model::ModelOptions;
@@ -27,7 +31,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_config::generation::GenerationParams;
 use tranche_config::BenchStep;
-use tranche_node::{Architecture, StoreConfig};
+use tranche_node::{Architecture, Clock, StoreConfig};
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_report::prometheus::Exporter;
@@ -290,80 +294,79 @@ pub fn run_step_observed(
     options: &RunOptions,
     exporter: Option<&Exporter>,
 ) -> Result<RunReport> {
-    if let NodeUnderTest::Model(model) = &options.node {
-        return run_model(step, prepared, options, model);
-    }
-    restart::check(
-        options.restart_at_block,
-        step.num_blocks,
-        options.db != DbKind::Memory,
-    )?;
-    // A temporary folder with a random name, removed when the guard drops
-    // (also on an error or a panic); or the user's, kept.
-    let (store, _guard) = database(step, options)?;
     let layout = options.architecture.label();
-    let run = || {
-        let mut d = Driver::start(step, prepared, options, exporter, store)?;
-        let phase = options
-            .progress
-            .phase(&format!("run {layout}"), "blocks", d.blocks());
-        let start = std::time::SystemTime::now();
-        d.run_ticks(&phase)?;
-        let blocks = d.blocks();
-        let finished = d.finish(&phase)?;
-        crate::profile::label_window(&layout, start, std::time::SystemTime::now());
-        let approved = finished.approved.iter().filter(|a| a.is_some()).count();
-        phase.finish(&format!(
-            "{approved} of {} approved",
-            tranche_config::text::counted(blocks as usize, "block")
-        ));
-        assemble::report(finished, options)
-    };
     // The driver runs on a thread of its own named for the layout, so that
     // profiles tell the runs of one invocation apart (`profile.rs`).
-    let result = std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name(format!("env {layout}"))
-            .spawn_scoped(scope, run)
-            .context("cannot start the driver thread")?
-            .join()
-            .unwrap_or_else(|_| Err(anyhow::anyhow!("the driver thread panicked")))
-    });
-    result
+    let on_driver_thread = |run: &(dyn Fn() -> Result<RunReport> + Sync)| {
+        std::thread::scope(|scope| {
+            std::thread::Builder::new()
+                .name(format!("env {layout}"))
+                .spawn_scoped(scope, run)
+                .context("cannot start the driver thread")?
+                .join()
+                .unwrap_or_else(|_| Err(anyhow::anyhow!("the driver thread panicked")))
+        })
+    };
+    let chain = || chain::Chain::new(step, prepared);
+    match &options.node {
+        NodeUnderTest::Real => {
+            restart::check(
+                options.restart_at_block,
+                step.num_blocks,
+                options.db != DbKind::Memory,
+            )?;
+            // A temporary folder with a random name, removed when the guard
+            // drops (also on an error or a panic); or the user's, kept.
+            let (store, _guard) = database(step, options)?;
+            on_driver_thread(&|| {
+                let chain = chain();
+                let clock = match options.clock {
+                    ClockKind::Virtual => Clock::virtual_at(chain.first_tick),
+                    ClockKind::Real => Clock::real(chain.first_tick),
+                };
+                let links = chain.links_and_producer(options.seed)?;
+                let meter = driver::Meter::start();
+                let node = real::RealNode::start(&chain, &links.0, options, &clock, store.clone())?;
+                let exporter = exporter.map(|e| (e, options));
+                let d = Driver::new(chain, links, (node, clock), meter, exporter);
+                drive(d, "", options)
+            })
+        }
+        NodeUnderTest::Model(model) => on_driver_thread(&|| {
+            let chain = chain();
+            // The model's time is virtual.
+            let clock = Clock::virtual_at(chain.first_tick);
+            let links = chain.links_and_producer(options.seed)?;
+            let meter = driver::Meter::start();
+            let node = model::ModelNode::start(&chain, &links.0, options, model)?;
+            let d = Driver::new(chain, links, (node, clock), meter, None);
+            drive(d, " (model)", options)
+        }),
+    }
 }
 
-/// A run of the modelled node (`--node model`), on the driver's thread as
-/// the real node's.
-fn run_model(
-    step: &BenchStep,
-    prepared: &Prepared,
+/// Run a driver to its end and assemble the report, its progress told as
+/// the phase `run LAYOUT` (with `suffix`).
+fn drive<N: under_test::UnderTest>(
+    mut d: Driver<'_, N>,
+    suffix: &str,
     options: &RunOptions,
-    model: &ModelOptions,
 ) -> Result<RunReport> {
     let layout = options.architecture.label();
-    let run = || {
-        let mut run = model::ModelRun::start(step, prepared, options, model)?;
-        let phase =
-            options
-                .progress
-                .phase(&format!("run {layout} (model)"), "blocks", run.blocks());
-        run.run(&phase);
-        let finished = run.finish();
-        let approved = finished.approved.iter().filter(|a| a.is_some()).count();
-        phase.finish(&format!(
-            "{approved} of {} approved",
-            tranche_config::text::counted(finished.approved.len(), "block")
-        ));
-        assemble::model_report(finished, options)
-    };
-    std::thread::scope(|scope| {
-        std::thread::Builder::new()
-            .name(format!("env {layout}"))
-            .spawn_scoped(scope, run)
-            .context("cannot start the driver thread")?
-            .join()
-            .unwrap_or_else(|_| Err(anyhow::anyhow!("the driver thread panicked")))
-    })
+    let phase = options
+        .progress
+        .phase(&format!("run {layout}{suffix}"), "blocks", d.blocks());
+    let start = std::time::SystemTime::now();
+    d.run_ticks(&phase)?;
+    let blocks = d.blocks();
+    let finished = d.finish(&phase)?;
+    crate::profile::label_window(&layout, start, std::time::SystemTime::now());
+    let approved = finished.approved.iter().filter(|a| a.is_some()).count();
+    phase.finish(&format!(
+        "{approved} of {} approved",
+        tranche_config::text::counted(blocks as usize, "block")
+    ));
+    assemble::report(finished, options)
 }
 
 /// Remove the database a previous run left at `path`: a redb file, or a

@@ -15,6 +15,7 @@ mod hostile_results;
 mod html_browser;
 mod inputs;
 mod meta_compare;
+mod model_guard;
 mod model_node;
 mod network_cli;
 mod network_default_run;
