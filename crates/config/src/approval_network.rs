@@ -24,7 +24,7 @@ use super::session::{bound, SessionParams};
 use crate::input::{read_text, MAX_INPUT_FILE_BYTES};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use tranche_primitives::limits::{MAX_BLOCKS, MAX_CORES};
+use tranche_records::limits::{MAX_BLOCKS, MAX_CORES};
 
 /// The embedded default (`tranche network` without a file): 100
 /// validators, 20 cores, 5 blocks, no misbehaviour; about 4 s on 2 cores

@@ -20,7 +20,7 @@ pub const DEFAULT_CPU_SCALE: f64 = 1.0;
 /// Most distribution workers a shape may ask for.
 pub const MAX_WORKERS: u32 = 1_024;
 /// Most CPU cores a shape may ask for (not the availability cores of
-/// `tranche_primitives::limits::MAX_CORES`).
+/// `tranche_records::limits::MAX_CORES`).
 pub const MAX_CPU_CORES: u32 = 4_096;
 
 /// Which of the node's two layouts runs the validator: the one layout
