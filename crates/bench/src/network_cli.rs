@@ -464,7 +464,7 @@ fn progress_of(
 }
 
 /// How the run ended, for the progress's last line.
-fn outcome(report: &tranche_simulation::SimulationReport) -> String {
+fn outcome(report: &tranche_report::network::SimulationReport) -> String {
     if report.no_expected_validator() {
         return "no expected validator (every one a no-show or offline)".to_owned();
     }
@@ -543,9 +543,8 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         connect_timeout: std::time::Duration::from_secs(args.connect_timeout),
         tell_waiting: !args.quiet,
     };
-    let Some(mut report) = tranche_simulation::simulate_with(
+    let Some(run) = tranche_simulation::simulate_with(
         &spec,
-        &source,
         args.seed,
         args.verify,
         &costs,
@@ -560,6 +559,8 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         }
         return Ok(());
     };
+    let mut report =
+        tranche_report::network::SimulationReport::of_run(&source, &spec, args.seed, run);
     if let Ok(phase) = Arc::try_unwrap(phase) {
         phase.finish(&outcome(&report));
     }

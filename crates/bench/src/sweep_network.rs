@@ -10,7 +10,8 @@ use crate::network_cli::{engine_of, CliError, NetworkArgs};
 use serde::Deserialize;
 use std::path::PathBuf;
 pub use tranche_report::network::sweep::{table, SweepRow};
-use tranche_simulation::{NetworkSpec, SimulationReport, Verify};
+use tranche_report::network::SimulationReport;
+use tranche_simulation::{NetworkSpec, Verify};
 
 /// Most runs one sweep may ask for.
 pub const MAX_SWEEP_RUNS: usize = 256;
@@ -249,9 +250,9 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     let meta = sweep_meta(args, &specs);
     let mut rows = Vec::new();
     for (i, spec) in specs.iter().enumerate() {
-        let report: SimulationReport =
-            tranche_simulation::simulate(spec, &source, args.seed, Verify::Once, &engine, None)?
-                .expect("a single process reports");
+        let run = tranche_simulation::simulate(spec, args.seed, Verify::Once, &engine, None)?
+            .expect("a single process reports");
+        let report = SimulationReport::of_run(&source, spec, args.seed, run);
         let row = SweepRow::of(spec, &report);
         // Progress on stderr; the table goes to stdout at the end.
         if args.quiet {

@@ -24,7 +24,7 @@ use super::session::{bound, SessionParams};
 use crate::input::{read_text, MAX_INPUT_FILE_BYTES};
 use serde::{Deserialize, Serialize};
 use std::path::Path;
-use tranche_primitives::limits::{MAX_BLOCKS, MAX_CORES};
+use tranche_records::limits::{MAX_BLOCKS, MAX_CORES};
 
 /// The embedded default (`tranche network` without a file): 100
 /// validators, 20 cores, 5 blocks, no misbehaviour; about 4 s on 2 cores
@@ -59,19 +59,7 @@ pub struct DelayMs {
     pub std_dev: f64,
 }
 
-/// When a validator is offline: from the slot of block `at_block`
-/// (1-based) on it handles nothing and sends nothing, until the slot of
-/// `until_block` if it comes back (views exchanged again, what it lacks
-/// re-sent). One type for the objective and the validators' records.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct OfflineSpan {
-    /// 1-based block number.
-    pub at_block: u32,
-    /// 1-based block from whose slot on they are back; `None`: gone for
-    /// good.
-    #[serde(default)]
-    pub until_block: Option<u32>,
-}
+pub use tranche_records::record::OfflineSpan;
 
 /// Validators that go offline: a share of them, and when.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]

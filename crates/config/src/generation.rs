@@ -7,7 +7,7 @@
 use crate::session::SessionParams;
 use crate::Coalescing;
 use parity_scale_codec::Encode;
-use tranche_primitives::Slot;
+use tranche_records::time::Slot;
 
 /// The slot of the first block; any fixed value works in virtual time.
 pub const INITIAL_SLOT: Slot = 1_000;

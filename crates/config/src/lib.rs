@@ -4,9 +4,10 @@
 //! simulated node's shape ([`node_shape`]), the run's estimate ([`estimate`]),
 //! the plain parameters generation is given ([`generation`]), the one
 //! checked way a user file is read ([`input`]) and what an error line may
-//! show of its text ([`text`]). The protocol's vocabulary and size bounds
-//! are `tranche_primitives`'; generating from these parameters is
-//! `tranche_workload`'s.
+//! show of its text ([`text`]). The size bounds, session parameters,
+//! clock and layouts it shares with the protocol are `tranche_records`'
+//! (plain data: reading a file needs no crypto); generating from these
+//! parameters is `tranche_workload`'s.
 //!
 //! # Test sequences
 //!
@@ -126,7 +127,7 @@ use crate::input::{InputError, MAX_INPUT_FILE_BYTES};
 pub use error::{ConfigError, ConfigErrorKind};
 pub use prescan::MAX_DEPTH;
 use tranche_links::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
-use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
+use tranche_records::time::DEFAULT_TICKS_PER_SLOT;
 
 /// The embedded default test sequence (`tranche run` without a file):
 /// 100 validators, 20 cores, 3 blocks, best case.
@@ -135,12 +136,12 @@ pub const DEFAULT_YAML: &str = include_str!("default.yaml");
 /// The name errors and reports use for [`DEFAULT_YAML`].
 pub const DEFAULT_SOURCE: &str = "default.yaml (embedded)";
 
-/// The most blocks a run can have ([`tranche_primitives::limits::MAX_BLOCKS`]). Upstream's
+/// The most blocks a run can have ([`tranche_records::limits::MAX_BLOCKS`]). Upstream's
 /// block hashes repeat the block number in all 32 bytes, so its block 222
 /// would collide with the parent of block 1; our generator hashes each
 /// block (`crates/workload/src/generate/world.rs`), so only the general
 /// bound applies.
-pub use tranche_primitives::limits::MAX_BLOCKS;
+pub use tranche_records::limits::MAX_BLOCKS;
 
 /// Which upstream schema a step follows, chosen by its objective tag.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

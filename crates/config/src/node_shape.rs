@@ -7,12 +7,12 @@
 
 use crate::text::quote;
 use serde::{Deserialize, Serialize};
-use tranche_validator::layout::UnknownLayout;
+use tranche_records::layout::UnknownLayout;
 
 /// The parallel layout's distribution workers by default: the node's
-/// (`tranche_validator::layout::DEFAULT_WORKERS`, upstream's
+/// (`tranche_records::layout::DEFAULT_WORKERS`, upstream's
 /// `APPROVAL_DISTRIBUTION_WORKER_COUNT`).
-pub const DEFAULT_WORKERS: u32 = tranche_validator::layout::DEFAULT_WORKERS as u32;
+pub const DEFAULT_WORKERS: u32 = tranche_records::layout::DEFAULT_WORKERS as u32;
 /// Cores by default: Polkadot's reference hardware has 8.
 pub const DEFAULT_CORES: u32 = 8;
 /// The scale of every cost by default.
@@ -20,12 +20,12 @@ pub const DEFAULT_CPU_SCALE: f64 = 1.0;
 /// Most distribution workers a shape may ask for.
 pub const MAX_WORKERS: u32 = 1_024;
 /// Most CPU cores a shape may ask for (not the availability cores of
-/// `tranche_primitives::limits::MAX_CORES`).
+/// `tranche_records::limits::MAX_CORES`).
 pub const MAX_CPU_CORES: u32 = 4_096;
 
 /// Which of the node's two layouts runs the validator: the one layout
 /// type of the node, the simulation and their configuration.
-pub use tranche_validator::layout::Layout;
+pub use tranche_records::layout::Layout;
 
 impl From<UnknownLayout> for ShapeError {
     fn from(e: UnknownLayout) -> ShapeError {

@@ -60,7 +60,7 @@ mod action;
 mod batch;
 mod check;
 pub mod random_routing;
-pub mod reputation;
+pub use tranche_primitives::reputation;
 mod settle;
 mod state;
 pub mod topology;

@@ -317,8 +317,8 @@ impl ProtocolCounters {
     }
 
     /// One reputation change of this kind was reported about a peer.
-    pub fn reputation_change(&self, rep: &tranche_distribution::reputation::Rep) {
-        if let Some(i) = tranche_distribution::reputation::ALL
+    pub fn reputation_change(&self, rep: &tranche_primitives::reputation::Rep) {
+        if let Some(i) = tranche_primitives::reputation::ALL
             .iter()
             .position(|r| r.name == rep.name)
         {
@@ -328,7 +328,7 @@ impl ProtocolCounters {
 
     /// Reputation changes reported so far, by kind (name, count).
     pub fn reputation_changes(&self) -> Vec<(&'static str, u64)> {
-        tranche_distribution::reputation::ALL
+        tranche_primitives::reputation::ALL
             .iter()
             .zip(&self.reputation)
             .map(|(r, n)| (r.name, get(n)))

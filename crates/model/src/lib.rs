@@ -106,7 +106,7 @@
 //! `costs` (the cost table), `drawn` (behaviours and check durations; the
 //! links are `tranche_links::mesh`), `verdicts` (shared verdicts, and the
 //! verifier distribution's settle loop uses), `setup` (what a process
-//! shares), `packet` (what travels), `record` (what a validator records),
+//! shares), `packet` (what travels), `record` (what a validator records: `tranche_records::record`),
 //! `time` (the clocks and their conversions).
 
 mod busy;
@@ -121,7 +121,7 @@ mod node;
 pub mod packet;
 pub mod peers;
 mod port;
-pub mod record;
+pub use tranche_records::record;
 pub mod setup;
 pub mod time;
 pub mod verdicts;

@@ -15,7 +15,7 @@ use tranche_config::Coalescing;
 use tranche_distribution::SessionGridTopology;
 use tranche_primitives::criteria::Proofs;
 use tranche_primitives::{Block, Hash, Session, ValidatorPair};
-use tranche_workload::generate::world::World;
+use tranche_world::World;
 
 /// The shared part of a run.
 pub struct Shared {

@@ -53,10 +53,7 @@ pub type SessionIndex = u32;
 pub type BlockNumber = u32;
 /// A delay tranche: ticks after the block's slot start.
 pub type DelayTranche = u32;
-/// 500 ms units of time since the Unix epoch.
-pub type Tick = u64;
-/// A BABE slot number.
-pub type Slot = u64;
+pub use tranche_records::time::{Slot, Tick};
 
 /// A 32-byte hash (BLAKE2b-256 in Polkadot).
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default, Encode, Decode)]

@@ -2,7 +2,8 @@
 //! relay blocks and their candidates, bitfields, session parameters, keys,
 //! assignment certificates and their criteria, approval votes, and the v3
 //! wire messages; and the bounds on the protocol's sizes that a user file
-//! may ask for (`limits`). Nothing here knows about nodes, threads, networks
+//! may ask for (`limits`); the reputation changes approval-distribution
+//! reports (`reputation`). Nothing here knows about nodes, threads, networks
 //! or files.
 
 pub mod bitfield;
@@ -15,9 +16,10 @@ pub mod criteria;
 pub mod grow;
 pub mod ids;
 pub mod keys;
-pub mod limits;
+pub use tranche_records::limits;
+pub mod reputation;
 pub mod session;
-pub mod session_params;
+pub use tranche_records::session_params;
 pub mod time;
 pub mod vote;
 pub mod wire;

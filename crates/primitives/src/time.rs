@@ -1,25 +1,16 @@
 //! Protocol time: ticks of 500 ms, slots, tranches and the constants tied to
 //! them (upstream `polkadot/node/primitives/src/approval/time.rs`). The one
 //! place that says how long a tick and a default slot are, and how many
-//! ticks a slot has.
+//! ticks a slot has (those in `tranche_records::time`, re-exported here,
+//! so that the configuration reads them without the protocol's crypto).
 
 use crate::ids::{DelayTranche, Slot, Tick};
-
-/// Length of one tick in milliseconds.
-pub const TICK_DURATION_MILLIS: u64 = 500;
+pub use tranche_records::time::{
+    ticks_per_slot, DEFAULT_SLOT_DURATION_MILLIS, DEFAULT_TICKS_PER_SLOT, TICK_DURATION_MILLIS,
+};
 /// Assignments claiming a tranche more than this many ticks ahead of now are
 /// refused by distribution.
 pub const TICK_TOO_FAR_IN_FUTURE: Tick = 20;
-/// Relay-chain slot length on Polkadot and Kusama.
-pub const DEFAULT_SLOT_DURATION_MILLIS: u64 = 6_000;
-/// Ticks in one slot of `DEFAULT_SLOT_DURATION_MILLIS` (12).
-pub const DEFAULT_TICKS_PER_SLOT: Tick = ticks_per_slot(DEFAULT_SLOT_DURATION_MILLIS);
-
-/// Ticks in one slot of `slot_duration_millis` (must be a multiple of
-/// `TICK_DURATION_MILLIS`).
-pub const fn ticks_per_slot(slot_duration_millis: u64) -> Tick {
-    slot_duration_millis / TICK_DURATION_MILLIS
-}
 
 /// The tick at which a slot starts.
 pub fn slot_start_tick(slot: Slot, ticks_per_slot: Tick) -> Tick {

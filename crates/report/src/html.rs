@@ -376,7 +376,7 @@ fn headline_legend(group: &[&RunReport]) -> String {
         );
     }
     let spread =
-        crate::repeat::render_spread(&group.iter().map(|r| (*r).clone()).collect::<Vec<_>>());
+        crate::spread::render_spread(&group.iter().map(|r| (*r).clone()).collect::<Vec<_>>());
     if spread.is_empty() {
         s.push_str(
             "<p>One run of each layout: run-to-run noise is not included in these figures \

@@ -17,6 +17,7 @@ pub mod progress;
 pub mod prometheus;
 pub mod repeat;
 pub mod results;
+pub mod spread;
 pub mod stream;
 pub mod sweep_run;
 mod table;

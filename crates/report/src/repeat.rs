@@ -4,55 +4,15 @@
 //! and the node's CPU ÷ floor ratios become the medians of the N runs with
 //! their spread (min–max), recorded in `RunReport::repeats`; the
 //! deterministic figures
-//! (those `compare` judges exactly, `compare::exact_figures`) must be equal
+//! (those `compare` judges exactly, `spread::exact_figures`) must be equal
 //! in every repeat under the virtual clock, or the runs are refused.
 
-use crate::compare::exact_figures;
-use crate::table::Unit;
+use crate::spread::exact_figures;
+pub use crate::spread::{render_spread, Spread};
 use crate::RunReport;
 use anyhow::{bail, Result};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
-
-/// The median and range of one figure over the repeats.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Spread {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Spread {
-    /// Of a non-empty list (the median of an even count: the mean of the
-    /// two middle values).
-    pub fn of(values: &[f64]) -> Spread {
-        let mut v = values.to_vec();
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        let median = if n == 0 {
-            0.0
-        } else if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
-        Spread {
-            median,
-            min: v.first().copied().unwrap_or(0.0),
-            max: v.last().copied().unwrap_or(0.0),
-        }
-    }
-
-    /// Every bound divided by `d` (run totals to per-block figures).
-    pub fn per(self, d: f64) -> Spread {
-        Spread {
-            median: self.median / d,
-            min: self.min / d,
-            max: self.max / d,
-        }
-    }
-}
 
 /// How a run's CPU varied over its repeats (CPU seconds of the run; the
 /// floor's and the ratios' spreads are 0 in files written before them).
@@ -172,83 +132,6 @@ pub fn combine(mut runs: Vec<RunReport>, warmup: usize) -> Result<RunReport> {
     out.peak_memory_bytes = peak;
     out.repeats = Some(repeats);
     Ok(out)
-}
-
-/// The lines of the table of a step run with `--repeat`: for each layout
-/// one line per figure, its median, min and max over the measured runs
-/// (per block for CPU) in columns of their own, apart from the labels;
-/// empty for single runs.
-pub fn render_spread(runs: &[RunReport]) -> String {
-    let mut s = String::new();
-    for r in runs {
-        let Some(rep) = &r.repeats else { continue };
-        let blocks = f64::from(r.num_blocks.max(1));
-        let _ = writeln!(
-            s,
-            "{} over {} runs (after {} warm-up), median and range:",
-            r.layout(),
-            rep.runs,
-            rep.warmup
-        );
-        let (read, other) = if r.batches_signatures() {
-            (
-                ("batched", rep.node_ratio_batched),
-                ("one-by-one", rep.node_ratio),
-            )
-        } else {
-            (
-                ("one-by-one", rep.node_ratio),
-                ("batched", rep.node_ratio_batched),
-            )
-        };
-        let read_label = format!("node ÷ {} floor (read this)", read.0);
-        let other_label = format!("node ÷ {} floor", other.0);
-        let lines: [(&str, Spread, Unit); 6] = [
-            (
-                "node CPU per block, s",
-                rep.node_cpu_s.per(blocks),
-                Unit::Seconds,
-            ),
-            (
-                "crypto floor per block, s",
-                rep.floor_cpu_s.per(blocks),
-                Unit::Seconds,
-            ),
-            (
-                "crypto floor, batched signatures, per block, s",
-                rep.batched_floor_cpu_s.per(blocks),
-                Unit::Seconds,
-            ),
-            (&read_label, read.1, Unit::Ratio),
-            (&other_label, other.1, Unit::Ratio),
-            ("wall time, s", rep.wall_time_s, Unit::Seconds),
-        ];
-        // The labels in a column of their own, as wide as the widest.
-        let width = lines.iter().map(|l| l.0.chars().count()).max().unwrap_or(0) + 2;
-        let _ = writeln!(
-            s,
-            "  {:<width$}{:>10}{:>10}{:>10}",
-            "figure", "median", "min", "max"
-        );
-        for (what, x, unit) in lines {
-            // Without a floor (`--floor off`) its rows and ratios are `-`.
-            let shown = |v: f64| {
-                if !r.has_floor() && what.contains("floor") {
-                    "-".to_owned()
-                } else {
-                    unit.show(v, false)
-                }
-            };
-            let _ = writeln!(
-                s,
-                "  {what:<width$}{:>10}{:>10}{:>10}",
-                shown(x.median),
-                shown(x.min),
-                shown(x.max)
-            );
-        }
-    }
-    s
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use crate::cluster::EngineError;
 use std::io::{BufRead, BufReader, Write};
 use std::net::TcpStream;
 use std::time::Duration;
-use tranche_report::network::ProcessCost;
+use tranche_records::cost::ProcessCost;
 
 /// How long process 0 waits for each other process's figures once its
 /// own run is done (the others finish within moments of it).

@@ -26,8 +26,10 @@
 //! dropped), `liveness` (one line when one goes away) and `gather` (every
 //! process's cost figures to process 0). What is not the engine lives
 //! where its kind lives: the `!ApprovalNetwork` objective in
-//! `tranche_config::approval_network`, the records, report,
-//! table and page in `tranche_report::network`, the command line and
+//! `tranche_config::approval_network`, the records and cost figures in
+//! `tranche_records`, the report, table and page in
+//! `tranche_report::network` (made from the [`NetworkRun`] this crate
+//! returns), the command line and
 //! `tranche sweep network` in the `tranche` binary
 //! (`crates/bench/src/network_cli.rs`, `sweep_network.rs`).
 
@@ -46,7 +48,8 @@ pub use cluster::{
 pub use engine::Progress;
 pub use tranche_config::approval_network::NetworkSpec;
 pub use tranche_model::{drawn, member, setup, verdicts, CostTable, CostsError, Verify};
-pub use tranche_report::network::{CostTotal, ProcessCost, RunCost, SimulationReport};
+pub use tranche_records::cost::{CostTotal, ProcessCost, RunCost};
+pub use tranche_records::run::NetworkRun;
 
 /// CPU seconds (user and system) this process has used.
 pub fn process_cpu_seconds() -> f64 {
@@ -55,21 +58,19 @@ pub fn process_cpu_seconds() -> f64 {
 
 /// Run a simulation on this process's share of the engine, telling
 /// `progress` (if any) how far virtual time has come. Process 0 returns
-/// the report; the other processes return `None`. Several processes
+/// the run (every record, the cost; `SimulationReport::of_run` in
+/// `tranche_report::network` makes the report of it); the other processes return `None`. Several processes
 /// connect with `ClusterOptions::default()` (see [`simulate_with`]).
 pub fn simulate(
     spec: &NetworkSpec,
-    source: &str,
     seed: u64,
     verify: Verify,
     engine: &EngineConfig,
     progress: Option<Progress>,
-) -> Result<Option<SimulationReport>, EngineError> {
+) -> Result<Option<NetworkRun>, EngineError> {
     let cluster = ClusterOptions::default();
     let costs = CostTable::default();
-    simulate_with(
-        spec, source, seed, verify, &costs, engine, &cluster, progress,
-    )
+    simulate_with(spec, seed, verify, &costs, engine, &cluster, progress)
 }
 
 /// What every process must agree on: the network simulated (the spec
@@ -85,19 +86,17 @@ fn fingerprint(spec: &NetworkSpec, seed: u64, verify: Verify, costs: &CostTable)
 
 /// [`simulate`] with the CPU model's cost table `costs` (used when the
 /// objective has a `node`), connecting several processes as `cluster`
-/// says; process 0's report has every process's cost figures
+/// says; process 0's run has every process's cost figures
 /// (`RunCost::per_process`).
-#[allow(clippy::too_many_arguments)]
 pub fn simulate_with(
     spec: &NetworkSpec,
-    source: &str,
     seed: u64,
     verify: Verify,
     costs: &CostTable,
     engine: &EngineConfig,
     cluster: &ClusterOptions,
     progress: Option<Progress>,
-) -> Result<Option<SimulationReport>, EngineError> {
+) -> Result<Option<NetworkRun>, EngineError> {
     let wall = std::time::Instant::now();
     let cpu = process_cpu_seconds();
     let shared = Arc::new(tranche_model::setup::Shared::with_costs(
@@ -136,8 +135,9 @@ pub fn simulate_with(
         .node
         .and_then(|shape| tranche_model::cpu::shape::threads(&shape).ok())
         .unwrap_or_default();
-    let report = SimulationReport::new(source, spec, seed, result.records, cost);
-    Ok(Some(report.with_cpu_threads(
-        threads.into_iter().map(|t| t.name).collect(),
-    )))
+    Ok(Some(NetworkRun {
+        records: result.records,
+        cost,
+        threads: threads.into_iter().map(|t| t.name).collect(),
+    }))
 }

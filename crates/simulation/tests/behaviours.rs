@@ -3,8 +3,8 @@
 //! approve later; offline validators stop at their block.
 
 use tranche_config::approval_network::{parse, NetworkSpec};
-use tranche_report::network::Behaviour;
-use tranche_simulation::{simulate, EngineConfig, SimulationReport, Verify};
+use tranche_report::network::{Behaviour, SimulationReport};
+use tranche_simulation::{simulate, EngineConfig, Verify};
 
 /// Few samples, so that tranche 0 alone rarely covers `needed_approvals`
 /// and later tranches matter.
@@ -21,9 +21,10 @@ fn run(spec: &NetworkSpec) -> SimulationReport {
         threads: 2,
         ..EngineConfig::default()
     };
-    simulate(spec, "test", 3, Verify::Once, &engine, None)
+    let run = simulate(spec, 3, Verify::Once, &engine, None)
         .unwrap()
-        .unwrap()
+        .unwrap();
+    SimulationReport::of_run("test", spec, 3, run)
 }
 
 fn assignments(r: &SimulationReport) -> u64 {

@@ -9,17 +9,19 @@ mod common;
 
 use common::two_processes;
 use tranche_config::approval_network::{parse, NetworkSpec};
+use tranche_report::network::SimulationReport;
 use tranche_simulation::member::NodeRecord;
-use tranche_simulation::{simulate, EngineConfig, SimulationReport, Verify};
+use tranche_simulation::{simulate, EngineConfig, Verify};
 
 fn spec(text: &str) -> NetworkSpec {
     parse(&format!("!ApprovalNetwork\n{text}"), "test").unwrap()
 }
 
 fn run(spec: &NetworkSpec, verify: Verify, engine: &EngineConfig) -> SimulationReport {
-    simulate(spec, "test", 3, verify, engine, None)
+    let run = simulate(spec, 3, verify, engine, None)
         .unwrap()
-        .expect("process 0 reports")
+        .expect("process 0 reports");
+    SimulationReport::of_run("test", spec, 3, run)
 }
 
 /// Median approval time of each block, ms after its slot (`None`: not

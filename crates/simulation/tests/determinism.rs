@@ -5,8 +5,9 @@ mod common;
 
 use common::two_processes;
 use tranche_config::approval_network::{parse, NetworkSpec};
+use tranche_report::network::SimulationReport;
 use tranche_simulation::member::NodeRecord;
-use tranche_simulation::{simulate, EngineConfig, SimulationReport, Verify};
+use tranche_simulation::{simulate, EngineConfig, Verify};
 
 fn small() -> NetworkSpec {
     parse(
@@ -20,9 +21,10 @@ fn small() -> NetworkSpec {
 
 /// `small()` with `seed` and `verify` on one process of `engine`.
 fn run(seed: u64, verify: Verify, engine: &EngineConfig) -> SimulationReport {
-    simulate(&small(), "small", seed, verify, engine, None)
+    let run = simulate(&small(), seed, verify, engine, None)
         .unwrap()
-        .expect("process 0 reports")
+        .expect("process 0 reports");
+    SimulationReport::of_run("small", &small(), seed, run)
 }
 
 fn records(engine: &EngineConfig) -> Vec<NodeRecord> {

@@ -26,16 +26,10 @@ fn records_with_the_cpu_model_equal_the_golden_json() {
 fn golden(name: &str) {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
     let spec = load(&dir.join(format!("{name}.yaml"))).unwrap();
-    let report = simulate(
-        &spec,
-        name,
-        SEED,
-        Verify::Once,
-        &EngineConfig::default(),
-        None,
-    )
-    .unwrap()
-    .expect("process 0 reports");
+    let run = simulate(&spec, SEED, Verify::Once, &EngineConfig::default(), None)
+        .unwrap()
+        .expect("process 0 reports");
+    let report = tranche_report::network::SimulationReport::of_run(name, &spec, SEED, run);
     let got = serde_json::json!({
         "seed": SEED,
         "blocks": report.blocks,

@@ -10,7 +10,7 @@
 //! capacities — is in [`layout`], the one place the node and the
 //! simulation's CPU model read.
 
-pub mod layout;
+pub use tranche_records::layout;
 
 use tranche_distribution::AssignmentItem;
 use tranche_primitives::{

@@ -8,7 +8,7 @@ use super::objective::Defaults;
 use super::size::{CORES_BOUND, TRANCHES_BOUND, VALIDATORS_BOUND};
 use crate::error::ConfigErrorKind as Kind;
 use crate::{Coalescing, G1Thresholds, Schema};
-use tranche_primitives::limits::{MAX_CORES, MAX_DELAY_TRANCHES, MAX_VALIDATORS};
+use tranche_records::limits::{MAX_CORES, MAX_DELAY_TRANCHES, MAX_VALIDATORS};
 
 const LAST_CONSIDERED_TRANCHE: u32 = 89;
 const SEND_TILL_TRANCHE: u32 = 89;
@@ -86,7 +86,7 @@ pub(super) fn read_options(
                     "blocks_per_session",
                     n,
                     1,
-                    tranche_primitives::limits::MAX_BLOCKS,
+                    tranche_records::limits::MAX_BLOCKS,
                     "from 1 to the most blocks of a run, limits::MAX_BLOCKS",
                 )
             })

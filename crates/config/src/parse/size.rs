@@ -8,7 +8,7 @@ use super::objective::Defaults;
 use crate::error::ConfigErrorKind as Kind;
 use crate::session::{bound, SessionParams};
 use crate::Schema;
-use tranche_primitives::limits::{MAX_BLOCKS, MAX_CORES, MAX_VALIDATORS};
+use tranche_records::limits::{MAX_BLOCKS, MAX_CORES, MAX_VALIDATORS};
 
 /// The bounds, as errors name them.
 pub(super) use crate::session::{TRANCHES_BOUND, VALIDATORS_BOUND};

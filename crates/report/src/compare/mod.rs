@@ -17,8 +17,9 @@
 //! time and memory are shown only. A legend under the table says what each
 //! verdict means.
 
-use crate::repeat::Spread;
 use crate::results::ResultFile;
+use crate::spread::exact_figures;
+use crate::spread::Spread;
 use crate::{ReportFile, RunReport, FORMAT_VERSION, TOOL};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -339,66 +340,6 @@ fn label(r: &RunReport) -> String {
 
 /// Figures that describe the run's setup: judged under either clock.
 const CONFIG_FIGURES: [&str; 4] = ["seed", "validators", "cores", "blocks"];
-
-/// Every deterministic figure of a run, by name.
-pub(crate) fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
-    let mut v: Vec<(String, String)> = Vec::new();
-    let mut put = |name: &str, value: String| v.push((name.to_owned(), value));
-    put("seed", r.seed.to_string());
-    put("validators", r.n_validators.to_string());
-    put("cores", r.n_cores.to_string());
-    put("blocks", r.num_blocks.to_string());
-    for b in &r.blocks {
-        put(
-            &format!("block {} approved, ms after slot start", b.number),
-            b.approved_after_ms
-                .map_or_else(|| "never".to_owned(), |t| t.to_string()),
-        );
-    }
-    put("bytes received", r.network.received_bytes.to_string());
-    put("bytes sent", r.network.sent_bytes.to_string());
-    let c = &r.counts;
-    put("unique messages from peers", c.unique_messages.to_string());
-    put("deliveries to the node", c.deliveries.to_string());
-    put("lost by the network", c.lost.to_string());
-    put("withheld approvals", c.withheld_approvals.to_string());
-    put(
-        "notifications sent by the node",
-        c.messages_from_node.to_string(),
-    );
-    put(
-        "signature and certificate checks",
-        c.verifications.to_string(),
-    );
-    put(
-        "crypto floor assignments",
-        r.crypto_floor.assignments.to_string(),
-    );
-    put(
-        "crypto floor approvals",
-        r.crypto_floor.approvals.to_string(),
-    );
-    let f = &r.crypto_floor;
-    put("crypto floor mode", f.mode.clone());
-    put(
-        "crypto floor messages verified",
-        format!("{} of {}", f.sampled_messages(), f.population_messages()),
-    );
-    let p = &r.protocol;
-    put("imported candidates", p.imported_candidates.to_string());
-    for (kind, n) in &p.assignments_imported {
-        put(&format!("assignments imported ({kind})"), n.to_string());
-    }
-    put("approvals imported", p.approvals_imported.to_string());
-    put("candidates approved", p.candidates_approved.to_string());
-    put("approved by one third", p.approved_by_one_third.to_string());
-    put("no-shows tolerated", p.no_shows.to_string());
-    put("no-shows observed", p.observed_no_shows.to_string());
-    for (kind, n) in &p.reputation_changes {
-        put(&format!("reputation changes ({kind})"), n.to_string());
-    }
-    v
-}
 
 /// The run's timing-dependent figures (`crate::timing::TIMING_DEPENDENT`,
 /// but the per-sample ones), by their JSON path; the `schedule` ones only

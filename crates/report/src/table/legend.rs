@@ -5,13 +5,12 @@
 //! thread timing; the messages' origin; the noise) and the line saying
 //! why a layout's blocks were approved early or late.
 
-use super::Unit;
+use super::small::EARLY_MS;
+use crate::spread::Unit;
 use crate::timing::TIMING_DEPENDENT;
 use crate::RunReport;
 use std::fmt::Write as _;
 
-/// A block approved within its slot's first tick (500 ms) is early.
-pub(super) const EARLY_MS: u64 = 500;
 /// A block approved two slots (12 s) or more after its slot start is late.
 const LATE_MS: u64 = 12_000;
 

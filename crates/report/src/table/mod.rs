@@ -17,7 +17,7 @@
 //! are, how figures are rounded, which figures vary with thread timing
 //! (`~`, `crate::timing`) and what noise the figures carry.
 //!
-//! Rounding, one rule per unit (`Unit`): counts and milliseconds as
+//! Rounding, one rule per unit (`crate::spread::Unit`): counts and milliseconds as
 //! integers (a count per block to one decimal), KiB, MiB and µs to one
 //! decimal, seconds to four, ratios to two.
 
@@ -28,6 +28,7 @@ pub(crate) use legend::wrap;
 
 use super::{Counts, RunReport};
 use crate::network::percentile;
+use crate::spread::Unit;
 use crate::timing::is_timing_dependent;
 use std::fmt::Write as _;
 
@@ -49,35 +50,6 @@ enum Basis {
     /// A figure of the whole run (wall time, memory, a ratio): the total
     /// column only.
     Total,
-}
-
-/// How a figure is printed: one rule per unit, in every row.
-#[derive(Clone, Copy, PartialEq, Debug)]
-pub(crate) enum Unit {
-    Count,
-    Ms,
-    KiB,
-    MiB,
-    Micros,
-    Seconds,
-    Ratio,
-}
-
-impl Unit {
-    /// Decimals of a figure (`per_block`: a run total ÷ its blocks).
-    fn digits(self, per_block: bool) -> usize {
-        match self {
-            Unit::Count => usize::from(per_block),
-            Unit::Ms => 0,
-            Unit::KiB | Unit::MiB | Unit::Micros => 1,
-            Unit::Seconds => 4,
-            Unit::Ratio => 2,
-        }
-    }
-
-    pub(crate) fn show(self, v: f64, per_block: bool) -> String {
-        format!("{v:.*}", self.digits(per_block))
-    }
 }
 
 /// A row's label, marked `~` when its figure (the JSON path `path`) varies
@@ -634,7 +606,7 @@ pub fn render(runs: &[RunReport]) -> String {
     t.messages();
     t.database_and_checks();
     t.run();
-    let spread = crate::repeat::render_spread(runs);
+    let spread = crate::spread::render_spread(runs);
     if !spread.is_empty() {
         t.out.push_str("\nSpread over the repeats\n");
         t.out.push_str(&spread);

@@ -6,8 +6,11 @@
 //! back (the counter counts at every evaluation), a block never approved
 //! with no stalled candidate to name.
 
-use super::legend::EARLY_MS;
 use crate::RunReport;
+
+/// A block approved within its slot's first tick (500 ms) is early (the
+/// legend's "why" line says so too).
+pub(super) const EARLY_MS: u64 = 500;
 
 /// Every candidate approved at import by the one-third rule.
 fn at_import(r: &RunReport) -> Option<String> {

@@ -3,7 +3,8 @@
 
 #![allow(dead_code)]
 
-use tranche_simulation::{simulate, EngineConfig, NetworkSpec, SimulationReport, Verify};
+use tranche_report::network::SimulationReport;
+use tranche_simulation::{simulate, EngineConfig, NetworkSpec, Verify};
 
 /// A port nobody listens on now.
 pub fn free_port() -> u16 {
@@ -25,12 +26,11 @@ pub fn two_processes(spec: &NetworkSpec, seed: u64, verify: Verify) -> Simulatio
     };
     let (c0, c1) = (cluster(0), cluster(1));
     let theirs = spec.clone();
-    let other = std::thread::spawn(move || {
-        simulate(&theirs, "test", seed, verify, &c1, None).map(|r| r.is_none())
-    });
-    let first = simulate(spec, "test", seed, verify, &c0, None)
+    let other =
+        std::thread::spawn(move || simulate(&theirs, seed, verify, &c1, None).map(|r| r.is_none()));
+    let first = simulate(spec, seed, verify, &c0, None)
         .unwrap()
         .expect("process 0 reports");
     assert!(other.join().unwrap().unwrap(), "process 1 prints nothing");
-    first
+    SimulationReport::of_run("test", spec, seed, first)
 }

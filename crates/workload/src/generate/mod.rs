@@ -7,7 +7,7 @@ pub mod bundles;
 pub mod cache;
 pub mod sent_by;
 pub mod validate;
-pub mod world;
+pub use tranche_world as world;
 
 use bundles::{validator_block_bundles, Bundle};
 use cache::{CacheError, GeneratedMessages};

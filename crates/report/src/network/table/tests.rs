@@ -252,7 +252,7 @@ fn a_late_runs_note_names_the_cause_its_figures_show_and_no_other() {
     only(&no_shows, &[NO_SHOWS]);
     assert!(flat(&no_shows).contains("2 validator(s) never approve"));
     // Offline validators (as `finality-stall.yaml`).
-    let span = tranche_model::record::OfflineSpan {
+    let span = tranche_records::record::OfflineSpan {
         at_block: 1,
         until_block: None,
     };

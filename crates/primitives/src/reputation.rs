@@ -1,7 +1,9 @@
 //! Reputation changes approval-distribution reports about peers (upstream
 //! `COST_*` / `BENEFIT_*` in `polkadot/node/network/approval-distribution/src/lib.rs`),
 //! with upstream's names and values. Aggregation and flushing are
-//! the runtime's business.
+//! the runtime's business. The table lives here, below distribution
+//! (which re-exports it as `tranche_distribution::reputation`), so that
+//! the metrics that count changes by kind need no state machine.
 
 /// One reputation change: a name for logs and metrics, its value, and
 /// whether it is malicious (upstream `UnifiedReputationChange::Malicious`:

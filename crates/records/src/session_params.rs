@@ -8,7 +8,9 @@
 //! generation and the simulation build the session from it
 //! (`GenerationParams::session`), and the conformance scenarios' `session`
 //! is checked against its bounds (`tranche_conformance::scenario::schema`).
-//! The YAML keys are the field names.
+//! The YAML keys are the field names. Plain data in `tranche_records`,
+//! re-exported as `tranche_primitives::session_params`, so the
+//! configuration reads it without the protocol's crypto.
 
 use crate::limits::{MAX_CORES, MAX_DELAY_TRANCHES, MAX_NO_SHOW_SLOTS, MAX_VALIDATORS};
 use serde::{Deserialize, Serialize};

@@ -4,6 +4,9 @@
 //! 1 000 × 200 — with room to spare, and refuse what would only exhaust
 //! the machine before any output. How user files are read (and how big
 //! they may be) is the configuration crate's (`crates/config/src/input.rs`).
+//! Plain constants in `tranche_records`, re-exported as
+//! `tranche_primitives::limits`, so the configuration checks them without
+//! the protocol's crypto.
 
 /// Most validators of a session.
 pub const MAX_VALIDATORS: u32 = 20_000;

@@ -2,6 +2,10 @@
 //! the generation parameters: validator keys, the session, and the blocks
 //! with their candidates and relay VRF stories. Nothing of it is stored in
 //! the cache: it is cheap to rebuild and must agree with what was generated.
+//! A crate of its own below the workload (which re-exports it as
+//! `tranche_workload::generate::world`) and the model (whose simulated
+//! network is built on it), so that the sans-IO model needs none of the
+//! generator's threads, progress bars or cache files.
 //!
 //! Differences from subsystem-bench, on purpose: keys come from
 //! `BLAKE2b-256("validator-{i}")` seeds rather than `//Node{i}` derivation;

@@ -4,7 +4,6 @@
 //! builds the run's report, table and page from them.
 
 use serde::{Deserialize, Serialize};
-pub use tranche_config::approval_network::OfflineSpan;
 
 /// How one validator behaves.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
@@ -68,6 +67,20 @@ pub struct BlockRecord {
     /// was approved), milliseconds after the block's slot started.
     #[serde(default)]
     pub enough_after_ms: Option<u64>,
+}
+
+/// When a validator is offline: from the slot of block `at_block`
+/// (1-based) on it handles nothing and sends nothing, until the slot of
+/// `until_block` if it comes back (views exchanged again, what it lacks
+/// re-sent). One type for the objective and the validators' records.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct OfflineSpan {
+    /// 1-based block number.
+    pub at_block: u32,
+    /// 1-based block from whose slot on they are back; `None`: gone for
+    /// good.
+    #[serde(default)]
+    pub until_block: Option<u32>,
 }
 
 /// Everything one validator reports at the end.

@@ -1,6 +1,8 @@
 //! How a validator's two state machines are laid out on threads — one
-//! place for the node (`crates/node`), the simulation's CPU model
-//! (`tranche_model::cpu::shape`) and the configuration of both: the two
+//! place for the node (`crates/node`, through `tranche_validator::layout`),
+//! the simulation's CPU model (`tranche_model::cpu::shape`) and the
+//! configuration of both (`tranche_config::node_shape`), kept here below
+//! them all so the configuration needs no state machine: the two
 //! layouts, the parallel layout's default worker count and the capacities
 //! of the node's queues, each after upstream.
 
@@ -40,12 +42,23 @@ impl fmt::Display for Layout {
 }
 
 /// A name that is no layout.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("expected classic or parallel, found \"{}\"", found.escape_default())]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownLayout {
     /// The name, as given.
     pub found: String,
 }
+
+impl fmt::Display for UnknownLayout {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "expected classic or parallel, found \"{}\"",
+            self.found.escape_default()
+        )
+    }
+}
+
+impl std::error::Error for UnknownLayout {}
 
 impl FromStr for Layout {
     type Err = UnknownLayout;
