@@ -190,7 +190,7 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     spec.validate(&source)?;
     if let Some(node) = spec.node {
         let classic = node.layout == tranche_config::node_shape::Layout::Classic;
-        if classic && node.workers != tranche_config::node_shape::DEFAULT_WORKERS {
+        if classic && node.workers as usize != tranche_config::node_shape::DEFAULT_WORKERS {
             log::warn!(
                 "{source}: node.workers ({}) is ignored with layout classic: it has one \
                  distribution thread",
