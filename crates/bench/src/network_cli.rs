@@ -135,7 +135,11 @@ pub enum CliError {
 
 /// Refuses a run whose estimated memory per process exceeds what the
 /// machine has available (`MemAvailable`; no check where unreadable).
-pub fn check_fits(spec: &NetworkSpec, source: &str, processes: usize) -> Result<(), CliError> {
+pub fn check_network_fits(
+    spec: &NetworkSpec,
+    source: &str,
+    processes: usize,
+) -> Result<(), CliError> {
     let need = spec.estimated_bytes() / processes.max(1) as u64;
     match tranche_config::estimate::mem_available() {
         Some(avail) if need > avail => Err(CliError::TooBig {
@@ -505,7 +509,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         let text = dry_run(&spec, &source, engine.processes);
         return tranche_report::stream::out(&text).map_err(|e| CliError::Output(e.into()));
     }
-    check_fits(&spec, &source, engine.processes)?;
+    check_network_fits(&spec, &source, engine.processes)?;
     if let Some(w) = threads_warning(engine.threads) {
         tranche_report::errln!("{w}");
     }
