@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tranche_config::approval_network::{self as config, ConfigError, NetworkSpec};
+use tranche_config::approval_network::{self as config, NetworkSpec, NetworkSpecError};
 use tranche_report::progress::{Phase, Progress};
 use tranche_simulation::{EngineConfig, EngineError, Verify, MAX_PROCESSES, MAX_THREADS};
 
@@ -107,7 +107,7 @@ fn parse_verify(s: &str) -> Result<Verify, String> {
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     #[error(transparent)]
-    Config(#[from] ConfigError),
+    Config(#[from] NetworkSpecError),
     #[error(transparent)]
     Engine(#[from] EngineError),
     #[error("--costs {0}")]
