@@ -10,7 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
-use tranche_config::approval_network::{self as config, ConfigError, NetworkSpec};
+use tranche_config::approval_network::{self as config, NetworkSpec, NetworkSpecError};
 use tranche_report::progress::{Phase, Progress};
 use tranche_simulation::{EngineConfig, EngineError, Verify, MAX_PROCESSES, MAX_THREADS};
 
@@ -107,7 +107,7 @@ fn parse_verify(s: &str) -> Result<Verify, String> {
 #[derive(Debug, thiserror::Error)]
 pub enum CliError {
     #[error(transparent)]
-    Config(#[from] ConfigError),
+    Config(#[from] NetworkSpecError),
     #[error(transparent)]
     Engine(#[from] EngineError),
     #[error("--costs {0}")]
@@ -135,7 +135,11 @@ pub enum CliError {
 
 /// Refuses a run whose estimated memory per process exceeds what the
 /// machine has available (`MemAvailable`; no check where unreadable).
-pub fn check_fits(spec: &NetworkSpec, source: &str, processes: usize) -> Result<(), CliError> {
+pub fn check_network_fits(
+    spec: &NetworkSpec,
+    source: &str,
+    processes: usize,
+) -> Result<(), CliError> {
     let need = spec.estimated_bytes() / processes.max(1) as u64;
     match tranche_config::estimate::mem_available() {
         Some(avail) if need > avail => Err(CliError::TooBig {
@@ -190,7 +194,7 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     spec.validate(&source)?;
     if let Some(node) = spec.node {
         let classic = node.layout == tranche_config::node_shape::Layout::Classic;
-        if classic && node.workers != tranche_config::node_shape::DEFAULT_WORKERS {
+        if classic && node.workers as usize != tranche_config::node_shape::DEFAULT_WORKERS {
             log::warn!(
                 "{source}: node.workers ({}) is ignored with layout classic: it has one \
                  distribution thread",
@@ -505,7 +509,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         let text = dry_run(&spec, &source, engine.processes);
         return tranche_report::stream::out(&text).map_err(|e| CliError::Output(e.into()));
     }
-    check_fits(&spec, &source, engine.processes)?;
+    check_network_fits(&spec, &source, engine.processes)?;
     if let Some(w) = threads_warning(engine.threads) {
         tranche_report::errln!("{w}");
     }

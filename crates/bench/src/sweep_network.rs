@@ -197,7 +197,7 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String, Vec<String>),
                     let checked = spec
                         .validate(&name)
                         .map_err(CliError::from)
-                        .and_then(|()| crate::network_cli::check_fits(&spec, &name, 1));
+                        .and_then(|()| crate::network_cli::check_network_fits(&spec, &name, 1));
                     cells.push(checked.map(|()| spec).map_err(|e| e.to_string()));
                 }
             }

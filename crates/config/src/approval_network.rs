@@ -3,7 +3,7 @@
 //! (validators, cores, blocks, the session's approval parameters, the
 //! network model of `!ApprovalVoting`, the behaviour knobs), read from YAML
 //! with strict keys and bounded values. Every bad value is a one-line
-//! [`ConfigError`], never a panic.
+//! [`NetworkSpecError`], never a panic.
 //!
 //! ```yaml
 //! !ApprovalNetwork
@@ -181,7 +181,7 @@ impl Default for NetworkSpec {
 
 /// A file or value that cannot be run.
 #[derive(Debug, thiserror::Error, PartialEq)]
-pub enum ConfigError {
+pub enum NetworkSpecError {
     #[error("{file}: {message}")]
     Read { file: String, message: String },
     #[error("{file}: {hint}")]
@@ -196,9 +196,9 @@ pub enum ConfigError {
 }
 
 /// Reads and checks a file (a regular text file of at most 64 MiB).
-pub fn load(path: &Path) -> Result<NetworkSpec, ConfigError> {
+pub fn load(path: &Path) -> Result<NetworkSpec, NetworkSpecError> {
     let source = path.display().to_string();
-    let text = read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| ConfigError::Read {
+    let text = read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| NetworkSpecError::Read {
         file: source.clone(),
         message: e.to_string(),
     })?;
@@ -206,18 +206,19 @@ pub fn load(path: &Path) -> Result<NetworkSpec, ConfigError> {
 }
 
 /// Parses and checks `!ApprovalNetwork` YAML; `source` names it in errors.
-pub fn parse(text: &str, source: &str) -> Result<NetworkSpec, ConfigError> {
+pub fn parse(text: &str, source: &str) -> Result<NetworkSpec, NetworkSpecError> {
     if super::file_kind(text) == super::FileKind::TestSequence {
-        return Err(ConfigError::OtherCommand {
+        return Err(NetworkSpecError::OtherCommand {
             file: source.to_owned(),
             hint: super::USE_RUN,
         });
     }
-    let spec =
-        super::parse::network_spec::read_network_spec(text).map_err(|kind| ConfigError::Read {
+    let spec = super::parse::network_spec::read_network_spec(text).map_err(|kind| {
+        NetworkSpecError::Read {
             file: source.to_owned(),
             message: kind.to_string(),
-        })?;
+        }
+    })?;
     spec.validate(source)?;
     Ok(spec)
 }
@@ -228,8 +229,8 @@ pub fn embedded_default() -> NetworkSpec {
 }
 
 /// A value out of bounds.
-fn bad(source: &str, key: &'static str, value: String, why: &str) -> Result<(), ConfigError> {
-    Err(ConfigError::Value {
+fn bad(source: &str, key: &'static str, value: String, why: &str) -> Result<(), NetworkSpecError> {
+    Err(NetworkSpecError::Value {
         file: source.to_owned(),
         key,
         value,
@@ -348,13 +349,13 @@ impl NetworkSpec {
     }
 
     /// Checks every value against its bounds.
-    pub fn validate(&self, source: &str) -> Result<(), ConfigError> {
+    pub fn validate(&self, source: &str) -> Result<(), NetworkSpecError> {
         self.validate_chain(source)?;
         self.validate_model(source)
     }
 
     /// The sizes and the session's parameters.
-    fn validate_chain(&self, source: &str) -> Result<(), ConfigError> {
+    fn validate_chain(&self, source: &str) -> Result<(), NetworkSpecError> {
         let bad = |key, value, why| bad(source, key, value, why);
         let n = self.n_validators;
         if !(2..=MAX_NETWORK_VALIDATORS).contains(&n) {
@@ -417,7 +418,7 @@ impl NetworkSpec {
     }
 
     /// The network model and the behaviour knobs.
-    fn validate_model(&self, source: &str) -> Result<(), ConfigError> {
+    fn validate_model(&self, source: &str) -> Result<(), NetworkSpecError> {
         let bad = |key, value, why| bad(source, key, value, why);
         if self.peer_bandwidth < 10 {
             return bad(

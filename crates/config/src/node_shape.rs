@@ -9,10 +9,9 @@ use crate::text::quote;
 use serde::{Deserialize, Serialize};
 use tranche_records::layout::UnknownLayout;
 
-/// The parallel layout's distribution workers by default: the node's
-/// (`tranche_records::layout::DEFAULT_WORKERS`, upstream's
-/// `APPROVAL_DISTRIBUTION_WORKER_COUNT`).
-pub const DEFAULT_WORKERS: u32 = tranche_records::layout::DEFAULT_WORKERS as u32;
+/// The parallel layout's distribution workers by default: the node's one
+/// constant (upstream's `APPROVAL_DISTRIBUTION_WORKER_COUNT`), re-exported.
+pub use tranche_records::layout::DEFAULT_WORKERS;
 /// Cores by default: Polkadot's reference hardware has 8.
 pub const DEFAULT_CORES: u32 = 8;
 /// The scale of every cost by default.
@@ -61,7 +60,7 @@ impl Default for NodeShape {
     fn default() -> NodeShape {
         NodeShape {
             layout: Layout::default(),
-            workers: DEFAULT_WORKERS,
+            workers: DEFAULT_WORKERS as u32,
             cores: DEFAULT_CORES,
             cpu_scale: DEFAULT_CPU_SCALE,
         }

@@ -2,7 +2,7 @@
 //! and of every peer, the latency model, connectivity, loss and the seed.
 //!
 //! Every value is checked by [`NetworkConfig::validate`] (called by
-//! [`crate::Network::new`]); a bad value is a [`ConfigError`], never a panic.
+//! [`crate::Network::new`]); a bad value is a [`NetworkConfigError`], never a panic.
 
 use std::time::Duration;
 
@@ -54,9 +54,9 @@ impl LatencyModel {
     pub(crate) fn normal(
         mean_ms: f64,
         std_dev_ms: f64,
-    ) -> Result<rand_distr::Normal<f64>, ConfigError> {
+    ) -> Result<rand_distr::Normal<f64>, NetworkConfigError> {
         rand_distr::Normal::new(mean_ms, std_dev_ms)
-            .map_err(|_| ConfigError::LatencyStdDev(std_dev_ms))
+            .map_err(|_| NetworkConfigError::LatencyStdDev(std_dev_ms))
     }
 }
 
@@ -131,14 +131,14 @@ impl NetworkConfig {
     }
 
     /// Checks every value.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    pub fn validate(&self) -> Result<(), NetworkConfigError> {
         for (which, bw) in [
             (Side::Node, self.node_bandwidth),
             (Side::Peer, self.peer_bandwidth),
         ] {
             if let Bandwidth::BytesPerSecond(b) = bw {
                 if b < TICK_RATE {
-                    return Err(ConfigError::BandwidthTooLow {
+                    return Err(NetworkConfigError::BandwidthTooLow {
                         which,
                         bytes_per_second: b,
                     });
@@ -152,23 +152,23 @@ impl NetworkConfig {
                 std_dev_ms,
             } => {
                 if !mean_ms.is_finite() {
-                    return Err(ConfigError::LatencyMean(mean_ms));
+                    return Err(NetworkConfigError::LatencyMean(mean_ms));
                 }
                 if !std_dev_ms.is_finite() || std_dev_ms < 0.0 {
-                    return Err(ConfigError::LatencyStdDev(std_dev_ms));
+                    return Err(NetworkConfigError::LatencyStdDev(std_dev_ms));
                 }
             }
             LatencyModel::Uniform { min, max } => {
                 if min > max {
-                    return Err(ConfigError::LatencyRange { min, max });
+                    return Err(NetworkConfigError::LatencyRange { min, max });
                 }
             }
         }
         if self.connectivity_percent > 100 {
-            return Err(ConfigError::Connectivity(self.connectivity_percent));
+            return Err(NetworkConfigError::Connectivity(self.connectivity_percent));
         }
         if !(0.0..=1.0).contains(&self.loss_probability) {
-            return Err(ConfigError::LossProbability(self.loss_probability));
+            return Err(NetworkConfigError::LossProbability(self.loss_probability));
         }
         Ok(())
     }
@@ -194,7 +194,7 @@ impl std::fmt::Display for Side {
 
 /// An impossible network configuration.
 #[derive(Clone, Debug, Error, PartialEq)]
-pub enum ConfigError {
+pub enum NetworkConfigError {
     /// A limit below 10 B/s: the bucket would refill 0 bytes per tick.
     #[error("{which} bandwidth {bytes_per_second} B/s is below the minimum of 10 B/s (the limiter refills bandwidth/10 bytes every 100 ms)")]
     BandwidthTooLow {

@@ -93,7 +93,9 @@ use rand_chacha::ChaCha20Rng;
 use rand_distr::Distribution;
 use thiserror::Error;
 
-pub use config::{Bandwidth, ConfigError, LatencyDirections, LatencyModel, NetworkConfig, Side};
+pub use config::{
+    Bandwidth, LatencyDirections, LatencyModel, NetworkConfig, NetworkConfigError, Side,
+};
 pub use limiter::RateLimiter;
 pub use mesh::Mesh;
 
@@ -316,7 +318,7 @@ fn reap(limiter: &mut Option<RateLimiter>, now: SimTime, bytes: u64) -> SimTime 
 }
 
 /// Draws one latency per peer, in peer order.
-fn draw_latencies(config: &NetworkConfig) -> Result<Vec<Duration>, ConfigError> {
+fn draw_latencies(config: &NetworkConfig) -> Result<Vec<Duration>, NetworkConfigError> {
     let n = config.n_peers as usize;
     let mut rng = rng(config.seed, STREAM_LATENCY);
     Ok(match config.latency {
@@ -342,7 +344,7 @@ fn draw_latencies(config: &NetworkConfig) -> Result<Vec<Duration>, ConfigError> 
 impl<T> Network<T> {
     /// Builds the network: checks the configuration, chooses the connected
     /// peers and draws every peer's latency.
-    pub fn new(config: NetworkConfig) -> Result<Self, ConfigError> {
+    pub fn new(config: NetworkConfig) -> Result<Self, NetworkConfigError> {
         config.validate()?;
         let n = config.n_peers as usize;
         let mut order: Vec<u32> = (0..config.n_peers).collect();

@@ -14,7 +14,7 @@ use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
 use rand_distr::Distribution;
 
-use crate::config::{ConfigError, LatencyModel};
+use crate::config::{LatencyModel, NetworkConfigError};
 
 /// One seeded stream per purpose and subject: ChaCha20 keyed by
 /// `blake2b-256(purpose ‖ seed ‖ subject)` (little-endian integers). The
@@ -50,9 +50,9 @@ impl Mesh {
         seed: u64,
         latency: LatencyModel,
         loss_probability: f64,
-    ) -> Result<Mesh, ConfigError> {
+    ) -> Result<Mesh, NetworkConfigError> {
         if !(0.0..=1.0).contains(&loss_probability) {
-            return Err(ConfigError::LossProbability(loss_probability));
+            return Err(NetworkConfigError::LossProbability(loss_probability));
         }
         let mut latency_ms = vec![1u32; (n as usize) * (n as usize)];
         match latency {
@@ -71,7 +71,7 @@ impl Mesh {
                     }
                 }
             }
-            LatencyModel::Uniform { .. } => return Err(ConfigError::MeshLatency),
+            LatencyModel::Uniform { .. } => return Err(NetworkConfigError::MeshLatency),
         }
         Ok(Mesh {
             n,

@@ -5,8 +5,8 @@
 use std::time::Duration;
 
 use tranche_links::{
-    Bandwidth, ConfigError, Endpoint, Fate, LatencyDirections, LatencyModel, Network,
-    NetworkConfig, Outcome, PeerId, SendError, SimTime,
+    Bandwidth, Endpoint, Fate, LatencyDirections, LatencyModel, Network, NetworkConfig,
+    NetworkConfigError, Outcome, PeerId, SendError, SimTime,
 };
 
 const NODE: Endpoint = Endpoint::Node;
@@ -359,36 +359,36 @@ fn impossible_configurations_are_rejected() {
     };
     assert!(matches!(
         bad(|c| c.node_bandwidth = Bandwidth::BytesPerSecond(9)),
-        ConfigError::BandwidthTooLow { .. }
+        NetworkConfigError::BandwidthTooLow { .. }
     ));
     assert_eq!(
         bad(|c| c.connectivity_percent = 101),
-        ConfigError::Connectivity(101)
+        NetworkConfigError::Connectivity(101)
     );
     assert!(matches!(
         bad(|c| c.loss_probability = 1.5),
-        ConfigError::LossProbability(_)
+        NetworkConfigError::LossProbability(_)
     ));
     assert!(matches!(
         bad(|c| c.latency = LatencyModel::Normal {
             mean_ms: 1.0,
             std_dev_ms: -1.0
         }),
-        ConfigError::LatencyStdDev(_)
+        NetworkConfigError::LatencyStdDev(_)
     ));
     assert!(matches!(
         bad(|c| c.latency = LatencyModel::Normal {
             mean_ms: f64::NAN,
             std_dev_ms: 1.0
         }),
-        ConfigError::LatencyMean(_)
+        NetworkConfigError::LatencyMean(_)
     ));
     assert!(matches!(
         bad(|c| c.latency = LatencyModel::Uniform {
             min: ms(2),
             max: ms(1)
         }),
-        ConfigError::LatencyRange { .. }
+        NetworkConfigError::LatencyRange { .. }
     ));
 }
 

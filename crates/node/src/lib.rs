@@ -8,9 +8,10 @@
 //! validator index mod N, and one voting worker. Both run the same workers
 //! (`distribution_worker.rs`, `voting_worker.rs`) in the same worker loop
 //! (`worker.rs`), over metered channels (`channel.rs`), on a real or virtual
-//! clock (`clock.rs`), with per-thread CPU time (`cpu.rs`) and protocol
-//! counters (`metrics.rs`). A parallel-layout worker checks the
-//! certificates of a drained batch back to back (`ahead.rs`).
+//! clock (`clock.rs`), with per-thread CPU time and protocol counters from
+//! crates/metrics (`crates/metrics/src/cpu.rs`, `counters.rs`), re-exported
+//! here. A parallel-layout worker checks the certificates of a drained
+//! batch back to back (`ahead.rs`).
 
 mod ahead;
 mod backlog;
