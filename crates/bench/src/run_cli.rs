@@ -430,7 +430,7 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
             crate::run::check_restart(
                 args.restart_at_block,
                 step.num_blocks,
-                args.db() == DbArg::Redb,
+                args.db() != DbArg::Memory,
             )?;
         }
     }
