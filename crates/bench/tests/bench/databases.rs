@@ -12,25 +12,10 @@ const BIN: &str = env!("CARGO_BIN_EXE_tranche");
 /// databases kept under `dir/db-<db>`; the report's JSON.
 fn run(dir: &std::path::Path, db: &str) -> serde_json::Value {
     let json = dir.join(format!("{db}.json"));
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/default.yaml");
-    let out = Command::new(BIN)
-        .args([
-            "run",
-            example,
-            "--clock",
-            "virtual",
-            "--architecture",
-            "both",
-        ])
-        .args(["--quiet", "--db", db])
-        .arg("--cache-dir")
-        .arg(dir.join("cache"))
-        .arg("--db-path")
-        .arg(dir.join(format!("db-{db}")))
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
+    let out =
+        crate::common::default_on_db(db, &dir.join("cache"), &dir.join(format!("db-{db}")), &json)
+            .output()
+            .unwrap();
     assert!(
         out.status.success(),
         "--db {db}: {}",

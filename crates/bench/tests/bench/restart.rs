@@ -30,27 +30,9 @@ fn restarted_at_block_two(db: &str, kept_as: &str) {
     let dir = tmp(&format!("run-{db}"));
     let json = dir.join("r.json");
     let db_dir = dir.join("db");
-    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/default.yaml");
-    let out = Command::new(BIN)
-        .args([
-            "run",
-            example,
-            "--clock",
-            "virtual",
-            "--architecture",
-            "both",
-            "--quiet",
-            "--db",
-            db,
-        ])
+    let out = crate::common::default_on_db(db, &dir.join("cache"), &db_dir, &json)
         .arg("--restart-at-block")
         .arg("2")
-        .arg("--cache-dir")
-        .arg(dir.join("cache"))
-        .arg("--db-path")
-        .arg(&db_dir)
-        .arg("--json")
-        .arg(&json)
         .output()
         .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);

@@ -32,6 +32,30 @@ pub fn guard_run(cache: &Path, extra: &[OsString]) -> Output {
 }
 
 /// The arguments as `OsString`s (paths and flags mixed).
+/// `tranche run examples/default.yaml` in virtual time, both layouts,
+/// quiet, on the store `db` kept under `db_path`, its messages cached under
+/// `cache` and its report written to `json`; callers add what else they ask.
+pub fn default_on_db(db: &str, cache: &Path, db_path: &Path, json: &Path) -> Command {
+    let example = concat!(env!("CARGO_MANIFEST_DIR"), "/../../examples/default.yaml");
+    let mut cmd = Command::new(BIN);
+    cmd.args([
+        "run",
+        example,
+        "--clock",
+        "virtual",
+        "--architecture",
+        "both",
+    ])
+    .args(["--quiet", "--db", db])
+    .arg("--cache-dir")
+    .arg(cache)
+    .arg("--db-path")
+    .arg(db_path)
+    .arg("--json")
+    .arg(json);
+    cmd
+}
+
 pub fn args<const N: usize>(a: [&dyn AsRef<std::ffi::OsStr>; N]) -> Vec<OsString> {
     a.iter().map(|x| x.as_ref().to_owned()).collect()
 }
