@@ -254,7 +254,7 @@ impl Busy {
 
     /// Run the CPU up to the end of moment `now_ms`: every job that starts
     /// or ends by then, then the time owed by work done outside the queues.
-    pub fn drive(&mut self, now_ms: u64, node: &mut dyn Handler) {
+    pub fn drive<H: Handler>(&mut self, now_ms: u64, node: &mut H) {
         let until = now_ms.saturating_mul(NS_PER_MS);
         loop {
             self.charge_owed(node.take_owed());
@@ -305,7 +305,7 @@ impl Busy {
 
     /// A thread takes a job: handle what can be handled now, say what it
     /// costs and what is left for when it is done.
-    fn start(&mut self, now_ms: u64, job: Job, node: &mut dyn Handler) -> (u64, Done) {
+    fn start<H: Handler>(&mut self, now_ms: u64, job: Job, node: &mut H) -> (u64, Done) {
         let costs = &self.costs;
         match job {
             Job::Charge(ns) => (ns, Done::Nothing),
@@ -357,7 +357,7 @@ impl Busy {
     }
 
     /// A job is done: send, import, hand on, release.
-    fn finish(&mut self, now_ms: u64, thread: ThreadId, done: Done, node: &mut dyn Handler) {
+    fn finish<H: Handler>(&mut self, now_ms: u64, thread: ThreadId, done: Done, node: &mut H) {
         match done {
             Done::Nothing => {}
             Done::Route(parts) => {
@@ -425,7 +425,7 @@ impl Busy {
     }
 
     /// Voting imports checked items now, committing once per tick.
-    fn import(&mut self, now_ms: u64, imports: Vec<Import>, node: &mut dyn Handler) {
+    fn import<H: Handler>(&mut self, now_ms: u64, imports: Vec<Import>, node: &mut H) {
         if imports.is_empty() {
             return;
         }

@@ -7,16 +7,16 @@ use tranche_distribution::Action;
 use tranche_validator::{dispatch, CandidateApproved, Effects};
 use tranche_voting as voting;
 
-use crate::node::{Cx, Node};
+use crate::protocol::{Cx, Protocol};
 use crate::time::{slot_ms, tick_of};
 
-impl Node {
+impl Protocol {
     /// Carry out voting's actions (through the glue every runtime shares,
     /// `tranche_validator::dispatch`), then settle what they caused.
-    pub(crate) fn apply_voting(&mut self, now_ms: u64, o: voting::Output, cx: &mut Cx<'_>) {
+    pub(crate) fn apply_voting(&mut self, now_ms: u64, o: voting::Output, cx: Cx<'_>) {
         let work = std::mem::take(&mut self.actions);
         let mut carry = Carry {
-            node: self,
+            protocol: self,
             now_ms,
             cx,
             work,
@@ -32,10 +32,10 @@ impl Node {
 
 /// A validator carrying out voting's actions: into its distribution
 /// state machine and its record.
-struct Carry<'n, 'c> {
-    node: &'n mut Node,
+struct Carry<'p, 'c> {
+    protocol: &'p mut Protocol,
     now_ms: u64,
-    cx: &'n mut Cx<'c>,
+    cx: Cx<'c>,
     /// What distribution asked for meanwhile, settled afterwards.
     work: Vec<Action>,
 }
@@ -44,7 +44,7 @@ impl Effects for Carry<'_, '_> {
     type Error = std::convert::Infallible;
 
     fn new_block(&mut self, b: tranche_primitives::Block) -> Result<(), Self::Error> {
-        self.node
+        self.protocol
             .dist
             .new_blocks(tick_of(self.now_ms), vec![b], &mut self.work);
         Ok(())
@@ -55,7 +55,7 @@ impl Effects for Carry<'_, '_> {
         cert: tranche_primitives::IndirectAssignmentCert,
         claimed: tranche_primitives::CandidateBitfield,
     ) -> Result<(), Self::Error> {
-        let n = &mut *self.node;
+        let n = &mut *self.protocol;
         if let Some(i) = n.block_index(&cert.block_hash) {
             n.records[i].own_assignments += claimed.count_ones() as u32;
             let item = std::sync::Arc::new(tranche_primitives::AssignmentItem {
@@ -76,7 +76,7 @@ impl Effects for Carry<'_, '_> {
         &mut self,
         vote: tranche_primitives::IndirectSignedApprovalVote,
     ) -> Result<(), Self::Error> {
-        let n = &mut *self.node;
+        let n = &mut *self.protocol;
         if let Some(costs) = &n.costs {
             n.owed.voting += costs.own_approval();
         }
@@ -108,13 +108,13 @@ impl Effects for Carry<'_, '_> {
         _: tranche_primitives::BlockNumber,
         _: tranche_primitives::Tick,
     ) -> Result<(), Self::Error> {
-        let n = &mut *self.node;
+        let n = &mut *self.protocol;
         if let Some(i) = n.block_index(&block) {
             let r = &mut n.records[i];
             if r.approved_after_ms.is_none() {
                 let start = slot_ms(&n.blocks[i]);
                 r.approved_after_ms = Some(self.now_ms.saturating_sub(start));
-                n.newly_approved.push(i);
+                n.ready.approved.push(i);
             }
             n.announce_approved(self.now_ms, self.cx);
         }
@@ -126,7 +126,7 @@ impl Effects for Carry<'_, '_> {
         block: tranche_primitives::Hash,
         validators: &[tranche_primitives::ValidatorIndex],
     ) -> Result<(), Self::Error> {
-        let n = &mut *self.node;
+        let n = &mut *self.protocol;
         if let Some(i) = n.block_index(&block) {
             n.records[i].no_shows += validators.len() as u32;
         }

@@ -92,22 +92,25 @@
 //! checked-ahead certificates as certificates checked alone; views at a
 //! block import do not travel over the links; reputation does not decay.
 //!
-//! Modules, each owning its state: `node` (one validator's protocol —
-//! voting and distribution wired as the node wires them, what voting's
-//! actions do in `effects`, behind the surroundings it needs, `node::Net`,
-//! inside this crate only; a moment's order of work written once),
-//! `fixed` (the validator among fixed peers — the benchmark's node under
-//! test — one call a moment, its outputs returned as data),
-//! `member` (a validator of the simulated network: its protocol, its end
-//! of the links in `port`, its connections in `peers`, its behaviour and
-//! record), `finality` (the votes and GRANDPA's rule), `busy` (the
-//! validator's CPU: what runs on which thread and when), `cpu` (threads
-//! sharing a validator's cores in virtual time, and the node's shape),
-//! `costs` (the cost table), `drawn` (behaviours and check durations; the
-//! links are `tranche_links::mesh`), `verdicts` (shared verdicts, and the
-//! verifier distribution's settle loop uses), `setup` (what a process
-//! shares), `packet` (what travels), `record` (what a validator records: `tranche_records::record`),
-//! `time` (the clocks and their conversions).
+//! Modules, each owning its state: `protocol` (one validator's protocol
+//! — voting and distribution wired as the node wires them, what voting's
+//! actions do in `effects` — driven one moment at a time), `moment` (a
+//! moment as data: what the links delivered, what it made ready for them,
+//! and the one order of work in a moment), `peers` (its connections,
+//! reputation, reconnects, going offline and back, and the packets they
+//! send: the protocol's own state, so that no moment waits on an answer
+//! from the links), `fixed` (the validator among fixed peers — the
+//! benchmark's node under test — its outputs handed back as the
+//! benchmark's), `member` (a validator of the simulated network: its
+//! protocol, its end of the links in `port`, its record), `finality` (the
+//! votes and GRANDPA's rule), `busy` (the validator's CPU: what runs on
+//! which thread and when), `cpu` (threads sharing a validator's cores in
+//! virtual time, and the node's shape), `costs` (the cost table), `drawn`
+//! (behaviours and check durations; the links are `tranche_links::mesh`),
+//! `verdicts` (shared verdicts, and the verifier distribution's settle
+//! loop uses), `setup` (what a process shares), `packet` (what travels),
+//! `record` (what a validator records: `tranche_records::record`), `time`
+//! (the clocks and their conversions).
 
 mod busy;
 pub mod costs;
@@ -117,10 +120,11 @@ mod effects;
 mod finality;
 pub mod fixed;
 pub mod member;
-mod node;
+pub mod moment;
 pub mod packet;
 pub mod peers;
 mod port;
+pub mod protocol;
 pub use tranche_records::record;
 pub mod setup;
 pub mod time;

@@ -1,6 +1,6 @@
 //! What travels between simulated validators: a [`Packet`] — a
 //! notification, a finality vote or a message about the connection
-//! itself ([`Control`]) — with its sender's sequence number, which orders
+//! itself ([`Connection`]) — with its sender's sequence number, which orders
 //! a moment's deliveries, and its length on the wire.
 //!
 //! A notification travels decoded: within a process the receiver is handed
@@ -23,13 +23,13 @@ pub struct Packet {
     pub to: u32,
     pub from: u32,
     pub seq: u64,
-    /// The notification (none for a finality vote or a control message,
+    /// The notification (none for a finality vote or a connection's message,
     /// and for bytes from another process that do not decode: counted,
     /// then dropped as a node drops what it cannot decode).
     #[serde(with = "wire_form")]
     pub message: Option<ApprovalDistributionMessage>,
-    /// Bytes on the wire: the encoded notification's length, or a control
-    /// message's.
+    /// Bytes on the wire: the encoded notification's length, or a
+    /// connection's message's.
     pub len: u64,
     pub finality: Option<u32>,
     /// With several processes: the shared verdict of each item, in order
@@ -40,12 +40,12 @@ pub struct Packet {
     pub known: Vec<Option<u32>>,
     /// A message about the connection itself (`crate::peers`).
     #[serde(default)]
-    pub control: Option<Control>,
+    pub connection: Option<Connection>,
 }
 
 /// A message about the connection itself.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum Control {
+pub enum Connection {
     /// The sender's notification failed: the pair is disconnected until
     /// this moment (ms; `u64::MAX`: for good).
     Disconnect { until_ms: u64 },

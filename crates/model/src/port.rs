@@ -1,12 +1,14 @@
 //! One validator's end of the simulated links: its egress and ingress
 //! bandwidth (the token bucket of `crates/links/src/limiter.rs`), the
-//! sequence numbers of what it sends (they order a moment's deliveries at
-//! the receiver), the link's latency and loss (`tranche_links::mesh`,
-//! through the run's [`Model`]) and the bytes and notifications it counts.
-//! It knows packets and bytes, not the protocol.
+//! link's latency (`tranche_links::mesh`, through the run's [`Model`])
+//! and the bytes and notifications it counts. It carries out the packets
+//! a moment made ready (`crate::moment::Transmit`: numbered, and a lost
+//! notification marked so, by the protocol). It knows packets and bytes,
+//! not the protocol.
 
 use crate::drawn::Model;
-use crate::packet::{Control, Packet};
+use crate::moment::Transmit;
+use crate::packet::{Connection, Packet};
 use crate::time::{ms_ceil, sim};
 use parity_scale_codec::Encode;
 use tranche_links::RateLimiter;
@@ -26,7 +28,7 @@ struct Carried {
     message: Option<ApprovalDistributionMessage>,
     len: u64,
     known: Vec<Option<u32>>,
-    control: Option<Control>,
+    connection: Option<Connection>,
 }
 
 /// A validator's end of the links.
@@ -34,7 +36,6 @@ pub(crate) struct Port {
     me: u32,
     egress: RateLimiter,
     ingress: RateLimiter,
-    seq: u64,
     pub counted: Counted,
 }
 
@@ -44,15 +45,8 @@ impl Port {
             me,
             egress,
             ingress,
-            seq: 0,
             counted: Counted::default(),
         }
-    }
-
-    fn next_seq(&mut self) -> u64 {
-        let seq = self.seq;
-        self.seq += 1;
-        seq
     }
 
     /// A packet reaches us at `now_ms`: when it has passed our ingress
@@ -61,8 +55,8 @@ impl Port {
         if packet.finality.is_some() {
             return now_ms;
         }
-        match &packet.control {
-            Some(Control::Disconnect { .. }) => return now_ms,
+        match &packet.connection {
+            Some(Connection::Disconnect { .. }) => return now_ms,
             Some(_) => {}
             None => self.counted.notifications_in += 1,
         }
@@ -70,77 +64,94 @@ impl Port {
         ms_ceil(self.ingress.reap(sim(now_ms), packet.len))
     }
 
-    /// A notification to `to`, its encoded length through our egress:
-    /// `Err(seq)` if the link lost it (the sender then disconnects the
-    /// pair).
-    pub fn notify(
+    /// Carry out one packet a moment `now_ms` made ready: to `out` as
+    /// (arrival moment, packet), unless the link loses it.
+    pub fn transmit(
         &mut self,
         now_ms: u64,
-        to: u32,
-        message: ApprovalDistributionMessage,
-        known: Vec<Option<u32>>,
-        model: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) -> Result<(), u64> {
-        self.counted.notifications_out += 1;
-        let len = message.notification_len() as u64;
-        let carried = Carried {
-            message: Some(message),
-            len,
-            known,
-            control: None,
-        };
-        self.through_egress(now_ms, to, carried, model, out)
-    }
-
-    /// A control message to `to` over the link: its bytes through our
-    /// egress, never lost.
-    pub fn control(
-        &mut self,
-        now_ms: u64,
-        to: u32,
-        control: Control,
+        transmit: Transmit,
         model: &Model,
         out: &mut Vec<(u64, Packet)>,
     ) {
-        let len = match &control {
-            Control::Disconnect { .. } => 0,
-            Control::Hello { heads, finalized } | Control::View { heads, finalized } => {
-                (heads, finalized).encoded_size() as u64
+        match transmit {
+            Transmit::Notification {
+                to,
+                seq,
+                message,
+                known,
+                lost,
+            } => {
+                // Its encoded length, through our egress, even if lost.
+                self.counted.notifications_out += 1;
+                let len = message.notification_len() as u64;
+                let carried = Carried {
+                    message: Some(message),
+                    len,
+                    known,
+                    connection: None,
+                };
+                self.through_egress(now_ms, (to, seq), carried, lost, model, out);
             }
-        };
-        let carried = Carried {
-            message: None,
-            len,
-            known: Vec::new(),
-            control: Some(control),
-        };
-        let sent = self.through_egress(now_ms, to, carried, model, out);
-        debug_assert!(sent.is_ok(), "control messages are never lost");
+            Transmit::Connection { to, seq, message } => {
+                let len = match &message {
+                    Connection::Disconnect { .. } => 0,
+                    Connection::Hello { heads, finalized }
+                    | Connection::View { heads, finalized } => {
+                        (heads, finalized).encoded_size() as u64
+                    }
+                };
+                let carried = Carried {
+                    message: None,
+                    len,
+                    known: Vec::new(),
+                    connection: Some(message),
+                };
+                self.through_egress(now_ms, (to, seq), carried, false, model, out);
+            }
+            Transmit::Beyond {
+                to,
+                seq,
+                finality,
+                connection,
+            } => {
+                // The transport's bytes (the news that we went away), not
+                // counted.
+                let packet = Packet {
+                    to,
+                    from: self.me,
+                    seq,
+                    message: None,
+                    len: 0,
+                    finality,
+                    known: Vec::new(),
+                    connection,
+                };
+                out.push((now_ms + model.links.latency_ms(self.me, to), packet));
+            }
+        }
     }
 
     /// What is carried to `to` through our egress, then the link's
-    /// latency; a notification (no `control`) may be lost on the way:
-    /// `Err(seq)`.
+    /// latency, unless `lost` on the way.
     fn through_egress(
         &mut self,
         now_ms: u64,
-        to: u32,
+        (to, seq): (u32, u64),
         carried: Carried,
+        lost: bool,
         model: &Model,
         out: &mut Vec<(u64, Packet)>,
-    ) -> Result<(), u64> {
+    ) {
         let Carried {
             message,
             len,
             known,
-            control,
+            connection,
         } = carried;
         self.counted.bytes_out += len;
         let left = ms_ceil(self.egress.reap(sim(now_ms), len));
-        let seq = self.next_seq();
-        if control.is_none() && model.links.lost(self.me, to, seq) {
-            return Err(seq);
+        if lost {
+            return;
         }
         let packet = Packet {
             to,
@@ -150,36 +161,9 @@ impl Port {
             len,
             finality: None,
             known,
-            control,
+            connection,
         };
         out.push((left + model.links.latency_ms(self.me, to), packet));
-        Ok(())
-    }
-
-    /// Outside the bandwidth and never lost, over the link's latency: a
-    /// finality vote, or the news that we went away (the transport's
-    /// bytes, not counted).
-    pub fn beyond_bandwidth(
-        &mut self,
-        now_ms: u64,
-        to: u32,
-        finality: Option<u32>,
-        control: Option<Control>,
-        model: &Model,
-        out: &mut Vec<(u64, Packet)>,
-    ) {
-        let seq = self.next_seq();
-        let packet = Packet {
-            to,
-            from: self.me,
-            seq,
-            message: None,
-            len: 0,
-            finality,
-            known: Vec::new(),
-            control,
-        };
-        out.push((now_ms + model.links.latency_ms(self.me, to), packet));
     }
 }
 
@@ -272,15 +256,21 @@ mod tests {
         let mut receiver = Port::new(1, bandwidth(), bandwidth());
         let mut out = Vec::new();
         let mut expected = 0;
-        for m in every_kind() {
+        for (seq, m) in (0..).zip(every_kind()) {
             let encoded = ValidationProtocol::ApprovalDistribution(m.clone()).encode();
             assert_eq!(m.notification_bytes(), encoded);
             expected += encoded.len() as u64;
-            // A link that loses nothing: `NetworkSpec::default()`.
-            sender
-                .notify(0, 1, m.clone(), Vec::new(), &model, &mut out)
-                .expect("the default links lose nothing");
+            let notification = Transmit::Notification {
+                to: 1,
+                seq,
+                message: m.clone(),
+                known: Vec::new(),
+                lost: false,
+            };
+            sender.transmit(0, notification, &model, &mut out);
+            assert_eq!(out.len() as u64, seq + 1, "sent");
             let (_, packet) = out.last().expect("sent");
+            assert_eq!((packet.to, packet.from, packet.seq), (1, 0, seq));
             assert_eq!(packet.len, encoded.len() as u64);
             assert_eq!(packet.message.as_ref(), Some(&m), "handed over as made");
             receiver.arrive(0, packet);
@@ -288,18 +278,31 @@ mod tests {
         assert_eq!(sender.counted.bytes_out, expected);
         assert_eq!(receiver.counted.bytes_in, expected);
         assert_eq!(receiver.counted.notifications_in, out.len() as u64);
+        // A lost notification's bytes leave all the same; nothing arrives.
+        let m = every_kind().remove(0);
+        let len = m.notification_len() as u64;
+        let lost = Transmit::Notification {
+            to: 1,
+            seq: 99,
+            message: m,
+            known: Vec::new(),
+            lost: true,
+        };
+        let sent = out.len();
+        sender.transmit(0, lost, &model, &mut out);
+        assert_eq!(out.len(), sent, "lost on the way");
+        assert_eq!(sender.counted.bytes_out, expected + len);
         // A connection's own messages count their view's encoding.
         let heads = vec![[7u8; 32], [8u8; 32]];
-        sender.control(
-            0,
-            1,
-            Control::Hello {
+        let hello = Transmit::Connection {
+            to: 1,
+            seq: 100,
+            message: Connection::Hello {
                 heads: heads.clone(),
                 finalized: 3,
             },
-            &model,
-            &mut out,
-        );
+        };
+        sender.transmit(0, hello, &model, &mut out);
         assert_eq!(
             out.last().unwrap().1.len,
             (&heads, 3u32).encode().len() as u64
@@ -317,7 +320,7 @@ mod tests {
                 message: Some(m),
                 finality: None,
                 known: vec![Some(1)],
-                control: None,
+                connection: None,
             };
             let bytes = bincode::serialize(&packet).unwrap();
             let back: Packet = bincode::deserialize(&bytes).unwrap();

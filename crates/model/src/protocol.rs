@@ -8,58 +8,45 @@
 //! process's shared `Verdicts`) and hands what passes to voting; voting's
 //! own assignments and approvals go back to distribution (`crate::effects`).
 //!
-//! What surrounds it — the links, the connections, who hears a finality
-//! vote — is the caller's, behind [`Net`], inside this crate: the
-//! whole-network simulation's member (`crate::member`) and the validator
-//! among fixed peers (`crate::fixed`, which returns its outputs as data)
-//! provide it. A moment's order of work is written once here
-//! ([`Node::open_moment`], the inputs, [`Node::close_moment`]).
+//! It is driven in the Ready style: one call a moment
+//! ([`Protocol::moment`], `crate::moment`: the moment and what the links
+//! delivered in it) returns what the moment made ready as data (the
+//! packets to put on the links, the blocks approved), for the caller to
+//! carry out: the simulation's member (`crate::member`) and the validator
+//! among fixed peers (`crate::fixed`). What the links would otherwise
+//! have to answer during a moment is the protocol's own state: its
+//! connections (`crate::peers`: who is connected, reputation, reconnects,
+//! going offline and back) and the links' seeded loss draw (a pure
+//! function of the run's seed and the packet's sequence number, which it
+//! numbers itself).
 
 use crate::busy::{Busy, Handled, Handler, Owed};
 use crate::costs::CostTable;
-use crate::drawn::CheckDelays;
+use crate::drawn::{CheckDelays, Model};
 use crate::finality::Finality;
+use crate::moment::Ready;
+use crate::peers::{Peers, Presence};
 use crate::record::{Behaviour, BlockRecord};
 use crate::time::{slot_ms, tick_of, tick_start_ms, ticks_ceil};
 use crate::verdicts::{Checking, Verdicts};
 use std::sync::Arc;
 use tranche_config::node_shape::NodeShape;
-use tranche_distribution::{
-    batch_notifications, Action, Import, Outgoing, PeerId, Settled, State, View,
-};
+use tranche_distribution::{Action, Import, Outgoing, PeerId, Settled, State, View};
 use tranche_primitives::{
     ApprovalDistributionMessage, Block, Hash, Session, ValidatorIndex, ValidatorPair,
 };
 use tranche_validator::{checked_approval, checked_assignment};
 use tranche_voting::{self as voting, ApprovalVoting};
 
-/// What a validator's protocol needs of its surroundings.
-pub trait Net {
-    /// The peers connected now, in ascending order.
-    fn connected(&self) -> Vec<u32>;
-    /// Put one notification on the link to `peer`: `Err(token)` if the
-    /// link lost it.
-    fn notify(
-        &mut self,
-        now_ms: u64,
-        peer: u32,
-        message: ApprovalDistributionMessage,
-    ) -> Result<(), u64>;
-    /// A notification the link lost: say whether the pair was connected
-    /// until now (distribution then forgets the peer).
-    fn lost(&mut self, now_ms: u64, peer: u32, token: u64) -> bool;
-    /// A reputation change about `peer`: say whether it is disconnected by
-    /// it now (banned).
-    fn reputation(&mut self, peer: u32, value: i32) -> bool;
-    /// Our finality vote, to every other validator.
-    fn finality_vote(&mut self, now_ms: u64, up_to: u32);
-}
-
-/// What every call into a validator's protocol is given: the process's
-/// shared verdicts and the validator's surroundings.
+/// What a moment is given besides its deliveries: the process's shared
+/// verdicts and, in the simulated network, the run's model, whose links
+/// lose notifications (each loss a disconnect, reconnected after a drawn
+/// delay) and whose peers are banned by reputation; none among fixed
+/// peers, which lose nothing and ban no one.
+#[derive(Clone, Copy)]
 pub struct Cx<'a> {
     pub verdicts: &'a Verdicts,
-    pub net: &'a mut dyn Net,
+    pub network: Option<&'a Model>,
 }
 
 /// What a validator's protocol needs to be built.
@@ -91,13 +78,15 @@ pub struct NodeSetup<'a> {
     /// shape's `cpu_scale` (none: every input takes no time).
     pub cpu: Option<(NodeShape, CostTable)>,
     /// With `cpu`: a thread for the benchmark's test environment shares
-    /// the cores ([`Node::environment_carried`]).
+    /// the cores ([`Protocol::environment_carried`]).
     pub environment: bool,
 }
 
 /// One validator's protocol.
-pub struct Node {
+pub struct Protocol {
     pub(crate) index: u32,
+    /// Validators of the session.
+    pub(crate) n: u32,
     behaviour: Behaviour,
     pub(crate) voting: ApprovalVoting,
     pub(crate) dist: State,
@@ -110,7 +99,7 @@ pub struct Node {
     pub(crate) actions: Vec<Action>,
     settled: Settled,
     /// Sends waiting to be cut into notifications.
-    sends: Vec<(PeerId, Outgoing)>,
+    pub(crate) sends: Vec<(PeerId, Outgoing)>,
     /// What it saw of each block, in block order.
     pub(crate) records: Vec<BlockRecord>,
     /// Blocks imported while the unfinalized chain was at least the
@@ -118,8 +107,15 @@ pub struct Node {
     aggression: u32,
     /// Per block: candidates known to have enough assignments, in order.
     enough_cursor: Vec<u32>,
-    /// Blocks approved since the caller last asked, by index.
-    pub(crate) newly_approved: Vec<usize>,
+    /// Its connections, and when it is offline.
+    pub(crate) peers: Peers,
+    pub(crate) presence: Presence,
+    /// The sequence number of the next packet it sends (every packet
+    /// takes one: they order a moment's deliveries at the receiver and
+    /// seed the link's loss draw).
+    pub(crate) seq: u64,
+    /// What the moment so far made ready for the caller (reused).
+    pub(crate) ready: Ready,
     /// Checks run so far (each a certificate or a signature).
     checked: u64,
     /// With finality on: the votes heard and the block finalized.
@@ -134,8 +130,8 @@ pub struct Node {
     batched_signatures: bool,
 }
 
-impl Node {
-    pub fn new(setup: NodeSetup<'_>) -> Node {
+impl Protocol {
+    pub fn new(setup: NodeSetup<'_>) -> Protocol {
         let index = setup.index;
         let keys = voting::LocalKeys {
             assignment: setup.assignment,
@@ -176,8 +172,13 @@ impl Node {
             ),
             None => (None, None),
         };
-        Node {
+        Protocol {
             index,
+            n: setup.n,
+            peers: Peers::new(setup.n, &setup.peers),
+            presence: Presence::new(setup.behaviour, setup.blocks),
+            seq: 0,
+            ready: Ready::default(),
             behaviour: setup.behaviour,
             voting,
             dist,
@@ -191,7 +192,6 @@ impl Node {
             records: vec![BlockRecord::default(); setup.blocks.len()],
             aggression: 0,
             enough_cursor: vec![0; setup.blocks.len()],
-            newly_approved: Vec::new(),
             checked: 0,
             finality: setup.finality.then(|| Finality::new(setup.n, index)),
             costs,
@@ -210,7 +210,7 @@ impl Node {
         }
     }
 
-    /// The modelled CPU's threads, in the order of [`Node::busy_ms`]
+    /// The modelled CPU's threads, in the order of [`Protocol::busy_ms`]
     /// (none without the CPU model).
     pub fn thread_names(&self) -> Vec<String> {
         self.busy
@@ -227,11 +227,6 @@ impl Node {
     /// Blocks imported so far.
     pub fn imported(&self) -> usize {
         self.imported
-    }
-
-    /// The blocks (by index) approved since the last call.
-    pub fn take_approved(&mut self) -> Vec<usize> {
-        std::mem::take(&mut self.newly_approved)
     }
 
     /// Checks (certificates and signatures) run so far.
@@ -269,52 +264,48 @@ impl Node {
         self.finality.as_ref().map_or(0, |f| f.finalized)
     }
 
-    /// The next moment it has something to do by itself: a block to
-    /// import, a voting timer, a CPU event.
+    /// Times a peer was connected again after a disconnect.
+    pub fn reconnects(&self) -> u32 {
+        self.peers.reconnects
+    }
+
+    /// Whether it is offline at `now_ms` (what reaches it then is lost).
+    pub fn is_offline(&self, now_ms: u64) -> bool {
+        self.presence.is_offline(now_ms)
+    }
+
+    /// The next moment it has something to do by itself (a block to
+    /// import, a voting timer, a CPU event, a reconnect), if any before
+    /// it goes offline; offline, only the moment it comes back.
     pub fn next_event_ms(&self) -> Option<u64> {
         let block = self.blocks.get(self.imported).map(slot_ms);
         let timer = self.voting.next_wakeup().map(tick_start_ms);
         let cpu = self.busy.as_ref().and_then(Busy::next_ms);
-        [block, timer, cpu].into_iter().flatten().min()
+        let reconnect = self.peers.next_ms();
+        let next = [block, timer, cpu, reconnect].into_iter().flatten().min();
+        self.presence.next_ms(next)
     }
 
     pub(crate) fn block_index(&self, hash: &Hash) -> Option<usize> {
         self.blocks.iter().position(|b| &b.hash == hash)
     }
 
-    /// A moment opens, in the one order every driver of a node keeps (the
-    /// simulation's member, the benchmark's node under test through
-    /// `crate::fixed`): the CPU runs up to it, voting's due timers run,
-    /// then the blocks whose slot has come are imported. The moment's
-    /// inputs follow, then [`Node::close_moment`].
-    pub fn open_moment(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
-        self.advance(now_ms, cx);
-        self.run_timers(now_ms, cx);
-        self.import_due_blocks(now_ms, cx);
-    }
-
-    /// A moment closes after its inputs: the CPU runs what they queued up
-    /// to its end.
-    pub fn close_moment(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
-        self.advance(now_ms, cx);
-    }
-
     /// With the CPU model: run it up to the end of moment `now_ms`.
-    fn advance(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+    pub(crate) fn advance(&mut self, now_ms: u64, cx: Cx<'_>) {
         if let Some(mut busy) = self.busy.take() {
-            busy.drive(now_ms, &mut Hands { node: self, cx });
+            busy.drive(now_ms, &mut Hands { protocol: self, cx });
             self.busy = Some(busy);
         }
     }
 
     /// A peer's notification: handled now, or (with the CPU model) queued
     /// for its threads.
-    pub fn peer_message(
+    pub(crate) fn peer_message(
         &mut self,
         now_ms: u64,
         from: u32,
         msg: ApprovalDistributionMessage,
-        cx: &mut Cx<'_>,
+        cx: Cx<'_>,
     ) {
         if let Some(busy) = self.busy.as_mut() {
             busy.enqueue(from, msg);
@@ -331,7 +322,7 @@ impl Node {
     /// real clock runs them), each with a fresh check duration drawn
     /// first (with drawn checks): a wakeup launches at most one check, so
     /// every check gets its own draw.
-    fn run_timers(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+    pub(crate) fn run_timers(&mut self, now_ms: u64, cx: Cx<'_>) {
         let now = tick_of(now_ms);
         while self.voting.next_wakeup().is_some_and(|t| t <= now) {
             if let Some(checks) = self.checks.as_mut() {
@@ -345,7 +336,7 @@ impl Node {
 
     /// Import every block whose slot has started, each followed by the
     /// timers it makes due.
-    fn import_due_blocks(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+    pub(crate) fn import_due_blocks(&mut self, now_ms: u64, cx: Cx<'_>) {
         while self
             .blocks
             .get(self.imported)
@@ -356,7 +347,7 @@ impl Node {
         }
     }
 
-    fn import_block(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+    fn import_block(&mut self, now_ms: u64, cx: Cx<'_>) {
         let block = self.blocks[self.imported].clone();
         self.imported += 1;
         if let Some(costs) = &self.costs {
@@ -396,39 +387,43 @@ impl Node {
             heads: vec![hash],
             finalized_number: self.finalized(),
         };
-        self.peers_view(now_ms, &cx.net.connected(), view, cx);
-    }
-
-    /// These peers' view is now `view`.
-    fn peers_view(&mut self, now_ms: u64, peers: &[u32], view: View, cx: &mut Cx<'_>) {
         let mut work = std::mem::take(&mut self.actions);
-        for &p in peers {
-            self.dist
-                .peer_view_change(tick_of(now_ms), PeerId(p), view.clone(), &mut work);
-        }
+        self.connected_view(now_ms, view, &mut work);
         self.settle(now_ms, work, cx);
     }
 
+    /// Every connected peer's view is now `view`: distribution's actions
+    /// to `work`.
+    fn connected_view(&mut self, now_ms: u64, view: View, work: &mut Vec<Action>) {
+        for p in self.peers.connected() {
+            self.dist
+                .peer_view_change(tick_of(now_ms), PeerId(p), view.clone(), work);
+        }
+    }
+
     /// A peer's view reached us.
-    pub fn peer_view(&mut self, now_ms: u64, peer: u32, view: View, cx: &mut Cx<'_>) {
-        self.peers_view(now_ms, &[peer], view, cx);
+    pub(crate) fn peer_view(&mut self, now_ms: u64, peer: u32, view: View, cx: Cx<'_>) {
+        let mut work = std::mem::take(&mut self.actions);
+        self.dist
+            .peer_view_change(tick_of(now_ms), PeerId(peer), view, &mut work);
+        self.settle(now_ms, work, cx);
     }
 
     /// A peer is connected again.
-    pub fn peer_connected(&mut self, peer: u32) {
+    pub(crate) fn peer_connected(&mut self, peer: u32) {
         self.dist
             .peer_connected(PeerId(peer), Some(ValidatorIndex(peer)))
             .expect("validator counts are bounded below MAX_PEER_ID");
     }
 
     /// A peer is gone.
-    pub fn peer_disconnected(&mut self, peer: u32) {
+    pub(crate) fn peer_disconnected(&mut self, peer: u32) {
         self.dist.peer_disconnected(PeerId(peer));
     }
 
     /// Run distribution's checks until none are left, hand what passes to
     /// voting, then send.
-    pub(crate) fn settle(&mut self, now_ms: u64, work: Vec<Action>, cx: &mut Cx<'_>) {
+    pub(crate) fn settle(&mut self, now_ms: u64, work: Vec<Action>, cx: Cx<'_>) {
         let done = self.run_checks(now_ms, work, cx, false);
         if self.costs.is_some() {
             self.owed.distribution += done.cost;
@@ -442,12 +437,13 @@ impl Node {
     /// checks (verdicts from the shared verdicts; with `defer`, hand them
     /// back instead, as the classic layout leaves them to voting), collect
     /// its sends and the imports for voting; with the CPU model, what the
-    /// checks cost. Reputation changes go to the surroundings.
+    /// checks cost. Reputation changes are summed per peer (in the
+    /// simulated network: a peer banned by them is disconnected).
     fn run_checks(
         &mut self,
         now_ms: u64,
         mut work: Vec<Action>,
-        cx: &mut Cx<'_>,
+        cx: Cx<'_>,
         defer: bool,
     ) -> Handled {
         let mut checking = Checking::new(
@@ -466,7 +462,9 @@ impl Node {
         }
         self.actions = work;
         for (peer, rep) in settled.reputations.drain(..) {
-            if cx.net.reputation(peer.0, rep.value) {
+            // Only the simulated network bans (fixed peers are kept, as
+            // the benchmark's real node keeps them).
+            if cx.network.is_some() && self.peers.banned_by(peer.0, rep.value) {
                 self.dist.peer_disconnected(peer);
             }
         }
@@ -484,7 +482,7 @@ impl Node {
 
     /// Voting imports checked items, in order, and what that causes is
     /// carried out.
-    fn apply_imports(&mut self, now_ms: u64, imports: Vec<Import>, cx: &mut Cx<'_>) {
+    fn apply_imports(&mut self, now_ms: u64, imports: Vec<Import>, cx: Cx<'_>) {
         let now = tick_of(now_ms);
         for item in imports {
             let block_hash = item.block_hash();
@@ -542,25 +540,6 @@ impl Node {
         self.records[i].enough_after_ms = Some(now_ms.saturating_sub(start));
     }
 
-    /// Cut the pending sends into notifications and put them on the links;
-    /// a lost one disconnects the pair.
-    fn flush_sends(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
-        if self.sends.is_empty() {
-            return;
-        }
-        let mut lost = Vec::new();
-        for (peer, message) in batch_notifications(self.sends.drain(..)) {
-            if let Err(token) = cx.net.notify(now_ms, peer.0, message) {
-                lost.push((peer.0, token));
-            }
-        }
-        for (peer, token) in lost {
-            if cx.net.lost(now_ms, peer, token) {
-                self.dist.peer_disconnected(PeerId(peer));
-            }
-        }
-    }
-
     /// Whether it withholds its approvals.
     pub(crate) fn no_show(&self) -> bool {
         self.behaviour == Behaviour::NoShow
@@ -568,7 +547,7 @@ impl Node {
 
     /// Finality: with every ancestor approved up to a new height, tell
     /// every other validator, and count our own vote.
-    pub(crate) fn announce_approved(&mut self, now_ms: u64, cx: &mut Cx<'_>) {
+    pub(crate) fn announce_approved(&mut self, now_ms: u64, cx: Cx<'_>) {
         let Some(up_to) = self
             .finality
             .as_ref()
@@ -576,13 +555,13 @@ impl Node {
         else {
             return;
         };
-        cx.net.finality_vote(now_ms, up_to);
+        self.transmit_finality_vote(up_to);
         self.finality_vote(now_ms, self.index, up_to, cx);
     }
 
     /// A finality vote: finalize what has a supermajority now — voting and
     /// distribution prune it, the connected peers' views carry it.
-    pub fn finality_vote(&mut self, now_ms: u64, from: u32, up_to: u32, cx: &mut Cx<'_>) {
+    pub(crate) fn finality_vote(&mut self, now_ms: u64, from: u32, up_to: u32, cx: Cx<'_>) {
         let Some(number) = self.finality.as_mut().and_then(|f| f.tally(from, up_to)) else {
             return;
         };
@@ -601,10 +580,7 @@ impl Node {
             heads: vec![head],
             finalized_number: number,
         };
-        for p in cx.net.connected() {
-            self.dist
-                .peer_view_change(tick_of(now_ms), PeerId(p), view.clone(), &mut work);
-        }
+        self.connected_view(now_ms, view, &mut work);
         self.settle(now_ms, work, cx);
         // Blocks finalized unapproved count as done for our own vote.
         self.announce_approved(now_ms, cx);
@@ -612,9 +588,9 @@ impl Node {
 }
 
 /// The validator's protocol as its CPU drives it.
-struct Hands<'n, 'c> {
-    node: &'n mut Node,
-    cx: &'n mut Cx<'c>,
+struct Hands<'p, 'c> {
+    protocol: &'p mut Protocol,
+    cx: Cx<'c>,
 }
 
 impl Handler for Hands<'_, '_> {
@@ -625,27 +601,27 @@ impl Handler for Hands<'_, '_> {
         msg: ApprovalDistributionMessage,
         defer: bool,
     ) -> Handled {
-        let n = &mut *self.node;
-        let mut work = std::mem::take(&mut n.actions);
-        n.dist
+        let p = &mut *self.protocol;
+        let mut work = std::mem::take(&mut p.actions);
+        p.dist
             .handle_peer_message(tick_of(now_ms), PeerId(from), msg, &mut work);
-        n.run_checks(now_ms, work, self.cx, defer)
+        p.run_checks(now_ms, work, self.cx, defer)
     }
 
     fn run_checks(&mut self, now_ms: u64, work: Vec<Action>) -> Handled {
-        self.node.run_checks(now_ms, work, self.cx, false)
+        self.protocol.run_checks(now_ms, work, self.cx, false)
     }
 
     fn send(&mut self, now_ms: u64, sends: Vec<(PeerId, Outgoing)>) {
-        self.node.sends.extend(sends);
-        self.node.flush_sends(now_ms, self.cx);
+        self.protocol.sends.extend(sends);
+        self.protocol.flush_sends(now_ms, self.cx);
     }
 
     fn import(&mut self, now_ms: u64, imports: Vec<Import>) {
-        self.node.apply_imports(now_ms, imports, self.cx);
+        self.protocol.apply_imports(now_ms, imports, self.cx);
     }
 
     fn take_owed(&mut self) -> Owed {
-        std::mem::take(&mut self.node.owed)
+        std::mem::take(&mut self.protocol.owed)
     }
 }
