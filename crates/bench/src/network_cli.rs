@@ -449,12 +449,12 @@ impl Lines {
 fn progress_of(
     mode: Progress,
     spec: &NetworkSpec,
-) -> (Option<tranche_simulation::Progress>, Arc<Phase>) {
+) -> (Option<tranche_simulation::ProgressFn>, Arc<Phase>) {
     let span_s = u64::from(spec.num_blocks.saturating_sub(1)) * 6 + spec.run_after_last_block_secs;
     let phase = Arc::new(mode.phase("simulation", "s of virtual time", span_s));
     let lines = Mutex::new(Lines::new(spec.num_blocks, Instant::now()));
     let bar = phase.clone();
-    let tell: Option<tranche_simulation::Progress> = match mode {
+    let tell: Option<tranche_simulation::ProgressFn> = match mode {
         Progress::Quiet => None,
         Progress::Bars => Some(Arc::new(move |ms: u64, _end: u64| bar.set(ms / 1000))),
         Progress::Lines => Some(Arc::new(move |ms: u64, end: u64| {

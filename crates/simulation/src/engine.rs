@@ -45,7 +45,7 @@ use tranche_model::setup::Shared;
 use tranche_model::verdicts::Verdicts;
 
 use crate::cluster::{ClusterOptions, EngineConfig, EngineError};
-use crate::gather::Control;
+use crate::gather::ControlStreams;
 use crate::liveness;
 use crate::rendezvous;
 use timely::communication::allocator::zero_copy::initialize::initialize_networking_from_sockets;
@@ -54,13 +54,13 @@ use timely::communication::allocator::{AllocatorBuilder, ProcessBuilder};
 /// Told, by worker 0 of process 0, each moment it has handled:
 /// milliseconds of virtual time since the first block's slot, and the
 /// span to the end.
-pub type Progress = Arc<dyn Fn(u64, u64) + Send + Sync>;
+pub type ProgressFn = Arc<dyn Fn(u64, u64) + Send + Sync>;
 
 /// What one process learnt: every validator's record (on process 0; the
 /// others return none), this process's crypto counts, and its control
 /// connections for gathering the cost figures.
 pub struct ProcessResult {
-    pub control: Control,
+    pub control: ControlStreams,
     pub records: Vec<NodeRecord>,
     /// Checks run for real in this process (all its workers).
     pub verified: u64,
@@ -79,30 +79,30 @@ fn allocators(
     engine: &EngineConfig,
     cluster: &ClusterOptions,
     fingerprint: u64,
-) -> Result<(Allocators, Control), EngineError> {
+) -> Result<(Allocators, ControlStreams), EngineError> {
     let config = engine.timely()?;
     if engine.processes <= 1 {
         let built = config
             .communication
             .try_build()
             .map_err(EngineError::Timely)?;
-        return Ok((built, Control::default()));
+        return Ok((built, ControlStreams::default()));
     }
-    let links = rendezvous::connect(engine, cluster, fingerprint)?;
+    let streams = rendezvous::connect(engine, cluster, fingerprint)?;
     let hooks = timely::communication::Hooks::default();
     let local =
         ProcessBuilder::new_typed_vector(engine.threads, hooks.refill.clone(), hooks.spill.clone());
     let (builders, guard) = initialize_networking_from_sockets(
         local,
-        links.data,
+        streams.data,
         engine.process,
         engine.threads,
         hooks,
     )
     .map_err(|e| EngineError::Timely(e.to_string()))?;
     let builders = builders.into_iter().map(AllocatorBuilder::Tcp).collect();
-    let control = Control {
-        links: links.control,
+    let control = ControlStreams {
+        streams: streams.control,
         hosts: engine.hosts.clone(),
     };
     Ok(((builders, Box::new(guard)), control))
@@ -118,7 +118,7 @@ pub fn run(
     engine: &EngineConfig,
     cluster: &ClusterOptions,
     fingerprint: u64,
-    progress: Option<Progress>,
+    progress: Option<ProgressFn>,
 ) -> Result<ProcessResult, EngineError> {
     let ((builders, others), control) = allocators(engine, cluster, fingerprint)?;
     let _watch = (engine.processes > 1).then(|| liveness::watch(&engine.hosts));
@@ -223,7 +223,7 @@ struct Shard {
     sends: Vec<(u64, Packet)>,
     /// This worker's verdicts, its own (no lock).
     verdicts: Rc<Verdicts>,
-    progress: Option<Progress>,
+    progress: Option<ProgressFn>,
 }
 
 impl Shard {
@@ -233,7 +233,7 @@ impl Shard {
         (cap, record_cap): (Option<Capability<u64>>, Option<Capability<u64>>),
         moments: Rc<RefCell<u64>>,
         verdicts: Rc<Verdicts>,
-        progress: Option<Progress>,
+        progress: Option<ProgressFn>,
     ) -> Shard {
         let nodes = (index..shared.spec.n_validators as usize)
             .step_by(peers)

@@ -17,9 +17,9 @@ pub const GATHER_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// The control connections of one process (none for a single process).
 #[derive(Default)]
-pub struct Control {
-    /// By process index; see `rendezvous::Links::control`.
-    pub links: Vec<Option<TcpStream>>,
+pub struct ControlStreams {
+    /// By process index; see `rendezvous::Streams::control`.
+    pub streams: Vec<Option<TcpStream>>,
     /// Every process's `host:port`.
     pub hosts: Vec<String>,
 }
@@ -46,7 +46,7 @@ fn parse(process: usize, line: &str) -> Option<ProcessCost> {
     w.next().is_none().then_some(c)
 }
 
-impl Control {
+impl ControlStreams {
     fn lost(&self, process: usize, cause: impl Into<String>) -> EngineError {
         EngineError::Lost {
             process,
@@ -59,7 +59,7 @@ impl Control {
     /// first; on the others: `own` sent to process 0, and none.
     pub fn gather(self, own: ProcessCost) -> Result<Vec<ProcessCost>, EngineError> {
         if own.process != 0 {
-            if let Some(Some(mut s)) = self.links.first().map(|s| s.as_ref()) {
+            if let Some(Some(mut s)) = self.streams.first().map(|s| s.as_ref()) {
                 s.write_all(line_of(&own).as_bytes())
                     .and_then(|()| s.flush())
                     .map_err(|e| {
@@ -69,8 +69,8 @@ impl Control {
             return Ok(Vec::new());
         }
         let mut all = vec![own];
-        for (j, link) in self.links.iter().enumerate().skip(1) {
-            let Some(s) = link else {
+        for (j, stream) in self.streams.iter().enumerate().skip(1) {
+            let Some(s) = stream else {
                 continue;
             };
             s.set_read_timeout(Some(GATHER_TIMEOUT))
@@ -137,15 +137,15 @@ mod tests {
             ..ProcessCost::default()
         };
         for (p, s) in [(1, one), (2, two)] {
-            Control {
-                links: vec![Some(s), None, None],
+            ControlStreams {
+                streams: vec![Some(s), None, None],
                 hosts: hosts.clone(),
             }
             .gather(cost(p))
             .unwrap();
         }
-        let all = Control {
-            links: vec![None, Some(one_at_0), Some(two_at_0)],
+        let all = ControlStreams {
+            streams: vec![None, Some(one_at_0), Some(two_at_0)],
             hosts: hosts.clone(),
         }
         .gather(cost(0))
@@ -155,8 +155,8 @@ mod tests {
         // Process 1 closes without its line: named.
         drop(TcpStream::connect(addr).unwrap());
         let (gone, _) = l.accept().unwrap();
-        let e = Control {
-            links: vec![None, Some(gone)],
+        let e = ControlStreams {
+            streams: vec![None, Some(gone)],
             hosts,
         }
         .gather(cost(0))

@@ -45,7 +45,7 @@ use std::sync::Arc;
 pub use cluster::{
     ClusterOptions, EngineConfig, EngineError, MAX_PROCESSES, MAX_THREADS, MAX_WORKERS,
 };
-pub use engine::Progress;
+pub use engine::ProgressFn;
 pub use tranche_config::approval_network::NetworkSpec;
 pub use tranche_model::{drawn, member, setup, verdicts, CostTable, CostsError, Verify};
 pub use tranche_records::cost::{CostTotal, ProcessCost, RunCost};
@@ -66,7 +66,7 @@ pub fn simulate(
     seed: u64,
     verify: Verify,
     engine: &EngineConfig,
-    progress: Option<Progress>,
+    progress: Option<ProgressFn>,
 ) -> Result<Option<NetworkRun>, EngineError> {
     let cluster = ClusterOptions::default();
     let costs = CostTable::default();
@@ -95,7 +95,7 @@ pub fn simulate_with(
     costs: &CostTable,
     engine: &EngineConfig,
     cluster: &ClusterOptions,
-    progress: Option<Progress>,
+    progress: Option<ProgressFn>,
 ) -> Result<Option<NetworkRun>, EngineError> {
     let wall = std::time::Instant::now();
     let cpu = process_cpu_seconds();

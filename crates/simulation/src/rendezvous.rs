@@ -39,8 +39,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-/// The connections of one process, indexed by the other process.
-pub struct Links {
+/// The TCP streams of one process to the others, indexed by the other
+/// process.
+pub struct Streams {
     /// Timely's data connections (none to itself).
     pub data: Vec<Option<TcpStream>>,
     /// Control connections: on process 0, from every other process; on
@@ -48,7 +49,7 @@ pub struct Links {
     pub control: Vec<Option<TcpStream>>,
 }
 
-impl Links {
+impl Streams {
     fn slot(&mut self, kind: Kind, j: usize) -> &mut Option<TcpStream> {
         match kind {
             Kind::Data => &mut self.data[j],
@@ -199,7 +200,7 @@ impl Door {
 
     /// Take in what came, judge what said its hello, forget what took too
     /// long or closed.
-    fn poll(&mut self, links: &mut Links) {
+    fn poll(&mut self, streams: &mut Streams) {
         // Until nothing waits (or a connection failed in the queue, reset
         // before it was taken: the rest is looked at next time).
         while let Ok((stream, from)) = self.listener.accept() {
@@ -235,7 +236,7 @@ impl Door {
                         // Garbage is told by its first bytes.
                         self.warnings.dropped(p.from, e.key(), &e.to_string());
                     } else if p.len == HELLO_LEN {
-                        self.hello(p, links);
+                        self.hello(p, streams);
                     } else {
                         still.push_back(p);
                     }
@@ -257,11 +258,11 @@ impl Door {
             }
         }
         self.pending = still;
-        self.forget_the_gone(links);
+        self.forget_the_gone(streams);
     }
 
     /// A complete hello from `p`.
-    fn hello(&mut self, p: Pending, links: &mut Links) {
+    fn hello(&mut self, p: Pending, streams: &mut Streams) {
         let theirs = match Hello::parse(&p.got) {
             Ok(h) => h,
             Err(e) => return self.warnings.dropped(p.from, e.key(), &e.to_string()),
@@ -294,20 +295,20 @@ impl Door {
                 self.taken[j] = Some((theirs.nonce, p.from));
                 // The same instance again (it gave up on the first
                 // answer): the new connection is the one it uses.
-                *links.slot(theirs.kind, j) = Some(stream);
+                *streams.slot(theirs.kind, j) = Some(stream);
             }
         }
     }
 
     /// A taken process whose connection closed (it failed, or it was
     /// not the process it said) is forgotten: it may come again.
-    fn forget_the_gone(&mut self, links: &mut Links) {
+    fn forget_the_gone(&mut self, streams: &mut Streams) {
         for j in 0..self.processes {
             let Some((_, from)) = self.taken[j] else {
                 continue;
             };
             let gone = [Kind::Data, Kind::Control].into_iter().any(|kind| {
-                self.expects(kind, j as u64) && links.slot(kind, j).as_ref().is_some_and(closed)
+                self.expects(kind, j as u64) && streams.slot(kind, j).as_ref().is_some_and(closed)
             });
             if gone {
                 log::warn!(
@@ -317,7 +318,7 @@ impl Door {
                 self.taken[j] = None;
                 for kind in [Kind::Data, Kind::Control] {
                     if self.expects(kind, j as u64) {
-                        *links.slot(kind, j) = None;
+                        *streams.slot(kind, j) = None;
                     }
                 }
             }
@@ -434,7 +435,7 @@ pub fn connect(
     engine: &EngineConfig,
     options: &ClusterOptions,
     fingerprint: u64,
-) -> Result<Links, EngineError> {
+) -> Result<Streams, EngineError> {
     let (me, n) = (engine.process, engine.processes);
     let addrs = (0..n)
         .map(|j| resolve(engine, j))
@@ -486,7 +487,7 @@ pub fn connect(
             .spawn(move || call.run(deadline, &stop, &done))
             .map_err(|e| EngineError::Timely(format!("starting a connecting thread: {e}")))?;
     }
-    let mut links = Links {
+    let mut streams = Streams {
         data: (0..n).map(|_| None).collect(),
         control: (0..n).map(|_| None).collect(),
     };
@@ -495,7 +496,7 @@ pub fn connect(
         let mut failed = None;
         while let Ok(c) = called.try_recv() {
             match c {
-                Ok((kind, j, s)) => *links.slot(kind, j) = Some(s),
+                Ok((kind, j, s)) => *streams.slot(kind, j) = Some(s),
                 Err(e) => failed = Some(e),
             }
         }
@@ -503,12 +504,12 @@ pub fn connect(
             break Err(e);
         }
         if let Some(d) = door.as_mut() {
-            d.poll(&mut links);
+            d.poll(&mut streams);
         }
         let mut missing: Vec<usize> = calls
             .iter()
             .chain(&answers)
-            .filter(|&&(kind, j)| links.slot(kind, j).is_none())
+            .filter(|&&(kind, j)| streams.slot(kind, j).is_none())
             .map(|&(_, j)| j)
             .collect();
         missing.sort_unstable();
@@ -537,7 +538,7 @@ pub fn connect(
         d.warnings.finish();
     }
     outcome?;
-    for s in links.data.iter().chain(&links.control).flatten() {
+    for s in streams.data.iter().chain(&streams.control).flatten() {
         // Timely's threads block on reads: no deadline left behind.
         s.set_nonblocking(false)
             .and_then(|()| s.set_read_timeout(None))
@@ -545,5 +546,5 @@ pub fn connect(
             .and_then(|()| s.set_nodelay(true))
             .map_err(|e| EngineError::Timely(e.to_string()))?;
     }
-    Ok(links)
+    Ok(streams)
 }

@@ -13,7 +13,7 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 use tranche_simulation::hello::{Hello, Kind, HELLO_LEN};
-use tranche_simulation::rendezvous::{connect, Links};
+use tranche_simulation::rendezvous::{connect, Streams};
 use tranche_simulation::{ClusterOptions, EngineConfig, EngineError};
 
 const PRINT: u64 = 0x5eed;
@@ -46,7 +46,7 @@ fn start(
     process: usize,
     secs: u64,
     print: u64,
-) -> std::thread::JoinHandle<Result<Links, EngineError>> {
+) -> std::thread::JoinHandle<Result<Streams, EngineError>> {
     let e = engine(hosts, process);
     std::thread::spawn(move || connect(&e, &within(secs), print))
 }
@@ -128,8 +128,8 @@ fn a_second_instance_of_a_process_is_dropped() {
     // Each keeps its connections until all are done, as a running
     // process would (one that closes them is forgotten, and may be
     // replaced).
-    let links: Vec<_> = twins.into_iter().map(|t| t.join().unwrap()).collect();
-    let outcomes: Vec<bool> = links.iter().map(Result::is_ok).collect();
+    let streams: Vec<_> = twins.into_iter().map(|t| t.join().unwrap()).collect();
+    let outcomes: Vec<bool> = streams.iter().map(Result::is_ok).collect();
     let (zero, one) = (zero.join().unwrap(), one.join().unwrap());
     assert!(
         outcomes.iter().filter(|&&ok| ok).count() <= 1,
@@ -146,10 +146,10 @@ fn a_twin_of_process_1_is_dropped_and_the_other_connects() {
     let zero = start(&hosts, 0, 30, PRINT);
     let twins: Vec<_> = (0..2).map(|_| start(&hosts, 1, 3, PRINT)).collect();
     let zero = zero.join().unwrap();
-    let outcomes: Vec<Result<Links, EngineError>> =
+    let outcomes: Vec<Result<Streams, EngineError>> =
         twins.into_iter().map(|t| t.join().unwrap()).collect();
-    let links = zero.expect("process 0 connects");
-    assert!(links.data[1].is_some() && links.control[1].is_some());
+    let streams = zero.expect("process 0 connects");
+    assert!(streams.data[1].is_some() && streams.control[1].is_some());
     let ok = outcomes.iter().filter(|o| o.is_ok()).count();
     assert_eq!(ok, 1, "exactly one process 1 is taken");
     let lost = outcomes.into_iter().find_map(Result::err).unwrap();
