@@ -49,7 +49,7 @@ pub(super) struct Meter {
     pub wall_start: Instant,
     live: Option<Arc<LiveRun>>,
     /// How the run's peak memory is measured (reset at its start).
-    pub peak_rss: super::PeakMemory,
+    pub peak_rss: tranche_metrics::RunPeak,
 }
 
 impl Meter {
@@ -64,7 +64,7 @@ impl Meter {
             process_cpu_start: process_cpu_time(),
             wall_start: Instant::now(),
             live: None,
-            peak_rss: super::reset_peak_memory(),
+            peak_rss: tranche_metrics::RunPeak::start(),
         }
     }
 }
@@ -241,9 +241,7 @@ impl<'a, N: UnderTest> Driver<'a, N> {
     fn sample(&mut self, tick: Tick) {
         let imported = self.chain.imported;
         self.meter.last_sample = Instant::now();
-        if let super::PeakMemory::Sampled(max) = &mut self.meter.peak_rss {
-            *max = (*max).max(super::rss_bytes());
-        }
+        self.meter.peak_rss.sample();
         let t_s = if self.clock.is_virtual() {
             tick.saturating_sub(self.chain.first_tick) as f64 * 0.5
         } else {
