@@ -143,7 +143,8 @@ impl Settled {
     /// to everything there is). One group unless deferred verdicts were
     /// answered; then what came before them, then for each round of due
     /// verdicts one group per run of verdicts with the same
-    /// [`DeferredVerdict::group`].
+    /// [`DeferredVerdict::group`]. The groups hold until
+    /// [`Settled::clear`]: take nothing out of the vectors in between.
     pub fn groups(&self) -> impl Iterator<Item = GroupSize> + '_ {
         let all = self.lengths();
         let mut start = GroupSize::default();
