@@ -10,7 +10,7 @@ use tranche_primitives::{BlockNumber, DelayTranche, Hash, IndirectSignedApproval
 /// A connected peer. The runtime picks the numbers; they index bitsets, so
 /// they must be small and dense (the peer's validator index is a good
 /// choice). Ids above [`MAX_PEER_ID`] are refused. Not
-/// `tranche_links::PeerId`, an end of the emulated links numbered by the
+/// `tranche_links::LinkPeer`, an end of the emulated links numbered by the
 /// star (the benchmark's peer `i` is validator `i + 1`): the numberings
 /// differ, and their types keep them from being mixed up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -43,9 +43,11 @@ pub enum Action {
     Send { peer: PeerId, item: Outgoing },
     /// Report a reputation change for a peer.
     Reputation { peer: PeerId, rep: Rep },
-    /// Check this certificate, then call `State::assignment_checked`.
+    /// Check this certificate (a [`crate::Verifier`], within
+    /// [`crate::State::settle`]).
     CheckAssignment(AssignmentCheck),
-    /// Check this signature, then call `State::approval_checked`.
+    /// Check this signature (a [`crate::Verifier`], within
+    /// [`crate::State::settle`]).
     CheckApproval(ApprovalCheck),
     /// Hand a checked assignment from a peer to approval voting.
     ImportAssignment {
