@@ -113,3 +113,88 @@ impl Protocol {
         &mut self.ready
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::setup::Shared;
+    use crate::verdicts::{Verdicts, Verify};
+    use std::collections::{BTreeMap, VecDeque};
+    use tranche_config::approval_network::parse;
+
+    /// Validator 0 alone (nobody answers), on links that lose almost a
+    /// third of the notifications, every tranche triggered so that it
+    /// sends a lot.
+    const SPEC: &str = "!ApprovalNetwork\nn_validators: 12\nn_cores: 2\nnum_blocks: 2\n\
+                        needed_approvals: 4\nloss_probability: 0.3\n\
+                        trigger_all_tranches: true\nrun_after_last_block_secs: 30\n";
+
+    #[test]
+    fn a_moment_numbers_its_packets_and_a_lost_notification_disconnects_the_pair() {
+        let spec = parse(SPEC, "test").unwrap();
+        let shared = Shared::new(&spec, 5, Verify::Model);
+        let verdicts = Verdicts::new(Verify::Model, false, &shared.verdicts);
+        let cx = Cx {
+            verdicts: &verdicts,
+            network: Some(&shared.model),
+        };
+        let mut protocol = Protocol::new(shared.setup(0));
+        let (mut next_seq, mut notifications, mut lost, mut hellos) = (0, 0, 0, 0);
+        // Peers disconnected by a lost notification: until when.
+        let mut down: BTreeMap<u32, u64> = BTreeMap::new();
+        let mut now = shared.start_ms;
+        while now <= shared.end_ms {
+            let ready = protocol.moment(now, std::iter::empty(), cx);
+            // Lost notifications whose disconnect is still to come.
+            let mut pending = VecDeque::new();
+            for transmit in ready.transmits.drain(..) {
+                let (to, seq) = match &transmit {
+                    Transmit::Notification { to, seq, .. }
+                    | Transmit::Connection { to, seq, .. }
+                    | Transmit::Beyond { to, seq, .. } => (*to, *seq),
+                };
+                assert_eq!(seq, next_seq, "every packet takes the next number");
+                next_seq += 1;
+                match transmit {
+                    Transmit::Notification { lost: l, .. } => {
+                        assert_eq!(l, shared.model.links.lost(0, to, seq), "the mesh's draw");
+                        assert!(!down.contains_key(&to), "nothing to {to} while down");
+                        notifications += 1;
+                        if l {
+                            lost += 1;
+                            pending.push_back(to);
+                        }
+                    }
+                    Transmit::Connection {
+                        message: Connection::Disconnect { until_ms },
+                        ..
+                    } => {
+                        assert_eq!(pending.pop_front(), Some(to), "after its lost notification");
+                        assert!(until_ms > now);
+                        down.insert(to, until_ms);
+                    }
+                    Transmit::Connection {
+                        message: Connection::Hello { .. },
+                        ..
+                    } => {
+                        let until = down.remove(&to).expect("a hello only after a disconnect");
+                        assert!(until <= now, "reconnected at its moment");
+                        hellos += 1;
+                    }
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+            assert!(pending.is_empty(), "every loss disconnects in its moment");
+            assert!(ready.approved.is_empty(), "nobody else approves");
+            match protocol.next_event_ms() {
+                Some(t) => now = t.max(now + 1),
+                None => break,
+            }
+        }
+        assert!(
+            notifications > 20 && lost > 0 && hellos > 0,
+            "{notifications} {lost} {hellos}"
+        );
+        assert_eq!(u64::from(protocol.reconnects()), hellos);
+    }
+}

@@ -100,33 +100,35 @@ impl Shared {
 
     /// Validator `v`'s node, fresh.
     pub fn node(&self, v: u32) -> SimNode {
-        SimNode::new(
-            NodeSetup {
-                index: v,
-                n: self.model.n,
-                peers: (0..self.model.n).filter(|&p| p != v).collect(),
-                behaviour: self.model.behaviours[v as usize],
-                checks: Some(self.model.checks(v)),
-                assignment: self.assignment_pairs[v as usize].clone(),
-                approval: self.pairs[v as usize].clone(),
-                session: self.session.clone(),
-                grid: self.grid.clone(),
-                blocks: &self.blocks,
-                routing_seed: self.seed,
-                finality: self.spec.finality,
-                trigger_all: self.spec.trigger_all_tranches,
-                // Nobody checks a certificate under `Verify::Model`, so
-                // nobody needs its proof (docs/network.md).
-                own_proofs: if self.verify == Verify::Model {
-                    Proofs::Skipped
-                } else {
-                    Proofs::Made
-                },
-                cpu: self.spec.node.zip(self.costs.clone()),
-                // Every validator is a node here: no test environment.
-                environment: false,
+        SimNode::new(self.setup(v), &self.model)
+    }
+
+    /// What validator `v`'s protocol is built of.
+    pub(crate) fn setup(&self, v: u32) -> NodeSetup<'_> {
+        NodeSetup {
+            index: v,
+            n: self.model.n,
+            peers: (0..self.model.n).filter(|&p| p != v).collect(),
+            behaviour: self.model.behaviours[v as usize],
+            checks: Some(self.model.checks(v)),
+            assignment: self.assignment_pairs[v as usize].clone(),
+            approval: self.pairs[v as usize].clone(),
+            session: self.session.clone(),
+            grid: self.grid.clone(),
+            blocks: &self.blocks,
+            routing_seed: self.seed,
+            finality: self.spec.finality,
+            trigger_all: self.spec.trigger_all_tranches,
+            // Nobody checks a certificate under `Verify::Model`, so
+            // nobody needs its proof (docs/network.md).
+            own_proofs: if self.verify == Verify::Model {
+                Proofs::Skipped
+            } else {
+                Proofs::Made
             },
-            &self.model,
-        )
+            cpu: self.spec.node.zip(self.costs.clone()),
+            // Every validator is a node here: no test environment.
+            environment: false,
+        }
     }
 }
