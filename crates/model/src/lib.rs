@@ -94,12 +94,14 @@
 //!
 //! Modules, each owning its state: `protocol` (one validator's protocol
 //! — voting and distribution wired as the node wires them, what voting's
-//! actions do in `effects` — driven one moment at a time), `moment` (a
-//! moment as data: what the links delivered, what it made ready for them,
-//! and the one order of work in a moment), `peers` (its connections,
-//! reputation, reconnects, going offline and back, and the packets they
-//! send: the protocol's own state, so that no moment waits on an answer
-//! from the links), `fixed` (the validator among fixed peers — the
+//! actions do in `effects` — driven one moment at a time,
+//! `Protocol::moment` being the one order of work in a moment), `moment`
+//! (a moment as data: what the links delivered, what it made ready for
+//! them), `peers` (its connections,
+//! reputation, reconnects, going offline and back: the protocol's own
+//! state, so that no moment waits on an answer from the links) and
+//! `connections` (what the protocol sends over them and hears about
+//! them), `fixed` (the validator among fixed peers — the
 //! benchmark's node under test — its outputs handed back as the
 //! benchmark's), `member` (a validator of the simulated network: its
 //! protocol, its end of the links in `port`, its record), `finality` (the
@@ -113,6 +115,7 @@
 //! (the clocks and their conversions).
 
 mod busy;
+mod connections;
 pub mod costs;
 pub mod cpu;
 pub mod drawn;

@@ -30,23 +30,15 @@
 //! after a reconnect travel over the links.
 //!
 //! All of this is the validator's protocol's own state (`crate::protocol`
-//! owns a [`Peers`] and a [`Presence`]), so that a moment needs no answer
-//! from the links: what it sends over them — notifications, the
-//! connection's own messages, finality votes — it makes ready as
-//! `crate::moment::Transmit`s, each with its sequence number and, for a
-//! notification, whether the link loses it (the mesh's draw for that
-//! number, `tranche_links::mesh`). Among fixed peers (`crate::fixed`: no
-//! run model) nothing is lost and no one is banned.
+//! owns a [`Peers`] and a [`Presence`]; `crate::connections` acts on
+//! them), so that a moment needs no answer from the links.
 
 use rand_distr::{Distribution, Normal};
-use tranche_distribution::{batch_notifications, View};
+use tranche_distribution::View;
 use tranche_links::mesh::stream;
 use tranche_primitives::{Block, Hash};
 
 use crate::drawn::Model;
-use crate::moment::Transmit;
-use crate::packet::Connection;
-use crate::protocol::{Cx, Protocol};
 use crate::record::{Behaviour, OfflineSpan};
 use crate::time::slot_ms;
 
@@ -267,145 +259,6 @@ pub(crate) fn view_of(heads: &[[u8; 32]], finalized: u32) -> View {
     View {
         heads: heads.iter().map(|h| Hash(*h)).collect(),
         finalized_number: finalized,
-    }
-}
-
-/// The protocol's side of its connections: what it sends over the links,
-/// what the links lose, what it hears about the connection itself.
-impl Protocol {
-    /// The sequence number of the next packet.
-    fn next_seq(&mut self) -> u64 {
-        let seq = self.seq;
-        self.seq += 1;
-        seq
-    }
-
-    /// A message about the connection to `to`, through our bandwidth.
-    fn transmit_connection(&mut self, to: u32, message: Connection) {
-        let seq = self.next_seq();
-        self.ready
-            .transmits
-            .push(Transmit::Connection { to, seq, message });
-    }
-
-    /// Outside the bandwidth and never lost, to `to`: a finality vote, or
-    /// the news that we went away.
-    fn transmit_beyond(&mut self, to: u32, finality: Option<u32>, connection: Option<Connection>) {
-        let seq = self.next_seq();
-        self.ready.transmits.push(Transmit::Beyond {
-            to,
-            seq,
-            finality,
-            connection,
-        });
-    }
-
-    /// Our finality vote, to every other validator.
-    pub(crate) fn transmit_finality_vote(&mut self, up_to: u32) {
-        let me = self.index;
-        for to in (0..self.n).filter(|&p| p != me) {
-            self.transmit_beyond(to, Some(up_to), None);
-        }
-    }
-
-    /// Cut the pending sends into notifications and put them on the links;
-    /// one the link loses disconnects the pair, until a delay drawn for it.
-    pub(crate) fn flush_sends(&mut self, now_ms: u64, cx: Cx<'_>) {
-        if self.sends.is_empty() {
-            return;
-        }
-        let mut lost = Vec::new();
-        for (peer, message) in batch_notifications(self.sends.drain(..)) {
-            let seq = self.seq;
-            self.seq += 1;
-            let to = peer.0;
-            let dropped = cx
-                .network
-                .is_some_and(|model| model.links.lost(self.index, to, seq));
-            let known = if cx.verdicts.across_processes() {
-                cx.verdicts.known(&message)
-            } else {
-                Vec::new()
-            };
-            self.ready.transmits.push(Transmit::Notification {
-                to,
-                seq,
-                message,
-                known,
-                lost: dropped,
-            });
-            if dropped {
-                lost.push((to, seq));
-            }
-        }
-        let Some(model) = cx.network else {
-            return;
-        };
-        for (peer, seq) in lost {
-            let until_ms = now_ms + reconnect_delay_ms(model, self.index, peer, seq);
-            let was_up = self.peers.down(peer, until_ms);
-            self.transmit_connection(peer, Connection::Disconnect { until_ms });
-            if was_up {
-                self.peer_disconnected(peer);
-            }
-        }
-    }
-
-    /// Our view, as it travels.
-    fn own_view(&self) -> (Vec<[u8; 32]>, u32) {
-        let view = self.view();
-        (heads_of(&view), view.finalized_number)
-    }
-
-    /// The reconnects due by `now_ms`: each peer connected again, and
-    /// greeted with our view by the lower index of the pair (or by us,
-    /// `back` from offline).
-    pub(crate) fn reconnect_due(&mut self, now_ms: u64, back: bool) {
-        for p in self.peers.reconnect_due(now_ms) {
-            self.peer_connected(p);
-            if back || self.index < p {
-                let (heads, finalized) = self.own_view();
-                self.transmit_connection(p, Connection::Hello { heads, finalized });
-            }
-        }
-    }
-
-    /// A message about the connection from a peer.
-    pub(crate) fn connection(&mut self, now_ms: u64, from: u32, message: Connection, cx: Cx<'_>) {
-        let hello = matches!(message, Connection::Hello { .. });
-        match message {
-            Connection::Disconnect { until_ms } => {
-                if self.peers.down(from, until_ms) {
-                    self.peer_disconnected(from);
-                }
-            }
-            Connection::Hello { heads, finalized } | Connection::View { heads, finalized } => {
-                let Some(newly) = self.peers.view_from(from, now_ms) else {
-                    return;
-                };
-                if newly {
-                    self.peer_connected(from);
-                }
-                if hello {
-                    let (heads, finalized) = self.own_view();
-                    self.transmit_connection(from, Connection::View { heads, finalized });
-                }
-                self.peer_view(now_ms, from, view_of(&heads, finalized), cx);
-            }
-        }
-    }
-
-    /// We go offline: everyone is disconnected until `until_ms`, and
-    /// learns it over the link (outside the bandwidth: nothing of ours is
-    /// sent after this).
-    pub(crate) fn go_offline(&mut self, until_ms: u64) {
-        let me = self.index;
-        for p in (0..self.n).filter(|&p| p != me) {
-            if self.peers.down(p, until_ms) {
-                self.peer_disconnected(p);
-            }
-            self.transmit_beyond(p, None, Some(Connection::Disconnect { until_ms }));
-        }
     }
 }
 

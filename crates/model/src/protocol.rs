@@ -24,7 +24,7 @@ use crate::busy::{Busy, Handled, Handler, Owed};
 use crate::costs::CostTable;
 use crate::drawn::{CheckDelays, Model};
 use crate::finality::Finality;
-use crate::moment::Ready;
+use crate::moment::{Delivery, Ready};
 use crate::peers::{Peers, Presence};
 use crate::record::{Behaviour, BlockRecord};
 use crate::time::{slot_ms, tick_of, tick_start_ms, ticks_ceil};
@@ -284,6 +284,49 @@ impl Protocol {
         let reconnect = self.peers.next_ms();
         let next = [block, timer, cpu, reconnect].into_iter().flatten().min();
         self.presence.next_ms(next)
+    }
+
+    /// The moment `now_ms` with what the links delivered in it, in order:
+    /// going offline (if this is the moment; away, nothing else), the CPU
+    /// up to the moment, voting's due timers, the blocks whose slot has
+    /// come, the reconnects due (after the blocks, those missed offline
+    /// too: views carry them), the deliveries, then the CPU up to the
+    /// moment's end. What it made ready is returned for the caller to
+    /// carry out (and drain: the buffers are reused).
+    pub fn moment(
+        &mut self,
+        now_ms: u64,
+        deliveries: impl IntoIterator<Item = Delivery>,
+        cx: Cx<'_>,
+    ) -> &mut Ready {
+        self.ready.transmits.clear();
+        self.ready.approved.clear();
+        let turn = self.presence.turn(now_ms);
+        if let Some(until_ms) = turn.leaves_until {
+            self.go_offline(until_ms);
+        }
+        let Some(back) = turn.here else {
+            return &mut self.ready;
+        };
+        self.advance(now_ms, cx);
+        self.run_timers(now_ms, cx);
+        self.import_due_blocks(now_ms, cx);
+        self.reconnect_due(now_ms, back);
+        for delivery in deliveries {
+            match delivery {
+                Delivery::Notification { from, message } => {
+                    self.peer_message(now_ms, from, message, cx)
+                }
+                Delivery::FinalityVote { from, up_to } => {
+                    self.finality_vote(now_ms, from, up_to, cx)
+                }
+                Delivery::Connection { from, message } => {
+                    self.connection(now_ms, from, message, cx)
+                }
+            }
+        }
+        self.advance(now_ms, cx);
+        &mut self.ready
     }
 
     pub(crate) fn block_index(&self, hash: &Hash) -> Option<usize> {
