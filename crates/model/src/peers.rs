@@ -30,7 +30,7 @@
 //! after a reconnect travel over the links.
 //!
 //! All of this is the validator's protocol's own state (`crate::protocol`
-//! owns a [`Peers`] and a [`Presence`]; `crate::connections` acts on
+//! owns a `Peers` and a `Presence`; `crate::connections` acts on
 //! them), so that a moment needs no answer from the links.
 
 use rand_distr::{Distribution, Normal};
