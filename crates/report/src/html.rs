@@ -26,6 +26,7 @@ use crate::{render, Meta, RunReport, Sample};
 use anyhow::Result;
 use plotters::style::RGBColor;
 use std::fmt::Write as _;
+use tranche_config::text::counted;
 
 /// Seconds of a slot: blocks come one per slot from the first
 /// (`tranche-workload`'s world), so block `i` (from 0) owns the samples
@@ -391,11 +392,11 @@ fn headline_legend(group: &[&RunReport]) -> String {
         if f.mode == "sample" {
             let _ = writeln!(
                 s,
-                "<p><b>{}</b>: the floor is estimated from a sample of {} of {} messages; its \
+                "<p><b>{}</b>: the floor is estimated from a sample of {} of {}; its \
                  95 % interval {:.4}..{:.4} s is the sampling error of that estimate only.</p>",
                 escape(&r.layout()),
                 f.sampled_messages(),
-                f.population_messages(),
+                counted(f.population_messages(), "message"),
                 f.interval_s.0,
                 f.interval_s.1
             );
@@ -457,11 +458,11 @@ pub fn render_html(runs: &[RunReport], meta: Option<&Meta>) -> Result<String> {
         let _ = writeln!(body, "<section><h2>{}</h2>", escape(step));
         let _ = writeln!(
             body,
-            "<p>{} validators, {} cores, {} blocks, clock {}, seed {}; {}. \
+            "<p>{}, {}, {}, clock {}, seed {}; {}. \
              Per block: the run's total ÷ its blocks.</p>",
-            first.n_validators,
-            first.n_cores,
-            first.num_blocks,
+            counted(first.n_validators, "validator"),
+            counted(first.n_cores, "core"),
+            counted(first.num_blocks, "block"),
             escape(&first.clock),
             first.seed,
             escape(
@@ -483,8 +484,8 @@ pub fn render_html(runs: &[RunReport], meta: Option<&Meta>) -> Result<String> {
         let _ = writeln!(
             body,
             "<details><summary>CPU of each thread group and worker, bytes, channel depth, \
-             by slot ({} plots)</summary>\n<div class=\"plots\">",
-            details.len()
+             by slot ({})</summary>\n<div class=\"plots\">",
+            counted(details.len(), "plot")
         );
         for svg in details {
             plot_id += 1;

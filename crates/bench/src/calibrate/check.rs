@@ -13,6 +13,7 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use tranche_config::text::counted;
 use tranche_config::BenchStep;
 use tranche_model::CostTable;
 use tranche_node::{Architecture, Layout, DEFAULT_WORKERS};
@@ -299,12 +300,12 @@ pub fn render(r: &CheckReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "calibrate --check {}: the real node {} time(s) on the {} clock against the model on {} core(s); \
+        "calibrate --check {}: the real node {} on the {} clock against the model on {}; \
          judged within max({:.0} %, {} ms) of the real range for times, {:.0} % for CPU",
         r.file,
-        r.runs,
+        counted(r.runs, "time"),
         r.real_clock,
-        r.cores,
+        counted(r.cores, "core"),
         r.tolerance * 100.0,
         MIN_TIME_TOLERANCE_MS,
         r.tolerance * 100.0

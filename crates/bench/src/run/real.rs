@@ -10,7 +10,7 @@ use super::chain::{net_peer, Chain, Links};
 use super::driver::Meter;
 use super::restart::{Restart, Resume};
 use super::under_test::{NodeFigures, Output, Span, UnderTest};
-use super::{Prepared, RunOptions, IDLE_TIMEOUT};
+use super::{DbKind, Prepared, RunOptions, IDLE_TIMEOUT};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -257,15 +257,18 @@ impl UnderTest for RealNode<'_> {
         let p = &metrics.protocol;
         let blocks_n = f64::from(self.step.num_blocks.max(1));
         let options = &self.options;
+        let on_disk = options.db != DbKind::Memory;
         Ok(NodeFigures {
             kind: "real",
             threads: threads(&metrics, before, process_cpu, driver_cpu),
             verifications: metrics.verifications(),
             protocol: protocol_report(&metrics, before),
+            // An in-memory store neither commits nor fsyncs: those figures
+            // are not produced (`-`, absent from the JSON), not 0.
             database: DatabaseReport {
-                commits: p.db_commits(),
-                fsyncs: p.db_fsyncs(),
-                commits_per_block: p.db_commits() as f64 / blocks_n,
+                commits: on_disk.then(|| p.db_commits()),
+                fsyncs: on_disk.then(|| p.db_fsyncs()),
+                commits_per_block: on_disk.then(|| p.db_commits() as f64 / blocks_n),
                 cpu_s: p.db_seconds(),
                 cpu_per_block_s: p.db_seconds() / blocks_n,
             },

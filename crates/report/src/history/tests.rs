@@ -60,7 +60,10 @@ fn results_are_ordered_by_date_and_a_planted_regression_is_marked() {
         text.contains("regression at #4 (commit c4, c4.json):"),
         "{text}"
     );
-    assert!(text.contains("1 series, 5 results, 2 step(s)"), "{text}");
+    assert!(
+        text.contains("1 series, 5 results, 2 steps compare call a regression"),
+        "{text}"
+    );
     let page = page::render(&series, &skipped, "tranche history h/").unwrap();
     // A plot per figure the results have: the fixture measured no floor,
     // so its node ÷ floor is "-" and has no plot.

@@ -51,8 +51,10 @@ pub struct BlockSummary {
     pub no_shows_max: u32,
     pub no_shows_sum: u64,
     /// With `finality`: validators that finalized the block, and the
-    /// median moment they did, milliseconds after the slot start.
-    pub finalized: u32,
+    /// median moment they did, milliseconds after the slot start (without
+    /// it, not simulated: absent from the JSON, `-` in tables).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finalized: Option<u32>,
     pub finalized_p50_ms: Option<u64>,
     /// Median moment the validators had gathered enough assignments for
     /// every candidate, milliseconds after the slot start.
@@ -127,7 +129,7 @@ pub(crate) fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
     Some(sorted[rank.clamp(1, sorted.len()) - 1])
 }
 
-fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
+fn summarise_block(i: usize, records: &[NodeRecord], finality: bool) -> BlockSummary {
     let expected: Vec<&NodeRecord> = records.iter().filter(|r| r.behaviour.counts()).collect();
     let mut times: Vec<(u64, u32)> = expected
         .iter()
@@ -172,8 +174,8 @@ fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
         by_tranche,
         no_shows_max: blocks.clone().map(|b| b.no_shows).max().unwrap_or(0),
         no_shows_sum: blocks.map(|b| u64::from(b.no_shows)).sum(),
-        finalized: finals.len() as u32,
-        finalized_p50_ms: percentile(&finals, 50.0),
+        finalized: finality.then_some(finals.len() as u32),
+        finalized_p50_ms: percentile(&finals, 50.0).filter(|_| finality),
         enough_p50_ms: percentile(&enough, 50.0),
     }
 }
@@ -201,7 +203,7 @@ impl SimulationReport {
     ) -> SimulationReport {
         let n_blocks = validators.first().map_or(0, |r| r.blocks.len());
         let blocks: Vec<BlockSummary> = (0..n_blocks)
-            .map(|i| summarise_block(i, &validators))
+            .map(|i| summarise_block(i, &validators, spec.finality))
             .collect();
         let all_approved = blocks.iter().all(|b| b.approved == b.expected);
         SimulationReport {

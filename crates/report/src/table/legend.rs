@@ -10,6 +10,7 @@ use crate::spread::Unit;
 use crate::timing::TIMING_DEPENDENT;
 use crate::RunReport;
 use std::fmt::Write as _;
+use tranche_config::text::counted;
 
 /// A block approved two slots (12 s) or more after its slot start is late.
 const LATE_MS: u64 = 12_000;
@@ -70,16 +71,15 @@ pub(super) fn why(r: &RunReport) -> Option<String> {
         } else {
             let p = &r.protocol;
             parts.push(format!(
-                "{}; of the run's {} candidates approved, {} by the one-third rule (more than \
-                 a third of all validators approved them, whatever their tranches); {} no-shows \
-                 covered at approval, {} observed at any evaluation; {} approvals withheld by \
-                 the peers.",
+                "{}; of the run's {} approved, {} by the one-third rule (more than a third of \
+                 all validators approved them, whatever their tranches); {} covered at \
+                 approval, {} observed at any evaluation; {} withheld by the peers.",
                 odd.join(", "),
-                p.candidates_approved,
+                counted(p.candidates_approved, "candidate"),
                 p.approved_by_one_third,
-                p.no_shows,
+                counted(p.no_shows, "no-show"),
                 p.observed_no_shows,
-                r.counts.withheld_approvals
+                counted(r.counts.withheld_approvals, "approval")
             ));
         }
     }
@@ -192,6 +192,15 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
         s.push_str(
             "database: commits of the approval database (once per tick, and before each\n  \
              announcement) and the voting thread's time in it (writes, commits, fsyncs).\n",
+        );
+    }
+    if runs
+        .iter()
+        .any(|r| !r.is_model() && r.database.commits.is_none())
+    {
+        s.push_str(
+            "database commits -: the database was in memory (--db memory), which commits\n  \
+             and fsyncs nothing; its CPU row is the time spent buffering the writes.\n",
         );
     }
     if runs.iter().any(|r| r.checks.round_trips > 0) {

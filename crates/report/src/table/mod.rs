@@ -31,6 +31,7 @@ use crate::network::percentile;
 use crate::spread::Unit;
 use crate::timing::is_timing_dependent;
 use std::fmt::Write as _;
+use tranche_config::text::counted;
 
 /// Width of the label column.
 const LABEL: usize = 48;
@@ -487,7 +488,17 @@ impl Table<'_> {
                 .map(|r| (!r.is_model()).then(|| f(r)))
                 .collect()
         };
-        let commits = db(|r| r.database.commits as f64);
+        // An in-memory database commits nothing: `-` there too.
+        let commits: Vec<Option<f64>> = self
+            .runs
+            .iter()
+            .map(|r| {
+                r.database
+                    .commits
+                    .filter(|_| !r.is_model())
+                    .map(|c| c as f64)
+            })
+            .collect();
         self.row(
             &marked("database commits", "database.commits"),
             Basis::Both,
@@ -596,8 +607,13 @@ pub fn render(runs: &[RunReport]) -> String {
     };
     let _ = writeln!(
         t.out,
-        "{} — {} validators, {} cores, {} blocks, clock {}, seed {}",
-        first.name, first.n_validators, first.n_cores, first.num_blocks, first.clock, first.seed
+        "{} — {}, {}, {}, clock {}, seed {}",
+        first.name,
+        counted(first.n_validators, "validator"),
+        counted(first.n_cores, "core"),
+        counted(first.num_blocks, "block"),
+        first.clock,
+        first.seed
     );
     t.headline();
     t.approval();

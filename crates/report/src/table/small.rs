@@ -7,6 +7,7 @@
 //! with no stalled candidate to name.
 
 use crate::RunReport;
+use tranche_config::text::counted;
 
 /// A block approved within its slot's first tick (500 ms) is early (the
 /// legend's "why" line says so too).
@@ -25,10 +26,10 @@ fn at_import(r: &RunReport) -> Option<String> {
                 "At this size every candidate was approved by the one-third rule as its block \
                  came in: the peers send each approval with its assignment (as upstream's \
                  generated peers), and the first tranches' approvals were already from more \
-                 than a third of the {} validators, so no later tranche and no check of the \
+                 than a third of the {}, so no later tranche and no check of the \
                  node's own was waited for; the run measures the messages' handling, not the \
                  tranches' timing (larger sizes, 100 x 20 and up, approve seconds into the slot).",
-                r.n_validators
+                counted(r.n_validators, "validator")
             )
         },
     )
@@ -39,11 +40,11 @@ fn observed_only(r: &RunReport) -> Option<String> {
     let p = &r.protocol;
     (p.observed_no_shows > 0 && p.no_shows == 0 && r.counts.withheld_approvals == 0).then(|| {
         format!(
-            "The {} no-shows observed held no approval back: the counter adds, at every \
+            "The {} observed held no approval back: the counter adds, at every \
              evaluation of a candidate (after its approval too), each assigned validator whose \
              approval had not come by its no-show deadline; none was covered at approval and \
              the peers withheld none.",
-            p.observed_no_shows
+            counted(p.observed_no_shows, "no-show")
         )
     })
 }
@@ -55,14 +56,15 @@ fn never_uncovered(r: &RunReport) -> Option<String> {
     let withheld = r.counts.withheld_approvals;
     (never && r.stalls.is_empty() && withheld > 0).then(|| {
         format!(
-            "Never approved: the peers withheld {withheld} approvals as no-shows, and a no-show \
+            "Never approved: the peers withheld {} as no-shows, and a no-show \
              is covered only by the approval of an assignment from a later tranche, which the \
              peers send only up to the highest tranche counted + the no-shows (upstream's \
-             generator rule, docs/quirks.md); at {} validators a tranche holds few assignments \
+             generator rule, docs/quirks.md); at {} a tranche holds few assignments \
              for a candidate, so those beyond that window were held back and the candidate \
              stayed short of approvals (and of a third of the validators' for the one-third \
              rule). More validators, or fewer no-shows (num_no_shows_per_candidate), approve.",
-            r.n_validators
+            counted(withheld, "approval"),
+            counted(r.n_validators, "validator")
         )
     })
 }

@@ -155,7 +155,7 @@ fn the_cpu_model_shows_each_threads_busy_share_by_name_and_who_saturated() {
         "approval-voting-parallel-0 63.33 % 116.67 % 1 (v2)"
     );
     assert!(
-        table.contains("CPU model: parallel layout with 1 workers, 2 cores"),
+        table.contains("CPU model: parallel layout with 1 worker, 2 cores"),
         "{table}"
     );
     assert!(
@@ -230,7 +230,7 @@ fn flat(r: &SimulationReport) -> String {
 #[test]
 fn a_late_runs_note_names_the_cause_its_figures_show_and_no_other() {
     const NO_SHOWS: &str = "later than `tranche run`'s default: no-shows.";
-    const OFFLINE: &str = "validator(s) went offline";
+    const OFFLINE: &str = "validators went offline";
     const SATURATED: &str = "saturated on some validators";
     const ENOUGH: &str = "had enough assignments only at";
     const COALESCE: &str = "MAX_APPROVAL_COALESCE_WAIT_TICKS";
@@ -250,7 +250,9 @@ fn a_late_runs_note_names_the_cause_its_figures_show_and_no_other() {
     // No-shows (as `no-shows.yaml` at 100 x 20 shows, p50 84 s).
     let no_shows = late_with(2, Behaviour::NoShow);
     only(&no_shows, &[NO_SHOWS]);
-    assert!(flat(&no_shows).contains("2 validator(s) never approve"));
+    assert!(flat(&no_shows).contains("2 validators never approve (`no_show_fraction`)"));
+    let one = late_with(1, Behaviour::NoShow);
+    assert!(flat(&one).contains("1 validator never approves (`no_show_fraction`)"));
     // Offline validators (as `finality-stall.yaml`).
     let span = tranche_records::record::OfflineSpan {
         at_block: 1,
@@ -293,4 +295,51 @@ fn a_late_runs_note_names_the_cause_its_figures_show_and_no_other() {
     let mut single = late_with(0, Behaviour::Honest);
     single.spec.max_approval_coalesce_count = 1;
     only(&single, &[]);
+}
+
+/// Issue 41: "1 blocks" in the network table's header, its memory and
+/// cost lines, and the page.
+#[test]
+fn a_count_of_one_is_singular_in_the_network_table_and_page() {
+    let mut r = on_time(1, 1, NetworkSpec::default());
+    r.n_cores = 1;
+    r.cost.threads = 1;
+    r.cost.processes = 1;
+    r.cost.deliveries = 1;
+    r.cost.peak_rss_bytes = 8 << 20;
+    let text = r.table();
+    assert!(
+        text.contains("tranche network: 1 validator (1 honest), 1 core, 1 block, seed 0"),
+        "{text}"
+    );
+    assert!(text.contains("(1 validator x 1 block)"), "{text}");
+    assert!(text.contains("on 1 thread x 1 process:"), "{text}");
+    crate::fixture::assert_singular(&text);
+    let page = crate::network::page::render(&r).unwrap();
+    crate::fixture::assert_singular(&page);
+}
+
+/// Issue 41: without `finality` nothing is finalized or not: the count
+/// is absent from the JSON, not 0; with it, 0 is a figure.
+#[test]
+fn finality_not_simulated_leaves_its_figures_out_of_the_json() {
+    let off = on_time(3, 2, NetworkSpec::default());
+    let json = serde_json::to_value(&off).unwrap();
+    for b in json["blocks"].as_array().unwrap() {
+        assert!(b.get("finalized").is_none(), "{b}");
+    }
+    let on = report(
+        3,
+        2,
+        NetworkSpec {
+            finality: true,
+            ..NetworkSpec::default()
+        },
+        |_, _| Some(7_000),
+        |_, _| None,
+    );
+    let json = serde_json::to_value(&on).unwrap();
+    assert_eq!(json["blocks"][0]["finalized"], 0);
+    let back: SimulationReport = serde_json::from_value(json).unwrap();
+    assert_eq!(back.blocks, on.blocks);
 }
