@@ -13,26 +13,44 @@ use tranche_config::text::counted;
 /// legend's "why" line says so too).
 pub(super) const EARLY_MS: u64 = 500;
 
-/// Every candidate approved at import by the one-third rule.
+/// Every candidate approved by the one-third rule, and blocks approved as
+/// they came in: all of them (the run measures the handling only), or
+/// only some, named (the others came later, for reasons of their own).
 fn at_import(r: &RunReport) -> Option<String> {
     let p = &r.protocol;
-    let early = r
+    let early: Vec<String> = r
         .blocks
         .iter()
-        .any(|b| b.approved_after_ms.is_some_and(|ms| ms < EARLY_MS));
-    (early && p.candidates_approved > 0 && p.approved_by_one_third == p.candidates_approved).then(
-        || {
-            format!(
-                "At this size every candidate was approved by the one-third rule as its block \
-                 came in: the peers send each approval with its assignment (as upstream's \
-                 generated peers), and the first tranches' approvals were already from more \
-                 than a third of the {}, so no later tranche and no check of the \
-                 node's own was waited for; the run measures the messages' handling, not the \
-                 tranches' timing (larger sizes, 100 x 20 and up, approve seconds into the slot).",
-                counted(r.n_validators, "validator")
-            )
-        },
-    )
+        .filter(|b| b.approved_after_ms.is_some_and(|ms| ms < EARLY_MS))
+        .map(|b| b.number.to_string())
+        .collect();
+    let by_rule = p.candidates_approved > 0 && p.approved_by_one_third == p.candidates_approved;
+    if early.is_empty() || !by_rule {
+        return None;
+    }
+    let why = format!(
+        "the peers send each approval with its assignment (as upstream's generated peers), and \
+         the first tranches' approvals were already from more than a third of the {}, so no \
+         later tranche and no check of the node's own was waited for",
+        counted(r.n_validators, "validator")
+    );
+    Some(if early.len() == r.blocks.len() {
+        format!(
+            "At this size every candidate was approved by the one-third rule as its block came \
+             in: {why}; the run measures the messages' handling, not the tranches' timing \
+             (larger sizes, 100 x 20 and up, approve seconds into the slot)."
+        )
+    } else {
+        let (blocks, it) = match early.as_slice() {
+            [one] => (format!("block {one}"), "it"),
+            [head @ .., last] => (format!("blocks {} and {last}", head.join(", ")), "each"),
+            [] => unreachable!("early is not empty"),
+        };
+        format!(
+            "At this size the candidates of {blocks} were approved by the one-third rule as \
+             {it} came in: {why} there (the other blocks came later)."
+        )
+    })
 }
 
 /// No-shows observed that held no approval back.

@@ -480,6 +480,18 @@ fn small_sizes_say_why_their_figures_look_odd_only_where_the_figures_show_it() {
     small.protocol.approved_by_one_third = 24;
     small.protocol.observed_no_shows = 298;
     assert_eq!(notes(&small), [true, true, false]);
+    // Issue 41: one block early, one late (no-shows withheld): the note
+    // names the early block, and never says every candidate came in so.
+    let mut mixed = small.clone();
+    mixed.blocks[1].approved_after_ms = Some(19_000);
+    let text = flat(&render(std::slice::from_ref(&mixed)));
+    assert!(!text.contains(AT_IMPORT), "{text}");
+    assert!(
+        text.contains(
+            "the candidates of block 1 were approved by the one-third rule as it came in"
+        ),
+        "{text}"
+    );
     // Early but not by the one-third rule alone: no "at import" note.
     let mut tranches = small.clone();
     tranches.protocol.approved_by_one_third = 20;
