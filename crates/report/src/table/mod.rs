@@ -255,7 +255,9 @@ impl Table<'_> {
             .runs
             .iter()
             .map(|r| {
-                if r.batches_signatures() {
+                if !r.has_floor() {
+                    "-"
+                } else if r.batches_signatures() {
                     "batched"
                 } else {
                     "one-by-one"

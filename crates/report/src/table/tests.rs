@@ -448,10 +448,28 @@ fn without_a_floor_every_ratio_to_it_is_a_dash() {
         "node total ÷ batched floor",
         "crypto floor, one-by-one signatures, CPU s",
         "database ÷ crypto floor",
+        "  its floor: signatures checked",
     ] {
         let c = cells(&text, label);
         assert!(c.iter().all(|c| *c == "-"), "{label}: {c:?}");
     }
+    // Issue 41: no note about ratios or floors the run does not have.
+    assert!(!text.contains("÷ floor (*): read"), "{text}");
+    let mut repeated = runs.clone();
+    repeated[0].repeats = Some(crate::repeat::Repeats {
+        runs: 3,
+        warmup: 1,
+        ..Default::default()
+    });
+    let text = flat(&render(&repeated));
+    assert!(
+        text.contains("medians: CPU and wall time are the medians of 3 measured runs"),
+        "{text}"
+    );
+    assert!(!text.contains("the crypto floors and the ratios"), "{text}");
+    // With a floor, both notes.
+    let text = flat(&render(&both()));
+    assert!(text.contains("÷ floor (*): read"), "{text}");
 }
 
 /// The table's text with its wrapped lines joined.
