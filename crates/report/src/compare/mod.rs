@@ -312,7 +312,8 @@ impl Comparison {
 /// What each verdict of the table means.
 pub const VERDICT_LEGEND: &str = "\
 verdicts: same = identical; FAIL = a deterministic figure differs, or CPU
-  slowed beyond the tolerance (and the baseline's --repeat range); ok = CPU within them; faster = CPU faster beyond them (passes);
+  slowed beyond the tolerance (and the baseline's --repeat range); ok = CPU
+  within them; faster = CPU faster beyond them (passes);
   - = shown, not judged (wall time, memory, test-environment, the crypto
   floors, ratios without --repeat in both files, CPU under --cpu-floor per
   block, --ignore-cpu, figures that vary under the real clock); varies =

@@ -89,6 +89,9 @@ pub fn heading(s: &Series) -> String {
     if let Some(p) = id.processes {
         what.push_str(&format!(", {}", counted(p, "process")));
     }
+    if let Some(t) = id.threads {
+        what.push_str(&format!(", {}", counted(t, "thread")));
+    }
     format!(
         "{}: {} ({what}), {} in meta.date order, {}",
         s.kind,
