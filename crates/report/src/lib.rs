@@ -360,12 +360,18 @@ impl Stall {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ScheduleReport {
+    /// Each group's messages and their wait, p50 and p99 (absent where the
+    /// group holds no message: no wait was measured).
     pub ahead_messages: u64,
-    pub ahead_p50_ms: f64,
-    pub ahead_p99_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ahead_p50_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ahead_p99_ms: Option<f64>,
     pub rest_messages: u64,
-    pub rest_p50_ms: f64,
-    pub rest_p99_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rest_p50_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rest_p99_ms: Option<f64>,
     pub backlog_peak: u64,
 }
 

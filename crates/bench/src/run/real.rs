@@ -419,11 +419,12 @@ fn schedule_report(metrics: &NodeMetrics, options: &RunOptions) -> Option<Schedu
     let [ahead, rest] = metrics.schedule.quantiles();
     Some(ScheduleReport {
         ahead_messages: ahead.count,
-        ahead_p50_ms: ahead.p50_ms,
-        ahead_p99_ms: ahead.p99_ms,
+        // No message, no wait measured: not a wait of 0.
+        ahead_p50_ms: (ahead.count > 0).then_some(ahead.p50_ms),
+        ahead_p99_ms: (ahead.count > 0).then_some(ahead.p99_ms),
         rest_messages: rest.count,
-        rest_p50_ms: rest.p50_ms,
-        rest_p99_ms: rest.p99_ms,
+        rest_p50_ms: (rest.count > 0).then_some(rest.p50_ms),
+        rest_p99_ms: (rest.count > 0).then_some(rest.p99_ms),
         backlog_peak: metrics.schedule.backlog_peak(),
     })
 }

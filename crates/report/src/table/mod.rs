@@ -564,16 +564,19 @@ impl Table<'_> {
         );
         for r in self.runs {
             if let Some(x) = &r.schedule {
+                // A group without messages has no wait to show.
+                let wait = |what: &str, p50: Option<f64>, p99: Option<f64>| match (p50, p99) {
+                    (Some(p50), Some(p99)) => format!(" ({what}p50 {p50:.1} ms, p99 {p99:.1} ms)"),
+                    _ => String::new(),
+                };
                 let _ = writeln!(
                     self.out,
-                    "useful-first ({}) ~: {} messages taken ahead (receipt to handling p50 {:.1} ms, p99 {:.1} ms), {} in arrival order (p50 {:.1} ms, p99 {:.1} ms); longest backlog {}",
+                    "useful-first ({}) ~: {} taken ahead{}, {} in arrival order{}; longest backlog {}",
                     r.layout(),
-                    x.ahead_messages,
-                    x.ahead_p50_ms,
-                    x.ahead_p99_ms,
+                    counted(x.ahead_messages, "message"),
+                    wait("receipt to handling ", x.ahead_p50_ms, x.ahead_p99_ms),
                     x.rest_messages,
-                    x.rest_p50_ms,
-                    x.rest_p99_ms,
+                    wait("", x.rest_p50_ms, x.rest_p99_ms),
                     x.backlog_peak
                 );
             }

@@ -613,3 +613,29 @@ fn without_a_floor_its_figures_are_absent_from_the_json() {
     assert_eq!(json["crypto_floor"]["cpu_s"], 0.5);
     assert_eq!(json["crypto_floor"]["interval_s"][1], 0.6);
 }
+
+/// Issue 41: a `--schedule useful-first` group without messages has no
+/// wait: no "p50 0.0 ms" in the table, nothing in the JSON.
+#[test]
+fn a_schedule_group_without_messages_shows_no_wait() {
+    let mut r = fixture::run();
+    r.schedule = Some(crate::ScheduleReport {
+        ahead_messages: 0,
+        rest_messages: 3437,
+        rest_p50_ms: Some(13.8),
+        rest_p99_ms: Some(41.7),
+        backlog_peak: 1099,
+        ..Default::default()
+    });
+    let text = render(std::slice::from_ref(&r));
+    assert!(
+        text.contains(
+            "useful-first (parallel/4) ~: 0 messages taken ahead, 3437 in arrival order (p50 \
+             13.8 ms, p99 41.7 ms); longest backlog 1099"
+        ),
+        "{text}"
+    );
+    let json = serde_json::to_value(&r).unwrap();
+    assert!(json["schedule"].get("ahead_p50_ms").is_none(), "{json}");
+    assert_eq!(json["schedule"]["rest_p50_ms"], 13.8);
+}
