@@ -583,13 +583,13 @@ impl Table<'_> {
             if let Some(x) = &r.restart {
                 let _ = writeln!(
                     self.out,
-                    "restart ({}): crashed at the start of block {}'s slot ({} s into the run), back in {:.0} ms, {} own items re-sent",
+                    "restart ({}): crashed at the start of block {}'s slot ({} s into the run), back in {:.0} ms, {} re-sent",
                     r.layout(),
                     x.block,
                     // The run starts at block 1's slot; a slot is 6 s.
                     u64::from(x.block.saturating_sub(1)) * 6,
                     x.recover_ms,
-                    x.resent_items
+                    counted(x.resent_items, "own item")
                 );
             }
         }
