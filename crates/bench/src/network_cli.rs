@@ -198,8 +198,8 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     if let Some(node) = spec.node {
         let classic = node.layout == tranche_config::node_shape::Layout::Classic;
         if classic && node.workers as usize != tranche_config::node_shape::DEFAULT_WORKERS {
-            log::warn!(
-                "{source}: node.workers ({}) is ignored with layout classic: it has one \
+            tranche_report::errln!(
+                "warning: {source}: node.workers ({}) is ignored with layout classic: it has one \
                  distribution thread",
                 node.workers
             );
@@ -529,8 +529,8 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         None => tranche_simulation::CostTable::default(),
     };
     if let (Some(path), None) = (&args.costs, &spec.node) {
-        log::warn!(
-            "--costs {}: ignored, {source} has no `node` key (no CPU model to cost)",
+        tranche_report::errln!(
+            "warning: --costs {}: ignored, {source} has no `node` key (no CPU model to cost)",
             path.display()
         );
         // Unused: not a difference between processes either.

@@ -413,8 +413,9 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
         bail!("--backlog sizes the backlog of --schedule useful-first; with fifo there is none");
     }
     if args.architecture == Some(ArchArg::Classic) && args.workers as usize != DEFAULT_WORKERS {
-        log::warn!(
-            "--workers {} has no effect with --architecture classic (one distribution worker)",
+        tranche_report::errln!(
+            "warning: --workers {} has no effect with --architecture classic (one distribution \
+             worker)",
             args.workers
         );
     }

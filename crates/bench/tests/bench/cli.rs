@@ -120,7 +120,7 @@ fn workers_with_the_classic_layout_are_warned_about() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("--workers 8 has no effect with --architecture classic"),
+        err.contains("warning: --workers 8 has no effect with --architecture classic"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();
