@@ -329,7 +329,9 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
                 r.crypto_floor.per_block_s
             },
             node_ratio: r.floor_ratio(),
-            floor: if r.batches_signatures() {
+            floor: if !r.has_floor() {
+                ""
+            } else if r.batches_signatures() {
                 "batched"
             } else {
                 "one-by-one"

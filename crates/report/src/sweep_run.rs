@@ -23,8 +23,9 @@ pub struct RunSweepRow {
     pub floor_per_block_s: f64,
     #[serde(default, skip_serializing_if = "crate::unmeasured")]
     pub node_ratio: f64,
-    /// `one-by-one` or `batched`: which floor (`RunReport::floor_ratio`).
-    #[serde(default)]
+    /// `one-by-one` or `batched`: which floor (`RunReport::floor_ratio`);
+    /// absent without one (`--floor off`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub floor: String,
     pub wall_s: f64,
     pub peak_memory_mib: f64,

@@ -204,3 +204,32 @@ fn both_sweeps_take_blocks_and_quiet_and_run_each_cell_once() {
         .count();
     assert_eq!(table, 2, "one header and one row: {rows}");
 }
+
+/// Issue 41: a sweep without a floor (`--floor off`) leaves the floor's
+/// figures out of its rows (0 before), and its table shows `-`.
+#[test]
+fn a_sweep_without_a_floor_writes_no_floor_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rows.json");
+    let out = Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args(["sweep", "run", "--validators", "40", "--cores", "8"])
+        .args(["--blocks", "1", "--floor", "off", "--quiet"])
+        .arg("--cache-dir")
+        .arg(dir.path())
+        .arg("--json")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for row in file["rows"].as_array().unwrap() {
+        for key in ["floor_per_block_s", "node_ratio", "floor"] {
+            assert!(row.get(key).is_none(), "{key}: {row}");
+        }
+        assert!(row["node_cpu_per_block_s"].as_f64().unwrap() > 0.0, "{row}");
+    }
+    let table = String::from_utf8_lossy(&out.stdout);
+    let row = table.lines().nth(1).unwrap();
+    assert_eq!(row.split_whitespace().nth(7), Some("-"), "{table}");
+}
