@@ -226,6 +226,16 @@ impl SimulationReport {
         }
     }
 
+    /// Who verified the crypto (`once`, `every`, `model`), as the
+    /// command line's metadata says; `None` in files without it.
+    pub(crate) fn verify(&self) -> Option<&str> {
+        self.meta
+            .as_ref()?
+            .config
+            .iter()
+            .find_map(|l| l.strip_prefix("verify: "))
+    }
+
     /// How many validators of each behaviour.
     pub(crate) fn behaviours(&self) -> String {
         let mut counts: Vec<(&str, usize)> = Vec::new();

@@ -343,3 +343,36 @@ fn finality_not_simulated_leaves_its_figures_out_of_the_json() {
     let back: SimulationReport = serde_json::from_value(json).unwrap();
     assert_eq!(back.blocks, on.blocks);
 }
+
+/// `--verify model` checks no crypto: its checks are not "reused"
+/// verdicts but assumed ones, and the cost line says so.
+#[test]
+fn verify_model_says_its_checks_were_assumed_not_reused() {
+    let mut r = on_time(4, 1, NetworkSpec::default());
+    r.cost.reused = 4563;
+    let line = |r: &SimulationReport| {
+        r.table()
+            .lines()
+            .find(|l| l.starts_with("aggression events"))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        line(&r).contains("crypto: 0 verified, 4563 reused"),
+        "{}",
+        line(&r)
+    );
+    let mut meta = crate::Meta::of(
+        crate::meta::kind::NETWORK,
+        "",
+        0,
+        vec!["verify: model".into()],
+    );
+    meta.config.insert(0, "n_validators: 4".into());
+    r.meta = Some(meta);
+    assert!(
+        line(&r).contains("crypto: none verified, 4563 checks assumed valid (`--verify model`)"),
+        "{}",
+        line(&r)
+    );
+}
