@@ -102,6 +102,10 @@ pub fn render(series: &[Series], skipped: &[String], command: &str) -> Result<St
         .iter()
         .map(|l| format!("<p>note: {}</p>\n", escape(l)))
         .collect();
+    // Why series of one name are followed apart, as the text says.
+    for line in super::apart(series) {
+        notes.push_str(&format!("<p>not comparable: {}</p>\n", escape(&line)));
+    }
     if unplotted > 0 {
         notes.push_str(&format!(
             "<p>note: the plots of {} {} left out: the page reached its \

@@ -92,6 +92,9 @@ pub fn heading(s: &Series) -> String {
     if let Some(t) = id.threads {
         what.push_str(&format!(", {}", counted(t, "thread")));
     }
+    if !id.database.is_empty() {
+        what.push_str(&format!(", database {}", bare(&id.database)));
+    }
     format!(
         "{}: {} ({what}), {} in meta.date order, {}",
         s.kind,
