@@ -183,7 +183,7 @@ fn plots(report: &SimulationReport) -> Result<Vec<String>> {
             report
                 .blocks
                 .iter()
-                .map(|b| Some(f64::from(report.n_validators - b.finalized.unwrap_or(0))))
+                .map(|b| Some(f64::from(report.n_validators - b.finalized)))
                 .collect(),
         );
     }
