@@ -96,9 +96,9 @@ pub fn execute(args: &HistoryArgs) -> Result<u8> {
             .map(|p| tranche_config::text::bare(&p.display().to_string()))
             .collect();
         bail!(
-            "no result file to follow in {} ({} file(s) read, none a result{})",
+            "no result file to follow in {} ({} read, none a result{})",
             listed.join(", "),
-            inputs.len(),
+            tranche_config::text::counted(inputs.len(), "file"),
             if skipped.is_empty() {
                 ""
             } else {

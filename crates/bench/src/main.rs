@@ -120,8 +120,9 @@ enum Command {
     /// range). Exit status 0: no regression; 1: regression; 2: a file could
     /// not be read; 3: the files are not comparable (of different kinds,
     /// another seed, configuration, layout, workers, node under test,
-    /// processes, clock, database or result format, or no figure in
-    /// common; what differs is printed in one line).
+    /// processes, a network run's threads, clock, database or result
+    /// format, or no figure in common; what differs is printed in one
+    /// line).
     #[command(after_help = section(help::COMPARE))]
     Compare(tranche_bench::compare_cli::CompareArgs),
     /// Follow results over commits, a regression marked where it appears.

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use tranche_config::approval_network::{self as config, NetworkSpec, NetworkSpecError};
+use tranche_config::text::counted;
 use tranche_report::progress::{Phase, Progress};
 use tranche_simulation::{EngineConfig, EngineError, Verify, MAX_PROCESSES, MAX_THREADS};
 
@@ -119,9 +120,11 @@ pub enum CliError {
     #[error("sweep: {0}")]
     Sweep(String),
     #[error(
-        "{file}: {validators} validators x {cores} cores x {blocks} blocks need an estimated \
-         {need_mib} MiB per process, {available_mib} MiB are available: use more processes, \
-         fewer blocks or `finality: true`"
+        "{file}: {} x {} x {} need an estimated {need_mib} MiB per process, {available_mib} \
+         MiB are available: use more processes, fewer blocks or `finality: true`",
+        counted(*validators, "validator"),
+        counted(*cores, "core"),
+        counted(*blocks, "block")
     )]
     TooBig {
         file: String,
@@ -195,8 +198,8 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     if let Some(node) = spec.node {
         let classic = node.layout == tranche_config::node_shape::Layout::Classic;
         if classic && node.workers as usize != tranche_config::node_shape::DEFAULT_WORKERS {
-            log::warn!(
-                "{source}: node.workers ({}) is ignored with layout classic: it has one \
+            tranche_report::errln!(
+                "warning: {source}: node.workers ({}) is ignored with layout classic: it has one \
                  distribution thread",
                 node.workers
             );
@@ -290,8 +293,9 @@ pub fn threads_warning(threads: usize) -> Option<String> {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     (threads > cores).then(|| {
         format!(
-            "warning: --threads {threads} is more than this machine's {cores} core(s): the \
-             threads take turns on them and the run is slower, not faster"
+            "warning: --threads {threads} is more than this machine's {}: the \
+             threads take turns on them and the run is slower, not faster",
+            counted(cores, "core")
         )
     })
 }
@@ -307,8 +311,8 @@ pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
                 return Err(CliError::Hostfile {
                     path: p.display().to_string(),
                     message: format!(
-                        "{} address(es) for --processes {processes}: one line per process",
-                        hosts.len()
+                        "{} for --processes {processes}: one line per process",
+                        counted(hosts.len(), "address")
                     ),
                 });
             }
@@ -355,10 +359,10 @@ pub fn estimate_note(spec: &NetworkSpec, source: &str, processes: usize) -> Opti
     let cpu = long_cpu(cpu, most)?;
     let mib = (spec.estimated_bytes() / processes.max(1) as u64) >> 20;
     Some(format!(
-        "note: {source}: {} validators x {} cores x {}: about {mib} MiB per process and {cpu}",
-        spec.n_validators,
-        spec.n_cores,
-        tranche_config::text::counted(spec.num_blocks as usize, "block")
+        "note: {source}: {} x {} x {}: about {mib} MiB per process and {cpu}",
+        counted(spec.n_validators, "validator"),
+        counted(spec.n_cores, "core"),
+        counted(spec.num_blocks, "block")
     ))
 }
 
@@ -383,14 +387,14 @@ pub fn dry_run(spec: &NetworkSpec, source: &str, processes: usize) -> String {
         String::new()
     };
     format!(
-        "dry run: {source} — {} validators x {} cores x {} blocks: about {deliveries:.0} \
-         deliveries, {} MiB per process ({processes} process(es)) and {cpu:.1} CPU-s (release \
-         build){worst}; {fits}\n\
+        "dry run: {source} — {} x {} x {}: about {deliveries:.0} deliveries, {} MiB per \
+         process ({}) and {cpu:.1} CPU-s (release build){worst}; {fits}\n\
          dry run: nothing simulated (without --dry-run the run starts here)\n",
-        spec.n_validators,
-        spec.n_cores,
-        spec.num_blocks,
-        need >> 20
+        counted(spec.n_validators, "validator"),
+        counted(spec.n_cores, "core"),
+        counted(spec.num_blocks, "block"),
+        need >> 20,
+        counted(processes, "process")
     )
 }
 
@@ -479,7 +483,7 @@ fn outcome(report: &tranche_report::network::SimulationReport) -> String {
         .count();
     format!(
         "{approved} of {} approved by all",
-        tranche_config::text::counted(report.blocks.len(), "block")
+        counted(report.blocks.len(), "block")
     )
 }
 
@@ -525,8 +529,8 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         None => tranche_simulation::CostTable::default(),
     };
     if let (Some(path), None) = (&args.costs, &spec.node) {
-        log::warn!(
-            "--costs {}: ignored, {source} has no `node` key (no CPU model to cost)",
+        tranche_report::errln!(
+            "warning: --costs {}: ignored, {source} has no `node` key (no CPU model to cost)",
             path.display()
         );
         // Unused: not a difference between processes either.
@@ -748,7 +752,7 @@ mod tests {
         assert_eq!(engine("2").unwrap().hosts.len(), 2);
         assert_eq!(
             engine("3").unwrap_err(),
-            format!("--hostfile {p}: 2 address(es) for --processes 3: one line per process")
+            format!("--hostfile {p}: 2 addresses for --processes 3: one line per process")
         );
         // Issue 43: a hostfile for one process would do nothing.
         assert!(engine("1").unwrap_err().contains("it needs --processes N"));

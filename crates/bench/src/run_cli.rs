@@ -5,6 +5,7 @@ use crate::run::{prepare, run_step_observed, ClockKind, DbKind, RunOptions};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use tranche_config::text::counted;
 use tranche_config::{self as config, BenchConfig};
 use tranche_node::{Architecture, Layout, DEFAULT_WORKERS};
 use tranche_report::prometheus::Exporter;
@@ -378,11 +379,11 @@ fn dry_run(config: &config::BenchConfig, available: Option<u64>) -> String {
             None => "memory available unknown".to_owned(),
         };
         s.push_str(&format!(
-            "dry run: {} — {} validators x {} cores x {} blocks: {}; {fits}\n",
+            "dry run: {} — {} x {} x {}: {}; {fits}\n",
             step.name,
-            step.n_validators,
-            step.n_cores,
-            step.num_blocks,
+            counted(step.n_validators, "validator"),
+            counted(step.n_cores, "core"),
+            counted(step.num_blocks, "block"),
             e.describe()
         ));
     }
@@ -412,8 +413,9 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
         bail!("--backlog sizes the backlog of --schedule useful-first; with fifo there is none");
     }
     if args.architecture == Some(ArchArg::Classic) && args.workers as usize != DEFAULT_WORKERS {
-        log::warn!(
-            "--workers {} has no effect with --architecture classic (one distribution worker)",
+        tranche_report::errln!(
+            "warning: --workers {} has no effect with --architecture classic (one distribution \
+             worker)",
             args.workers
         );
     }
@@ -537,22 +539,32 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
         })
         .sum();
     if unapproved > 0 {
+        let never = format!(
+            "{} never approved",
+            match unapproved {
+                1 => "1 block was".to_owned(),
+                n => format!("{n} blocks were"),
+            }
+        );
         let stalled: usize = runs.iter().map(|r| r.stalls.len()).sum();
         if stalled > 0 {
             bail!(
-                "{unapproved} block(s) were never approved: {stalled} candidate(s) stalled, their \
-                 no-shows never covered because upstream's generator rule held back their next \
-                 assignments (the \"stalled\" lines above; docs/quirks.md)"
+                "{never}: {} stalled, {} no-shows never covered because upstream's generator rule held back their next \
+                 assignments (the \"stalled\" lines above; docs/quirks.md)",
+                counted(stalled, "candidate"),
+                if stalled == 1 { "its" } else { "their" }
             );
         }
         let withheld: u64 = runs.iter().map(|r| r.counts.withheld_approvals).sum();
         if withheld > 0 {
             bail!(
-                "{unapproved} block(s) were never approved: {withheld} approvals withheld as \
-                 no-shows were not all covered by later tranches (the \"why\" line above)"
+                "{never}: {} withheld as no-shows {} not all covered by later tranches (the \
+                 \"why\" line above)",
+                counted(withheld, "approval"),
+                if withheld == 1 { "was" } else { "were" }
             );
         }
-        bail!("{unapproved} block(s) were never approved (see the report above)");
+        bail!("{never} (see the report above)");
     }
     Ok(())
 }

@@ -18,6 +18,7 @@ use crate::run_cli::{ClockArg, FloorArg, ScheduleArg};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
+use tranche_config::text::counted;
 use tranche_config::{self as config, BenchStep};
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::{escape, meta_table, page};
@@ -155,7 +156,7 @@ pub fn unique<T: Clone + PartialEq>(values: &[T]) -> Vec<T> {
 pub fn check_runs(runs: usize, max: usize) -> Result<(), String> {
     match runs {
         0 => Err("the sweep has no runs".to_owned()),
-        r if r > max => Err(format!("{r} runs asked for; at most {max}")),
+        r if r > max => Err(format!("{} asked for; at most {max}", counted(r, "run"))),
         _ => Ok(()),
     }
 }
@@ -328,7 +329,9 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
                 r.crypto_floor.per_block_s
             },
             node_ratio: r.floor_ratio(),
-            floor: if r.batches_signatures() {
+            floor: if !r.has_floor() {
+                ""
+            } else if r.batches_signatures() {
                 "batched"
             } else {
                 "one-by-one"
@@ -339,11 +342,11 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
         };
         if !args.quiet {
             tranche_report::errln!(
-                "sweep: {}/{} ({} validators, {} cores, {}, {}) in {:.1} s",
+                "sweep: {}/{} ({}, {}, {}, {}) in {:.1} s",
                 i + 1,
                 points.len(),
-                row.n_validators,
-                row.n_cores,
+                counted(row.n_validators, "validator"),
+                counted(row.n_cores, "core"),
                 row.layout,
                 row.schedule,
                 row.wall_s
@@ -423,7 +426,7 @@ fn params(r: &RunSweepRow) -> Vec<(&'static str, String)> {
     vec![
         ("layout", r.layout.clone()),
         ("schedule", r.schedule.clone()),
-        ("cores", format!("{} cores", r.n_cores)),
+        ("cores", counted(r.n_cores, "core")),
     ]
 }
 
@@ -463,7 +466,7 @@ fn floor_lines(rows: &[RunSweepRow]) -> Vec<Line> {
         let key = (r.layout.clone(), r.n_cores);
         let colour = colour_of.iter().find(|c| c.0 == key).map(|c| c.1.clone());
         let cores = if cores_vary {
-            format!(", {} cores", r.n_cores)
+            format!(", {}", counted(r.n_cores, "core"))
         } else {
             String::new()
         };

@@ -9,6 +9,7 @@
 use crate::network_cli::{engine_of, CliError, NetworkArgs};
 use std::path::PathBuf;
 use tranche_config::approval_sweep::SweepGrid;
+use tranche_config::text::counted;
 pub use tranche_report::network::sweep::{table, SweepRow};
 use tranche_report::network::SimulationReport;
 use tranche_simulation::{NetworkSpec, Verify};
@@ -178,6 +179,8 @@ fn sweep_meta(args: &SweepArgs, specs: &[NetworkSpec]) -> tranche_report::Meta {
 /// Run `tranche sweep network`.
 pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     use tranche_report::{meta::kind, outputs, outputs::Writes};
+    // The base network file a sweep file names is an input too.
+    let base = read_grid(args)?.base;
     outputs::check_flags(
         &[
             (
@@ -187,7 +190,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
             ),
             ("--html", args.html.as_deref(), outputs::HTML),
         ],
-        &[args.file.as_deref()],
+        &[args.file.as_deref(), base.as_deref()],
     )?;
     let (specs, source, skipped) = grid(args)?;
     crate::sweep::tell_skipped(&skipped);
@@ -200,7 +203,10 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         (c + sc, m + sm)
     });
     if let Some(cpu) = crate::network_cli::long_cpu(cpu, most).filter(|_| !args.quiet) {
-        tranche_report::errln!("note: {source}: {} runs: about {cpu}", specs.len());
+        tranche_report::errln!(
+            "note: {source}: {}: about {cpu}",
+            counted(specs.len(), "run")
+        );
     }
     let meta = sweep_meta(args, &specs);
     let mut rows = Vec::new();
@@ -215,11 +221,11 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
             continue;
         }
         tranche_report::errln!(
-            "sweep: {}/{} ({} validators, {} cores, no-show {}, slow {}) in {:.1} s",
+            "sweep: {}/{} ({}, {}, no-show {}, slow {}) in {:.1} s",
             i + 1,
             specs.len(),
-            row.n_validators,
-            row.n_cores,
+            counted(row.n_validators, "validator"),
+            counted(row.n_cores, "core"),
             row.no_show_fraction,
             row.slow_fraction,
             row.wall_s

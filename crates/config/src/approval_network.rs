@@ -379,9 +379,10 @@ impl NetworkSpec {
                 format!("must be 1..={most} (at most {MAX_CORES} cores)")
             } else {
                 format!(
-                    "must be 1..={most}: {n} validators in groups of {} form {most} backing \
-                     groups, one per core",
-                    self.max_validators_per_core
+                    "must be 1..={most}: {} in groups of {} form {}, one per core",
+                    crate::text::counted(n, "validator"),
+                    self.max_validators_per_core,
+                    crate::text::counted(most, "backing group")
                 )
             };
             return bad("n_cores", self.n_cores.to_string(), why.as_str());

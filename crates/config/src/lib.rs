@@ -453,9 +453,11 @@ impl BenchStep {
         let outside = u64::from(self.n_validators) - smallest;
         (outside < u64::from(self.session.needed_approvals)).then(|| {
             format!(
-                "needed_approvals {} exceeds the {outside} validators outside a backing group \
-                 of {smallest} among {} validators",
-                self.session.needed_approvals, self.n_validators
+                "needed_approvals {} exceeds the {} outside a backing group of {smallest} \
+                 among {}",
+                self.session.needed_approvals,
+                text::counted(outside, "validator"),
+                text::counted(self.n_validators, "validator")
             )
         })
     }

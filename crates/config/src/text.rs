@@ -97,12 +97,32 @@ fn length_note(value: &str, cut: bool) -> String {
     }
 }
 
-/// `n` and its noun, singular for one: `1 block`, `3 blocks`.
-pub fn counted(n: usize, noun: &str) -> String {
-    if n == 1 {
+/// `n` and its noun, singular for one: `1 block`, `3 blocks`, `2
+/// processes`. The one rule for a count beside its noun in every line the
+/// commands print (tables, pages, notes, errors).
+pub fn counted<N: std::fmt::Display + PartialEq + From<u8>>(n: N, noun: &str) -> String {
+    if n == N::from(1) {
         format!("1 {noun}")
     } else {
-        format!("{n} {noun}s")
+        format!("{n} {}", plural(noun))
+    }
+}
+
+/// The plural of a noun the commands count: `es` after a hiss
+/// (`process`, `address`, `batch`), `ies` for a consonant's `y`
+/// (`delivery`), `series` as it is, else `s`.
+fn plural(noun: &str) -> String {
+    let consonant_y = noun.len() > 1
+        && noun.ends_with('y')
+        && !noun[..noun.len() - 1].ends_with(['a', 'e', 'i', 'o', 'u']);
+    if noun.ends_with("series") {
+        noun.to_owned()
+    } else if consonant_y {
+        format!("{}ies", &noun[..noun.len() - 1])
+    } else if ["s", "x", "ch", "sh"].iter().any(|e| noun.ends_with(e)) {
+        format!("{noun}es")
+    } else {
+        format!("{noun}s")
     }
 }
 
@@ -192,6 +212,20 @@ fn bound_line(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_count_agrees_with_its_noun() {
+        assert_eq!(counted(1u32, "block"), "1 block");
+        assert_eq!(counted(0usize, "block"), "0 blocks");
+        assert_eq!(counted(3u64, "validator"), "3 validators");
+        assert_eq!(counted(1usize, "process"), "1 process");
+        assert_eq!(counted(2usize, "process"), "2 processes");
+        assert_eq!(counted(2u32, "address"), "2 addresses");
+        assert_eq!(counted(4usize, "series"), "4 series");
+        assert_eq!(counted(1usize, "series"), "1 series");
+        assert_eq!(counted(2u64, "delivery"), "2 deliveries");
+        assert_eq!(counted(2u64, "day"), "2 days");
+    }
 
     #[test]
     fn a_long_value_is_shown_cut_with_its_length() {

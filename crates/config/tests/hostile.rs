@@ -453,3 +453,21 @@ fn a_node_error_names_the_key_the_value_and_the_bound() {
         assert_eq!(e, format!("n.yaml: {want}"));
     }
 }
+
+/// Issue 41: a count of one agrees with its noun in the error ("form 1
+/// backing groups, one per core: at most 1 cores" before).
+#[test]
+fn one_backing_group_is_singular_in_the_error() {
+    let yaml = with("  n_validators: 60\n", "  n_validators: 4\n").replacen(
+        "  n_cores: 12\n",
+        "  n_cores: 2\n",
+        1,
+    );
+    let text = parse(&yaml).unwrap_err().to_string();
+    assert!(
+        text.contains(
+            "4 validators in groups of 5 form 1 backing group, one per core: at most 1 core"
+        ),
+        "{text}"
+    );
+}

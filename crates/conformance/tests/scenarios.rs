@@ -92,3 +92,19 @@ fn invalid_events_are_messages_not_file_errors() {
     // The finalized block itself is pruned, as upstream's canonicalize does.
     assert_eq!(r.blocks[0].pruned_tick, Some(130));
 }
+
+/// Issue 41: a count of one agrees with its noun in the timeline
+/// ("imported with 1 candidate(s)" before).
+#[test]
+fn the_timeline_counts_in_words_that_agree() {
+    let scenario = Scenario::load(&dir().join("01_tranche0_enough.json")).unwrap();
+    let text = tranche_conformance::scenario::run::render_timeline(&scenario, &run(&scenario));
+    for want in [
+        "session: 10 validators, 2 cores, needed_approvals 3, no-show after 2 slots",
+        "imported with 1 candidate\n",
+        "(3 assignments, 0 approvals)",
+    ] {
+        assert!(text.contains(want), "{want:?} in\n{text}");
+    }
+    assert!(!text.contains("(s)"), "{text}");
+}

@@ -26,6 +26,7 @@ use crate::{render, Meta, RunReport, Sample};
 use anyhow::Result;
 use plotters::style::RGBColor;
 use std::fmt::Write as _;
+use tranche_config::text::counted;
 
 /// Seconds of a slot: blocks come one per slot from the first
 /// (`tranche-workload`'s world), so block `i` (from 0) owns the samples
@@ -269,7 +270,12 @@ fn headline_plots(group: &[&RunReport], layouts: &[String]) -> Result<[String; 2
     let marks = floor_marks(group, layouts);
     let cpu = bar_chart(
         &BarChart {
-            title: "Node CPU by block slot against the crypto floor",
+            // Without a floor (`--floor off`) there is none to draw.
+            title: if group.iter().any(|r| r.has_floor()) {
+                "Node CPU by block slot against the crypto floor"
+            } else {
+                "Node CPU by block slot"
+            },
             x_desc: slot_x(group),
             y_desc: "CPU s",
             groups: &groups,
@@ -370,9 +376,14 @@ fn headline_legend(group: &[&RunReport]) -> String {
     if let Some(rep) = group.iter().find_map(|r| r.repeats.as_ref()) {
         let _ = writeln!(
             s,
-            "<p>CPU, wall time, the floors and the ratios to them are the medians of {} \
-             measured runs (after {} warm-up); their range is below.</p>",
-            rep.runs, rep.warmup
+            "<p>{} are the medians of {} (after {} warm-up); their range is below.</p>",
+            if group.iter().any(|r| r.has_floor()) {
+                "CPU, wall time, the floors and the ratios to them"
+            } else {
+                "CPU and wall time"
+            },
+            counted(rep.runs, "measured run"),
+            rep.warmup
         );
     }
     let spread =
@@ -391,11 +402,11 @@ fn headline_legend(group: &[&RunReport]) -> String {
         if f.mode == "sample" {
             let _ = writeln!(
                 s,
-                "<p><b>{}</b>: the floor is estimated from a sample of {} of {} messages; its \
+                "<p><b>{}</b>: the floor is estimated from a sample of {} of {}; its \
                  95 % interval {:.4}..{:.4} s is the sampling error of that estimate only.</p>",
                 escape(&r.layout()),
                 f.sampled_messages(),
-                f.population_messages(),
+                counted(f.population_messages(), "message"),
                 f.interval_s.0,
                 f.interval_s.1
             );
@@ -457,11 +468,11 @@ pub fn render_html(runs: &[RunReport], meta: Option<&Meta>) -> Result<String> {
         let _ = writeln!(body, "<section><h2>{}</h2>", escape(step));
         let _ = writeln!(
             body,
-            "<p>{} validators, {} cores, {} blocks, clock {}, seed {}; {}. \
+            "<p>{}, {}, {}, clock {}, seed {}; {}. \
              Per block: the run's total ÷ its blocks.</p>",
-            first.n_validators,
-            first.n_cores,
-            first.num_blocks,
+            counted(first.n_validators, "validator"),
+            counted(first.n_cores, "core"),
+            counted(first.num_blocks, "block"),
             escape(&first.clock),
             first.seed,
             escape(
@@ -483,8 +494,8 @@ pub fn render_html(runs: &[RunReport], meta: Option<&Meta>) -> Result<String> {
         let _ = writeln!(
             body,
             "<details><summary>CPU of each thread group and worker, bytes, channel depth, \
-             by slot ({} plots)</summary>\n<div class=\"plots\">",
-            details.len()
+             by slot ({})</summary>\n<div class=\"plots\">",
+            counted(details.len(), "plot")
         );
         for svg in details {
             plot_id += 1;
@@ -642,6 +653,24 @@ mod tests {
         // (batched).
         assert!(html.contains("<b>classic</b>: node CPU ÷ one-by-one floor = <b>3.30</b>"));
         assert!(html.contains("<b>parallel/4</b>: node CPU ÷ batched floor = <b>2.80</b>"));
+    }
+
+    /// Issue 41: without a floor (`--floor off`) the plot and the notes
+    /// speak of none.
+    #[test]
+    fn without_a_floor_the_page_names_none() {
+        let mut r = run("parallel", 4);
+        r.crypto_floor.mode = "off".into();
+        r.repeats = Some(crate::repeat::Repeats {
+            runs: 3,
+            warmup: 1,
+            ..Default::default()
+        });
+        let html = render_html(&[r], None).unwrap();
+        assert!(svgs(&html)[1].contains("Node CPU by block slot"));
+        assert!(!html.contains("against the crypto floor"));
+        assert!(html.contains("<p>CPU and wall time are the medians of 3 measured runs"));
+        assert!(html.contains("(no floor measured: <code>--floor off</code>)"));
     }
 
     #[test]

@@ -92,6 +92,9 @@ pub struct GenerationReport {
 }
 
 /// The crypto floor and the node's CPU relative to it (`floor.rs`).
+/// Without a floor (`--floor off`: `mode` `off`) its figures and the
+/// ratios to it are not produced: absent from the JSON (0 is never a
+/// measured floor), `-` in tables; read back as 0.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct FloorReport {
@@ -100,10 +103,13 @@ pub struct FloorReport {
     /// Approval signatures in the run's unique messages.
     pub approvals: u64,
     /// The floor's CPU seconds: measured (`full`) or estimated from the
-    /// sample (`sample`); 0 with `off`.
+    /// sample (`sample`).
+    #[serde(skip_serializing_if = "unmeasured")]
     pub cpu_s: f64,
+    #[serde(skip_serializing_if = "unmeasured")]
     pub per_block_s: f64,
     /// Node CPU / floor CPU.
+    #[serde(skip_serializing_if = "unmeasured")]
     pub node_ratio: f64,
     /// `sample`, `full` or `off` (empty in older files: `full`).
     pub mode: String,
@@ -114,13 +120,27 @@ pub struct FloorReport {
     pub sampled_assignment_messages: u64,
     pub sampled_approval_messages: u64,
     /// The 95 % interval of `cpu_s`, seconds (a point with `full`).
+    #[serde(skip_serializing_if = "unmeasured_interval")]
     pub interval_s: (f64, f64),
     /// The floor with approval signatures verified in batches (the
     /// cheapest primitive; certificates count as in `cpu_s`), and the node
     /// CPU against it (0 in older files).
+    #[serde(skip_serializing_if = "unmeasured")]
     pub batched_cpu_s: f64,
+    #[serde(skip_serializing_if = "unmeasured")]
     pub batched_per_block_s: f64,
+    #[serde(skip_serializing_if = "unmeasured")]
     pub node_ratio_batched: f64,
+}
+
+/// A floor figure left out of the JSON: 0, which no measured floor is
+/// (`--floor off`).
+pub(crate) fn unmeasured(v: &f64) -> bool {
+    *v == 0.0
+}
+
+fn unmeasured_interval(v: &(f64, f64)) -> bool {
+    unmeasured(&v.0) && unmeasured(&v.1)
 }
 
 impl FloorReport {
@@ -235,8 +255,9 @@ pub struct RunReport {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub stalls: Vec<Stall>,
     /// The approval database: its commits and its own CPU (absent in older
-    /// files and with `--db memory` all zero but the CPU of the writes;
-    /// absent from the JSON where the node has none: `--node model`).
+    /// files; with `--db memory`, which commits nothing, only the CPU of
+    /// the writes; absent from the JSON where the node has none: `--node
+    /// model`).
     #[serde(default, skip_serializing_if = "DatabaseReport::is_empty")]
     pub database: DatabaseReport,
     /// Where the checks ran: the classic layout's round trips to voting,
@@ -260,9 +281,14 @@ fn real_node() -> String {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DatabaseReport {
-    pub commits: u64,
-    pub fsyncs: u64,
-    pub commits_per_block: f64,
+    /// Commits and fsyncs of a database on disk (redb, parity-db); absent
+    /// (`-` in tables) with `--db memory`, which has neither.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commits: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fsyncs: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub commits_per_block: Option<f64>,
     /// The voting thread's time in the database: buffering writes,
     /// committing, fsyncing (part of the voting thread's CPU).
     pub cpu_s: f64,
@@ -311,17 +337,17 @@ impl Stall {
     /// One line saying which candidate stalled and why.
     pub fn describe(&self) -> String {
         format!(
-            "block {} candidate {}: {} no-show(s) never covered: once needed_approvals + 1 \
+            "block {} candidate {}: {} never covered: once needed_approvals + 1 \
              assignments were out, upstream's rule sent only tranches up to {} (the highest \
-             counted, {}, + {} no-show(s)), which held none for it, and held back its \
+             counted, {}, + {}), which held none for it, and held back its \
              assignment in tranche {}; too few approvals for the one-third rule \
              (docs/quirks.md)",
             self.block,
             self.candidate,
-            self.no_shows,
+            tranche_config::text::counted(self.no_shows, "no-show"),
             self.window,
             self.max_tranche,
-            self.no_shows,
+            tranche_config::text::counted(self.no_shows, "no-show"),
             self.next_tranche
         )
     }
@@ -334,12 +360,18 @@ impl Stall {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct ScheduleReport {
+    /// Each group's messages and their wait, p50 and p99 (absent where the
+    /// group holds no message: no wait was measured).
     pub ahead_messages: u64,
-    pub ahead_p50_ms: f64,
-    pub ahead_p99_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ahead_p50_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ahead_p99_ms: Option<f64>,
     pub rest_messages: u64,
-    pub rest_p50_ms: f64,
-    pub rest_p99_ms: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rest_p50_ms: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rest_p99_ms: Option<f64>,
     pub backlog_peak: u64,
 }
 
@@ -494,6 +526,48 @@ impl ReportFile {
 pub(crate) mod fixture {
     use super::*;
 
+    /// Nouns the reports count; `1` before any of their plurals is the
+    /// "1 blocks" of issue 41.
+    const PLURALS: [&str; 22] = [
+        "blocks",
+        "validators",
+        "cores",
+        "processes",
+        "threads",
+        "workers",
+        "runs",
+        "figures",
+        "results",
+        "files",
+        "points",
+        "records",
+        "candidates",
+        "no-shows",
+        "approvals",
+        "messages",
+        "plots",
+        "deliveries",
+        "regressions",
+        "steps",
+        "addresses",
+        "batches",
+    ];
+
+    /// Every count of one in `text` stands before a singular noun.
+    pub(crate) fn assert_singular(text: &str) {
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for pair in words.windows(2) {
+            let noun = pair[1].trim_end_matches([',', ';', ':', ')', '.', '<']);
+            let noun = noun.split('<').next().unwrap_or(noun);
+            assert!(
+                !(pair[0].rsplit(['>', '(']).next() == Some("1") && PLURALS.contains(&noun)),
+                "`{} {}` in\n{text}",
+                pair[0],
+                pair[1]
+            );
+        }
+    }
+
     pub(crate) fn run() -> RunReport {
         RunReport {
             name: "ci".into(),
@@ -567,8 +641,9 @@ pub(crate) mod fixture {
             // A real node's: it commits and checks ahead (the model's
             // have neither, and its JSON leaves them out).
             database: DatabaseReport {
-                commits: 20,
-                commits_per_block: 10.0,
+                commits: Some(20),
+                fsyncs: Some(4),
+                commits_per_block: Some(10.0),
                 ..DatabaseReport::default()
             },
             checks: ChecksReport {

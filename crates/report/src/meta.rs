@@ -94,7 +94,9 @@ pub struct Meta {
     /// When the invocation started, RFC 3339, UTC.
     pub date: String,
     pub machine: Machine,
-    /// `redb` or `memory`.
+    /// `redb`, `parity-db`, `memory` or `model` (`tranche run`); absent
+    /// where the command runs no database (`network`, the sweeps).
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub database: String,
     /// The build profile: `release` or `debug`.
     pub profile: String,

@@ -27,12 +27,17 @@ pub struct Repeats {
     /// By thread row (`RunReport::cpu[].name`): its `total_s`.
     pub cpu_s: BTreeMap<String, Spread>,
     pub wall_time_s: Spread,
-    /// `crypto_floor.cpu_s` (one by one) and `.batched_cpu_s`.
+    /// `crypto_floor.cpu_s` (one by one) and `.batched_cpu_s` (absent
+    /// without a floor, `--floor off`, as in `crypto_floor`).
+    #[serde(skip_serializing_if = "Spread::is_zero")]
     pub floor_cpu_s: Spread,
+    #[serde(skip_serializing_if = "Spread::is_zero")]
     pub batched_floor_cpu_s: Spread,
     /// `crypto_floor.node_ratio` and `.node_ratio_batched`: each run's
     /// node CPU ÷ that run's floor.
+    #[serde(skip_serializing_if = "Spread::is_zero")]
     pub node_ratio: Spread,
+    #[serde(skip_serializing_if = "Spread::is_zero")]
     pub node_ratio_batched: Spread,
 }
 

@@ -69,6 +69,12 @@ impl Spread {
         }
     }
 
+    /// All zero: a figure not produced (a floor with `--floor off`), left
+    /// out of the JSON.
+    pub fn is_zero(&self) -> bool {
+        *self == Spread::default()
+    }
+
     /// Every bound divided by `d` (run totals to per-block figures).
     pub fn per(self, d: f64) -> Spread {
         Spread {
@@ -90,9 +96,9 @@ pub fn render_spread(runs: &[RunReport]) -> String {
         let blocks = f64::from(r.num_blocks.max(1));
         let _ = writeln!(
             s,
-            "{} over {} runs (after {} warm-up), median and range:",
+            "{} over {} (after {} warm-up), median and range:",
             r.layout(),
-            rep.runs,
+            tranche_config::text::counted(rep.runs, "run"),
             rep.warmup
         );
         let (read, other) = if r.batches_signatures() {

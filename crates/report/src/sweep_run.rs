@@ -17,11 +17,15 @@ pub struct RunSweepRow {
     pub max_approval_ms: Option<u64>,
     pub node_cpu_per_block_s: f64,
     /// The crypto floor per block its layout is judged by (`floor`), and
-    /// the node's CPU ÷ that floor (the run table's starred ratio).
+    /// the node's CPU ÷ that floor (the run table's starred ratio); absent
+    /// without a floor (`--floor off`), read back as 0.
+    #[serde(default, skip_serializing_if = "crate::unmeasured")]
     pub floor_per_block_s: f64,
+    #[serde(default, skip_serializing_if = "crate::unmeasured")]
     pub node_ratio: f64,
-    /// `one-by-one` or `batched`: which floor (`RunReport::floor_ratio`).
-    #[serde(default)]
+    /// `one-by-one` or `batched`: which floor (`RunReport::floor_ratio`);
+    /// absent without one (`--floor off`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub floor: String,
     pub wall_s: f64,
     pub peak_memory_mib: f64,

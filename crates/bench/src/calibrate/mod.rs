@@ -21,6 +21,7 @@ use anyhow::{bail, Context, Result};
 use fixture::{Fixture, Sizes};
 use measure::Effort;
 use std::path::{Path, PathBuf};
+use tranche_config::text::counted;
 use tranche_model::{CostKind, CostTable};
 
 /// `tranche calibrate [--out FILE] [--quick]`.
@@ -180,7 +181,7 @@ fn header(quick: bool, sizes: Sizes) -> String {
     let meta = tranche_report::Meta::of(tranche_report::meta::kind::CALIBRATE, "", 0, Vec::new());
     format!(
         "{} (meta.kind calibrate)\n# commit: {}, {} build\n# date: {}\n# machine: {}\n\
-         # quick: {quick}{}\n# chain: {} validators, {} cores\n# command: {}\n",
+         # quick: {quick}{}\n# chain: {}, {}\n# command: {}\n",
         tranche_report::outputs::COST_TABLE_HEADERS[0],
         meta.commit,
         meta.profile,
@@ -191,8 +192,8 @@ fn header(quick: bool, sizes: Sizes) -> String {
         } else {
             ""
         },
-        sizes.validators,
-        sizes.cores,
+        counted(sizes.validators, "validator"),
+        counted(sizes.cores, "core"),
         meta.command
     )
 }
@@ -203,11 +204,11 @@ pub fn measure_table(effort: &Effort, sizes: Sizes, quiet: bool) -> Result<CostT
     let started = std::time::Instant::now();
     if !quiet {
         tranche_report::errln!(
-            "calibrate: measuring {} costs ({} validators, {} cores, {} batches each{})",
+            "calibrate: measuring {} costs ({}, {}, {} each{})",
             CostKind::ALL.len(),
-            sizes.validators,
-            sizes.cores,
-            effort.batches,
+            counted(sizes.validators, "validator"),
+            counted(sizes.cores, "core"),
+            counted(effort.batches, "batch"),
             if effort.quick { ", --quick" } else { "" }
         );
     }

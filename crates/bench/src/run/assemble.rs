@@ -149,9 +149,12 @@ fn measure_floor(
         Err(e) => bail!("cannot start the crypto floor's thread: {e}"),
     };
     phase.finish(&format!(
-        "{} of {} unique messages verified",
+        "{} of {} verified",
         floor.sampled_assignment_messages + floor.sampled_approval_messages,
-        floor.assignment_messages + floor.approval_messages
+        tranche_config::text::counted(
+            floor.assignment_messages + floor.approval_messages,
+            "unique message"
+        )
     ));
     if floor.failures > 0 {
         bail!(

@@ -10,7 +10,7 @@ use super::chain::{net_peer, Chain, PeerNet};
 use super::driver::Meter;
 use super::restart::{Restart, Resume};
 use super::under_test::{NodeFigures, Output, Span, UnderTest};
-use super::{Prepared, RunOptions, IDLE_TIMEOUT};
+use super::{DbKind, Prepared, RunOptions, IDLE_TIMEOUT};
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -257,15 +257,18 @@ impl UnderTest for RealNode<'_> {
         let p = &metrics.protocol;
         let blocks_n = f64::from(self.step.num_blocks.max(1));
         let options = &self.options;
+        let on_disk = options.db != DbKind::Memory;
         Ok(NodeFigures {
             kind: "real",
             threads: threads(&metrics, before, process_cpu, driver_cpu),
             verifications: metrics.verifications(),
             protocol: protocol_report(&metrics, before),
+            // An in-memory store neither commits nor fsyncs: those figures
+            // are not produced (`-`, absent from the JSON), not 0.
             database: DatabaseReport {
-                commits: p.db_commits(),
-                fsyncs: p.db_fsyncs(),
-                commits_per_block: p.db_commits() as f64 / blocks_n,
+                commits: on_disk.then(|| p.db_commits()),
+                fsyncs: on_disk.then(|| p.db_fsyncs()),
+                commits_per_block: on_disk.then(|| p.db_commits() as f64 / blocks_n),
                 cpu_s: p.db_seconds(),
                 cpu_per_block_s: p.db_seconds() / blocks_n,
             },
@@ -416,11 +419,12 @@ fn schedule_report(metrics: &NodeMetrics, options: &RunOptions) -> Option<Schedu
     let [ahead, rest] = metrics.schedule.quantiles();
     Some(ScheduleReport {
         ahead_messages: ahead.count,
-        ahead_p50_ms: ahead.p50_ms,
-        ahead_p99_ms: ahead.p99_ms,
+        // No message, no wait measured: not a wait of 0.
+        ahead_p50_ms: (ahead.count > 0).then_some(ahead.p50_ms),
+        ahead_p99_ms: (ahead.count > 0).then_some(ahead.p99_ms),
         rest_messages: rest.count,
-        rest_p50_ms: rest.p50_ms,
-        rest_p99_ms: rest.p99_ms,
+        rest_p50_ms: (rest.count > 0).then_some(rest.p50_ms),
+        rest_p99_ms: (rest.count > 0).then_some(rest.p99_ms),
         backlog_peak: metrics.schedule.backlog_peak(),
     })
 }

@@ -120,7 +120,7 @@ fn workers_with_the_classic_layout_are_warned_about() {
     ]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("--workers 8 has no effect with --architecture classic"),
+        err.contains("warning: --workers 8 has no effect with --architecture classic"),
         "{err}"
     );
     std::fs::remove_dir_all(&dir).ok();
@@ -197,7 +197,7 @@ fn a_page_is_not_yaml_and_run_takes_the_sizes() {
     ]);
     assert!(out.status.success(), "{out:?}");
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(text.contains("60 validators, 12 cores, 1 blocks"), "{text}");
+    assert!(text.contains("60 validators, 12 cores, 1 block,"), "{text}");
     common::refused(
         &["run", "--validators", "60", "--cores", "40"],
         "at most 12 cores",
@@ -264,22 +264,54 @@ fn errors_name_the_command_the_folder_the_port_and_the_block() {
     }
 }
 
-/// Issue 41: one block is "1 block" in the progress lines and notes of a
-/// one-block run, of `network` and of `run --node model`.
+/// Issue 41: a count of one agrees with its noun in every line a
+/// one-block, one-core run prints (tables, notes, progress), of
+/// `network`, `run --node model` and `run` on a database in memory.
 #[test]
-fn one_block_is_singular_in_progress_lines() {
-    let small = ["--validators", "40", "--cores", "8", "--blocks", "1"];
-    for command in [vec!["network"], vec!["run", "--node", "model"]] {
+fn a_count_of_one_is_singular_in_every_line() {
+    let small = ["--validators", "40", "--cores", "1", "--blocks", "1"];
+    let cache = common::tmp("singular", "cache");
+    let cache = cache.to_str().unwrap();
+    for command in [
+        vec!["network"],
+        vec!["run", "--node", "model"],
+        vec![
+            "run",
+            "--db",
+            "memory",
+            "--clock",
+            "virtual",
+            "--cache-dir",
+            cache,
+        ],
+    ] {
         let args = [&command[..], &small[..]].concat();
         let out = tranche(&args);
-        assert!(out.status.success(), "{args:?}");
+        assert!(out.status.success(), "{args:?}: {out:?}");
         let err = String::from_utf8_lossy(&out.stderr);
-        assert!(err.contains("1 of 1 block approved"), "{args:?}: {err}");
-        for line in err
-            .lines()
-            .filter(|l| l.contains(": started (") || l.contains(" done in "))
-        {
-            assert!(!line.contains("1 blocks"), "{args:?}: {line}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        if command[0] == "network" || command.contains(&"model") {
+            assert!(err.contains("1 of 1 block approved"), "{args:?}: {err}");
+        }
+        assert!(text.contains("40 validators"), "{args:?}: {text}");
+        assert!(text.contains("1 core, 1 block"), "{args:?}: {text}");
+        for line in err.lines().chain(text.lines()) {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            for pair in words.windows(2) {
+                assert!(
+                    !(pair[0].trim_start_matches('(') == "1" && plural(pair[1])),
+                    "{args:?}: {line}"
+                );
+            }
         }
     }
+}
+
+/// Whether `word` reads as a plural noun after a count: it ends in `s`
+/// and is none of the words that do without being one (`process`, units,
+/// verbs).
+fn plural(word: &str) -> bool {
+    let word = word.trim_end_matches([',', ';', ':', ')', '.']);
+    let singular_s = word.ends_with("ss") || ["ms", "was", "has", "is"].contains(&word);
+    word.len() > 2 && word.ends_with('s') && !word.starts_with('-') && !singular_s
 }

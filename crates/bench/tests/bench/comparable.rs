@@ -103,17 +103,14 @@ fn layout_workers_node_and_processes_are_named_and_exit_3_one_configuration_comp
     let out = tranche(&["history", &w4, &w2, &both, &later, "--ignore-cpu"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(3), "{out:?}");
-    assert!(
-        text.contains("0 step(s) compare calls a regression"),
-        "{text}"
-    );
+    assert!(text.contains("0 steps compare call a regression"), "{text}");
     assert!(
         text.contains("the workers differ: baseline 4, current 2"),
         "{text}"
     );
     assert!(text.contains("the layout differs"), "{text}");
     assert!(
-        text.contains("2 result(s) in meta.date order, 0 regression(s)"),
+        text.contains("2 results in meta.date order, 0 regressions"),
         "{text}"
     );
     let alone = tranche(&["history", &w4, &later, "--ignore-cpu"]);

@@ -57,7 +57,7 @@ fn a_folder_of_results_over_five_commits_marks_the_planted_regression() {
         "{text}"
     );
     assert!(
-        text.contains("5 result(s) in meta.date order, 2 regression(s)"),
+        text.contains("5 results in meta.date order, 2 regressions"),
         "{text}"
     );
     assert!(text.contains("network: default.yaml (embedded)"), "{text}");

@@ -107,7 +107,7 @@ fn hostile_results_are_escaped_refused_by_reason_or_not_comparable() {
         text.contains("empty.json: it holds no run or grid point"),
         "{text}"
     );
-    assert!(text.contains("1 result(s)"), "{text}");
+    assert!(text.contains("1 result in meta.date order"), "{text}");
 
     // A calibrate --check comparison is said not to be judged.
     let check = put(

@@ -223,6 +223,27 @@ fn a_cost_table_or_hostfile_named_as_an_output_is_refused() {
         ],
         &["--json ct.html", "is an input of this run"],
     );
+    // The base network file a sweep file names is an input too, by inode
+    // (a hard link of it under an .html name is the same file).
+    std::fs::write(
+        d.path().join("grid.yaml"),
+        "!ApprovalSweep\nbase: net.yaml\nn_validators: [20]\n",
+    )
+    .unwrap();
+    std::fs::hard_link(d.path().join("net.yaml"), d.path().join("net.html")).unwrap();
+    for flag in ["--json", "--html"] {
+        for name in ["net.yaml", "net.html"] {
+            refused_in(
+                d.path(),
+                &["sweep", "network", "grid.yaml", "--quiet", flag, name],
+                &[&format!("{flag} {name}"), "is an input of this run"],
+            );
+        }
+    }
+    assert_eq!(
+        std::fs::read_to_string(d.path().join("net.yaml")).unwrap(),
+        NET
+    );
     assert_eq!(
         std::fs::read_to_string(d.path().join("ct.html")).unwrap(),
         "approval: 60\n"
@@ -309,7 +330,10 @@ fn threads_beyond_the_cores_are_warned_with_the_figure() {
         &["network", "net.yaml", "--quiet", "--threads", &threads],
     );
     assert!(ran.success, "{}", ran.stderr);
-    let want = format!("warning: --threads {threads} is more than this machine's {cores} core(s)");
+    let want = format!(
+        "warning: --threads {threads} is more than this machine's {}",
+        tranche_config::text::counted(cores, "core")
+    );
     assert!(ran.stderr.contains(&want), "{}", ran.stderr);
     let ran = run_in(
         d.path(),

@@ -181,7 +181,7 @@ fn small_defects_of_the_network_commands() {
     assert!(out.status.success(), "{err}");
     assert!(
         err.contains(&format!(
-            "--costs {costs}: ignored, {plain} has no `node` key"
+            "warning: --costs {costs}: ignored, {plain} has no `node` key"
         )),
         "{err}"
     );

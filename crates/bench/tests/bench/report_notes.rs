@@ -38,9 +38,7 @@ fn a_late_network_run_names_the_cause_its_figures_show() {
     let args = ["--seed", "7", "--validators", "60", "--cores", "12"];
     let text = flat_stdout(&[&["network", &no_shows, "--blocks", "1"], &args[..]].concat());
     assert!(
-        text.contains(
-            "later than `tranche run`'s default: no-shows. 12 validator(s) never approve"
-        ),
+        text.contains("later than `tranche run`'s default: no-shows. 12 validators never approve"),
         "{text}"
     );
     assert!(!text.contains(COALESCING), "{text}");
@@ -57,7 +55,7 @@ fn a_late_network_run_names_the_cause_its_figures_show() {
         "--blocks",
         "5",
     ]);
-    assert!(text.contains("24 validator(s) went offline"), "{text}");
+    assert!(text.contains("24 validators went offline"), "{text}");
     assert!(!text.contains(COALESCING), "{text}");
     // A modelled voting thread saturated (classic on one core, its costs
     // 400 times the table's): approved at up to 11.4 s.
@@ -153,7 +151,7 @@ fn a_small_run_says_why_it_was_approved_at_import_or_never() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("2 block(s) were never approved: 102 approvals withheld as no-shows"),
+        err.contains("2 blocks were never approved: 102 approvals withheld as no-shows"),
         "{err}"
     );
     assert!(text.contains("block 1 approved never"), "{text}");
@@ -273,7 +271,9 @@ fn a_model_run_and_a_run_without_floor_show_what_they_lack_as_dashes() {
             assert!(run.get(key).is_none(), "{key} in a model's run");
         }
     }
-    let mut args = vec!["--floor", "off"];
+    let json = crate::common::tmp("notes-floor-off", "off.json");
+    let _ = std::fs::remove_file(&json);
+    let mut args = vec!["--floor", "off", "--json", json.to_str().unwrap()];
     args.extend(size);
     let text = small_run("notes-floor-off", &args);
     assert!(
@@ -281,4 +281,43 @@ fn a_model_run_and_a_run_without_floor_show_what_they_lack_as_dashes() {
         "{text}"
     );
     assert!(!text.contains("0.00*"), "{text}");
+    // Issue 41: in the JSON too, a floor not measured is absent, not 0.
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let floor = &v["runs"][0]["crypto_floor"];
+    assert_eq!(floor["mode"], "off");
+    for key in ["cpu_s", "node_ratio", "node_ratio_batched", "interval_s"] {
+        assert!(floor.get(key).is_none(), "{key}: {floor}");
+    }
+}
+
+/// Issue 41: a database in memory commits and fsyncs nothing: the table
+/// shows `-` and says why, the JSON leaves the figures out (0 before).
+#[test]
+fn a_database_in_memory_has_no_commits_in_the_table_or_the_json() {
+    let json = crate::common::tmp("notes-memory", "memory.json");
+    let _ = std::fs::remove_file(&json);
+    let args = [
+        "--db",
+        "memory",
+        "--validators",
+        "40",
+        "--cores",
+        "8",
+        "--blocks",
+        "1",
+        "--json",
+        json.to_str().unwrap(),
+    ];
+    let text = small_run("notes-memory", &args);
+    assert!(text.contains("database commits ~ - -"), "{text}");
+    assert!(
+        text.contains("database commits -: the database was in memory"),
+        "{text}"
+    );
+    let v: serde_json::Value = serde_json::from_slice(&std::fs::read(&json).unwrap()).unwrap();
+    let db = &v["runs"][0]["database"];
+    for key in ["commits", "fsyncs", "commits_per_block"] {
+        assert!(db.get(key).is_none(), "{key}: {db}");
+    }
+    assert!(db["cpu_s"].as_f64().is_some(), "{db}");
 }

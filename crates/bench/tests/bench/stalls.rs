@@ -34,7 +34,7 @@ fn blocks_never_approved_name_the_stalled_candidates_and_the_rule() {
     assert!(!out.status.success());
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains("2 block(s) were never approved: 2 candidate(s) stalled")
+        err.contains("2 blocks were never approved: 2 candidates stalled")
             && err.contains("upstream's generator rule")
             && err.contains("docs/quirks.md"),
         "{err}"

@@ -164,15 +164,11 @@ fn both_sweeps_take_blocks_and_quiet_and_run_each_cell_once() {
         "1",
         "--quiet",
     ];
-    let run = Command::new(env!("CARGO_BIN_EXE_tranche"))
-        .args(["sweep", "run", "--architecture", "both,classic"])
-        .args(small)
-        .arg("--cache-dir")
-        .arg(dir.path())
-        .arg("--json")
-        .arg(&json)
-        .output()
-        .unwrap();
+    let run = sweep_run(
+        dir.path(),
+        &json,
+        &[&["--architecture", "both,classic"][..], &small[..]].concat(),
+    );
     let network = Command::new(env!("CARGO_BIN_EXE_tranche"))
         .args(["sweep", "network"])
         .args(small)
@@ -203,4 +199,43 @@ fn both_sweeps_take_blocks_and_quiet_and_run_each_cell_once() {
         .take_while(|l| !l.starts_with("legend:"))
         .count();
     assert_eq!(table, 2, "one header and one row: {rows}");
+}
+
+/// Issue 41: a sweep without a floor (`--floor off`) leaves the floor's
+/// figures out of its rows (0 before), and its table shows `-`.
+#[test]
+fn a_sweep_without_a_floor_writes_no_floor_figures() {
+    let dir = tempfile::tempdir().unwrap();
+    let json = dir.path().join("rows.json");
+    let small = ["--validators", "40", "--cores", "8", "--blocks", "1"];
+    let out = sweep_run(
+        dir.path(),
+        &json,
+        &[&small[..], &["--floor", "off", "--quiet"][..]].concat(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    let file: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    for row in file["rows"].as_array().unwrap() {
+        for key in ["floor_per_block_s", "node_ratio", "floor"] {
+            assert!(row.get(key).is_none(), "{key}: {row}");
+        }
+        assert!(row["node_cpu_per_block_s"].as_f64().unwrap() > 0.0, "{row}");
+    }
+    let table = String::from_utf8_lossy(&out.stdout);
+    let row = table.lines().nth(1).unwrap();
+    assert_eq!(row.split_whitespace().nth(7), Some("-"), "{table}");
+}
+
+/// `tranche sweep run ARGS --cache-dir DIR --json JSON`.
+fn sweep_run(dir: &std::path::Path, json: &std::path::Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_tranche"))
+        .args(["sweep", "run"])
+        .args(args)
+        .arg("--cache-dir")
+        .arg(dir)
+        .arg("--json")
+        .arg(json)
+        .output()
+        .unwrap()
 }

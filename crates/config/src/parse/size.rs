@@ -7,6 +7,7 @@ use super::fields::{Fields, Tracker, NO_DEFAULT};
 use super::objective::Defaults;
 use crate::error::ConfigErrorKind as Kind;
 use crate::session::{bound, SessionParams};
+use crate::text::counted;
 use crate::Schema;
 use tranche_records::limits::{MAX_BLOCKS, MAX_CORES, MAX_VALIDATORS};
 
@@ -97,17 +98,22 @@ fn check_cores(
     };
     if n_cores > groups {
         let how = if g1 {
-            format!("{n_validators} validators form {groups} single-validator backing groups")
+            format!(
+                "{} form {}",
+                counted(n_validators, "validator"),
+                counted(groups, "single-validator backing group")
+            )
         } else {
             format!(
-                "{n_validators} validators in groups of {max_validators_per_core} form \
-                 {groups} backing groups"
+                "{} in groups of {max_validators_per_core} form {}",
+                counted(n_validators, "validator"),
+                counted(groups, "backing group")
             )
         };
         return Err(f.impossible(
             "n_cores",
             n_cores,
-            format!("{how}, one per core: at most {groups} cores"),
+            format!("{how}, one per core: at most {}", counted(groups, "core")),
         ));
     }
     Ok(())

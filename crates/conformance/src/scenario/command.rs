@@ -116,7 +116,10 @@ fn run_file(args: &Args) -> u8 {
         Some(first) => {
             println!("differs from {}: {first}", file.display());
             if diffs.len() > 1 {
-                println!("  and {} more difference(s):", diffs.len() - 1);
+                println!(
+                    "  and {} more:",
+                    tranche_config::text::counted(diffs.len() - 1, "difference")
+                );
                 for d in &diffs[1..] {
                     println!("  {d}");
                 }

@@ -7,6 +7,7 @@ use super::schema::{BlockSpec, EventSpec, Scenario};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
+use tranche_config::text::{self, counted};
 use tranche_primitives::{
     Block, BlockNumber, Candidate, CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash,
     RelayVrfStory, Session, SessionIndex, SessionInfo, Tick, ValidatorId, ValidatorIndex,
@@ -173,9 +174,12 @@ fn shape(r: &RequiredTranches) -> String {
                 "waiting for more assignments (needed_approvals not yet reached)".into()
             } else {
                 format!(
-                    "covering no-shows: {} more non-empty tranche(s) needed, clock drift {} ticks",
-                    maximum_broadcast.saturating_sub(*considered),
-                    clock_drift
+                    "covering no-shows: {} more needed, clock drift {}",
+                    counted(
+                        maximum_broadcast.saturating_sub(*considered),
+                        "non-empty tranche"
+                    ),
+                    counted(*clock_drift, "tick")
                 )
             }
         }
@@ -186,7 +190,10 @@ fn shape(r: &RequiredTranches) -> String {
         } => format!(
             "tranches 0..={needed} suffice{}",
             if *tolerated_missing > 0 {
-                format!(", {tolerated_missing} covered no-show(s) tolerated")
+                format!(
+                    ", {} tolerated",
+                    counted(*tolerated_missing, "covered no-show")
+                )
             } else {
                 String::new()
             }
@@ -259,7 +266,7 @@ impl Runner<'_> {
                             Some(RequiredTranches::Exact { needed, last_assignment_tick, .. }) => format!(
                                 "every assignee of tranches 0..={needed} approved{}, and the newest counted assignment (tick {}) is at least {} ticks old",
                                 if tolerated_no_shows > 0 {
-                                    format!(" except {tolerated_no_shows} no-show(s) covered by later tranches")
+                                    format!(" except {} covered by later tranches", counted(tolerated_no_shows, "no-show"))
                                 } else {
                                     String::new()
                                 },
@@ -283,9 +290,10 @@ impl Runner<'_> {
                     self.line(
                         tick,
                         format!(
-                            "no-show on {name}#{candidate_index}: validator(s) {} assigned but no approval within {} slot(s)",
+                            "no-show on {name}#{candidate_index}: {} {} assigned but no approval within {}",
+                            if list.len() == 1 { "validator" } else { "validators" },
                             list.join(", "),
-                            self.s.session.no_show_slots
+                            counted(self.s.session.no_show_slots, "slot")
                         ),
                     );
                 }
@@ -333,8 +341,10 @@ impl Runner<'_> {
                 self.line(
                     tick,
                     format!(
-                        "block {name} (#{}, slot {}) imported with {n} candidate(s)",
-                        b.number, b.slot
+                        "block {name} (#{}, slot {}) imported with {}",
+                        b.number,
+                        b.slot,
+                        counted(n, "candidate")
                     ),
                 );
             }
@@ -483,8 +493,10 @@ impl Runner<'_> {
                 if self.shapes.get(&(bi, ci)) != Some(&sh) {
                     self.shapes.insert((bi, ci), sh.clone());
                     let text = format!(
-                        "candidate {}#{ci}: {sh} ({} assignment(s), {} approval(s))",
-                        b.name, st.assignments, st.approvals
+                        "candidate {}#{ci}: {sh} ({}, {})",
+                        b.name,
+                        counted(st.assignments, "assignment"),
+                        counted(st.approvals, "approval")
                     );
                     self.timeline.push(TimelineLine { tick, text });
                 }
@@ -513,11 +525,11 @@ impl Runner<'_> {
         };
         let no_shows: Vec<String> = st.no_shows.iter().map(|v| v.0.to_string()).collect();
         let text = format!(
-            "explain {block}#{index}: {}; counted {counted}; no-shows [{}]; {} assignment(s), {} approval(s); approved: {}",
+            "explain {block}#{index}: {}; counted {counted}; no-shows [{}]; {}, {}; approved: {}",
             shape(&st.required),
             no_shows.join(", "),
-            st.assignments,
-            st.approvals,
+            text::counted(st.assignments, "assignment"),
+            text::counted(st.approvals, "approval"),
             st.approved
         );
         self.line(tick, text);
@@ -717,11 +729,11 @@ pub fn render_timeline(s: &Scenario, run: &Run) -> String {
     let mut out = String::new();
     out.push_str(&format!("scenario {}: {}\n", s.name, s.description));
     out.push_str(&format!(
-        "session: {} validators, {} cores, needed_approvals {}, no-show after {} slot(s) ({} ticks); one tick = {} ms\n",
-        s.session.n_validators,
-        s.session.n_cores,
+        "session: {}, {}, needed_approvals {}, no-show after {} ({} ticks); one tick = {} ms\n",
+        counted(s.session.n_validators, "validator"),
+        counted(s.session.n_cores, "core"),
         s.session.needed_approvals,
-        s.session.no_show_slots,
+        counted(s.session.no_show_slots, "slot"),
         s.session.no_show_slots as u64 * s.ticks_per_slot(),
         tranche_primitives::time::TICK_DURATION_MILLIS,
     ));

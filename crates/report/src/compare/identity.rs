@@ -29,6 +29,10 @@ pub struct Identity {
     pub node: Vec<String>,
     /// The processes of a network run (1 for one).
     pub processes: Option<usize>,
+    /// The worker threads of a network run in each process: the
+    /// simulator's CPU per block grows with them (x1.3 from 1 to 2 at
+    /// 40 x 8), so runs on other thread counts are not judged.
+    pub threads: Option<usize>,
     pub database: String,
 }
 
@@ -59,6 +63,7 @@ impl Identity {
             workers: Vec::new(),
             node: Vec::new(),
             processes: None,
+            threads: None,
             database: meta.map(|m| m.database.clone()).unwrap_or_default(),
         }
     }
@@ -91,6 +96,7 @@ impl Identity {
         }
         id.node = vec!["model".into()];
         id.processes = Some(r.cost.processes.max(1));
+        id.threads = Some(r.cost.threads.max(1));
         id
     }
 }
@@ -131,6 +137,9 @@ pub fn differences(baseline: &Identity, current: &Identity) -> Option<String> {
     differ("node under test differs", list(&b.node), list(&c.node));
     if let (Some(bp), Some(cp)) = (b.processes, c.processes) {
         differ("processes differ", bp.to_string(), cp.to_string());
+    }
+    if let (Some(bt), Some(ct)) = (b.threads, c.threads) {
+        differ("threads differ", bt.to_string(), ct.to_string());
     }
     if !b.database.is_empty() && !c.database.is_empty() {
         differ("database differs", b.database.clone(), c.database.clone());
@@ -206,7 +215,11 @@ mod tests {
                 crate::results::NetworkResult::of(r),
             )))
         };
-        let why = differences(&net(one), &net(two)).unwrap();
+        let mut threads = one.clone();
+        threads.cost.threads = 2;
+        let why = differences(&net(one.clone()), &net(two)).unwrap();
         assert_eq!(why, "the processes differ: baseline 1, current 2");
+        let why = differences(&net(one), &net(threads)).unwrap();
+        assert_eq!(why, "the threads differ: baseline 1, current 2");
     }
 }

@@ -23,7 +23,7 @@ use crate::spread::Spread;
 use crate::{ReportFile, RunReport, FORMAT_VERSION, TOOL};
 use std::fmt::Write as _;
 use std::path::Path;
-use tranche_config::text::bare;
+use tranche_config::text::{bare, counted};
 
 /// How CPU figures are judged.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -284,21 +284,25 @@ impl Comparison {
             .filter(|r| r.verdict == Verdict::Same)
             .count();
         if !verbose && same > 0 {
-            let _ = writeln!(s, "{same} figures identical (not listed; -v lists them)");
+            let _ = writeln!(
+                s,
+                "{} identical (not listed; -v lists them)",
+                counted(same, "figure")
+            );
         }
         s.push_str(VERDICT_LEGEND);
         let n = self.regressions();
         if n == 0 {
             let _ = writeln!(
                 s,
-                "PASS: {} figures compared, no regression",
-                self.rows.len()
+                "PASS: {} compared, no regression",
+                counted(self.rows.len(), "figure")
             );
         } else {
             let _ = writeln!(
                 s,
-                "REGRESSION: {n} of {} figures compared failed",
-                self.rows.len()
+                "REGRESSION: {n} of {} compared failed",
+                counted(self.rows.len(), "figure")
             );
         }
         s
@@ -308,7 +312,8 @@ impl Comparison {
 /// What each verdict of the table means.
 pub const VERDICT_LEGEND: &str = "\
 verdicts: same = identical; FAIL = a deterministic figure differs, or CPU
-  slowed beyond the tolerance (and the baseline's --repeat range); ok = CPU within them; faster = CPU faster beyond them (passes);
+  slowed beyond the tolerance (and the baseline's --repeat range); ok = CPU
+  within them; faster = CPU faster beyond them (passes);
   - = shown, not judged (wall time, memory, test-environment, the crypto
   floors, ratios without --repeat in both files, CPU under --cpu-floor per
   block, --ignore-cpu, figures that vary under the real clock); varies =

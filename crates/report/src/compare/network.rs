@@ -13,6 +13,7 @@ use super::{
 };
 use crate::network::{BlockSummary, SimulationReport};
 use crate::results::NetworkResult;
+use tranche_config::text::counted;
 
 /// Why two network reports cannot be judged one against the other: what
 /// [`super::identity::differences`] names (seed, configuration — the
@@ -88,12 +89,12 @@ fn records_row(run: &str, b: &NetworkResult, c: &NetworkResult) -> Row {
     let same = differ.is_empty() && b.records.len() == c.records.len();
     let current = match (differ.first(), same) {
         (Some(first), false) => format!("{} differ (first: validator {first})", differ.len()),
-        _ => format!("{} records", c.records.len()),
+        _ => counted(c.records.len(), "record"),
     };
     Row {
         run: run.to_owned(),
         figure: "validators' records".into(),
-        baseline: format!("{} records", b.records.len()),
+        baseline: counted(b.records.len(), "record"),
         current,
         difference: if same {
             String::new()

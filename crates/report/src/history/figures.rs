@@ -12,6 +12,7 @@ use crate::meta::kind;
 use crate::network::sweep::SweepRow;
 use crate::results::{ResultFile, SweepFile};
 use crate::sweep_run::RunSweepRow;
+use tranche_config::text::counted;
 
 const RUN: &[(&str, usize)] = &[
     ("approval p50, ms", 0),
@@ -71,8 +72,10 @@ pub(super) fn name(r: &ResultFile) -> String {
             steps.join(", ")
         }
         ResultFile::Network(n) => file_name(&n.report.source),
-        ResultFile::SweepRun(s) => format!("sweep run, {} points", s.rows.len()),
-        ResultFile::SweepNetwork(s) => format!("sweep network, {} points", s.rows.len()),
+        ResultFile::SweepRun(s) => format!("sweep run, {}", counted(s.rows.len(), "point")),
+        ResultFile::SweepNetwork(s) => {
+            format!("sweep network, {}", counted(s.rows.len(), "point"))
+        }
     }
 }
 

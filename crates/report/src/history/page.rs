@@ -9,6 +9,7 @@ use super::Series;
 use crate::html::escape;
 use crate::html_chart::{line_chart_named, Line, LineChart};
 use anyhow::Result;
+use tranche_config::text::counted;
 
 /// Each result's name on the x axis: its commit (12 digits) and day.
 fn x_names(s: &Series) -> Vec<String> {
@@ -101,10 +102,16 @@ pub fn render(series: &[Series], skipped: &[String], command: &str) -> Result<St
         .iter()
         .map(|l| format!("<p>note: {}</p>\n", escape(l)))
         .collect();
+    // Why series of one name are followed apart, as the text says.
+    for line in super::apart(series) {
+        notes.push_str(&format!("<p>not comparable: {}</p>\n", escape(&line)));
+    }
     if unplotted > 0 {
         notes.push_str(&format!(
-            "<p>note: the plots of {unplotted} series are left out: the page reached its \
+            "<p>note: the plots of {} {} left out: the page reached its \
              limit of {} MiB (name fewer results)</p>\n",
+            counted(unplotted, "series"),
+            if unplotted == 1 { "is" } else { "are" },
             MAX_PAGE_BYTES >> 20
         ));
     }

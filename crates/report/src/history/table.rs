@@ -4,7 +4,7 @@
 
 use super::{Series, Step};
 use std::fmt::Write as _;
-use tranche_config::text::{bare, escape_controls};
+use tranche_config::text::{bare, counted, escape_controls};
 
 /// The commit as the table shows it: 12 hex digits, as `--version`.
 fn short(commit: &str) -> &str {
@@ -87,14 +87,20 @@ pub fn heading(s: &Series) -> String {
         what.push_str(&format!(", node {}", bare(&id.node.join("+"))));
     }
     if let Some(p) = id.processes {
-        what.push_str(&format!(", {p} process(es)"));
+        what.push_str(&format!(", {}", counted(p, "process")));
+    }
+    if let Some(t) = id.threads {
+        what.push_str(&format!(", {}", counted(t, "thread")));
+    }
+    if !id.database.is_empty() {
+        what.push_str(&format!(", database {}", bare(&id.database)));
     }
     format!(
-        "{}: {} ({what}), {} result(s) in meta.date order, {} regression(s)",
+        "{}: {} ({what}), {} in meta.date order, {}",
         s.kind,
         bare(&s.name),
-        s.points.len(),
-        s.regressions()
+        counted(s.points.len(), "result"),
+        counted(s.regressions(), "regression")
     )
 }
 
@@ -117,9 +123,12 @@ pub fn render(series: &[Series], skipped: &[String]) -> String {
     let results: usize = series.iter().map(|s| s.points.len()).sum();
     let _ = writeln!(
         out,
-        "{} series, {results} results, {regressions} step(s) compare calls a regression \
-         (compare's rule: exact figures exactly, CPU within the tolerance)",
-        series.len()
+        "{}, {}, {} compare {} a regression (compare's rule: exact figures exactly, CPU \
+         within the tolerance)",
+        counted(series.len(), "series"),
+        counted(results, "result"),
+        counted(regressions, "step"),
+        if regressions == 1 { "calls" } else { "call" }
     );
     out
 }

@@ -60,7 +60,10 @@ fn results_are_ordered_by_date_and_a_planted_regression_is_marked() {
         text.contains("regression at #4 (commit c4, c4.json):"),
         "{text}"
     );
-    assert!(text.contains("1 series, 5 results, 2 step(s)"), "{text}");
+    assert!(
+        text.contains("1 series, 5 results, 2 steps compare call a regression"),
+        "{text}"
+    );
     let page = page::render(&series, &skipped, "tranche history h/").unwrap();
     // A plot per figure the results have: the fixture measured no floor,
     // so its node ÷ floor is "-" and has no plot.
@@ -301,5 +304,27 @@ fn a_note_already_cut_is_not_cut_again_and_its_controls_are_escaped() {
     assert!(
         text.contains("(70 000 bytes) is not a date") && !text.contains('\u{1b}'),
         "{text}"
+    );
+}
+
+/// Two series of one step on two databases: their headings say which
+/// database each ran on, and the page, as the text, says why they are
+/// apart (both headings read the same before, and the page said nothing).
+#[test]
+fn series_apart_by_database_are_named_in_their_headings_and_on_the_page() {
+    let a = run("c1", "2026-01-01T00:00:00Z");
+    let mut b = run("c2", "2026-01-02T00:00:00Z");
+    if let ResultFile::Run(f) = &mut b.result {
+        f.meta.as_mut().unwrap().database = "memory".into();
+    }
+    let (series, _) = build(vec![a, b], &CpuPolicy::default());
+    assert_eq!(series.len(), 2);
+    let headings: Vec<String> = series.iter().map(table::heading).collect();
+    assert!(headings[0].contains(", database redb)"), "{headings:?}");
+    assert!(headings[1].contains(", database memory)"), "{headings:?}");
+    let page = page::render(&series, &[], "tranche history h/").unwrap();
+    assert!(
+        page.contains("<p>not comparable: series 1 and 2 (ci): the database differs"),
+        "{page}"
     );
 }

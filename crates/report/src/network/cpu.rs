@@ -15,6 +15,7 @@
 use super::{NodeRecord, SimulationReport};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
+use tranche_config::text::counted;
 use tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS as SLOT_MS;
 
 /// Busy shares at or above this are saturated.
@@ -124,14 +125,14 @@ impl SimulationReport {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "CPU model: {} layout{}, {} cores, cpu_scale {}; busy = CPU per block ÷ the slot, over the validators",
+            "CPU model: {} layout{}, {}, cpu_scale {}; busy = CPU per block ÷ the slot, over the validators",
             node.layout,
             if node.layout.name() == "parallel" {
-                format!(" with {} workers", node.workers)
+                format!(" with {}", counted(node.workers, "worker"))
             } else {
                 String::new()
             },
-            node.cores,
+            counted(node.cores, "core"),
             node.cpu_scale
         );
         let width = cpu
@@ -148,7 +149,7 @@ impl SimulationReport {
             "thread", "p50 busy", "max busy"
         );
         let cores = ThreadBusy {
-            name: format!("all ÷ {} cores", node.cores),
+            name: format!("all ÷ {}", counted(node.cores, "core")),
             ..cpu.cores.clone()
         };
         for t in cpu.threads.iter().chain([&cores]) {

@@ -51,7 +51,8 @@ pub struct BlockSummary {
     pub no_shows_max: u32,
     pub no_shows_sum: u64,
     /// With `finality`: validators that finalized the block, and the
-    /// median moment they did, milliseconds after the slot start.
+    /// median moment they did, milliseconds after the slot start (0 and
+    /// none without it: finality not simulated, as `spec.finality` says).
     pub finalized: u32,
     pub finalized_p50_ms: Option<u64>,
     /// Median moment the validators had gathered enough assignments for
@@ -129,7 +130,7 @@ pub(crate) fn percentile(sorted: &[u64], p: f64) -> Option<u64> {
     Some(sorted[rank.clamp(1, sorted.len()) - 1])
 }
 
-fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
+fn summarise_block(i: usize, records: &[NodeRecord], finality: bool) -> BlockSummary {
     let expected: Vec<&NodeRecord> = records.iter().filter(|r| r.behaviour.counts()).collect();
     let mut times: Vec<(u64, u32)> = expected
         .iter()
@@ -175,7 +176,7 @@ fn summarise_block(i: usize, records: &[NodeRecord]) -> BlockSummary {
         no_shows_max: blocks.clone().map(|b| b.no_shows).max().unwrap_or(0),
         no_shows_sum: blocks.map(|b| u64::from(b.no_shows)).sum(),
         finalized: finals.len() as u32,
-        finalized_p50_ms: percentile(&finals, 50.0),
+        finalized_p50_ms: percentile(&finals, 50.0).filter(|_| finality),
         enough_p50_ms: percentile(&enough, 50.0),
     }
 }
@@ -203,7 +204,7 @@ impl SimulationReport {
     ) -> SimulationReport {
         let n_blocks = validators.first().map_or(0, |r| r.blocks.len());
         let blocks: Vec<BlockSummary> = (0..n_blocks)
-            .map(|i| summarise_block(i, &validators))
+            .map(|i| summarise_block(i, &validators, spec.finality))
             .collect();
         let all_approved = blocks.iter().all(|b| b.approved == b.expected);
         SimulationReport {
@@ -224,6 +225,16 @@ impl SimulationReport {
             cpu: None,
             validators,
         }
+    }
+
+    /// Who verified the crypto (`once`, `every`, `model`), as the
+    /// command line's metadata says; `None` in files without it.
+    pub(crate) fn verify(&self) -> Option<&str> {
+        self.meta
+            .as_ref()?
+            .config
+            .iter()
+            .find_map(|l| l.strip_prefix("verify: "))
     }
 
     /// How many validators of each behaviour.

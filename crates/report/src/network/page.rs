@@ -22,6 +22,7 @@ use anyhow::Result;
 use plotters::style::RGBColor;
 use std::fmt::Write as _;
 use tranche_config::approval_network::NetworkSpec;
+use tranche_config::text::counted;
 use tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS as SLOT_MS;
 
 /// Bars of one figure per group, coloured in order.
@@ -278,11 +279,11 @@ pub fn render(report: &SimulationReport) -> Result<String> {
     ]);
     let _ = writeln!(
         body,
-        "<p>{} validators ({}), {} cores, {} blocks: {}</p>",
-        report.n_validators,
+        "<p>{} ({}), {}, {}: {}</p>",
+        counted(report.n_validators, "validator"),
         escape(&report.behaviours()),
-        report.n_cores,
-        report.blocks.len(),
+        counted(report.n_cores, "core"),
+        counted(report.blocks.len(), "block"),
         escape(&report.summary())
     );
     body.push_str("<div class=\"plots\">\n");

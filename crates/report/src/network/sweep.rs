@@ -169,7 +169,7 @@ pub fn legend(rows: &[SweepRow]) -> String {
 /// Each row's parameters besides validators (the plots' x axis).
 fn params(r: &SweepRow) -> Vec<(&'static str, String)> {
     vec![
-        ("cores", format!("{} cores", r.n_cores)),
+        ("cores", tranche_config::text::counted(r.n_cores, "core")),
         ("no-show", format!("no-show {}", r.no_show_fraction)),
         ("slow", format!("slow {}", r.slow_fraction)),
     ]

@@ -6,6 +6,7 @@
 
 use super::SimulationReport;
 use std::fmt::Write as _;
+use tranche_config::text::counted;
 
 /// What every column and count of the table means.
 pub const COLUMNS: &str = "\
@@ -84,9 +85,9 @@ impl SimulationReport {
             format!("{:.0} MiB", mib(all))
         };
         Some(format!(
-            "memory: peak {whose}; {per:.1} KiB per validator-block ({} validators x {} blocks)\n",
-            self.n_validators,
-            self.blocks.len()
+            "memory: peak {whose}; {per:.1} KiB per validator-block ({} x {})\n",
+            counted(self.n_validators, "validator"),
+            counted(self.blocks.len(), "block")
         ))
     }
 
@@ -128,16 +129,20 @@ impl SimulationReport {
             "finality not simulated (`finality: false`)".to_owned()
         } else {
             let n = self.blocks.len();
-            match self.blocks.iter().rposition(|b| b.finalized > 0) {
+            let finalized = |i: usize| self.blocks[i].finalized;
+            match (0..n).rposition(|i| finalized(i) > 0) {
+                None if n == 1 => "finality never advanced (the block was not finalized)".to_owned(),
                 None => format!("finality never advanced (none of the {n} blocks finalized)"),
                 Some(i) if i + 1 == n => format!(
                     "finality advanced through every block (block {} finalized by {} of {} validators)",
-                    self.blocks[i].number, self.blocks[i].finalized, self.n_validators
+                    self.blocks[i].number,
+                    finalized(i),
+                    self.n_validators
                 ),
                 Some(i) => format!(
                     "finality stopped at block {} of {n} (finalized by {} of {} validators); blocks {}-{n} never finalized",
                     self.blocks[i].number,
-                    self.blocks[i].finalized,
+                    finalized(i),
                     self.n_validators,
                     self.blocks[i].number + 1
                 ),
@@ -152,11 +157,11 @@ impl SimulationReport {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "tranche network: {} validators ({}), {} cores, {} blocks, seed {}",
-            self.n_validators,
+            "tranche network: {} ({}), {}, {}, seed {}",
+            counted(self.n_validators, "validator"),
             self.behaviours(),
-            self.n_cores,
-            self.blocks.len(),
+            counted(self.n_cores, "core"),
+            counted(self.blocks.len(), "block"),
             self.seed
         );
         let _ = writeln!(
@@ -213,18 +218,29 @@ impl SimulationReport {
         let c = &self.cost;
         let _ = writeln!(
             s,
-            "aggression events {}; {} deliveries; crypto: {} verified, {} reused (process 0)",
-            self.aggression_events, c.deliveries, c.verified, c.reused
+            "aggression events {}; {}; crypto: {} (process 0)",
+            self.aggression_events,
+            counted(c.deliveries, "delivery"),
+            // `--verify model` checks nothing: its verdicts are assumed,
+            // not reused.
+            if self.verify() == Some("model") {
+                format!(
+                    "none verified, {} assumed valid (`--verify model`)",
+                    counted(c.reused, "check")
+                )
+            } else {
+                format!("{} verified, {} reused", c.verified, c.reused)
+            }
         );
         s.push_str(&self.legend());
         let vb = f64::from(self.n_validators) * self.blocks.len() as f64;
         let _ = writeln!(
             s,
-            "cost: {:.1} s wall, {:.1} s CPU of process 0, on {} thread(s) x {} process(es): {:.0} validator-blocks/s, {:.2} CPU s per block",
+            "cost: {:.1} s wall, {:.1} s CPU of process 0, on {} x {}: {:.0} validator-blocks/s, {:.2} CPU s per block",
             c.wall_s,
             c.cpu_s,
-            c.threads,
-            c.processes,
+            counted(c.threads, "thread"),
+            counted(c.processes, "process"),
             vb / c.wall_s.max(1e-9),
             c.cpu_s / (self.blocks.len().max(1) as f64)
         );

@@ -174,6 +174,20 @@ fn run_info_is_one_for_the_run_in_progress_only_and_a_finished_run_has_its_floor
             .any(|l| l.starts_with("tranche_node_floor_ratio{") && l.contains("parallel/4")),
         "the parallel run has not ended"
     );
+    // Issue 41: a run without a floor (`--floor off`) serves none, not 0.
+    let mut off = report.clone();
+    off.crypto_floor.mode = "off".into();
+    ex.set_run(live("classic", &["approval-voting"]));
+    ex.finish_run(&off);
+    let body = ex.render();
+    assert!(
+        !body
+            .lines()
+            .any(|l| (l.starts_with("tranche_node_floor_ratio{")
+                || l.starts_with("tranche_crypto_floor_seconds_per_block{"))
+                && l.contains("\"classic\"")),
+        "{body}"
+    );
 }
 
 #[test]

@@ -10,7 +10,7 @@
 
 use super::{NetworkResult, ResultFile};
 use crate::{ReportFile, RunReport};
-use tranche_config::text::bare;
+use tranche_config::text::{bare, counted};
 
 /// Most CPU or wall seconds a figure may hold: 10 million (about 116
 /// days).
@@ -184,8 +184,8 @@ fn run(r: &RunReport) -> Result<(), String> {
     }
     if r.blocks.len() > r.num_blocks as usize {
         return Err(of(&format!(
-            "it holds {} blocks' times, its num_blocks is {}",
-            r.blocks.len(),
+            "it holds the times of {}, its num_blocks is {}",
+            counted(r.blocks.len(), "block"),
             r.num_blocks
         )));
     }
@@ -226,16 +226,16 @@ fn network(n: &NetworkResult) -> Result<(), String> {
     let r = &n.report;
     if n.records.len() != r.n_validators as usize {
         return Err(format!(
-            "it holds {} validators' records, its n_validators is {}",
-            n.records.len(),
+            "it holds the records of {}, its n_validators is {}",
+            counted(n.records.len(), "validator"),
             r.n_validators
         ));
     }
     if let Some(bad) = n.records.iter().find(|d| d.blocks != r.blocks.len()) {
         return Err(format!(
-            "validator {}'s record holds {} blocks, the report {}",
+            "validator {}'s record holds {}, the report {}",
             bad.validator,
-            bad.blocks,
+            counted(bad.blocks, "block"),
             r.blocks.len()
         ));
     }

@@ -426,7 +426,7 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(
-            e.contains("it holds 3 validators' records, its n_validators is 2"),
+            e.contains("it holds the records of 3 validators, its n_validators is 2"),
             "{e}"
         );
     }

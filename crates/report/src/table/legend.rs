@@ -10,6 +10,7 @@ use crate::spread::Unit;
 use crate::timing::TIMING_DEPENDENT;
 use crate::RunReport;
 use std::fmt::Write as _;
+use tranche_config::text::counted;
 
 /// A block approved two slots (12 s) or more after its slot start is late.
 const LATE_MS: u64 = 12_000;
@@ -70,16 +71,15 @@ pub(super) fn why(r: &RunReport) -> Option<String> {
         } else {
             let p = &r.protocol;
             parts.push(format!(
-                "{}; of the run's {} candidates approved, {} by the one-third rule (more than \
-                 a third of all validators approved them, whatever their tranches); {} no-shows \
-                 covered at approval, {} observed at any evaluation; {} approvals withheld by \
-                 the peers.",
+                "{}; of the run's {} approved, {} by the one-third rule (more than a third of \
+                 all validators approved them, whatever their tranches); {} covered at \
+                 approval, {} observed at any evaluation; {} withheld by the peers.",
                 odd.join(", "),
-                p.candidates_approved,
+                counted(p.candidates_approved, "candidate"),
                 p.approved_by_one_third,
-                p.no_shows,
+                counted(p.no_shows, "no-show"),
                 p.observed_no_shows,
-                r.counts.withheld_approvals
+                counted(r.counts.withheld_approvals, "approval")
             ));
         }
     }
@@ -178,12 +178,19 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
     s.push_str(
         "per block: the run's total ÷ its blocks, here, in --json and in compare; the\n  \
          run's tail (after the last block's slot) is in the total, and the HTML\n  \
-         page's bars show each block's slot and the tail apart.\n\
-         ÷ floor (*): read node ÷ batched floor for a layout that verifies approval\n  \
-         signatures in batches (parallel, by default), node ÷ one-by-one floor for one\n  \
-         that checks each alone (classic, as Polkadot): each layout against the least\n  \
-         its own way of checking could cost; the headline's ratio column compares those.\n\
-         why: early is within the block's first tick (500 ms), late two slots (12 s) or more\n  \
+         page's bars show each block's slot and the tail apart.\n",
+    );
+    // Without a floor (`--floor off`) there is no ratio to read.
+    if runs.iter().any(RunReport::has_floor) {
+        s.push_str(
+            "÷ floor (*): read node ÷ batched floor for a layout that verifies approval\n  \
+             signatures in batches (parallel, by default), node ÷ one-by-one floor for one\n  \
+             that checks each alone (classic, as Polkadot): each layout against the least\n  \
+             its own way of checking could cost; the headline's ratio column compares those.\n",
+        );
+    }
+    s.push_str(
+        "why: early is within the block's first tick (500 ms), late two slots (12 s) or more\n  \
          after its slot start; the one-third rule approves a candidate once more than a\n  \
          third of all validators approved it (upstream's approval_checking.rs).\n",
     );
@@ -192,6 +199,15 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
         s.push_str(
             "database: commits of the approval database (once per tick, and before each\n  \
              announcement) and the voting thread's time in it (writes, commits, fsyncs).\n",
+        );
+    }
+    if runs
+        .iter()
+        .any(|r| !r.is_model() && r.database.commits.is_none())
+    {
+        s.push_str(
+            "database commits -: the database was in memory (--db memory), which commits\n  \
+             and fsyncs nothing; its CPU row is the time spent buffering the writes.\n",
         );
     }
     if runs.iter().any(|r| r.checks.round_trips > 0) {
@@ -237,11 +253,21 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
             s,
             "{}",
             wrap(&format!(
-                "medians: CPU, wall time, the crypto floors and the ratios to them are the \
-                 medians of {} measured runs (after {} warm-up), each floor's interval that of \
-                 its median run; the other figures are equal in every run under the virtual \
-                 clock. Their range is under \"Spread over the repeats\".",
-                rep.runs, rep.warmup
+                "medians: {} are the medians of {} (after {} warm-up){}; the \
+                 other figures are equal in every run under the virtual clock. Their range is \
+                 under \"Spread over the repeats\".",
+                if runs.iter().any(RunReport::has_floor) {
+                    "CPU, wall time, the crypto floors and the ratios to them"
+                } else {
+                    "CPU and wall time"
+                },
+                counted(rep.runs, "measured run"),
+                rep.warmup,
+                if runs.iter().any(RunReport::has_floor) {
+                    ", each floor's interval that of its median run"
+                } else {
+                    ""
+                }
             ))
         );
     }

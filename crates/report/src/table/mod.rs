@@ -31,6 +31,7 @@ use crate::network::percentile;
 use crate::spread::Unit;
 use crate::timing::is_timing_dependent;
 use std::fmt::Write as _;
+use tranche_config::text::counted;
 
 /// Width of the label column.
 const LABEL: usize = 48;
@@ -254,7 +255,9 @@ impl Table<'_> {
             .runs
             .iter()
             .map(|r| {
-                if r.batches_signatures() {
+                if !r.has_floor() {
+                    "-"
+                } else if r.batches_signatures() {
                     "batched"
                 } else {
                     "one-by-one"
@@ -487,7 +490,17 @@ impl Table<'_> {
                 .map(|r| (!r.is_model()).then(|| f(r)))
                 .collect()
         };
-        let commits = db(|r| r.database.commits as f64);
+        // An in-memory database commits nothing: `-` there too.
+        let commits: Vec<Option<f64>> = self
+            .runs
+            .iter()
+            .map(|r| {
+                r.database
+                    .commits
+                    .filter(|_| !r.is_model())
+                    .map(|c| c as f64)
+            })
+            .collect();
         self.row(
             &marked("database commits", "database.commits"),
             Basis::Both,
@@ -551,29 +564,32 @@ impl Table<'_> {
         );
         for r in self.runs {
             if let Some(x) = &r.schedule {
+                // A group without messages has no wait to show.
+                let wait = |what: &str, p50: Option<f64>, p99: Option<f64>| match (p50, p99) {
+                    (Some(p50), Some(p99)) => format!(" ({what}p50 {p50:.1} ms, p99 {p99:.1} ms)"),
+                    _ => String::new(),
+                };
                 let _ = writeln!(
                     self.out,
-                    "useful-first ({}) ~: {} messages taken ahead (receipt to handling p50 {:.1} ms, p99 {:.1} ms), {} in arrival order (p50 {:.1} ms, p99 {:.1} ms); longest backlog {}",
+                    "useful-first ({}) ~: {} taken ahead{}, {} in arrival order{}; longest backlog {}",
                     r.layout(),
-                    x.ahead_messages,
-                    x.ahead_p50_ms,
-                    x.ahead_p99_ms,
+                    counted(x.ahead_messages, "message"),
+                    wait("receipt to handling ", x.ahead_p50_ms, x.ahead_p99_ms),
                     x.rest_messages,
-                    x.rest_p50_ms,
-                    x.rest_p99_ms,
+                    wait("", x.rest_p50_ms, x.rest_p99_ms),
                     x.backlog_peak
                 );
             }
             if let Some(x) = &r.restart {
                 let _ = writeln!(
                     self.out,
-                    "restart ({}): crashed at the start of block {}'s slot ({} s into the run), back in {:.0} ms, {} own items re-sent",
+                    "restart ({}): crashed at the start of block {}'s slot ({} s into the run), back in {:.0} ms, {} re-sent",
                     r.layout(),
                     x.block,
                     // The run starts at block 1's slot; a slot is 6 s.
                     u64::from(x.block.saturating_sub(1)) * 6,
                     x.recover_ms,
-                    x.resent_items
+                    counted(x.resent_items, "own item")
                 );
             }
         }
@@ -596,8 +612,13 @@ pub fn render(runs: &[RunReport]) -> String {
     };
     let _ = writeln!(
         t.out,
-        "{} — {} validators, {} cores, {} blocks, clock {}, seed {}",
-        first.name, first.n_validators, first.n_cores, first.num_blocks, first.clock, first.seed
+        "{} — {}, {}, {}, clock {}, seed {}",
+        first.name,
+        counted(first.n_validators, "validator"),
+        counted(first.n_cores, "core"),
+        counted(first.num_blocks, "block"),
+        first.clock,
+        first.seed
     );
     t.headline();
     t.approval();

@@ -7,31 +7,50 @@
 //! with no stalled candidate to name.
 
 use crate::RunReport;
+use tranche_config::text::counted;
 
 /// A block approved within its slot's first tick (500 ms) is early (the
 /// legend's "why" line says so too).
 pub(super) const EARLY_MS: u64 = 500;
 
-/// Every candidate approved at import by the one-third rule.
+/// Every candidate approved by the one-third rule, and blocks approved as
+/// they came in: all of them (the run measures the handling only), or
+/// only some, named (the others came later, for reasons of their own).
 fn at_import(r: &RunReport) -> Option<String> {
     let p = &r.protocol;
-    let early = r
+    let early: Vec<String> = r
         .blocks
         .iter()
-        .any(|b| b.approved_after_ms.is_some_and(|ms| ms < EARLY_MS));
-    (early && p.candidates_approved > 0 && p.approved_by_one_third == p.candidates_approved).then(
-        || {
-            format!(
-                "At this size every candidate was approved by the one-third rule as its block \
-                 came in: the peers send each approval with its assignment (as upstream's \
-                 generated peers), and the first tranches' approvals were already from more \
-                 than a third of the {} validators, so no later tranche and no check of the \
-                 node's own was waited for; the run measures the messages' handling, not the \
-                 tranches' timing (larger sizes, 100 x 20 and up, approve seconds into the slot).",
-                r.n_validators
-            )
-        },
-    )
+        .filter(|b| b.approved_after_ms.is_some_and(|ms| ms < EARLY_MS))
+        .map(|b| b.number.to_string())
+        .collect();
+    let by_rule = p.candidates_approved > 0 && p.approved_by_one_third == p.candidates_approved;
+    if early.is_empty() || !by_rule {
+        return None;
+    }
+    let why = format!(
+        "the peers send each approval with its assignment (as upstream's generated peers), and \
+         the first tranches' approvals were already from more than a third of the {}, so no \
+         later tranche and no check of the node's own was waited for",
+        counted(r.n_validators, "validator")
+    );
+    Some(if early.len() == r.blocks.len() {
+        format!(
+            "At this size every candidate was approved by the one-third rule as its block came \
+             in: {why}; the run measures the messages' handling, not the tranches' timing \
+             (larger sizes, 100 x 20 and up, approve seconds into the slot)."
+        )
+    } else {
+        let (blocks, it) = match early.as_slice() {
+            [one] => (format!("block {one}"), "it"),
+            [head @ .., last] => (format!("blocks {} and {last}", head.join(", ")), "each"),
+            [] => unreachable!("early is not empty"),
+        };
+        format!(
+            "At this size the candidates of {blocks} were approved by the one-third rule as \
+             {it} came in: {why} there (the other blocks came later)."
+        )
+    })
 }
 
 /// No-shows observed that held no approval back.
@@ -39,11 +58,11 @@ fn observed_only(r: &RunReport) -> Option<String> {
     let p = &r.protocol;
     (p.observed_no_shows > 0 && p.no_shows == 0 && r.counts.withheld_approvals == 0).then(|| {
         format!(
-            "The {} no-shows observed held no approval back: the counter adds, at every \
+            "The {} observed held no approval back: the counter adds, at every \
              evaluation of a candidate (after its approval too), each assigned validator whose \
              approval had not come by its no-show deadline; none was covered at approval and \
              the peers withheld none.",
-            p.observed_no_shows
+            counted(p.observed_no_shows, "no-show")
         )
     })
 }
@@ -55,14 +74,15 @@ fn never_uncovered(r: &RunReport) -> Option<String> {
     let withheld = r.counts.withheld_approvals;
     (never && r.stalls.is_empty() && withheld > 0).then(|| {
         format!(
-            "Never approved: the peers withheld {withheld} approvals as no-shows, and a no-show \
+            "Never approved: the peers withheld {} as no-shows, and a no-show \
              is covered only by the approval of an assignment from a later tranche, which the \
              peers send only up to the highest tranche counted + the no-shows (upstream's \
-             generator rule, docs/quirks.md); at {} validators a tranche holds few assignments \
+             generator rule, docs/quirks.md); at {} a tranche holds few assignments \
              for a candidate, so those beyond that window were held back and the candidate \
              stayed short of approvals (and of a third of the validators' for the one-third \
              rule). More validators, or fewer no-shows (num_no_shows_per_candidate), approve.",
-            r.n_validators
+            counted(withheld, "approval"),
+            counted(r.n_validators, "validator")
         )
     })
 }

@@ -140,7 +140,7 @@ fn the_headline_comes_first_and_its_ratio_column_compares_the_own_floor_ratios()
 #[test]
 fn integers_are_integers_and_each_unit_has_one_precision() {
     let mut runs = both();
-    runs[0].database.commits = 52;
+    runs[0].database.commits = Some(52);
     runs[0].counts.messages_from_node = 40;
     runs[0].counts.deliveries = 31;
     for r in &mut runs {
@@ -304,12 +304,12 @@ fn a_legend_explains_other_test_environment_and_the_floor() {
 #[test]
 fn the_database_and_the_checks_have_their_rows() {
     let mut runs = both();
-    runs[0].database.commits = 40;
+    runs[0].database.commits = Some(40);
     runs[0].database.cpu_s = 0.5;
     runs[0].crypto_floor.cpu_s = 10.0;
     runs[0].checks.round_trips = 100;
     runs[0].checks.round_trip_us = 12.5;
-    runs[1].database.commits = 20;
+    runs[1].database.commits = Some(20);
     runs[1].checks.checked_ahead = 30;
     let text = render(&runs);
     for (label, want) in [
@@ -448,10 +448,28 @@ fn without_a_floor_every_ratio_to_it_is_a_dash() {
         "node total ÷ batched floor",
         "crypto floor, one-by-one signatures, CPU s",
         "database ÷ crypto floor",
+        "  its floor: signatures checked",
     ] {
         let c = cells(&text, label);
         assert!(c.iter().all(|c| *c == "-"), "{label}: {c:?}");
     }
+    // Issue 41: no note about ratios or floors the run does not have.
+    assert!(!text.contains("÷ floor (*): read"), "{text}");
+    let mut repeated = runs.clone();
+    repeated[0].repeats = Some(crate::repeat::Repeats {
+        runs: 3,
+        warmup: 1,
+        ..Default::default()
+    });
+    let text = flat(&render(&repeated));
+    assert!(
+        text.contains("medians: CPU and wall time are the medians of 3 measured runs"),
+        "{text}"
+    );
+    assert!(!text.contains("the crypto floors and the ratios"), "{text}");
+    // With a floor, both notes.
+    let text = flat(&render(&both()));
+    assert!(text.contains("÷ floor (*): read"), "{text}");
 }
 
 /// The table's text with its wrapped lines joined.
@@ -480,6 +498,18 @@ fn small_sizes_say_why_their_figures_look_odd_only_where_the_figures_show_it() {
     small.protocol.approved_by_one_third = 24;
     small.protocol.observed_no_shows = 298;
     assert_eq!(notes(&small), [true, true, false]);
+    // Issue 41: one block early, one late (no-shows withheld): the note
+    // names the early block, and never says every candidate came in so.
+    let mut mixed = small.clone();
+    mixed.blocks[1].approved_after_ms = Some(19_000);
+    let text = flat(&render(std::slice::from_ref(&mixed)));
+    assert!(!text.contains(AT_IMPORT), "{text}");
+    assert!(
+        text.contains(
+            "the candidates of block 1 were approved by the one-third rule as it came in"
+        ),
+        "{text}"
+    );
     // Early but not by the one-third rule alone: no "at import" note.
     let mut tranches = small.clone();
     tranches.protocol.approved_by_one_third = 20;
@@ -506,4 +536,106 @@ fn small_sizes_say_why_their_figures_look_odd_only_where_the_figures_show_it() {
     assert!(!notes(&stalled)[2]);
     never.counts.withheld_approvals = 0;
     assert!(!notes(&never)[2]);
+}
+
+/// Issue 41: "1 blocks" in the headers of the table and the page.
+#[test]
+fn a_count_of_one_is_singular_in_the_table_and_the_page() {
+    let mut run = fixture::run();
+    run.num_blocks = 1;
+    run.n_cores = 1;
+    run.blocks.truncate(1);
+    let text = render(std::slice::from_ref(&run));
+    assert!(
+        text.contains("60 validators, 1 core, 1 block, clock"),
+        "{text}"
+    );
+    crate::fixture::assert_singular(&text);
+    let page = crate::html::render_html(std::slice::from_ref(&run), None).unwrap();
+    assert!(page.contains("60 validators, 1 core, 1 block, clock"));
+    crate::fixture::assert_singular(&page);
+}
+
+/// Issue 41: with `--db memory` nothing is committed: the commits are
+/// `-` with a note saying why, and absent from the JSON; a database on
+/// disk has its figures and no such note.
+#[test]
+fn an_in_memory_database_shows_no_commits_and_says_why() {
+    let on_disk = fixture::run();
+    let text = render(std::slice::from_ref(&on_disk));
+    assert_eq!(cells(&text, "database commits ~"), ["20", "10.0"]);
+    assert!(!text.contains("--db memory"), "{text}");
+    let json = serde_json::to_value(&on_disk).unwrap();
+    assert_eq!(json["database"]["commits"], 20);
+    let mut memory = fixture::run();
+    memory.database = crate::DatabaseReport {
+        cpu_s: 0.002,
+        cpu_per_block_s: 0.001,
+        ..crate::DatabaseReport::default()
+    };
+    let text = render(std::slice::from_ref(&memory));
+    assert_eq!(cells(&text, "database commits ~"), ["-", "-"]);
+    assert!(
+        text.contains("database commits -: the database was in memory"),
+        "{text}"
+    );
+    let json = serde_json::to_value(&memory).unwrap();
+    for key in ["commits", "fsyncs", "commits_per_block"] {
+        assert!(json["database"].get(key).is_none(), "{key}: {json}");
+    }
+    assert_eq!(json["database"]["cpu_s"], 0.002);
+    let back: RunReport = serde_json::from_value(json).unwrap();
+    assert_eq!(back.database, memory.database);
+}
+
+/// Issue 41: `--floor off` measures no floor: its figures and the ratios
+/// to it are absent from the JSON (read back as 0, shown as `-`), not 0.
+#[test]
+fn without_a_floor_its_figures_are_absent_from_the_json() {
+    let mut off = fixture::run();
+    off.crypto_floor.mode = "off".into();
+    let json = serde_json::to_value(&off).unwrap();
+    // No second, ratio or interval left as 0 (the counts stay: they are
+    // the run's messages, whether or not a floor was measured).
+    let floor = json["crypto_floor"].as_object().unwrap();
+    let zero = |v: &serde_json::Value| v.as_f64() == Some(0.0) && v.is_f64();
+    for (key, v) in floor {
+        let zeros = zero(v) || v.as_array().is_some_and(|a| a.iter().all(zero));
+        assert!(!zeros, "{key}: {json}");
+    }
+    assert!(floor.get("cpu_s").is_none() && floor.get("interval_s").is_none());
+    let back: RunReport = serde_json::from_value(json).unwrap();
+    assert_eq!(back.crypto_floor, off.crypto_floor);
+    let mut measured = fixture::run();
+    measured.crypto_floor.cpu_s = 0.5;
+    measured.crypto_floor.interval_s = (0.4, 0.6);
+    let json = serde_json::to_value(&measured).unwrap();
+    assert_eq!(json["crypto_floor"]["cpu_s"], 0.5);
+    assert_eq!(json["crypto_floor"]["interval_s"][1], 0.6);
+}
+
+/// Issue 41: a `--schedule useful-first` group without messages has no
+/// wait: no "p50 0.0 ms" in the table, nothing in the JSON.
+#[test]
+fn a_schedule_group_without_messages_shows_no_wait() {
+    let mut r = fixture::run();
+    r.schedule = Some(crate::ScheduleReport {
+        ahead_messages: 0,
+        rest_messages: 3437,
+        rest_p50_ms: Some(13.8),
+        rest_p99_ms: Some(41.7),
+        backlog_peak: 1099,
+        ..Default::default()
+    });
+    let text = render(std::slice::from_ref(&r));
+    assert!(
+        text.contains(
+            "useful-first (parallel/4) ~: 0 messages taken ahead, 3437 in arrival order (p50 \
+             13.8 ms, p99 41.7 ms); longest backlog 1099"
+        ),
+        "{text}"
+    );
+    let json = serde_json::to_value(&r).unwrap();
+    assert!(json["schedule"].get("ahead_p50_ms").is_none(), "{json}");
+    assert_eq!(json["schedule"]["rest_p50_ms"], 13.8);
 }

@@ -9,6 +9,7 @@
 
 use super::{SimulationReport, COALESCING, RUN_DEFAULT_MS};
 use crate::network::Behaviour;
+use tranche_config::text::counted;
 
 /// How long voting holds an approval to coalesce it (upstream's
 /// MAX_APPROVAL_COALESCE_WAIT_TICKS, 12 ticks of 500 ms).
@@ -34,22 +35,29 @@ impl Cause {
     fn text(&self) -> String {
         match self {
             Cause::NoShows { validators, seen } => format!(
-                "later than `tranche run`'s default: no-shows. {} saw up to {seen} no-shows for \
-                 a block; a no-show counts only after no_show_slots and is covered by \
-                 assignments of later tranches, whose checks come after it.",
+                "later than `tranche run`'s default: no-shows. {} saw up to {} for a block; a \
+                 no-show counts only after no_show_slots and is covered by assignments of later \
+                 tranches, whose checks come after it.",
                 if *validators > 0 {
                     format!(
-                        "{validators} validator(s) never approve (`no_show_fraction`), and a \
-                         validator"
+                        "{} never {} (`no_show_fraction`), and a validator",
+                        counted(*validators, "validator"),
+                        if *validators == 1 {
+                            "approves"
+                        } else {
+                            "approve"
+                        }
                     )
                 } else {
                     "A validator".to_owned()
-                }
+                },
+                counted(*seen, "no-show")
             ),
             Cause::Offline { validators } => format!(
-                "later than `tranche run`'s default: {validators} validator(s) went offline \
+                "later than `tranche run`'s default: {} went offline \
                  (`offline`): their assignments become no-shows to cover, and messages routed \
-                 through them in the grid reach others later or not at all."
+                 through them in the grid reach others later or not at all.",
+                counted(*validators, "validator")
             ),
             Cause::Saturated { threads } => format!(
                 "later than `tranche run`'s default: the modelled {} saturated on some \

@@ -155,7 +155,7 @@ fn the_cpu_model_shows_each_threads_busy_share_by_name_and_who_saturated() {
         "approval-voting-parallel-0 63.33 % 116.67 % 1 (v2)"
     );
     assert!(
-        table.contains("CPU model: parallel layout with 1 workers, 2 cores"),
+        table.contains("CPU model: parallel layout with 1 worker, 2 cores"),
         "{table}"
     );
     assert!(
@@ -230,7 +230,7 @@ fn flat(r: &SimulationReport) -> String {
 #[test]
 fn a_late_runs_note_names_the_cause_its_figures_show_and_no_other() {
     const NO_SHOWS: &str = "later than `tranche run`'s default: no-shows.";
-    const OFFLINE: &str = "validator(s) went offline";
+    const OFFLINE: &str = "validators went offline";
     const SATURATED: &str = "saturated on some validators";
     const ENOUGH: &str = "had enough assignments only at";
     const COALESCE: &str = "MAX_APPROVAL_COALESCE_WAIT_TICKS";
@@ -250,7 +250,9 @@ fn a_late_runs_note_names_the_cause_its_figures_show_and_no_other() {
     // No-shows (as `no-shows.yaml` at 100 x 20 shows, p50 84 s).
     let no_shows = late_with(2, Behaviour::NoShow);
     only(&no_shows, &[NO_SHOWS]);
-    assert!(flat(&no_shows).contains("2 validator(s) never approve"));
+    assert!(flat(&no_shows).contains("2 validators never approve (`no_show_fraction`)"));
+    let one = late_with(1, Behaviour::NoShow);
+    assert!(flat(&one).contains("1 validator never approves (`no_show_fraction`)"));
     // Offline validators (as `finality-stall.yaml`).
     let span = tranche_records::record::OfflineSpan {
         at_block: 1,
@@ -293,4 +295,59 @@ fn a_late_runs_note_names_the_cause_its_figures_show_and_no_other() {
     let mut single = late_with(0, Behaviour::Honest);
     single.spec.max_approval_coalesce_count = 1;
     only(&single, &[]);
+}
+
+/// Issue 41: "1 blocks" in the network table's header, its memory and
+/// cost lines, and the page.
+#[test]
+fn a_count_of_one_is_singular_in_the_network_table_and_page() {
+    let mut r = on_time(1, 1, NetworkSpec::default());
+    r.n_cores = 1;
+    r.cost.threads = 1;
+    r.cost.processes = 1;
+    r.cost.deliveries = 1;
+    r.cost.peak_rss_bytes = 8 << 20;
+    let text = r.table();
+    assert!(
+        text.contains("tranche network: 1 validator (1 honest), 1 core, 1 block, seed 0"),
+        "{text}"
+    );
+    assert!(text.contains("(1 validator x 1 block)"), "{text}");
+    assert!(text.contains("on 1 thread x 1 process:"), "{text}");
+    crate::fixture::assert_singular(&text);
+    let page = crate::network::page::render(&r).unwrap();
+    crate::fixture::assert_singular(&page);
+}
+
+/// `--verify model` checks no crypto: its checks are not "reused"
+/// verdicts but assumed ones, and the cost line says so.
+#[test]
+fn verify_model_says_its_checks_were_assumed_not_reused() {
+    let mut r = on_time(4, 1, NetworkSpec::default());
+    r.cost.reused = 4563;
+    let line = |r: &SimulationReport| {
+        r.table()
+            .lines()
+            .find(|l| l.starts_with("aggression events"))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(
+        line(&r).contains("crypto: 0 verified, 4563 reused"),
+        "{}",
+        line(&r)
+    );
+    let mut meta = crate::Meta::of(
+        crate::meta::kind::NETWORK,
+        "",
+        0,
+        vec!["verify: model".into()],
+    );
+    meta.config.insert(0, "n_validators: 4".into());
+    r.meta = Some(meta);
+    assert!(
+        line(&r).contains("crypto: none verified, 4563 checks assumed valid (`--verify model`)"),
+        "{}",
+        line(&r)
+    );
 }
