@@ -7,7 +7,7 @@
 //! layouts; and once with a real full file system (a small tmpfs, when
 //! this test runs as root).
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::collections::BTreeSet;
