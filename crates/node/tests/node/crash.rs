@@ -268,8 +268,7 @@ fn repeated_real_clock_sigkills(kind: &str) {
         );
         return;
     }
-    let dir =
-        std::env::temp_dir().join(format!("tranche-real-crash-{kind}-{}", std::process::id()));
+    let dir = scratch().join(format!("tranche-real-crash-{kind}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for layout in ["parallel", "classic"] {
         let db = dir.join(format!("{layout}.{kind}"));
@@ -337,7 +336,7 @@ fn sigkills_at_six_points(kind: &str) {
         }
         return;
     }
-    let dir = std::env::temp_dir().join(format!("tranche-crash-{kind}-{}", std::process::id()));
+    let dir = scratch().join(format!("tranche-crash-{kind}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut points = 0;
     let mut seen_total = 0;
