@@ -43,9 +43,11 @@ pub enum Action {
     Send { peer: PeerId, item: Outgoing },
     /// Report a reputation change for a peer.
     Reputation { peer: PeerId, rep: Rep },
-    /// Check this certificate, then call `State::assignment_checked`.
+    /// Check this certificate (a [`crate::Verifier`], within
+    /// [`crate::State::settle`]).
     CheckAssignment(AssignmentCheck),
-    /// Check this signature, then call `State::approval_checked`.
+    /// Check this signature (a [`crate::Verifier`], within
+    /// [`crate::State::settle`]).
     CheckApproval(ApprovalCheck),
     /// Hand a checked assignment from a peer to approval voting.
     ImportAssignment {

@@ -17,11 +17,11 @@
 //!   everything that needs no crypto and emits [`Action::CheckAssignment`] /
 //!   [`Action::CheckApproval`] for new messages; the runtime runs
 //!   [`AssignmentCheck::check`] / [`ApprovalCheck::check`] (or its own
-//!   batched equivalent) wherever it likes and reports back with
-//!   [`State::assignment_checked`] / [`State::approval_checked`], which
-//!   import, route and emit [`Action::ImportAssignment`] /
-//!   [`Action::ImportApproval`]. [`State::settle`] is the one loop that
-//!   does this for every runtime, with a [`Verifier`] of its own.
+//!   batched equivalent) wherever it likes, through a [`Verifier`] of its
+//!   own, and [`State::settle`], the one loop for every runtime, feeds the
+//!   verdicts back — given at once, or deferred and handed back when due
+//!   ([`Verifier::due`]) — to import, route and emit
+//!   [`Action::ImportAssignment`] / [`Action::ImportApproval`].
 //!   Several checks may be outstanding at once:
 //!   copies of a message under check, and votes needing an assignment under
 //!   check, wait for its verdict. The parallel layout's distribution
@@ -70,7 +70,7 @@ pub use batch::batch_notifications;
 pub use check::{
     ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, CheckToken, InvalidVote,
 };
-pub use settle::{AnswerWith, Import, Settled, Verifier};
+pub use settle::{AnswerWith, CheckVerdict, DeferredVerdict, GroupSize, Import, Settled, Verifier};
 pub use state::{
     AggressionConfig, BlockKnowledge, Config, PeerIdTooLarge, State, RECENTLY_OUTDATED,
 };

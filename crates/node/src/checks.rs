@@ -3,8 +3,9 @@
 //! here on the worker's thread (parallel layout), taken from the
 //! certificates checked ahead (`crate::ahead`), deferred into a batch of
 //! approval signatures verified together ([`SignatureBatch`],
-//! `--signatures batched`), or handed to the voting thread, which imports
-//! what passes, and waited for (classic layout).
+//! `--signatures batched`; the settle loop takes the batch's verdicts when
+//! it is due, `Verifier::due`), or handed to the voting thread, which
+//! imports what passes, and waited for (classic layout).
 
 use crate::ahead::Ahead;
 use crate::channel::{InFlight, Tx};
@@ -12,7 +13,8 @@ use crate::messages::VoteMsg;
 use crate::worker::WorkerStats;
 use std::sync::Arc;
 use tranche_distribution::{
-    ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, Verifier,
+    ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, CheckVerdict,
+    DeferredVerdict, Verifier,
 };
 use tranche_metrics::ProtocolCounters;
 
@@ -67,18 +69,28 @@ impl SignatureBatch {
 
     /// Whether the batch is to be verified now: full, or `flush` (the
     /// drained batch of messages is over).
-    pub fn is_due(&self, flush: bool) -> bool {
+    fn is_due(&self, flush: bool) -> bool {
         !self.checks.is_empty() && (flush || self.checks.len() >= MAX_APPROVAL_BATCH)
     }
 
-    /// Verify every waiting check as one batch: each check, the message it
-    /// came from and its verdict, in order.
-    pub fn verify(&mut self, stats: &WorkerStats) -> Vec<((ApprovalCheck, u64), ApprovalVerdict)> {
+    /// Verify every waiting check as one batch: each verdict, in order,
+    /// grouped by the message its check came from.
+    fn verify(&mut self, stats: &WorkerStats, due: &mut Vec<DeferredVerdict>) {
         let checks = std::mem::take(&mut self.checks);
         let from = std::mem::take(&mut self.from);
         stats.add_verifications(checks.len() as u64);
         let verdicts = ApprovalCheck::check_batch(&checks);
-        checks.into_iter().zip(from).zip(verdicts).collect()
+        due.extend(
+            checks
+                .iter()
+                .zip(from)
+                .zip(verdicts)
+                .map(|((check, message), verdict)| DeferredVerdict {
+                    token: check.token,
+                    verdict: CheckVerdict::Approval(verdict),
+                    group: message,
+                }),
+        );
     }
 
     /// Once nothing waits and what it caused is out, the node may look
@@ -99,6 +111,9 @@ pub(crate) struct NodeVerifier<'a> {
     pub batch: Option<&'a mut SignatureBatch>,
     /// The number of the message being handled.
     pub message: u64,
+    /// The drained batch of messages is over: a batch of signatures
+    /// waiting is due whatever its size.
+    pub flush: bool,
     pub to_voting: &'a Tx<VoteMsg>,
     pub counters: &'a ProtocolCounters,
     pub stats: &'a WorkerStats,
@@ -160,5 +175,14 @@ impl Verifier for NodeVerifier<'_> {
             VoteMsg::CheckApproval { check, reply }
         })
         .map(Some)
+    }
+
+    /// The batch of signatures, verified once it is full or `flush` says
+    /// the drained batch of messages is over.
+    fn due(&mut self, due: &mut Vec<DeferredVerdict>) -> Result<(), String> {
+        if let Some(batch) = self.batch.as_mut().filter(|b| b.is_due(self.flush)) {
+            batch.verify(self.stats, due);
+        }
+        Ok(())
     }
 }

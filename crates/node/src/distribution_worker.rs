@@ -22,7 +22,10 @@ use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use parity_scale_codec::Encode;
 use std::sync::Arc;
-use tranche_distribution::{batch_notifications, Action, Import, Outgoing, PeerId, Settled, State};
+use tranche_distribution::reputation::Rep;
+use tranche_distribution::{
+    batch_notifications, Action, GroupSize, Import, Outgoing, PeerId, Settled, State,
+};
 use tranche_metrics::{ProtocolCounters, ScheduleStats};
 use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_validator::{checked_approval, checked_assignment};
@@ -216,12 +219,13 @@ impl DistributionWorker {
         Ok(false)
     }
 
-    /// Settle what the state machine asked for — approval checks
-    /// deferred into a batch are verified once it is full or `flush` says
-    /// the drained batch is over — and carry it out. What a message causes
-    /// is sent as one group of notifications, batched or not (so how
-    /// messages are batched, which depends on thread timing, never changes
-    /// what goes out).
+    /// Settle what the state machine asked for through this worker's
+    /// verifier — approval checks deferred into a batch are verified, and
+    /// their verdicts fed back by the settle loop, once it is full or
+    /// `flush` says the drained batch is over — and carry it out, group by
+    /// group. What a message causes is sent as one group of
+    /// notifications, batched or not (so how messages are batched, which
+    /// depends on thread timing, never changes what goes out).
     fn settle(
         &mut self,
         now: Tick,
@@ -229,23 +233,24 @@ impl DistributionWorker {
         stats: &WorkerStats,
         flush: bool,
     ) -> Result<(), String> {
-        let mut sends: Vec<(PeerId, Outgoing)> = Vec::new();
-        self.settle_into(now, work, &mut sends, stats)?;
-        self.emit(sends);
-        while self.batch.as_ref().is_some_and(|b| b.is_due(flush)) {
-            let verified = self.batch.as_mut().expect("a batch is due").verify(stats);
-            let mut group = Vec::new();
-            let mut current = None;
-            for ((check, message), verdict) in verified {
-                if current != Some(message) {
-                    self.emit(std::mem::take(&mut group));
-                    current = Some(message);
-                }
-                self.state.approval_checked(now, check.token, verdict, work);
-                self.settle_into(now, work, &mut group, stats)?;
-            }
-            self.emit(group);
-        }
+        let mut settled = std::mem::take(&mut self.settled);
+        let mut verifier = NodeVerifier {
+            mode: self.mode,
+            ahead: self.ahead.as_mut(),
+            batch: self.batch.as_mut(),
+            message: self.handled,
+            flush,
+            to_voting: &self.to_voting,
+            counters: &self.counters,
+            stats,
+        };
+        let result = self
+            .state
+            .settle(now, work, &mut verifier, &mut settled)
+            .and_then(|()| self.carry_out_groups(&mut settled));
+        settled.clear();
+        self.settled = settled;
+        result?;
         self.reputations.maybe_flush(now, &self.events);
         // Only once what the batch caused is out may the node look idle.
         if let Some(batch) = self.batch.as_mut() {
@@ -254,37 +259,25 @@ impl DistributionWorker {
         Ok(())
     }
 
-    /// Settle `work` through this worker's verifier and carry out what it
-    /// leaves; sends are collected in `sends`.
-    fn settle_into(
-        &mut self,
-        now: Tick,
-        work: &mut Vec<Action>,
-        sends: &mut Vec<(PeerId, Outgoing)>,
-        stats: &WorkerStats,
-    ) -> Result<(), String> {
-        let mut settled = std::mem::take(&mut self.settled);
-        let mut verifier = NodeVerifier {
-            mode: self.mode,
-            ahead: self.ahead.as_mut(),
-            batch: self.batch.as_mut(),
-            message: self.handled,
-            to_voting: &self.to_voting,
-            counters: &self.counters,
-            stats,
-        };
-        let result = self
-            .state
-            .settle(now, work, &mut verifier, &mut settled)
-            .and_then(|()| self.carry_out(&mut settled));
-        sends.append(&mut settled.sends);
-        settled.clear();
-        self.settled = settled;
-        result
+    /// Carry out what settled, group by group: a group's imports and
+    /// reputation changes, then its sends as one group of notifications.
+    fn carry_out_groups(&mut self, settled: &mut Settled) -> Result<(), String> {
+        let groups: Vec<GroupSize> = settled.groups().collect();
+        let mut sends = settled.sends.drain(..);
+        let mut imports = settled.imports.drain(..);
+        let mut reputations = settled.reputations.drain(..);
+        for group in groups {
+            self.carry_out(
+                imports.by_ref().take(group.imports),
+                reputations.by_ref().take(group.reputations),
+            )?;
+            self.emit(sends.by_ref().take(group.sends));
+        }
+        Ok(())
     }
 
     /// One group of sends, as notifications by upstream's limits.
-    fn emit(&self, sends: Vec<(PeerId, Outgoing)>) {
+    fn emit(&self, sends: impl Iterator<Item = (PeerId, Outgoing)>) {
         for (peer, message) in batch_notifications(sends) {
             let items = message.len();
             let bytes: Arc<[u8]> = ValidationProtocol::ApprovalDistribution(message)
@@ -295,8 +288,12 @@ impl DistributionWorker {
     }
 
     /// Imports for voting and reputation changes, as they settled.
-    fn carry_out(&mut self, settled: &mut Settled) -> Result<(), String> {
-        for import in settled.imports.drain(..) {
+    fn carry_out(
+        &mut self,
+        imports: impl Iterator<Item = Import>,
+        reputations: impl Iterator<Item = (PeerId, Rep)>,
+    ) -> Result<(), String> {
+        for import in imports {
             match import {
                 Import::Assignment {
                     assignment,
@@ -334,7 +331,7 @@ impl DistributionWorker {
                 }
             }
         }
-        for (peer, rep) in settled.reputations.drain(..) {
+        for (peer, rep) in reputations {
             self.counters.reputation_change(&rep);
             self.reputations.add(peer, rep, &self.events);
         }

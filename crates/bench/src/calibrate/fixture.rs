@@ -13,8 +13,8 @@ use tranche_config::generation::GenerationParams;
 use tranche_config::session::SessionParams;
 use tranche_config::Coalescing;
 use tranche_distribution::{
-    Action, AnswerWith, ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, PeerId,
-    SessionGridTopology, Settled, State, Verifier, View,
+    Action, AnswerWith, ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict,
+    CheckVerdict, DeferredVerdict, PeerId, SessionGridTopology, Settled, State, Verifier, View,
 };
 use tranche_primitives::cert::AssignmentCertKind;
 use tranche_primitives::criteria::compute_assignments;
@@ -285,9 +285,16 @@ impl Fixture {
     }
 }
 
-/// A verifier that keeps every approval check for one batch and answers
-/// certificates as valid (their checks are not what is timed).
-struct DeferApprovals(Vec<ApprovalCheck>);
+/// A verifier that keeps every approval check for one batch, verified
+/// together (`ApprovalCheck::check_batch`) when the settle loop asks once
+/// the batch is `due`, and answers certificates as valid (their checks are
+/// not what is timed).
+struct DeferApprovals {
+    checks: Vec<ApprovalCheck>,
+    due: bool,
+    /// Signatures verified so far.
+    checked: usize,
+}
 
 impl Verifier for DeferApprovals {
     type Error = std::convert::Infallible;
@@ -297,16 +304,33 @@ impl Verifier for DeferApprovals {
     }
 
     fn approval(&mut self, check: ApprovalCheck) -> Result<Option<ApprovalVerdict>, Self::Error> {
-        self.0.push(check);
+        self.checks.push(check);
         Ok(None)
+    }
+
+    fn due(&mut self, due: &mut Vec<DeferredVerdict>) -> Result<(), Self::Error> {
+        if !self.due || self.checks.is_empty() {
+            return Ok(());
+        }
+        let verdicts = ApprovalCheck::check_batch(&self.checks);
+        self.checked += verdicts.len();
+        for (check, verdict) in self.checks.drain(..).zip(verdicts) {
+            assert!(verdict.is_ok(), "a real signature checks: {verdict:?}");
+            due.push(DeferredVerdict {
+                token: check.token,
+                verdict: CheckVerdict::Approval(verdict),
+                group: 0,
+            });
+        }
+        Ok(())
     }
 }
 
 /// Handle approval notifications the way a parallel worker does with
 /// `--signatures batched`: each decoded and handled, their signature
 /// checks deferred and verified together (`ApprovalCheck::check_batch`,
-/// at most `batch` at a time), the verdicts handed back. Returns the
-/// checks run.
+/// at most `batch` at a time), the verdicts fed back by the settle loop.
+/// Returns the checks run.
 pub fn handle_batched(
     s: &mut State,
     now: Tick,
@@ -315,34 +339,28 @@ pub fn handle_batched(
     out: &mut Vec<Action>,
 ) -> usize {
     let mut settled = Settled::default();
-    let mut checked = 0;
+    let mut verifier = DeferApprovals {
+        checks: Vec::new(),
+        due: false,
+        checked: 0,
+    };
     for chunk in messages.chunks(batch.max(1)) {
-        let mut deferred = DeferApprovals(Vec::new());
+        verifier.due = false;
         for (peer, bytes) in chunk {
             s.handle_peer_message(now, *peer, decode(bytes), out);
-            match s.settle(now, out, &mut deferred, &mut settled) {
+            match s.settle(now, out, &mut verifier, &mut settled) {
                 Ok(()) => {}
                 Err(never) => match never {},
             }
         }
-        let verdicts = ApprovalCheck::check_batch(&deferred.0);
-        checked += verdicts.len();
-        for (check, verdict) in deferred.0.iter().zip(verdicts) {
-            assert!(verdict.is_ok(), "a real signature checks: {verdict:?}");
-            s.approval_checked(now, check.token, verdict, out);
-            match s.settle(
-                now,
-                out,
-                &mut AnswerWith::new(|_: &AssignmentCheck| Ok(0), |_: &ApprovalCheck| Ok(())),
-                &mut settled,
-            ) {
-                Ok(()) => {}
-                Err(never) => match never {},
-            }
+        verifier.due = true;
+        match s.settle(now, out, &mut verifier, &mut settled) {
+            Ok(()) => {}
+            Err(never) => match never {},
         }
         settled.clear();
     }
-    checked
+    verifier.checked
 }
 
 /// Handle one notification the way a validator does: decode it, hand it

@@ -107,7 +107,7 @@ impl State {
 
     /// Phase 2: the verdict of a `CheckApproval`. Unknown tokens are
     /// ignored. Messages that waited for this one are handled afterwards.
-    pub fn approval_checked(
+    pub(crate) fn approval_checked(
         &mut self,
         now: Tick,
         token: CheckToken,

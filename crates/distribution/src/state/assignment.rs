@@ -159,7 +159,7 @@ impl State {
 
     /// Phase 2: the verdict of a `CheckAssignment`. Unknown tokens are
     /// ignored. Messages that waited for this one are handled afterwards.
-    pub fn assignment_checked(
+    pub(crate) fn assignment_checked(
         &mut self,
         now: Tick,
         token: CheckToken,

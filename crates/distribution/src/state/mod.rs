@@ -451,8 +451,8 @@ impl State {
     // ---- peer messages --------------------------------------------------
 
     /// Phase 1 of a peer's message: sanitising, deduplication, knowledge.
-    /// New messages produce `CheckAssignment`/`CheckApproval` actions; call
-    /// `assignment_checked`/`approval_checked` with the verdicts.
+    /// New messages produce `CheckAssignment`/`CheckApproval` actions,
+    /// which [`State::settle`] answers through a [`crate::Verifier`].
     pub fn handle_peer_message(
         &mut self,
         now: tranche_primitives::Tick,

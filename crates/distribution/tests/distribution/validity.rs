@@ -304,8 +304,7 @@ fn copies_arriving_during_a_check_wait_for_its_verdict() {
     assert!(phase1(&mut s, 21, a).is_empty());
     assert!(phase1(&mut s, 22, v).is_empty());
     assert_eq!(s.n_in_flight(), 1);
-    let mut out = Vec::new();
-    s.assignment_checked(0, tokens[0], Ok(0), &mut out);
+    let out = feed(&mut s, 0, vec![assignment_verdict(tokens[0], Ok(0))]);
     // The assignment is imported; the copy is a known valid message; the
     // vote now needs its own check.
     assert_eq!(n_imports(&out), 1);
@@ -327,12 +326,13 @@ fn copies_of_an_invalid_message_are_checked_on_their_own() {
     let a = assignments_msg(vec![delay_item(m.hash, 22, 0)]);
     let first = phase1(&mut s, 22, a.clone());
     assert!(phase1(&mut s, 21, a).is_empty());
-    let mut out = Vec::new();
-    s.assignment_checked(
+    let out = feed(
+        &mut s,
         0,
-        check_tokens(&first)[0],
-        Err(criteria::InvalidAssignmentReason::VRFDelayOutputMismatch),
-        &mut out,
+        vec![assignment_verdict(
+            check_tokens(&first)[0],
+            Err(criteria::InvalidAssignmentReason::VRFDelayOutputMismatch),
+        )],
     );
     assert_eq!(reps(&out), vec![(22, COST_INVALID_MESSAGE.value)]);
     // 21's copy gets its own check.
@@ -343,9 +343,14 @@ fn copies_of_an_invalid_message_are_checked_on_their_own() {
 #[test]
 fn unknown_tokens_are_ignored() {
     let (mut s, _) = setup();
-    let mut out = Vec::new();
-    s.assignment_checked(0, CheckToken(12345), Ok(0), &mut out);
-    s.approval_checked(0, CheckToken(12345), Ok(()), &mut out);
+    let out = feed(
+        &mut s,
+        0,
+        vec![
+            assignment_verdict(CheckToken(12345), Ok(0)),
+            approval_verdict(CheckToken(12345), Ok(())),
+        ],
+    );
     assert!(out.is_empty());
 }
 
@@ -355,46 +360,97 @@ fn huge_peer_ids_are_refused() {
     assert!(s.peer_connected(PeerId(MAX_PEER_ID + 1), None).is_err());
 }
 
-/// The parallel layout's batched signatures (`ApprovalCheck::check_batch`):
-/// six approvals from six peers checked as one batch, one of them forged —
-/// exactly its sender is charged, the other five are imported, and every
-/// verdict is the one its own check gives.
-#[test]
-fn a_batch_with_one_bad_signature_charges_exactly_its_sender_and_imports_the_rest() {
-    let (mut s, m) = setup();
+/// The parallel layout's batched signatures: each message's approval
+/// checks kept for one batch, numbered by the message (its group), until
+/// the batch is due; then verified together (`ApprovalCheck::check_batch`)
+/// and handed back to the settle loop (`Verifier::due`).
+#[derive(Default)]
+struct Batch {
+    checks: Vec<(ApprovalCheck, u64)>,
+    message: u64,
+    due: bool,
+}
+
+impl Verifier for Batch {
+    type Error = std::convert::Infallible;
+
+    fn assignment(&mut self, c: AssignmentCheck) -> Result<Option<AssignmentVerdict>, Self::Error> {
+        Ok(Some(c.check()))
+    }
+
+    fn approval(&mut self, check: ApprovalCheck) -> Result<Option<ApprovalVerdict>, Self::Error> {
+        self.checks.push((check, self.message));
+        Ok(None)
+    }
+
+    fn due(&mut self, due: &mut Vec<DeferredVerdict>) -> Result<(), Self::Error> {
+        if !self.due || self.checks.is_empty() {
+            return Ok(());
+        }
+        let checks: Vec<ApprovalCheck> = self.checks.iter().map(|(c, _)| c.clone()).collect();
+        let verdicts = ApprovalCheck::check_batch(&checks);
+        for ((c, message), verdict) in self.checks.drain(..).zip(verdicts) {
+            due.push(DeferredVerdict {
+                token: c.token,
+                verdict: CheckVerdict::Approval(verdict),
+                group: message,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Six approvals from six peers, each in its own message, every signature
+/// deferred into one batch (each check numbered by its voter), one of
+/// them forged. Returns the voters, in the order their messages came.
+fn six_approvals_waiting(s: &mut State, m: &Block, batch: &mut Batch) -> Vec<u32> {
     let sess = session(N, 4);
     let voters: Vec<u32> = (5..=10).collect();
     let mut votes = Vec::new();
     for &v in &voters {
-        let (item, _) = real_assignments(&sess, &m, v).remove(0);
+        let (item, _) = real_assignments(&sess, m, v).remove(0);
         let cands: Vec<u32> = item.claimed.iter_ones().collect();
-        assert_eq!(
-            n_imports(&checked(&mut s, v, assignments_msg(vec![item]))),
-            1
-        );
-        votes.push(real_vote(&m, v, &cands));
+        assert_eq!(n_imports(&checked(s, v, assignments_msg(vec![item]))), 1);
+        votes.push(real_vote(m, v, &cands));
     }
     votes[3].signature.0[2] ^= 0x10; // validator 8's, sent by peer 8
-    let mut checks = Vec::new();
-    let mut out = Vec::new();
+    let mut settled = Settled::default();
     for (v, vote) in voters.iter().zip(votes) {
+        batch.message = u64::from(*v);
         let mut work = Vec::new();
         s.handle_peer_message(0, PeerId(*v), approvals_msg(vec![vote]), &mut work);
-        for a in work {
-            match a {
-                Action::CheckApproval(c) => checks.push(c),
-                other => out.push(other),
-            }
+        match s.settle(0, &mut work, batch, &mut settled) {
+            Ok(()) => {}
+            Err(never) => match never {},
         }
+        assert!(settled.is_empty(), "nothing before the verdicts");
     }
-    assert_eq!(checks.len(), 6, "every vote waits for the batch");
-    let verdicts = ApprovalCheck::check_batch(&checks);
-    for (c, v) in checks.iter().zip(&verdicts) {
-        assert_eq!(*v, c.check(), "validator {:?}", c.validator);
+    assert_eq!(batch.checks.len(), 6, "every vote waits for the batch");
+    voters
+}
+
+/// The parallel layout's batched signatures (`ApprovalCheck::check_batch`):
+/// six approvals from six peers checked as one batch, one of them forged —
+/// exactly its sender is charged, the other five are imported, and every
+/// verdict is the one its own check gives. The batch's verdicts are fed
+/// back by the settle loop itself, once the batch is due.
+#[test]
+fn a_batch_with_one_bad_signature_charges_exactly_its_sender_and_imports_the_rest() {
+    let (mut s, m) = setup();
+    let mut batch = Batch::default();
+    six_approvals_waiting(&mut s, &m, &mut batch);
+    let checks: Vec<ApprovalCheck> = batch.checks.iter().map(|(c, _)| c.clone()).collect();
+    for (c, v) in checks.iter().zip(ApprovalCheck::check_batch(&checks)) {
+        assert_eq!(v, c.check(), "validator {:?}", c.validator);
     }
-    for (c, v) in checks.iter().zip(verdicts) {
-        s.approval_checked(0, c.token, v, &mut out);
+    batch.due = true;
+    let mut settled = Settled::default();
+    match s.settle(0, &mut Vec::new(), &mut batch, &mut settled) {
+        Ok(()) => {}
+        Err(never) => match never {},
     }
+    assert!(batch.checks.is_empty(), "the batch was answered");
+    let out = settled_actions(&mut settled);
     let costs: Vec<(u32, i32)> = reps(&out).into_iter().filter(|(_, r)| *r < 0).collect();
     assert_eq!(costs, vec![(8, COST_INVALID_MESSAGE.value)]);
     let imported: Vec<u32> = out
@@ -405,4 +461,48 @@ fn a_batch_with_one_bad_signature_charges_exactly_its_sender_and_imports_the_res
         })
         .collect();
     assert_eq!(imported, vec![5, 6, 7, 9, 10]);
+    assert_eq!(s.n_in_flight(), 0);
+}
+
+/// What each deferred verdict causes settles into its own group, one per
+/// message (what came before the batch is the first group, empty here):
+/// the node sends each group as one group of notifications.
+#[test]
+fn a_batch_s_verdicts_settle_into_one_group_per_message() {
+    let (mut s, m) = setup();
+    let mut batch = Batch::default();
+    let voters = six_approvals_waiting(&mut s, &m, &mut batch);
+    batch.due = true;
+    let mut settled = Settled::default();
+    match s.settle(0, &mut Vec::new(), &mut batch, &mut settled) {
+        Ok(()) => {}
+        Err(never) => match never {},
+    }
+    let groups: Vec<GroupSize> = settled.groups().collect();
+    assert_eq!(groups.len(), 1 + voters.len(), "{groups:?}");
+    assert_eq!(groups[0], GroupSize::default());
+    let (mut sends, mut imports) = (0, 0);
+    for (g, v) in groups[1..].iter().zip(&voters) {
+        let mine = &settled.sends[sends..sends + g.sends];
+        assert!(
+            mine.iter().all(|(_, item)| matches!(item,
+                Outgoing::Approval(vote) if vote.validator.0 == *v)),
+            "validator {v}'s group sends only its vote"
+        );
+        assert_eq!(g.reputations, 1, "validator {v}");
+        if *v == 8 {
+            assert_eq!((g.imports, g.sends), (0, 0), "the forged vote goes nowhere");
+        } else {
+            assert_eq!(g.imports, 1, "validator {v}");
+            assert!(g.sends > 0, "validator {v}'s vote is routed on");
+            assert!(matches!(&settled.imports[imports],
+                Import::Approval { vote } if vote.validator.0 == *v));
+        }
+        sends += g.sends;
+        imports += g.imports;
+    }
+    assert_eq!(
+        (sends, imports),
+        (settled.sends.len(), settled.imports.len())
+    );
 }

@@ -269,6 +269,12 @@ pub fn run_checks(
         Ok(()) => {}
         Err(never) => match never {},
     }
+    settled_actions(&mut settled)
+}
+
+/// What settled, as actions: imports, then reputation changes, then
+/// sends, each in the order they came.
+pub fn settled_actions(settled: &mut Settled) -> Vec<Action> {
     let imports = settled.imports.drain(..).map(|i| match i {
         Import::Assignment {
             assignment,
@@ -288,4 +294,75 @@ pub fn run_checks(
         .drain(..)
         .map(|(peer, item)| Action::Send { peer, item });
     imports.chain(reps).chain(sends).collect()
+}
+
+/// A verifier that answers no check now: each check it is asked is kept
+/// as the action that asked for it (`kept`), and the verdicts in `later`
+/// are handed back the first time the settle loop asks what is due.
+#[derive(Default)]
+pub struct Later {
+    pub kept: Vec<Action>,
+    pub later: Vec<DeferredVerdict>,
+    /// Times the settle loop asked what is due.
+    pub asked: usize,
+}
+
+impl Verifier for Later {
+    type Error = std::convert::Infallible;
+
+    fn assignment(
+        &mut self,
+        check: AssignmentCheck,
+    ) -> Result<Option<AssignmentVerdict>, Self::Error> {
+        self.kept.push(Action::CheckAssignment(check));
+        Ok(None)
+    }
+
+    fn approval(&mut self, check: ApprovalCheck) -> Result<Option<ApprovalVerdict>, Self::Error> {
+        self.kept.push(Action::CheckApproval(check));
+        Ok(None)
+    }
+
+    fn due(&mut self, due: &mut Vec<DeferredVerdict>) -> Result<(), Self::Error> {
+        self.asked += 1;
+        due.append(&mut self.later);
+        Ok(())
+    }
+}
+
+/// Hand `verdicts` back as deferred verdicts due now, through the settle
+/// loop (one group); what they caused is returned as actions as by
+/// [`settled_actions`], then the checks they caused, kept unanswered.
+pub fn feed(s: &mut State, now: Tick, verdicts: Vec<DeferredVerdict>) -> Vec<Action> {
+    let mut verifier = Later {
+        later: verdicts,
+        ..Later::default()
+    };
+    let mut settled = Settled::default();
+    match s.settle(now, &mut Vec::new(), &mut verifier, &mut settled) {
+        Ok(()) => {}
+        Err(never) => match never {},
+    }
+    assert_eq!(verifier.asked, 2, "asked until nothing more was due");
+    let mut out = settled_actions(&mut settled);
+    out.append(&mut verifier.kept);
+    out
+}
+
+/// An assignment check's verdict, deferred.
+pub fn assignment_verdict(token: CheckToken, verdict: AssignmentVerdict) -> DeferredVerdict {
+    DeferredVerdict {
+        token,
+        verdict: CheckVerdict::Assignment(verdict),
+        group: 0,
+    }
+}
+
+/// An approval check's verdict, deferred.
+pub fn approval_verdict(token: CheckToken, verdict: ApprovalVerdict) -> DeferredVerdict {
+    DeferredVerdict {
+        token,
+        verdict: CheckVerdict::Approval(verdict),
+        group: 0,
+    }
 }
