@@ -19,7 +19,6 @@ pub mod history_cli;
 pub mod input_kind;
 pub mod network_cli;
 pub mod profile;
-pub mod resize;
 pub mod run;
 pub mod run_cli;
 pub mod small;

@@ -559,10 +559,10 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
 
 /// The test sequence a command line asks for: the file, an embedded
 /// example by its bare name, or the embedded default; with `--validators`,
-/// `--cores` or `--blocks`, every step resized (`resize`) and checked
+/// `--cores` or `--blocks`, every step resized (`tranche_config::resize`) and checked
 /// again.
 fn load_config(args: &RunArgs) -> Result<BenchConfig> {
-    let sizes = crate::resize::sizes(args.validators, args.cores, args.blocks);
+    let sizes = tranche_config::resize::sizes(args.validators, args.cores, args.blocks);
     load_sized(args.file.as_deref(), sizes, args.quiet)
 }
 
@@ -606,7 +606,7 @@ pub fn load_sized(
     let text = if sizes.is_empty() {
         text
     } else {
-        crate::resize::resized(&text, &source, &sizes)?
+        tranche_config::resize::resized(&text, &source, &sizes)?
     };
     let config = config::parse(&text, &source)?;
     // `TRANCHE_SMALL=1` (the documented commands' test): cut to size.
@@ -615,7 +615,7 @@ pub fn load_sized(
         return Ok(config);
     }
     Ok(config::parse(
-        &crate::resize::resized(&text, &source, &small)?,
+        &tranche_config::resize::resized(&text, &source, &small)?,
         &source,
     )?)
 }

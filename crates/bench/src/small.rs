@@ -27,7 +27,7 @@ pub fn on() -> bool {
     std::env::var_os("TRANCHE_SMALL").is_some_and(|v| v == "1")
 }
 
-/// The sizes a test sequence is resized to (`resize`), none when it is
+/// The sizes a test sequence is resized to (`tranche_config::resize`), none when it is
 /// small already or small mode is off.
 pub fn run_sizes(config: &BenchConfig) -> Vec<(&'static str, u32)> {
     if !on() {

@@ -103,7 +103,7 @@ fn schedule_name(s: Schedule) -> &'static str {
     }
 }
 
-/// The base step's YAML with its size replaced (`resize`), parsed and
+/// The base step's YAML with its size replaced (`tranche_config::resize`), parsed and
 /// checked.
 fn step_with(
     text: &str,
@@ -118,7 +118,7 @@ fn step_with(
         None if crate::small::on() => sizes.push(("num_blocks", 2)),
         None => {}
     }
-    let text = crate::resize::resized(text, source, &sizes)?;
+    let text = tranche_config::resize::resized(text, source, &sizes)?;
     let name = format!("{source} [validators {n}, cores {cores}]");
     let cfg = config::parse(&text, &name)?;
     config::check_not_vacuous(&cfg)?;

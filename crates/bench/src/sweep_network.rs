@@ -7,8 +7,8 @@
 //! [`tranche_report::network::SweepRow`]s.
 
 use crate::network_cli::{engine_of, CliError, NetworkArgs};
-use serde::Deserialize;
 use std::path::PathBuf;
+use tranche_config::approval_sweep::SweepGrid;
 pub use tranche_report::network::sweep::{table, SweepRow};
 use tranche_report::network::SimulationReport;
 use tranche_simulation::{NetworkSpec, Verify};
@@ -54,35 +54,11 @@ pub struct SweepArgs {
     pub quiet: bool,
 }
 
-/// A sweep file: the lists to combine, over a base `!ApprovalNetwork`
-/// file (relative to the sweep file; the default without one).
-///
-/// ```yaml
-/// !ApprovalSweep
-/// base: no-shows.yaml
-/// n_validators: [100, 200]
-/// no_show_fraction: [0.0, 0.2]
-/// ```
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Grid {
-    pub base: Option<PathBuf>,
-    pub n_validators: Vec<u32>,
-    pub n_cores: Vec<u32>,
-    pub no_show_fraction: Vec<f64>,
-    pub slow_fraction: Vec<f64>,
-    pub num_blocks: Option<u32>,
-}
-
-#[derive(Deserialize)]
-enum GridFile {
-    ApprovalSweep(Grid),
-}
-
-/// The grid a command line asks for: a `!ApprovalSweep` file's, or an
-/// `!ApprovalNetwork` file as the base; flags win over the file's lists.
-fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
-    let mut grid = Grid::default();
+/// The grid a command line asks for: a `!ApprovalSweep` file's
+/// (`tranche_config::approval_sweep`), or an `!ApprovalNetwork` file as
+/// the base; flags win over the file's lists.
+fn read_grid(args: &SweepArgs) -> Result<SweepGrid, CliError> {
+    let mut grid = SweepGrid::default();
     if let Some(path) = &args.file {
         let text = match crate::examples::embedded_network(path) {
             Some(e) => e.text.to_owned(),
@@ -91,30 +67,9 @@ fn read_grid(args: &SweepArgs) -> Result<Grid, CliError> {
                     .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?
             }
         };
-        if text.contains("!ApprovalSweep") {
-            let sweep_error = |e: String| {
-                CliError::Sweep(format!(
-                    "{}: {}",
-                    path.display(),
-                    tranche_config::text::one_line(&e)
-                ))
-            };
-            let tree = tranche_config::yaml::read(&text).map_err(|e| sweep_error(e.to_string()))?;
-            let GridFile::ApprovalSweep(g) =
-                yaml_serde::from_value(tree).map_err(|e| sweep_error(e.to_string()))?;
-            grid = g;
-            if grid.base.as_ref().is_some_and(|b| b.as_os_str().is_empty()) {
-                return Err(CliError::Sweep(format!(
-                    "{}: `base` is empty: name an !ApprovalNetwork file, or leave `base` out \
-                     for the embedded default",
-                    path.display()
-                )));
-            }
-            // Beside the sweep file; a bare name stays bare (an embedded
-            // example where no such file is here).
-            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-                grid.base = grid.base.map(|b| dir.join(b));
-            }
+        if tranche_config::file_kind(&text) == tranche_config::FileKind::ApprovalSweep {
+            grid = tranche_config::approval_sweep::parse(&text, path)
+                .map_err(|e| CliError::Sweep(e.to_string()))?;
         } else {
             grid.base = Some(path.clone());
         }

@@ -207,10 +207,15 @@ pub fn load(path: &Path) -> Result<NetworkSpec, NetworkSpecError> {
 
 /// Parses and checks `!ApprovalNetwork` YAML; `source` names it in errors.
 pub fn parse(text: &str, source: &str) -> Result<NetworkSpec, NetworkSpecError> {
-    if super::file_kind(text) == super::FileKind::TestSequence {
+    let other = match super::file_kind(text) {
+        super::FileKind::TestSequence => Some(super::USE_RUN),
+        super::FileKind::ApprovalSweep => Some(super::USE_SWEEP),
+        super::FileKind::ApprovalNetwork | super::FileKind::Unknown => None,
+    };
+    if let Some(hint) = other {
         return Err(NetworkSpecError::OtherCommand {
             file: source.to_owned(),
-            hint: super::USE_RUN,
+            hint,
         });
     }
     let spec = super::parse::network_spec::read_network_spec(text).map_err(|kind| {

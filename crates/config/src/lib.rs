@@ -1,6 +1,9 @@
 //! What the tool's commands read, and how: the objectives' YAML with
 //! their checks and bounds — test sequences (this file and `parse/`) and
 //! `tranche network`'s `!ApprovalNetwork` ([`approval_network`]) — the
+//! other files the commands take: `tranche sweep network`'s
+//! `!ApprovalSweep` ([`approval_sweep`]) and the model's cost table
+//! ([`costs`]); a test sequence with its sizes replaced ([`resize`]); the
 //! simulated node's shape ([`node_shape`]), the run's estimate ([`estimate`]),
 //! the plain parameters generation is given ([`generation`]), the one
 //! checked way a user file is read ([`input`]) and what an error line may
@@ -109,6 +112,8 @@
 //! | `approval_distribution_expected_tof`, `approval_distribution_cpu_ms`, `approval_voting_cpu_ms` | — | 6.0 each |
 
 pub mod approval_network;
+pub mod approval_sweep;
+pub mod costs;
 mod error;
 pub mod estimate;
 pub mod generation;
@@ -116,6 +121,7 @@ pub mod input;
 pub mod node_shape;
 mod parse;
 mod prescan;
+pub mod resize;
 pub mod session;
 pub mod text;
 pub mod yaml;
@@ -341,11 +347,13 @@ pub fn load(path: &Path) -> Result<BenchConfig, ConfigError> {
 }
 
 /// Which command a file is for, from its top level: `!ApprovalNetwork`
-/// (`tranche network`) or a `TestConfiguration` list (`tranche run`).
+/// (`tranche network`), `!ApprovalSweep` (`tranche sweep network`) or a
+/// `TestConfiguration` list (`tranche run`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
     TestSequence,
     ApprovalNetwork,
+    ApprovalSweep,
     Unknown,
 }
 
@@ -357,6 +365,7 @@ pub fn file_kind(yaml: &str) -> FileKind {
         .find(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("---"));
     match first {
         Some(l) if l.starts_with("!ApprovalNetwork") => FileKind::ApprovalNetwork,
+        Some(l) if l.starts_with("!ApprovalSweep") => FileKind::ApprovalSweep,
         Some(l) if l.starts_with("TestConfiguration") => FileKind::TestSequence,
         _ => FileKind::Unknown,
     }
@@ -365,17 +374,23 @@ pub fn file_kind(yaml: &str) -> FileKind {
 /// The one-line hint for a file given to the wrong command.
 pub const USE_NETWORK: &str = "this is an !ApprovalNetwork file; use `tranche network`";
 pub const USE_RUN: &str = "this is an !ApprovalVoting file; use `tranche run`";
+pub const USE_SWEEP: &str = "this is an !ApprovalSweep file; use `tranche sweep network`";
 
 /// Parses and checks test-sequence YAML; `source` names it in errors and
 /// benchmark names. Text beyond the bounds of every YAML input (nested
 /// deeper than [`MAX_DEPTH`], too many or too long values) is refused
 /// before the YAML parser sees it ([`yaml::read`]).
 pub fn parse(yaml: &str, source: &str) -> Result<BenchConfig, ConfigError> {
-    if file_kind(yaml) == FileKind::ApprovalNetwork {
+    let other = match file_kind(yaml) {
+        FileKind::ApprovalNetwork => Some(USE_NETWORK),
+        FileKind::ApprovalSweep => Some(USE_SWEEP),
+        FileKind::TestSequence | FileKind::Unknown => None,
+    };
+    if let Some(hint) = other {
         return Err(ConfigError::new(
             source,
             None,
-            ConfigErrorKind::OtherCommand(USE_NETWORK),
+            ConfigErrorKind::OtherCommand(hint),
         ));
     }
     parse::parse_sequence(yaml, source)

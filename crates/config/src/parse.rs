@@ -16,6 +16,7 @@ mod links;
 pub(super) mod network_spec;
 mod objective;
 mod size;
+pub(super) mod sweep;
 
 use yaml_serde::{Mapping, Value};
 
@@ -71,6 +72,33 @@ pub(super) fn read_error(e: crate::yaml::ReadError) -> Kind {
         crate::yaml::ReadError::TooLarge { .. } => Kind::TooLarge {
             max: crate::input::MAX_INPUT_FILE_BYTES,
         },
+    }
+}
+
+/// The mapping of a file that is one value tagged `!{tag}` (an empty
+/// mapping for the tag alone), merge keys applied; anything else is
+/// refused saying what the file is instead.
+pub(super) fn read_tagged(text: &str, tag: &str) -> Result<Mapping, Kind> {
+    let mut root = crate::yaml::read(text).map_err(read_error)?;
+    root.apply_merge()
+        .map_err(|e| Kind::Yaml(one_line(&e.to_string())))?;
+    match root {
+        Value::Tagged(t) if t.tag == tag => match t.value {
+            Value::Mapping(m) => Ok(m),
+            Value::Null => Ok(Mapping::new()),
+            other => Err(Kind::Structure(format!(
+                "`!{tag}` must be followed by a mapping of its keys, found {}",
+                describe(&other)
+            ))),
+        },
+        Value::Tagged(t) => Err(Kind::Structure(format!(
+            "not an `!{tag}` file: its tag is {}",
+            crate::text::code(&t.tag.to_string())
+        ))),
+        other => Err(Kind::Structure(format!(
+            "not an `!{tag}` file: it must start with the tag `!{tag}`, found {}",
+            describe_file(&other)
+        ))),
     }
 }
 

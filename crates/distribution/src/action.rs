@@ -10,7 +10,7 @@ use tranche_primitives::{BlockNumber, DelayTranche, Hash, IndirectSignedApproval
 /// A connected peer. The runtime picks the numbers; they index bitsets, so
 /// they must be small and dense (the peer's validator index is a good
 /// choice). Ids above [`MAX_PEER_ID`] are refused. Not
-/// `tranche_links::PeerId`, an end of the emulated links numbered by the
+/// `tranche_links::LinkPeer`, an end of the emulated links numbered by the
 /// star (the benchmark's peer `i` is validator `i + 1`): the numberings
 /// differ, and their types keep them from being mixed up.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -76,7 +76,7 @@ pub enum LatencyDirections {
 /// Everything [`crate::Network::new`] needs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NetworkConfig {
-    /// Number of emulated peers, addressed as `PeerId(0..n_peers)`. The node
+    /// Number of emulated peers, addressed as `LinkPeer(0..n_peers)`. The node
     /// under test is not one of them (it is [`crate::Endpoint::Node`]).
     /// Upstream models validators `1..N` as peers; the bench maps them.
     pub n_peers: u32,

@@ -111,7 +111,7 @@ pub type SimTime = Duration;
 /// protocol's own bookkeeping and which knows no links: the two
 /// numberings differ, and their types keep them from being mixed up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct PeerId(pub u32);
+pub struct LinkPeer(pub u32);
 
 /// One end of a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -119,7 +119,7 @@ pub enum Endpoint {
     /// The node under test, the centre of the star.
     Node,
     /// An emulated peer.
-    Peer(PeerId),
+    Peer(LinkPeer),
 }
 
 /// Identifies one accepted message; ids count up from 0 in `send` order.
@@ -201,10 +201,10 @@ pub enum SendError {
     },
     /// The peer index is not below `n_peers`.
     #[error("unknown peer {0:?}")]
-    UnknownPeer(PeerId),
+    UnknownPeer(LinkPeer),
     /// The peer is not connected to the node.
     #[error("peer {0:?} is not connected to the node")]
-    NotConnected(PeerId),
+    NotConnected(LinkPeer),
     /// Neither or both ends are the node: the star has no such link.
     #[error("no link from {from:?} to {to:?}: every message goes to or from the node")]
     NoSuchLink {
@@ -392,23 +392,23 @@ impl<T> Network<T> {
     }
 
     /// Whether `peer` exists and is connected to the node.
-    pub fn is_connected(&self, peer: PeerId) -> bool {
+    pub fn is_connected(&self, peer: LinkPeer) -> bool {
         self.peers.get(peer.0 as usize).is_some_and(|p| p.connected)
     }
 
     /// The connected peers, in increasing order.
-    pub fn connected_peers(&self) -> impl Iterator<Item = PeerId> + '_ {
+    pub fn connected_peers(&self) -> impl Iterator<Item = LinkPeer> + '_ {
         self.peers
             .iter()
             .enumerate()
             .filter(|(_, p)| p.connected)
-            .map(|(i, _)| PeerId(i as u32))
+            .map(|(i, _)| LinkPeer(i as u32))
     }
 
     /// The one-way latency drawn for `peer`'s link (`None` for an unknown
     /// peer). With [`LatencyDirections::PeerToNodeOnly`] node → peer
     /// messages do not pay it.
-    pub fn latency(&self, peer: PeerId) -> Option<Duration> {
+    pub fn latency(&self, peer: LinkPeer) -> Option<Duration> {
         self.peers.get(peer.0 as usize).map(|p| p.latency)
     }
 
@@ -418,7 +418,7 @@ impl<T> Network<T> {
     }
 
     /// Counters of `peer` (`None` for an unknown peer).
-    pub fn peer_counters(&self, peer: PeerId) -> Option<&TrafficCounters> {
+    pub fn peer_counters(&self, peer: LinkPeer) -> Option<&TrafficCounters> {
         self.peers.get(peer.0 as usize).map(|p| &p.counters)
     }
 
@@ -447,7 +447,7 @@ impl<T> Network<T> {
         self.events.peek().map(|e| e.at)
     }
 
-    fn peer_index(&self, peer: PeerId) -> Result<usize, SendError> {
+    fn peer_index(&self, peer: LinkPeer) -> Result<usize, SendError> {
         let i = peer.0 as usize;
         if i >= self.peers.len() {
             return Err(SendError::UnknownPeer(peer));

@@ -5,14 +5,14 @@
 use std::time::Duration;
 
 use tranche_links::{
-    Bandwidth, Endpoint, Fate, LatencyDirections, LatencyModel, Network, NetworkConfig,
-    NetworkConfigError, Outcome, PeerId, SendError, SimTime,
+    Bandwidth, Endpoint, Fate, LatencyDirections, LatencyModel, LinkPeer, Network, NetworkConfig,
+    NetworkConfigError, Outcome, SendError, SimTime,
 };
 
 const NODE: Endpoint = Endpoint::Node;
 
 fn peer(i: u32) -> Endpoint {
-    Endpoint::Peer(PeerId(i))
+    Endpoint::Peer(LinkPeer(i))
 }
 
 fn ms(v: u64) -> SimTime {
@@ -35,7 +35,7 @@ fn normal_latency_has_the_configured_mean_and_spread() {
     };
     let net: Network = Network::new(config).unwrap();
     let lat: Vec<f64> = (0..20_000)
-        .map(|i| net.latency(PeerId(i)).unwrap().as_secs_f64() * 1000.0)
+        .map(|i| net.latency(LinkPeer(i)).unwrap().as_secs_f64() * 1000.0)
         .collect();
     // Whole milliseconds, as upstream: truncation lowers the mean by ~0.5.
     assert!(lat.iter().all(|l| l.fract() == 0.0));
@@ -53,7 +53,7 @@ fn negative_normal_samples_give_zero_latency() {
     };
     let net: Network = Network::new(config).unwrap();
     let zeros = (0..1_000)
-        .filter(|&i| net.latency(PeerId(i)).unwrap().is_zero())
+        .filter(|&i| net.latency(LinkPeer(i)).unwrap().is_zero())
         .count();
     // Half the samples are negative, plus those in [0, 1) ms.
     assert!((500..=600).contains(&zeros), "{zeros}");
@@ -68,7 +68,7 @@ fn uniform_latency_stays_in_range_and_covers_it() {
     };
     let net: Network = Network::new(config).unwrap();
     let lat: Vec<f64> = (0..10_000)
-        .map(|i| net.latency(PeerId(i)).unwrap().as_secs_f64() * 1000.0)
+        .map(|i| net.latency(LinkPeer(i)).unwrap().as_secs_f64() * 1000.0)
         .collect();
     assert!(lat.iter().all(|&l| (1.0..=100.0).contains(&l)));
     let (mean, _) = mean_and_sd(&lat);
@@ -146,7 +146,7 @@ fn the_node_ingress_serves_messages_in_arrival_order() {
         max: ms(100),
     };
     let mut net = Network::new(config).unwrap();
-    let mut by_latency: Vec<PeerId> = (0..50).map(PeerId).collect();
+    let mut by_latency: Vec<LinkPeer> = (0..50).map(LinkPeer).collect();
     by_latency.sort_by_key(|&p| net.latency(p).unwrap());
     let (near, far) = (by_latency[0], by_latency[49]);
     let (l_near, l_far) = (net.latency(near).unwrap(), net.latency(far).unwrap());
@@ -246,12 +246,12 @@ fn byte_counters_are_exact() {
     let node = net.node_counters();
     assert_eq!((node.bytes_received, node.messages_received), (1_123, 3));
     assert_eq!((node.bytes_sent, node.messages_sent), (108, 3));
-    let p0 = net.peer_counters(PeerId(0)).unwrap();
+    let p0 = net.peer_counters(LinkPeer(0)).unwrap();
     assert_eq!((p0.bytes_sent, p0.bytes_received), (123, 7));
     assert_eq!((p0.messages_sent, p0.messages_received), (2, 1));
-    let p1 = net.peer_counters(PeerId(1)).unwrap();
+    let p1 = net.peer_counters(LinkPeer(1)).unwrap();
     assert_eq!((p1.bytes_sent, p1.bytes_received), (0, 101));
-    let p2 = net.peer_counters(PeerId(2)).unwrap();
+    let p2 = net.peer_counters(LinkPeer(2)).unwrap();
     assert_eq!((p2.bytes_sent, p2.bytes_received), (1_000, 0));
     let total = net.peers_total();
     assert_eq!(total.bytes_sent, node.bytes_received);
@@ -267,11 +267,11 @@ fn counters_follow_the_limiters() {
     let mut net = Network::new(config).unwrap();
     net.send(ms(0), peer(0), NODE, 300, ()).unwrap();
     assert!(net.advance(ms(199)).is_empty());
-    assert_eq!(net.peer_counters(PeerId(0)).unwrap().bytes_sent, 0);
+    assert_eq!(net.peer_counters(LinkPeer(0)).unwrap().bytes_sent, 0);
     assert_eq!(net.next_event_time(), Some(ms(200)));
     let out = net.advance(ms(200));
     assert_eq!(out.len(), 1);
-    assert_eq!(net.peer_counters(PeerId(0)).unwrap().bytes_sent, 300);
+    assert_eq!(net.peer_counters(LinkPeer(0)).unwrap().bytes_sent, 300);
     assert_eq!(net.node_counters().bytes_received, 300);
     assert_eq!(net.in_flight(), 0);
     assert_eq!(net.next_event_time(), None);
@@ -282,11 +282,11 @@ fn disconnected_peers_never_deliver() {
     let mut config = NetworkConfig::ideal(100, 5);
     config.connectivity_percent = 37;
     let mut net = Network::new(config).unwrap();
-    let connected: Vec<PeerId> = net.connected_peers().collect();
+    let connected: Vec<LinkPeer> = net.connected_peers().collect();
     assert_eq!(connected.len(), 37);
     let mut accepted = 0;
     for i in 0..100 {
-        let p = PeerId(i);
+        let p = LinkPeer(i);
         let up = net.send(ms(0), Endpoint::Peer(p), NODE, 10, i);
         let down = net.send(ms(0), NODE, Endpoint::Peer(p), 10, i);
         if net.is_connected(p) {
@@ -308,7 +308,7 @@ fn disconnected_peers_never_deliver() {
         };
         net.is_connected(p)
     }));
-    for p in (0..100).map(PeerId).filter(|&p| !net.is_connected(p)) {
+    for p in (0..100).map(LinkPeer).filter(|&p| !net.is_connected(p)) {
         let c = net.peer_counters(p).unwrap();
         assert_eq!((c.bytes_sent, c.bytes_received), (0, 0));
     }
@@ -339,7 +339,7 @@ fn invalid_sends_are_typed_errors() {
     ));
     assert_eq!(
         net.send(ms(0), NODE, peer(2), 1, ()),
-        Err(SendError::UnknownPeer(PeerId(2)))
+        Err(SendError::UnknownPeer(LinkPeer(2)))
     );
     net.advance(ms(10));
     assert!(matches!(

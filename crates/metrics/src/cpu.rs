@@ -1,6 +1,6 @@
 //! CPU time of the calling thread and of the whole process, from the
-//! kernel's per-thread and per-process CPU clocks; and the process's peak
-//! memory, from its resource usage.
+//! kernel's per-thread and per-process CPU clocks. Peak memory is
+//! `memory`'s.
 
 use std::time::Duration;
 
@@ -28,39 +28,9 @@ pub fn process_cpu_time() -> Duration {
     clock(libc::CLOCK_PROCESS_CPUTIME_ID)
 }
 
-/// The most resident memory the process has held so far (the kernel's
-/// `ru_maxrss`, its high-water mark), bytes; 0 where it cannot be read.
-pub fn peak_rss_bytes() -> u64 {
-    // SAFETY: `getrusage` fills the zeroed struct it is given; a failure
-    // leaves it zeroed.
-    let usage = unsafe {
-        let mut u: libc::rusage = std::mem::zeroed();
-        if libc::getrusage(libc::RUSAGE_SELF, &mut u) != 0 {
-            return 0;
-        }
-        u
-    };
-    // Linux counts kibibytes.
-    (usage.ru_maxrss.max(0) as u64) * 1024
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_peak_covers_memory_touched_and_never_falls() {
-        let before = peak_rss_bytes();
-        let held = vec![1u8; 64 << 20];
-        let during = peak_rss_bytes();
-        assert!(held.iter().step_by(4096).all(|b| *b == 1));
-        assert!(
-            during >= before && during >= 64 << 20,
-            "{before} -> {during}"
-        );
-        drop(held);
-        assert!(peak_rss_bytes() >= during);
-    }
 
     #[test]
     fn busy_work_shows_up_in_thread_and_process_time() {

@@ -1,12 +1,13 @@
 //! The counters of a running node, as plain data: atomics the node's
-//! workers bump (`counters`, `worker`, `channel`) and the CPU clocks they
-//! read (`cpu`). No thread, channel or state machine lives here, so the
+//! workers bump (`counters`, `worker`, `channel`), the CPU clocks they
+//! read (`cpu`) and the process's peak memory (`memory`). No thread, channel or state machine lives here, so the
 //! crates that read the counters (the report, the Prometheus endpoint) and
 //! the simulation's cost figures depend on these types, not on the node.
 
 pub mod channel;
 pub mod counters;
 pub mod cpu;
+pub mod memory;
 pub mod worker;
 
 pub use channel::ChannelMeter;
@@ -14,7 +15,8 @@ pub use counters::{
     AtomicHistogram, HistogramSnapshot, ProtocolCounters, ScheduleStats, WaitQuantiles,
     APPROVAL_TIME_BUCKETS, ASSIGNMENT_KINDS, TOF_BUCKETS_NANOS,
 };
-pub use cpu::{peak_rss_bytes, process_cpu_time, thread_cpu_time};
+pub use cpu::{process_cpu_time, thread_cpu_time};
+pub use memory::{peak_rss_bytes, RunPeak};
 pub use worker::WorkerStats;
 
 use std::sync::Arc;

@@ -332,7 +332,7 @@ impl Verifier for Checking<'_> {
         }
         self.checked += 1;
         if let Some(costs) = self.costs {
-            self.cost += costs.assignment(&check.assignment.cert.cert.kind);
+            self.cost += crate::costs::assignment(costs, &check.assignment.cert.cert.kind);
         }
         Ok(Some(self.verdicts.assignment(&check)))
     }

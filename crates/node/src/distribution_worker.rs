@@ -14,8 +14,8 @@ use crate::channel::{Rx, Tx};
 use crate::checks::{CheckMode, NodeVerifier, SignatureBatch};
 use crate::clock::Clock;
 use crate::messages::{
-    decode_peer_bytes, decoded, report_malformed, Control, DistMsg, NetworkEvent, NodeEvent,
-    VoteMsg,
+    decode_peer_bytes, decoded, report_malformed, DistMsg, NetworkEvent, NodeEvent, VoteMsg,
+    WorkerControl,
 };
 use crate::reputation::Reputations;
 use crate::worker::{Worker, WorkerStats};
@@ -212,8 +212,10 @@ impl DistributionWorker {
                 // The asker may have given up waiting.
                 let _ = reply.send(self.state.approval_signatures(&indices));
             }
-            DistMsg::Control(Control::Stop) => return Ok(true),
-            DistMsg::Control(Control::Fault) => panic!("fault injected into a distribution worker"),
+            DistMsg::Control(WorkerControl::Stop) => return Ok(true),
+            DistMsg::Control(WorkerControl::Fault) => {
+                panic!("fault injected into a distribution worker")
+            }
         }
         self.settle(now, out, stats, false)?;
         Ok(false)

@@ -10,7 +10,7 @@
 
 use crate::channel::{Closed, Tx};
 use crate::leaves::Leaves;
-use crate::messages::{Control, DistMsg, Input, VoteMsg};
+use crate::messages::{DistMsg, Input, VoteMsg, WorkerControl};
 
 /// The high-priority (unbounded) inputs of every worker but the router.
 #[derive(Clone)]
@@ -33,17 +33,18 @@ impl PrioLinks {
     /// is gone already is not asked.
     pub fn stop(&self) {
         for w in &self.workers {
-            let _ = w.send(DistMsg::Control(Control::Stop));
+            let _ = w.send(DistMsg::Control(WorkerControl::Stop));
         }
-        let _ = self.voting.send(VoteMsg::Control(Control::Stop));
+        let _ = self.voting.send(VoteMsg::Control(WorkerControl::Stop));
     }
 
     /// Make a worker fail, to test failure handling: `target` 0 is the
     /// voting worker, `1..` the distribution workers.
     pub fn inject_fault(&self, target: usize) -> Result<(), Closed> {
         match target {
-            0 => self.voting.send(VoteMsg::Control(Control::Fault)),
-            i => self.workers[(i - 1) % self.workers.len()].send(DistMsg::Control(Control::Fault)),
+            0 => self.voting.send(VoteMsg::Control(WorkerControl::Fault)),
+            i => self.workers[(i - 1) % self.workers.len()]
+                .send(DistMsg::Control(WorkerControl::Fault)),
         }
     }
 }

@@ -211,7 +211,7 @@ pub(crate) enum DistMsg {
         indices: Vec<(Hash, tranche_primitives::CandidateIndex)>,
         reply: crossbeam_channel::Sender<ApprovalSignatures>,
     },
-    Control(Control),
+    Control(WorkerControl),
 }
 
 /// Input of the router.
@@ -225,7 +225,7 @@ pub(crate) enum RouterMsg {
     /// assignments and approvals (for the worker of their validator),
     /// forwarded on the workers' bounded inputs.
     FromVoting(DistMsg),
-    Control(Control),
+    Control(WorkerControl),
 }
 
 /// Input of the voting worker.
@@ -251,7 +251,7 @@ pub(crate) enum VoteMsg {
     },
     /// Virtual clock: the tick moved; run due wakeups.
     Tick(Tick),
-    Control(Control),
+    Control(WorkerControl),
 }
 
 /// What the node's user feeds it, but peers' bytes (each layout handles
@@ -312,7 +312,7 @@ pub type ApprovalSignatures = std::collections::BTreeMap<
 
 /// Lifecycle messages every worker understands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Control {
+pub(crate) enum WorkerControl {
     /// Finish: flush and exit.
     Stop,
     /// Fail on purpose (tests of failure handling).

@@ -14,7 +14,7 @@ use crate::channel::{Closed, Tx};
 use crate::checks::CheckMode;
 use crate::fanout::{Fanout, PrioLinks};
 use crate::layout::{NodeError, Running, INBOX_CAPACITY, WORKER_CHANNEL_CAPACITY};
-use crate::messages::{report_malformed, Control, DistMsg, Input, NodeEvent, RouterMsg};
+use crate::messages::{report_malformed, DistMsg, Input, NodeEvent, RouterMsg, WorkerControl};
 use crate::wiring::{Voting, Wiring, Workers};
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
@@ -91,7 +91,9 @@ impl Running for Parallel {
 
     /// The router first, then the workers behind it.
     fn stop(&self) {
-        let _ = self.router_prio.send(RouterMsg::Control(Control::Stop));
+        let _ = self
+            .router_prio
+            .send(RouterMsg::Control(WorkerControl::Stop));
         self.workers.stop();
     }
 }
@@ -192,8 +194,8 @@ impl Worker for Router {
             RouterMsg::PeerBytes { peer, bytes } => self.route_peer_bytes(peer, bytes)?,
             RouterMsg::Input(input) => self.fanout.send(input).map_err(err)?,
             RouterMsg::FromVoting(msg) => self.forward_from_voting(msg)?,
-            RouterMsg::Control(Control::Stop) => return Ok(true),
-            RouterMsg::Control(Control::Fault) => panic!("fault injected into the router"),
+            RouterMsg::Control(WorkerControl::Stop) => return Ok(true),
+            RouterMsg::Control(WorkerControl::Fault) => panic!("fault injected into the router"),
         }
         Ok(false)
     }

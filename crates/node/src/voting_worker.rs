@@ -6,7 +6,7 @@
 
 use crate::channel::{Closed, Tx};
 use crate::clock::Clock;
-use crate::messages::{Control, DistMsg, NodeEvent, RouterMsg, VoteMsg};
+use crate::messages::{DistMsg, NodeEvent, RouterMsg, VoteMsg, WorkerControl};
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
 use std::collections::HashMap;
@@ -241,8 +241,10 @@ impl VotingWorker {
                 }
                 self.machine.tick(t)
             }
-            VoteMsg::Control(Control::Stop) => return Ok(true),
-            VoteMsg::Control(Control::Fault) => panic!("fault injected into the voting worker"),
+            VoteMsg::Control(WorkerControl::Stop) => return Ok(true),
+            VoteMsg::Control(WorkerControl::Fault) => {
+                panic!("fault injected into the voting worker")
+            }
         };
         self.apply(now, out)?;
         Ok(false)

@@ -4,7 +4,7 @@
 //! counts, per-block approval times, stalls and the samples for the plots.
 
 use super::driver::Finished;
-use super::{peak_memory_bytes, RunOptions};
+use super::RunOptions;
 use crate::floor;
 use anyhow::{bail, Result};
 use tranche_report::{BlockReport, CpuRow, FloorReport, NetworkReport, RunReport};
@@ -14,7 +14,7 @@ pub(super) fn report(f: Finished<'_>, options: &RunOptions) -> Result<RunReport>
     let (step, prepared) = (f.step, f.prepared);
     let world = &prepared.world;
     // Before the floor: the run's peak, not the floor's.
-    let peak_memory = peak_memory_bytes(f.meter.peak_rss);
+    let peak_memory = f.meter.peak_rss.bytes();
     let floor = measure_floor(world, &f.session, &f.producer.sent, options)?;
     let blocks_n = f64::from(step.num_blocks.max(1));
     let node = f.node;

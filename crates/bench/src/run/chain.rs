@@ -14,18 +14,18 @@ use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
 
 /// The emulated network between the peers and the node under test: each
 /// message with the validator that sent it.
-pub(super) type Links = Network<(u32, Arc<[u8]>)>;
+pub(super) type PeerNet = Network<(u32, Arc<[u8]>)>;
 
 /// Peer `i` of the network is validator `i + 1`.
-pub(super) fn net_peer(validator: u32) -> tranche_links::PeerId {
-    tranche_links::PeerId(validator - 1)
+pub(super) fn net_peer(validator: u32) -> tranche_links::LinkPeer {
+    tranche_links::LinkPeer(validator - 1)
 }
 
 /// One of the producer's deliveries into the links at `at` (no earlier
 /// than the links' own time), counted as delivered or lost; the real and
 /// the modelled node under test receive the same way.
 pub(super) fn send_delivery(
-    links: &mut Links,
+    links: &mut PeerNet,
     counts: &mut Counts,
     prepared: &Prepared,
     at: std::time::Duration,
@@ -98,7 +98,7 @@ impl<'a> Chain<'a> {
 
     /// The run's emulated network and the producer of the peers'
     /// messages (a peer the node is not connected to sends nothing).
-    pub fn links_and_producer(&self, seed: u64) -> Result<(Links, Producer<'a>)> {
+    pub fn links_and_producer(&self, seed: u64) -> Result<(PeerNet, Producer<'a>)> {
         let step = self.step;
         let links =
             Network::new(step.network_config(seed)).context("invalid network configuration")?;

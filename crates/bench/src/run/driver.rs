@@ -18,7 +18,7 @@
 //! next network event or node output.
 
 use super::approvals::Approvals;
-use super::chain::{net_peer, send_delivery, Chain, Links};
+use super::chain::{net_peer, send_delivery, Chain, PeerNet};
 use super::under_test::{NodeFigures, Output, UnderTest};
 use super::Phase;
 use super::{Prepared, REAL_SAMPLE_EVERY};
@@ -49,7 +49,7 @@ pub(super) struct Meter {
     pub wall_start: Instant,
     live: Option<Arc<LiveRun>>,
     /// How the run's peak memory is measured (reset at its start).
-    pub peak_rss: super::PeakMemory,
+    pub peak_rss: tranche_metrics::RunPeak,
 }
 
 impl Meter {
@@ -64,7 +64,7 @@ impl Meter {
             process_cpu_start: process_cpu_time(),
             wall_start: Instant::now(),
             live: None,
-            peak_rss: super::reset_peak_memory(),
+            peak_rss: tranche_metrics::RunPeak::start(),
         }
     }
 }
@@ -74,7 +74,7 @@ impl Meter {
 pub(super) struct Driver<'a, N> {
     chain: Chain<'a>,
     node: N,
-    links: Links,
+    links: PeerNet,
     producer: Producer<'a>,
     approvals: Approvals,
     counts: Counts,
@@ -90,7 +90,7 @@ pub(super) struct Finished<'a> {
     pub step: &'a BenchStep,
     pub prepared: &'a Prepared,
     pub session: Arc<Session>,
-    pub links: Links,
+    pub links: PeerNet,
     pub producer: Producer<'a>,
     pub approved: Vec<Option<Tick>>,
     /// Per block: ms after its slot start it was approved.
@@ -108,7 +108,7 @@ impl<'a, N: UnderTest> Driver<'a, N> {
     /// with `exporter`, the real node's live figures served.
     pub(super) fn new(
         chain: Chain<'a>,
-        (links, producer): (Links, Producer<'a>),
+        (links, producer): (PeerNet, Producer<'a>),
         (node, clock): (N, Clock),
         mut meter: Meter,
         exporter: Option<(&Exporter, &super::RunOptions)>,
@@ -241,9 +241,7 @@ impl<'a, N: UnderTest> Driver<'a, N> {
     fn sample(&mut self, tick: Tick) {
         let imported = self.chain.imported;
         self.meter.last_sample = Instant::now();
-        if let super::PeakMemory::Sampled(max) = &mut self.meter.peak_rss {
-            *max = (*max).max(super::rss_bytes());
-        }
+        self.meter.peak_rss.sample();
         let t_s = if self.clock.is_virtual() {
             tick.saturating_sub(self.chain.first_tick) as f64 * 0.5
         } else {
@@ -276,7 +274,7 @@ impl<'a, N: UnderTest> Driver<'a, N> {
             let links = &self.links;
             let peers = (0..links.n_peers()).map(|i| {
                 links
-                    .peer_counters(tranche_links::PeerId(i))
+                    .peer_counters(tranche_links::LinkPeer(i))
                     .map_or((0, 0), |c| (c.bytes_sent, c.bytes_received))
             });
             let blocks = (0..self.chain.blocks().len())

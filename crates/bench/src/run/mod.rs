@@ -242,46 +242,6 @@ impl GenerationLines {
     }
 }
 
-/// A figure of `/proc/self/status` in bytes (`VmHWM`, `VmRSS`).
-fn status_bytes(key: &str) -> Option<u64> {
-    let s = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = s.lines().find(|l| l.starts_with(key))?;
-    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
-    Some(kb * 1024)
-}
-
-/// The process's resident set size now (Linux `VmRSS`).
-pub(super) fn rss_bytes() -> u64 {
-    status_bytes("VmRSS:").unwrap_or(0)
-}
-
-/// Where a run's peak memory is read from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum PeakMemory {
-    /// `VmHWM` was reset at the run's start (`/proc/self/clear_refs`).
-    HighWaterMark,
-    /// The reset was refused: the largest `VmRSS` sampled during the run.
-    Sampled(u64),
-}
-
-/// Reset the process's peak RSS (`echo 5 > /proc/self/clear_refs`, Linux
-/// 4.0 and later), so that `VmHWM` is the peak of the run that starts now
-/// and not of the runs before it.
-pub(super) fn reset_peak_memory() -> PeakMemory {
-    match std::fs::write("/proc/self/clear_refs", "5") {
-        Ok(()) => PeakMemory::HighWaterMark,
-        Err(_) => PeakMemory::Sampled(rss_bytes()),
-    }
-}
-
-/// The peak resident set size since [`reset_peak_memory`].
-pub(super) fn peak_memory_bytes(peak: PeakMemory) -> u64 {
-    match peak {
-        PeakMemory::HighWaterMark => status_bytes("VmHWM:").unwrap_or(0),
-        PeakMemory::Sampled(max) => max.max(rss_bytes()),
-    }
-}
-
 /// Run one step of a test sequence with one architecture.
 pub fn run_step(step: &BenchStep, prepared: &Prepared, options: &RunOptions) -> Result<RunReport> {
     run_step_observed(step, prepared, options, None)

@@ -21,7 +21,7 @@
 //! real: every verdict is valid and a peer's assignment proves the tranche
 //! it was generated for, while the CPU model charges every check.
 
-use super::chain::{net_peer, Chain, Links};
+use super::chain::{net_peer, Chain, PeerNet};
 use super::driver::Meter;
 use super::under_test::{NodeFigures, Output, Span, UnderTest};
 use super::{Prepared, RunOptions};
@@ -101,7 +101,7 @@ impl ModelNode {
     /// `links` connect.
     pub(super) fn start(
         chain: &Chain<'_>,
-        links: &Links,
+        links: &PeerNet,
         options: &RunOptions,
         model: &ModelOptions,
     ) -> Result<Self> {
@@ -178,7 +178,7 @@ impl UnderTest for ModelNode {
     /// The next moment after `last` (or the tick's start) and before the
     /// tick's end something happens: an arrival (or any event of the
     /// links), or the model's own event.
-    fn next_moment(&self, links: &Links, last: Option<Duration>, tick: Span) -> Option<Duration> {
+    fn next_moment(&self, links: &PeerNet, last: Option<Duration>, tick: Span) -> Option<Duration> {
         let (start, end) = tick;
         let after = self.ms(last.unwrap_or(start)) + 1;
         let before = self.ms(end);

@@ -6,7 +6,7 @@
 //! `--restart-at-block` asks (`restart.rs`); and at the end its threads'
 //! CPU, protocol counters, database and check figures.
 
-use super::chain::{net_peer, Chain, Links};
+use super::chain::{net_peer, Chain, PeerNet};
 use super::driver::Meter;
 use super::restart::{Restart, Resume};
 use super::under_test::{NodeFigures, Output, Span, UnderTest};
@@ -47,7 +47,7 @@ impl<'a> RealNode<'a> {
     /// in `store`, and connect it to the peers `links` connect.
     pub(super) fn start(
         chain: &Chain<'a>,
-        links: &Links,
+        links: &PeerNet,
         options: &RunOptions,
         clock: &Clock,
         store: StoreConfig,
@@ -165,7 +165,7 @@ impl UnderTest for RealNode<'_> {
     /// Virtual clock: everything arriving before the next tick is
     /// delivered in this one, at its last instant, again while more
     /// arrives. Real clock: once, now.
-    fn next_moment(&self, links: &Links, last: Option<Duration>, tick: Span) -> Option<Duration> {
+    fn next_moment(&self, links: &PeerNet, last: Option<Duration>, tick: Span) -> Option<Duration> {
         let (start, end) = tick;
         if !self.clock.is_virtual() {
             return last.is_none().then_some(start);

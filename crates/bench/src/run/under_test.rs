@@ -5,7 +5,7 @@
 //! and the simulation's model of it (`model.rs`) both implement it: `--node
 //! real` and `--node model` differ only in which one is built.
 
-use super::chain::Links;
+use super::chain::PeerNet;
 use super::driver::Meter;
 use anyhow::Result;
 use std::collections::BTreeMap;
@@ -74,7 +74,7 @@ pub(super) trait UnderTest {
     /// The next moment within the tick `[start, end)` the node is run at,
     /// after `last` (`None`: the first since the tick's start), given what
     /// the links hold.
-    fn next_moment(&self, links: &Links, last: Option<Duration>, tick: Span) -> Option<Duration>;
+    fn next_moment(&self, links: &PeerNet, last: Option<Duration>, tick: Span) -> Option<Duration>;
 
     /// A peer's notification, as the links delivered it.
     fn deliver(&mut self, from: u32, bytes: Arc<[u8]>) -> Result<()>;

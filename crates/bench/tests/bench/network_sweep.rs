@@ -87,7 +87,13 @@ fn a_sweep_file_names_its_lists_and_its_base() {
     let e = grid(&args(&[g])).unwrap_err();
     std::fs::remove_file(&file).unwrap();
     std::fs::remove_file(&base).unwrap();
-    assert!(e.to_string().contains("n_validatorz"), "{e}");
+    assert!(
+        e.to_string().ends_with(
+            "grid.yaml: unknown key `n_validatorz` in an !ApprovalSweep file: did you mean \
+             `n_validators`?"
+        ),
+        "{e}"
+    );
     assert!(!e.to_string().contains('\n'));
 }
 

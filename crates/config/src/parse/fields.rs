@@ -280,6 +280,31 @@ impl<'a> Fields<'a> {
         })
     }
 
+    /// A list at `key` (`None` if absent or null), each item read by
+    /// `read` as if it were the key `key[i]` of this mapping, so that its
+    /// errors name the item (`n_validators[1]`).
+    pub(super) fn list<T>(
+        &self,
+        key: &str,
+        expected: &'static str,
+        read: impl Fn(&Fields<'_>, &str) -> Result<Option<T>, Kind>,
+    ) -> Result<Option<Vec<T>>, Kind> {
+        let items = match self.get(key) {
+            None | Some(Value::Null) => return Ok(None),
+            Some(Value::Sequence(items)) => items,
+            Some(other) => return Err(self.wrong(key, expected, other)),
+        };
+        let mut values = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let name = format!("{key}[{i}]");
+            let mut one = Mapping::new();
+            one.insert(Value::String(name.clone()), item.clone());
+            let value = read(&Fields::new(&one, self.prefix.clone()), &name)?;
+            values.push(value.expect("the item is present"));
+        }
+        Ok(Some(values))
+    }
+
     /// A nested mapping at `key` (`None` if absent or null).
     pub(super) fn mapping(
         &self,

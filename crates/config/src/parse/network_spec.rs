@@ -5,14 +5,13 @@
 //! [`read_session`]. Bounds that depend on several keys are checked
 //! afterwards by `NetworkSpec::validate`.
 
-use yaml_serde::{Mapping, Value};
+use yaml_serde::Value;
 
-use super::fields::{describe, describe_file, Fields, Tracker};
+use super::fields::{describe, Fields, Tracker};
 use super::size::read_session;
 use crate::approval_network::{DelayMs, Latency, NetworkSpec, Offline, OfflineSpan};
-use crate::error::{one_line, ConfigErrorKind as Kind};
+use crate::error::ConfigErrorKind as Kind;
 use crate::node_shape::{Layout, NodeShape};
-use crate::text::code;
 use crate::Schema;
 
 /// Every key of the objective.
@@ -48,36 +47,8 @@ const PLACE: &str = "in an !ApprovalNetwork file";
 /// Reads the objective from YAML text (tag and mapping), defaults filled
 /// in from [`NetworkSpec::default`]; no cross-key bounds yet.
 pub(crate) fn read_network_spec(text: &str) -> Result<NetworkSpec, Kind> {
-    let mut root = crate::yaml::read(text).map_err(super::read_error)?;
-    root.apply_merge()
-        .map_err(|e| Kind::Yaml(one_line(&e.to_string())))?;
-    let empty = Mapping::new();
-    let map = match &root {
-        Value::Tagged(t) if t.tag == "ApprovalNetwork" => match &t.value {
-            Value::Mapping(m) => m,
-            Value::Null => &empty,
-            other => {
-                return Err(Kind::Structure(format!(
-                    "`!ApprovalNetwork` must be followed by a mapping of its keys, found {}",
-                    describe(other)
-                )))
-            }
-        },
-        Value::Tagged(t) => {
-            return Err(Kind::Structure(format!(
-                "not an `!ApprovalNetwork` file: its tag is {}",
-                code(&t.tag.to_string())
-            )))
-        }
-        other => {
-            return Err(Kind::Structure(format!(
-                "not an `!ApprovalNetwork` file: it must start with the tag `!ApprovalNetwork`, \
-                 found {}",
-                describe_file(other)
-            )))
-        }
-    };
-    read_spec(&Fields::new(map, ""))
+    let map = super::read_tagged(text, "ApprovalNetwork")?;
+    read_spec(&Fields::new(&map, ""))
 }
 
 fn read_spec(f: &Fields<'_>) -> Result<NetworkSpec, Kind> {

@@ -177,6 +177,9 @@ impl Scenario {
             tranche_config::FileKind::ApprovalNetwork => {
                 Some(("an !ApprovalNetwork file", "network"))
             }
+            tranche_config::FileKind::ApprovalSweep => {
+                Some(("an !ApprovalSweep file", "sweep network"))
+            }
             tranche_config::FileKind::Unknown => None,
         };
         if let Some((what, command)) = other {

@@ -60,22 +60,24 @@ pub struct BlockSummary {
     pub enough_p50_ms: Option<u64>,
 }
 
-/// Min, median and max of a per-validator figure.
+/// Min, median, max and total of a per-validator figure over the
+/// network's validators (not `crate::spread::Spread`, a run's figure over
+/// repeats).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize, Default)]
-pub struct Spread {
+pub struct ValidatorSpread {
     pub min: u64,
     pub p50: u64,
     pub max: u64,
     pub total: u64,
 }
 
-impl Spread {
-    fn of(mut v: Vec<u64>) -> Spread {
+impl ValidatorSpread {
+    fn of(mut v: Vec<u64>) -> ValidatorSpread {
         v.sort_unstable();
         if v.is_empty() {
-            return Spread::default();
+            return ValidatorSpread::default();
         }
-        Spread {
+        ValidatorSpread {
             min: v[0],
             p50: v[v.len() / 2],
             max: v[v.len() - 1],
@@ -96,8 +98,8 @@ pub struct SimulationReport {
     pub n_validators: u32,
     pub n_cores: u32,
     pub blocks: Vec<BlockSummary>,
-    pub bytes_out: Spread,
-    pub bytes_in: Spread,
+    pub bytes_out: ValidatorSpread,
+    pub bytes_in: ValidatorSpread,
     pub aggression_events: u64,
     /// Every honest (and slow) validator approved every block.
     pub all_approved: bool,
@@ -210,8 +212,8 @@ impl SimulationReport {
             seed,
             n_validators: spec.n_validators,
             n_cores: spec.n_cores,
-            bytes_out: Spread::of(validators.iter().map(|r| r.bytes_out).collect()),
-            bytes_in: Spread::of(validators.iter().map(|r| r.bytes_in).collect()),
+            bytes_out: ValidatorSpread::of(validators.iter().map(|r| r.bytes_out).collect()),
+            bytes_in: ValidatorSpread::of(validators.iter().map(|r| r.bytes_in).collect()),
             aggression_events: validators.iter().map(|r| u64::from(r.aggression)).sum(),
             all_approved,
             blocks,
