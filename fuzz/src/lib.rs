@@ -9,7 +9,7 @@
 //! from the input in those bits.
 //!
 //! Each function returns whether at least one decoder accepted the input.
-//! The same file is compiled into `crates/primitives/tests/fuzz_corpus.rs`
+//! The same file is compiled into `crates/primitives/tests/primitives/fuzz_corpus.rs`
 //! (through `#[path]`), which replays the committed corpus with these checks
 //! as a regular test, so the fuzzers and the test cannot drift apart.
 

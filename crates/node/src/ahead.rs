@@ -10,7 +10,7 @@
 //! Nothing decides differently: a verdict is a pure function of the
 //! assignment and its block, so the in-order pass does, sends and groups
 //! exactly what checking inline does, for any split of the input into
-//! batches (`crates/node/tests/ahead.rs`). What is checked ahead is what
+//! batches (`crates/node/tests/node/node.rs`). What is checked ahead is what
 //! the state would ask to check right now
 //! (`tranche_distribution::State::assignment_check_ahead`), less the
 //! copies of an assignment already taken in this batch; a verdict the

@@ -1,7 +1,7 @@
 //! The costs on a validator's voting side, measured on
 //! `tranche_voting::ApprovalVoting` with the redb store
 //! (`tranche_voting::RedbStore` in a temporary folder): importing checked
-//! assignments and approvals (the stream of `crates/voting/benches/import.rs`:
+//! assignments and approvals (the stream of `crates/microbench/benches/import.rs`:
 //! each assignment at its tranche's tick, its approval two ticks later,
 //! wakeups as they fall due; the import and `Store::write` timed, the
 //! commits not: they are `db_commit`), a new block without our keys (no

@@ -503,6 +503,7 @@ impl Arena {
 mod tests {
     use super::*;
     use proptest::prelude::*;
+    use std::collections::BTreeSet;
 
     #[test]
     fn gaps_round_trip_at_every_width() {
@@ -627,18 +628,21 @@ mod tests {
 
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(120))]
-        /// Four messages in one arena answer every question as bitsets do.
+        /// Four messages in one arena answer every question as sets do
+        /// (ordered sets stand in for the bitsets: the same answers, and
+        /// walking one does not visit every word up to peer 65 535 after
+        /// each operation, which made this test the crate's slowest).
         #[test]
         fn the_lists_answer_as_bitsets(ops in proptest::collection::vec(op(), 1..600)) {
             let mut a = Arena::default();
             let mut ks = [Known::default(); 4];
-            let mut sets: Vec<[BitSet; 3]> = (0..4).map(|_| Default::default()).collect();
+            let mut sets: Vec<[BTreeSet<usize>; 3]> = (0..4).map(|_| Default::default()).collect();
             for o in ops {
                 match o {
                     Op::Insert(m, l, p) => prop_assert_eq!(
                         a.insert(&mut ks[m], LISTS[l], p), sets[m][l].insert(p)),
                     Op::Remove(m, l, p) => prop_assert_eq!(
-                        a.remove(&mut ks[m], LISTS[l], p), sets[m][l].remove(p)),
+                        a.remove(&mut ks[m], LISTS[l], p), sets[m][l].remove(&p)),
                     Op::Clear(m, l) => {
                         a.clear(&mut ks[m], LISTS[l]);
                         sets[m][l].clear();
@@ -647,10 +651,10 @@ mod tests {
                 for m in 0..4 {
                     for l in 0..3 {
                         let got: Vec<usize> = a.iter(&ks[m], LISTS[l]).collect();
-                        let want: Vec<usize> = sets[m][l].iter().collect();
+                        let want: Vec<usize> = sets[m][l].iter().copied().collect();
                         prop_assert_eq!(&got, &want);
                         for p in [0, 1, 39, 127, 128, 399, 65_535] {
-                            prop_assert_eq!(a.contains(&ks[m], LISTS[l], p), sets[m][l].contains(p));
+                            prop_assert_eq!(a.contains(&ks[m], LISTS[l], p), sets[m][l].contains(&p));
                         }
                     }
                 }

@@ -4,7 +4,7 @@
 //! same length and decodes again to the same value). The checks are compiled
 //! in from `fuzz/src/lib.rs`, so the fuzzers and this test cannot drift apart.
 
-#[path = "../../../fuzz/src/lib.rs"]
+#[path = "../../../../fuzz/src/lib.rs"]
 mod checks;
 
 use std::path::{Path, PathBuf};

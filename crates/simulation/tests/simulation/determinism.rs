@@ -1,7 +1,7 @@
 //! The same seed gives the same per-validator results on one thread, two
 //! threads, and two timely processes talking over TCP on 127.0.0.1.
 
-mod common;
+use crate::common;
 
 use common::two_processes;
 use tranche_config::approval_network::{parse, NetworkSpec};

@@ -2,7 +2,7 @@
 //! block arrives, a topology that arrives late, aggression as finality
 //! lags, pruning on finality, peers disconnecting, and batching.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeSet;
 use tranche_distribution::reputation::*;

@@ -6,7 +6,7 @@
 //! deadline is kept whatever holds a port. Wall-time behaviour, so each
 //! wait polls with a generous deadline.
 
-mod common;
+use crate::common;
 
 use common::free_port;
 use std::io::{Read, Write};

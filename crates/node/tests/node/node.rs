@@ -3,7 +3,7 @@
 //! a failing worker stops the node with its name; a small network on the
 //! real clock approves every block.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::time::{Duration, Instant};

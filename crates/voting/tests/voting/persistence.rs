@@ -3,7 +3,7 @@
 //! approval ticks, as an uninterrupted one; a damaged database gives a clear
 //! error, never a panic.
 
-mod common;
+use crate::common;
 
 use common::*;
 use tranche_primitives::{Tick, ValidatorIndex};

@@ -7,7 +7,7 @@
 //! layouts; and once with a real full file system (a small tmpfs, when
 //! this test runs as root).
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::collections::BTreeSet;
@@ -90,7 +90,7 @@ fn one_line(err: &str, kind: &str, db: &Path, cause: &str, what: &str) {
 /// Every injected fault point against one store, both layouts.
 fn injected_faults(kind: &str) {
     let net = net(20, 4, 3, 3);
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir_in(scratch()).unwrap();
     let points = [
         (FaultPoint::Write, 0),
         (FaultPoint::Write, 30),
@@ -322,7 +322,7 @@ fn a_database_deleted_or_truncated_under_the_node_stops_it() {
     let net = net(20, 4, 3, 3);
     let (first, _) = span(&net);
     let at = first + 8;
-    let dir = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir_in(scratch()).unwrap();
     for kind in ["redb", "parity-db"] {
         for arch in [Architecture::CLASSIC, Architecture::parallel(2)] {
             let what = format!("{kind}, {}, deleted", arch.name());

@@ -2,9 +2,9 @@
 //! express: our own assignments with real keys (triggering, checking,
 //! coalescing, the signature), and the writes an import produces. The
 //! timeline rules themselves are cases in `testdata/*.txt`, run by
-//! `tests/rule_cases.rs`.
+//! `tests/voting/rule_cases.rs`.
 
-mod common;
+use crate::common;
 
 use common::*;
 use tranche_primitives::Tick;

@@ -6,7 +6,7 @@
 //! finality is held back 20 blocks; once the lag passes L1, aggression
 //! gets every node everything.
 
-mod common;
+use crate::common;
 use common::*;
 use parity_scale_codec::Encode;
 use std::collections::{HashMap, VecDeque};

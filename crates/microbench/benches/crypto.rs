@@ -1,7 +1,7 @@
 //! Crypto microbenchmarks of tranche-primitives (criterion): computing and
 //! checking assignment certificates of each kind (compact modulo, delay, v1
 //! modulo), and approval votes: sign, verify, batch verify of 64 and 256
-//! votes. Run: `cargo bench -p tranche-primitives --bench crypto`.
+//! votes. Run: `cargo bench -p tranche-microbench --bench crypto`.
 //!
 //! Computing runs the project's `compute_assignments` in sessions made so
 //! that each call makes exactly the named certificates: a v1 session with no

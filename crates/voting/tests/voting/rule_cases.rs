@@ -3,7 +3,7 @@
 //! a parse error or a failed expectation is reported as `file:line`, all of
 //! them at once.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::collections::HashMap;

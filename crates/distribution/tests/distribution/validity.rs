@@ -2,7 +2,7 @@
 //! neither imported nor forwarded; the benign classes (out of view, known
 //! copies) are rewarded as upstream does.
 
-mod common;
+use crate::common;
 use common::*;
 use tranche_distribution::reputation::*;
 use tranche_distribution::*;

@@ -16,7 +16,7 @@
 //! (b), that every no-show extends the required tranches, is a property of
 //! `tranches_to_approve` and is tested beside it.
 
-mod common;
+use crate::common;
 
 use common::*;
 use proptest::prelude::*;

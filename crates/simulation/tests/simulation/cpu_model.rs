@@ -5,7 +5,7 @@
 //! thread, two threads and two processes; `--verify model` changes the
 //! cost, not the records.
 
-mod common;
+use crate::common;
 
 use common::two_processes;
 use tranche_config::approval_network::{parse, NetworkSpec};

@@ -8,7 +8,7 @@
 //! child reports), never the parent's clock, so a slow machine sees them
 //! all.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::collections::BTreeSet;
@@ -33,11 +33,16 @@ const TICKS_PER_LIFE: u64 = 4;
 const REAL_TEST: &str = "repeated_sigkills_of_a_real_clock_run_lose_no_announcement";
 
 /// The test named `name` for the store `kind` (redb's tests have no
-/// suffix).
+/// suffix), by its full name in this test binary (its module path
+/// without the binary's own name), as `--exact` wants it.
 fn test_name(name: &str, kind: &str) -> String {
-    match kind {
+    let name = match kind {
         "redb" => name.to_owned(),
         _ => format!("{name}_{}", kind.replace('-', "_")),
+    };
+    match module_path!().split_once("::") {
+        Some((_, module)) => format!("{module}::{name}"),
+        None => name,
     }
 }
 
@@ -263,8 +268,7 @@ fn repeated_real_clock_sigkills(kind: &str) {
         );
         return;
     }
-    let dir =
-        std::env::temp_dir().join(format!("tranche-real-crash-{kind}-{}", std::process::id()));
+    let dir = scratch().join(format!("tranche-real-crash-{kind}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for layout in ["parallel", "classic"] {
         let db = dir.join(format!("{layout}.{kind}"));
@@ -332,7 +336,7 @@ fn sigkills_at_six_points(kind: &str) {
         }
         return;
     }
-    let dir = std::env::temp_dir().join(format!("tranche-crash-{kind}-{}", std::process::id()));
+    let dir = scratch().join(format!("tranche-crash-{kind}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let mut points = 0;
     let mut seen_total = 0;

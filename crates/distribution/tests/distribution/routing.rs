@@ -2,7 +2,7 @@
 //! grid (7 × 7); we are validator 24 at row 3, column 3, so our row is
 //! {21,22,23,25,26,27} and our column {3,10,17,31,38,45}.
 
-mod common;
+use crate::common;
 use common::*;
 use std::collections::BTreeSet;
 use tranche_distribution::*;

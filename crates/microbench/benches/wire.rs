@@ -3,7 +3,7 @@
 //! one assignment (delay and compact certificates), one approval, a full
 //! batch of 193 assignments and a full batch of 266 approvals, the shapes
 //! and sizes of upstream `send_assignments_batched` / `send_approvals_batched` in `polkadot/node/network/approval-distribution/src/lib.rs` (a full batch is ~26.8 KB / ~27.1 KB).
-//! Run: `cargo bench -p tranche-primitives --bench wire`.
+//! Run: `cargo bench -p tranche-microbench --bench wire`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use parity_scale_codec::Encode;

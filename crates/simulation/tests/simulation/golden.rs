@@ -2,7 +2,7 @@
 //! committed file and seed equal a committed golden JSON, generated
 //! before the crate's parts were moved: behaviour is unchanged as long as
 //! this passes. Regenerate only deliberately:
-//! `TRANCHE_GOLDEN_UPDATE=1 cargo test -p tranche-simulation --test golden`.
+//! `TRANCHE_GOLDEN_UPDATE=1 cargo test -p tranche-simulation --test simulation golden`.
 
 use std::path::Path;
 use tranche_config::approval_network::load;

@@ -1,0 +1,10 @@
+//! Every integration test of the crate in one test binary (one link
+//! instead of one per file: most of a cold `cargo test` is building and
+//! linking). Each module is one concern, as its own doc says.
+
+mod behaviours;
+mod common;
+mod cpu_model;
+mod determinism;
+mod golden;
+mod rendezvous;
