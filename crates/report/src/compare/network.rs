@@ -51,7 +51,11 @@ fn block_figures(b: &BlockSummary) -> Vec<(String, String)> {
             format!("block {n} no-shows seen"),
             b.no_shows_sum.to_string(),
         ),
-        (format!("block {n} finalized by"), b.finalized.to_string()),
+        (
+            format!("block {n} finalized by"),
+            b.finalized
+                .map_or_else(|| "-".to_owned(), |f| f.to_string()),
+        ),
     ]
 }
 

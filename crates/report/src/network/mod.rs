@@ -51,9 +51,11 @@ pub struct BlockSummary {
     pub no_shows_max: u32,
     pub no_shows_sum: u64,
     /// With `finality`: validators that finalized the block, and the
-    /// median moment they did, milliseconds after the slot start (0 and
-    /// none without it: finality not simulated, as `spec.finality` says).
-    pub finalized: u32,
+    /// median moment they did, milliseconds after the slot start (both
+    /// absent without it: finality not simulated, as `spec.finality`
+    /// says; a count the run does not produce is not 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finalized: Option<u32>,
     pub finalized_p50_ms: Option<u64>,
     /// Median moment the validators had gathered enough assignments for
     /// every candidate, milliseconds after the slot start.
@@ -175,7 +177,7 @@ fn summarise_block(i: usize, records: &[NodeRecord], finality: bool) -> BlockSum
         by_tranche,
         no_shows_max: blocks.clone().map(|b| b.no_shows).max().unwrap_or(0),
         no_shows_sum: blocks.map(|b| u64::from(b.no_shows)).sum(),
-        finalized: finals.len() as u32,
+        finalized: finality.then_some(finals.len() as u32),
         finalized_p50_ms: percentile(&finals, 50.0).filter(|_| finality),
         enough_p50_ms: percentile(&enough, 50.0),
     }

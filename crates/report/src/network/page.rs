@@ -183,7 +183,7 @@ fn plots(report: &SimulationReport) -> Result<Vec<String>> {
             report
                 .blocks
                 .iter()
-                .map(|b| Some(f64::from(report.n_validators - b.finalized)))
+                .map(|b| b.finalized.map(|f| f64::from(report.n_validators - f)))
                 .collect(),
         );
     }

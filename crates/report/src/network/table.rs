@@ -129,7 +129,7 @@ impl SimulationReport {
             "finality not simulated (`finality: false`)".to_owned()
         } else {
             let n = self.blocks.len();
-            let finalized = |i: usize| self.blocks[i].finalized;
+            let finalized = |i: usize| self.blocks[i].finalized.unwrap_or(0);
             match (0..n).rposition(|i| finalized(i) > 0) {
                 None if n == 1 => "finality never advanced (the block was not finalized)".to_owned(),
                 None => format!("finality never advanced (none of the {n} blocks finalized)"),

@@ -117,7 +117,7 @@ fn finality_follows_approvals_and_stalls_without_a_supermajority() {
     assert!(r.all_approved, "{}", r.table());
     assert_eq!(r.aggression_events, 0);
     for b in &r.blocks {
-        assert_eq!(b.finalized, 40, "{}", r.table());
+        assert_eq!(b.finalized, Some(40), "{}", r.table());
         assert!(b.finalized_p50_ms.unwrap() >= b.min_ms.unwrap());
     }
 
@@ -130,8 +130,8 @@ fn finality_follows_approvals_and_stalls_without_a_supermajority() {
                  offline: [{fraction: 0.4, at_block: 3}]\n";
     let stalled = run(&parse(small, "stalled").unwrap());
     assert!(stalled.all_approved, "{}", stalled.table());
-    assert_eq!(stalled.blocks[0].finalized, 20, "{}", stalled.table());
-    assert!(stalled.blocks[1..].iter().all(|b| b.finalized == 0));
+    assert_eq!(stalled.blocks[0].finalized, Some(20), "{}", stalled.table());
+    assert!(stalled.blocks[1..].iter().all(|b| b.finalized == Some(0)));
     // Block 18, the 16th after the last finalized one, at each of the 12
     // online validators.
     assert_eq!(stalled.aggression_events, 12, "{}", stalled.table());

@@ -319,6 +319,31 @@ fn a_count_of_one_is_singular_in_the_network_table_and_page() {
     crate::fixture::assert_singular(&page);
 }
 
+/// Issue 41: without `finality` nothing is finalized or not: the count
+/// is absent from the JSON, not 0; with it, 0 is a figure.
+#[test]
+fn finality_not_simulated_leaves_its_figures_out_of_the_json() {
+    let off = on_time(3, 2, NetworkSpec::default());
+    let json = serde_json::to_value(&off).unwrap();
+    for b in json["blocks"].as_array().unwrap() {
+        assert!(b.get("finalized").is_none(), "{b}");
+    }
+    let on = report(
+        3,
+        2,
+        NetworkSpec {
+            finality: true,
+            ..NetworkSpec::default()
+        },
+        |_, _| Some(7_000),
+        |_, _| None,
+    );
+    let json = serde_json::to_value(&on).unwrap();
+    assert_eq!(json["blocks"][0]["finalized"], 0);
+    let back: SimulationReport = serde_json::from_value(json).unwrap();
+    assert_eq!(back.blocks, on.blocks);
+}
+
 /// `--verify model` checks no crypto: its checks are not "reused"
 /// verdicts but assumed ones, and the cost line says so.
 #[test]
