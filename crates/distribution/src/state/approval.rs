@@ -2,7 +2,7 @@
 //! finishing import after the verdict (phase 2), our own votes, and
 //! circulation along the paths the covered assignments took.
 
-use super::block::GridSent;
+use super::block::{GridSent, Slot};
 use super::knowledge::List;
 use super::known::judge_copy;
 use super::{rep, InFlight, Pending, State};
@@ -56,16 +56,9 @@ impl State {
         }
         let topology = self.topologies.get(&entry.block.session);
         let resend_topology = aggression.then_some(topology).flatten();
-        let found = entry.find_vote(v, bits);
-        let grid_sent = found.is_some_and(|k| {
-            let sent = entry.votes[k as usize].sent;
-            entry.grid(topology).sent(sent, peer.0 as usize)
-        });
-        let copy = found.map(|k| {
-            let known = &mut entry.votes[k as usize].known;
-            (&mut entry.knowledge, known, grid_sent)
-        });
-        if judge_copy(out, peer, &entry.known_by, copy, resend_topology) {
+        let found = entry.find_vote(v, bits).map(Slot::Vote);
+        let (known_by, copy) = entry.copy_of(topology, found, peer.0 as usize);
+        if judge_copy(out, peer, known_by, copy, resend_topology) {
             return;
         }
         // Validity that needs no crypto (upstream's check_vote_valid before

@@ -2,7 +2,7 @@
 //! (phase 1), finishing import after the verdict (phase 2), our own
 //! assignments, and circulation to grid and random peers.
 
-use super::block::{AssignmentEntry, GridSent, NONE};
+use super::block::{AssignmentEntry, GridSent, Slot, NONE};
 use super::knowledge::{Known, List};
 use super::known::judge_copy;
 use super::{rep, InFlight, Pending, State};
@@ -126,16 +126,9 @@ impl State {
         }
         let topology = self.topologies.get(&entry.block.session);
         let resend_topology = aggression.then_some(topology).flatten();
-        let found = entry.find_assignment(v, claimed);
-        let grid_sent = found.is_some_and(|k| {
-            let sent = entry.assignments[k as usize].sent;
-            entry.grid(topology).sent(sent, peer.0 as usize)
-        });
-        let copy = found.map(|k| {
-            let known = &mut entry.assignments[k as usize].known;
-            (&mut entry.knowledge, known, grid_sent)
-        });
-        if judge_copy(out, peer, &entry.known_by, copy, resend_topology) {
+        let found = entry.find_assignment(v, claimed).map(Slot::Assignment);
+        let (known_by, copy) = entry.copy_of(topology, found, peer.0 as usize);
+        if judge_copy(out, peer, known_by, copy, resend_topology) {
             return;
         }
         // Validity that needs no crypto (upstream's check_assignment_valid

@@ -312,6 +312,34 @@ impl BlockEntry {
         }
     }
 
+    /// What judging a copy of message `m` (if we hold it) from peer `p`
+    /// needs under topology `t`: the peers with the block in view and,
+    /// for a message we hold, its knowledge and whether the grid says
+    /// `p` knows it.
+    pub fn copy_of(
+        &mut self,
+        t: Option<&TopologyEntry>,
+        m: Option<Slot>,
+        p: usize,
+    ) -> (&BitSet, Option<(&mut Arena, &mut Known, bool)>) {
+        let (sent, known) = match m {
+            None => return (&self.known_by, None),
+            Some(Slot::Assignment(k)) => {
+                let e = &mut self.assignments[k as usize];
+                (e.sent, &mut e.known)
+            }
+            Some(Slot::Vote(k)) => {
+                let e = &mut self.votes[k as usize];
+                (e.sent, &mut e.known)
+            }
+        };
+        let grid_sent = GridSent::new(self.derive, &self.pinned, &self.known_by, t).sent(sent, p);
+        (
+            &self.known_by,
+            Some((&mut self.knowledge, known, grid_sent)),
+        )
+    }
+
     /// What the grid answers for this block's messages under topology `t`.
     pub fn grid<'a>(&'a self, t: Option<&'a TopologyEntry>) -> GridSent<'a> {
         GridSent::new(self.derive, &self.pinned, &self.known_by, t)
@@ -342,6 +370,13 @@ impl BlockEntry {
         }
         self.pinned.insert(p);
     }
+}
+
+/// One of a block's messages, by slot.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Slot {
+    Assignment(u32),
+    Vote(u32),
 }
 
 /// What the grid answers about sends of one block's messages: a message
