@@ -2,6 +2,7 @@
 //! finishing import after the verdict (phase 2), our own votes, and
 //! circulation along the paths the covered assignments took.
 
+use super::block::{GridSent, Slot};
 use super::knowledge::List;
 use super::known::judge_copy;
 use super::{rep, InFlight, Pending, State};
@@ -53,14 +54,11 @@ impl State {
             rep(out, peer, COST_UNEXPECTED_MESSAGE);
             return;
         }
-        let resend_topology = aggression
-            .then(|| self.topologies.get(&entry.block.session))
-            .flatten();
-        let slot = entry
-            .find_vote(v, bits)
-            .map(|k| &mut entry.votes[k as usize].known);
-        let copy = slot.map(|known| (&mut entry.knowledge, known));
-        if judge_copy(out, peer, &entry.known_by, copy, resend_topology) {
+        let topology = self.topologies.get(&entry.block.session);
+        let resend_topology = aggression.then_some(topology).flatten();
+        let found = entry.find_vote(v, bits).map(Slot::Vote);
+        let (known_by, copy) = entry.copy_of(topology, found, peer.0 as usize);
+        if judge_copy(out, peer, known_by, copy, resend_topology) {
             return;
         }
         // Validity that needs no crypto (upstream's check_vote_valid before
@@ -174,7 +172,8 @@ impl State {
             return; // vote before assignment (only possible for our own)
         };
         let src = source.map(|p| p.0 as usize);
-        let known = &mut entry.votes[slot as usize].known;
+        let ve = &mut entry.votes[slot as usize];
+        let known = &mut ve.known;
         let knowledge = &mut entry.knowledge;
         if let Some(s) = src {
             if entry.known_by.contains(s) {
@@ -186,15 +185,20 @@ impl State {
         };
         let sent = &mut self.scratch;
         sent.clear();
+        let route = t.peers_to_route(routing);
         sent.extend(
-            t.peers_to_route(routing)
+            route
                 .iter_or_and(&random, &entry.known_by)
                 .filter(|&q| Some(q) != src),
         );
-        knowledge.extend(known, List::Sent, sent);
         out.extend(sent.iter().map(|&q| Action::Send {
             peer: PeerId(q as u32),
             item: Outgoing::Approval(vote.clone()),
         }));
+        // The grid answers for the route; the rest is listed.
+        let grid = GridSent::new(entry.derive, &entry.pinned, &entry.known_by, Some(t));
+        sent.retain(|&q| !(grid.covers(q) && route.contains(q)));
+        knowledge.extend(known, List::Sent, sent);
+        ve.sent = routing;
     }
 }

@@ -2,7 +2,7 @@
 //! (phase 1), finishing import after the verdict (phase 2), our own
 //! assignments, and circulation to grid and random peers.
 
-use super::block::{AssignmentEntry, NONE};
+use super::block::{AssignmentEntry, GridSent, Slot, NONE};
 use super::knowledge::{Known, List};
 use super::known::judge_copy;
 use super::{rep, InFlight, Pending, State};
@@ -124,14 +124,11 @@ impl State {
                 return;
             }
         }
-        let resend_topology = aggression
-            .then(|| self.topologies.get(&entry.block.session))
-            .flatten();
-        let slot = entry
-            .find_assignment(v, claimed)
-            .map(|k| &mut entry.assignments[k as usize].known);
-        let copy = slot.map(|known| (&mut entry.knowledge, known));
-        if judge_copy(out, peer, &entry.known_by, copy, resend_topology) {
+        let topology = self.topologies.get(&entry.block.session);
+        let resend_topology = aggression.then_some(topology).flatten();
+        let found = entry.find_assignment(v, claimed).map(Slot::Assignment);
+        let (known_by, copy) = entry.copy_of(topology, found, peer.0 as usize);
+        if judge_copy(out, peer, known_by, copy, resend_topology) {
             return;
         }
         // Validity that needs no crypto (upstream's check_assignment_valid
@@ -273,6 +270,7 @@ impl State {
             known: Known::default(),
             first_vote: NONE,
             routing,
+            sent: RequiredRouting::None,
             local,
             random: RandomRouting::default(),
         };
@@ -316,11 +314,15 @@ impl State {
                 sent.push(q);
             }
             sent.extend(picked);
-            knowledge.extend(&mut ae.known, List::Sent, sent);
             out.extend(sent.iter().map(|&q| Action::Send {
                 peer: PeerId(q as u32),
                 item: Outgoing::Assignment(item.clone()),
             }));
+            // The grid answers for the route; the rest is listed.
+            let grid = GridSent::new(entry.derive, &entry.pinned, &entry.known_by, topology);
+            sent.retain(|&q| !(grid.covers(q) && route.contains(q)));
+            knowledge.extend(&mut ae.known, List::Sent, sent);
+            ae.sent = routing;
         }
         entry.insert_assignment(ae);
     }

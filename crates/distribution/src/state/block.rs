@@ -4,9 +4,17 @@
 //! the peer, received from it, sent at random) is three short sorted lists
 //! per slot in the block's `knowledge::Arena`, so a message costs a few
 //! dozen bytes per validator holding it, whatever the number of peers.
+//!
+//! Sends along the grid are not listed: a message remembers the routing it
+//! has gone along to every peer that knew the block (`sent`), and the grid
+//! answers for those peers when asked ([`GridSent`]). Only the exceptions
+//! are listed: random sends, sends to a peer that entered the block's view
+//! later, and sends to a peer whose place in the grid changed while it knew
+//! the block (`pinned`: its knowledge there is listed in full).
 
 use super::hashers::IdMap;
 use super::knowledge::{Arena, Known, List};
+use super::topologies::TopologyEntry;
 use crate::action::AssignmentItem;
 use crate::check::CheckToken;
 use crate::random_routing::RandomRouting;
@@ -36,6 +44,9 @@ pub(crate) struct AssignmentEntry {
     /// later ones are in `BlockEntry::more_votes`.
     pub first_vote: u32,
     pub routing: RequiredRouting,
+    /// The routing it has gone along to every peer in the block's view
+    /// (see [`GridSent`]).
+    pub sent: RequiredRouting,
     pub local: bool,
     pub random: RandomRouting,
 }
@@ -45,6 +56,9 @@ pub(crate) struct VoteEntry {
     pub vote: Arc<IndirectSignedApprovalVote>,
     /// Sent and received.
     pub known: Known,
+    /// The routing it has gone along to every peer in the block's view
+    /// (see [`GridSent`]).
+    pub sent: RequiredRouting,
     /// Next vote of the same validator in the same bucket of lowest
     /// candidates.
     pub next_same_first: u32,
@@ -57,8 +71,15 @@ pub(crate) struct BlockEntry {
     pub known_by: BitSet,
     pub assignments: Vec<AssignmentEntry>,
     pub votes: Vec<VoteEntry>,
-    /// Per-peer knowledge of every message of this block.
+    /// Per-peer knowledge of every message of this block, beyond what
+    /// the grid answers.
     pub knowledge: Arena,
+    /// Peers whose knowledge of this block's messages is listed in full
+    /// (their place in the grid changed while they knew the block).
+    pub pinned: BitSet,
+    /// Whether the grid answers for sends at all (false: every send is
+    /// listed, as before; kept for the equivalence test).
+    pub derive: bool,
     /// Votes after an assignment's first, by assignment slot, ascending.
     pub more_votes: IdMap<u32, Vec<u32>>,
     /// Per validator and candidate (validator-major, grown on demand):
@@ -78,13 +99,15 @@ pub(crate) struct BlockEntry {
 }
 
 impl BlockEntry {
-    pub fn new(block: Block) -> Self {
+    pub fn new(block: Block, derive: bool) -> Self {
         BlockEntry {
             block,
             known_by: BitSet::new(),
             assignments: Vec::new(),
             votes: Vec::new(),
             knowledge: Arena::default(),
+            pinned: BitSet::new(),
+            derive,
             more_votes: IdMap::default(),
             covering: Vec::new(),
             vote_head: Vec::new(),
@@ -253,6 +276,7 @@ impl BlockEntry {
             VoteEntry {
                 vote,
                 known: Known::default(),
+                sent: RequiredRouting::None,
                 next_same_first: next,
             },
         );
@@ -276,6 +300,7 @@ impl BlockEntry {
     /// Forget everything about peer `p` for this block.
     pub fn forget_peer(&mut self, p: usize) {
         self.known_by.remove(p);
+        self.pinned.remove(p);
         let known = self
             .assignments
             .iter_mut()
@@ -287,9 +312,112 @@ impl BlockEntry {
         }
     }
 
+    /// What judging a copy of message `m` (if we hold it) from peer `p`
+    /// needs under topology `t`: the peers with the block in view and,
+    /// for a message we hold, its knowledge and whether the grid says
+    /// `p` knows it.
+    pub fn copy_of(
+        &mut self,
+        t: Option<&TopologyEntry>,
+        m: Option<Slot>,
+        p: usize,
+    ) -> (&BitSet, Option<(&mut Arena, &mut Known, bool)>) {
+        let (sent, known) = match m {
+            None => return (&self.known_by, None),
+            Some(Slot::Assignment(k)) => {
+                let e = &mut self.assignments[k as usize];
+                (e.sent, &mut e.known)
+            }
+            Some(Slot::Vote(k)) => {
+                let e = &mut self.votes[k as usize];
+                (e.sent, &mut e.known)
+            }
+        };
+        let grid_sent = GridSent::new(self.derive, &self.pinned, &self.known_by, t).sent(sent, p);
+        (
+            &self.known_by,
+            Some((&mut self.knowledge, known, grid_sent)),
+        )
+    }
+
+    /// What the grid answers for this block's messages under topology `t`.
+    pub fn grid<'a>(&'a self, t: Option<&'a TopologyEntry>) -> GridSent<'a> {
+        GridSent::new(self.derive, &self.pinned, &self.known_by, t)
+    }
+
     /// Whether peer `p` knows assignment `slot`.
-    pub fn peer_knows_assignment(&self, slot: u32, p: usize) -> bool {
-        self.knowledge
-            .knows(&self.assignments[slot as usize].known, p)
+    pub fn peer_knows_assignment(&self, t: Option<&TopologyEntry>, slot: u32, p: usize) -> bool {
+        let ae = &self.assignments[slot as usize];
+        self.grid(t).sent(ae.sent, p) || self.knowledge.knows(&ae.known, p)
+    }
+
+    /// List in full what the grid answers for peer `p` under `t`, before
+    /// its place in the grid changes; from then on its sends are listed.
+    pub fn pin_peer(&mut self, t: Option<&TopologyEntry>, p: usize) {
+        if !self.derive || !self.known_by.contains(p) || self.pinned.contains(p) {
+            return;
+        }
+        let grid = GridSent::new(true, &self.pinned, &self.known_by, t);
+        let known = self
+            .assignments
+            .iter_mut()
+            .map(|e| (e.sent, &mut e.known))
+            .chain(self.votes.iter_mut().map(|e| (e.sent, &mut e.known)));
+        for (sent, k) in known {
+            if grid.sent(sent, p) && !self.knowledge.contains(k, List::Received, p) {
+                self.knowledge.insert(k, List::Sent, p);
+            }
+        }
+        self.pinned.insert(p);
+    }
+}
+
+/// One of a block's messages, by slot.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Slot {
+    Assignment(u32),
+    Vote(u32),
+}
+
+/// What the grid answers about sends of one block's messages: a message
+/// that has gone along routing `sent` was sent to (or received from) every
+/// peer on that route that has the block in view and is not pinned. Upstream
+/// lists every such peer (`PeerKnowledge::sent` in
+/// `polkadot/node/network/approval-distribution/src/lib.rs`).
+#[derive(Clone, Copy)]
+pub(crate) struct GridSent<'a> {
+    derive: bool,
+    pinned: &'a BitSet,
+    known_by: &'a BitSet,
+    topology: Option<&'a TopologyEntry>,
+}
+
+impl<'a> GridSent<'a> {
+    pub fn new(
+        derive: bool,
+        pinned: &'a BitSet,
+        known_by: &'a BitSet,
+        topology: Option<&'a TopologyEntry>,
+    ) -> Self {
+        GridSent {
+            derive,
+            pinned,
+            known_by,
+            topology,
+        }
+    }
+
+    /// Whether a message gone along `sent` is known to `p` by the grid.
+    pub fn sent(&self, sent: RequiredRouting, p: usize) -> bool {
+        self.derive
+            && self.topology.is_some_and(|t| t.route_to_peer(sent, p))
+            && self.known_by.contains(p)
+            && !self.pinned.contains(p)
+    }
+
+    /// Whether a send to `p` (on the route about to be noted as gone
+    /// along) needs no listing: the grid will answer for it.
+    pub fn covers(&self, p: usize) -> bool {
+        self.derive && !self.pinned.contains(p)
     }
 }

@@ -3,7 +3,7 @@
 //! adjusted routing (`propagate`, upstream) and aggression driven by finality
 //! lag (upstream `enable_aggression`).
 
-use super::block::BlockEntry;
+use super::block::{BlockEntry, GridSent};
 use super::knowledge::List;
 use super::{emit_sends, State};
 use crate::action::{Action, Outgoing, PeerId, View};
@@ -32,19 +32,26 @@ impl State {
                 if entry.block.number <= view.finalized_number {
                     break;
                 }
-                if entry.known_by.contains(p) && !retry_known_blocks {
+                let fresh = !entry.known_by.contains(p);
+                if !fresh && !retry_known_blocks {
                     break;
                 }
-                entry.known_by.insert(p);
                 let topology = self.topologies.get(&entry.block.session);
+                // A peer new to the block is in no list and, until it is
+                // in `known_by` (after its sends, which are listed), the
+                // grid answers nothing for it.
                 let super::block::BlockEntry {
                     block: meta,
                     assignments: entries,
                     votes,
                     knowledge,
                     more_votes,
+                    known_by,
+                    pinned,
+                    derive,
                     ..
                 } = entry;
+                let grid = GridSent::new(*derive, pinned, known_by, topology);
                 for (slot, ae) in entries.iter_mut().enumerate() {
                     let in_grid = topology.is_some_and(|t| t.route_to_peer(ae.routing, p));
                     if !in_grid {
@@ -60,18 +67,19 @@ impl State {
                         ae.random.inc_sent();
                         knowledge.insert(&mut ae.known, List::Random, p);
                     }
-                    if !knowledge.knows(&ae.known, p) {
+                    if !(grid.sent(ae.sent, p) || knowledge.knows(&ae.known, p)) {
                         knowledge.insert(&mut ae.known, List::Sent, p);
                         assignments.push((peer, Outgoing::Assignment(ae.item.clone())));
                     }
                     for k in BlockEntry::votes_of(more_votes, slot as u32, ae.first_vote) {
                         let ve = &mut votes[k as usize];
-                        if !knowledge.knows(&ve.known, p) {
+                        if !(grid.sent(ve.sent, p) || knowledge.knows(&ve.known, p)) {
                             knowledge.insert(&mut ve.known, List::Sent, p);
                             approvals.push((peer, Outgoing::Approval(ve.vote.clone())));
                         }
                     }
                 }
+                entry.known_by.insert(p);
                 block = entry.block.parent;
             }
         }
@@ -96,8 +104,11 @@ impl State {
                 known_by,
                 knowledge,
                 more_votes,
+                pinned,
+                derive,
                 ..
             } = entry;
+            let grid = GridSent::new(*derive, pinned, known_by, Some(t));
             for (slot, ae) in entries.iter_mut().enumerate() {
                 if ae.routing.is_empty() {
                     continue;
@@ -105,17 +116,29 @@ impl State {
                 let route = t.peers_to_route(ae.routing);
                 for q in route.iter_and(known_by) {
                     let peer = PeerId(q as u32);
-                    if !knowledge.knows(&ae.known, q) {
-                        knowledge.insert(&mut ae.known, List::Sent, q);
+                    // Sends along the route the message is about to be
+                    // noted as gone along are the grid's to answer for.
+                    let listed = !grid.covers(q);
+                    if !(grid.sent(ae.sent, q) || knowledge.knows(&ae.known, q)) {
+                        if listed {
+                            knowledge.insert(&mut ae.known, List::Sent, q);
+                        }
                         assignments.push((peer, Outgoing::Assignment(ae.item.clone())));
                     }
                     for k in BlockEntry::votes_of(more_votes, slot as u32, ae.first_vote) {
                         let ve = &mut votes[k as usize];
-                        if !knowledge.knows(&ve.known, q) {
-                            knowledge.insert(&mut ve.known, List::Sent, q);
+                        if !(grid.sent(ve.sent, q) || knowledge.knows(&ve.known, q)) {
+                            if listed {
+                                knowledge.insert(&mut ve.known, List::Sent, q);
+                            }
                             approvals.push((peer, Outgoing::Approval(ve.vote.clone())));
                         }
                     }
+                }
+                ae.sent = ae.routing;
+                for k in BlockEntry::votes_of(more_votes, slot as u32, ae.first_vote) {
+                    let ve = &mut votes[k as usize];
+                    ve.sent = ve.sent.combine(ae.routing);
                 }
             }
         }
@@ -148,9 +171,11 @@ impl State {
                 if block_age > 0 && block_age.is_multiple_of(period) && may {
                     for ae in &mut b.assignments {
                         b.knowledge.clear(&mut ae.known, List::Sent);
+                        ae.sent = RequiredRouting::None;
                     }
                     for ve in &mut b.votes {
                         b.knowledge.clear(&mut ve.known, List::Sent);
+                        ve.sent = RequiredRouting::None;
                     }
                     b.last_resent_at = Some(max);
                     resent.push(*h);

@@ -2,7 +2,8 @@
 //! keeps a `PeerKnowledge { sent, received }` per peer in
 //! `polkadot/node/network/approval-distribution/src/lib.rs`; we keep the
 //! same facts per message). For each message three sets of peer ids: the
-//! peers we sent it to, those we received it from and those it was sent
+//! peers we sent it to (beyond those the grid answers for, see
+//! `block::GridSent`), those we received it from and those it was sent
 //! to at random. A message reaches a handful of a validator's peers (its
 //! grid route and a few random ones, at 1 000 validators about a dozen for
 //! an assignment and fifty for an approval), so a bitset over every peer —

@@ -13,8 +13,9 @@ use tranche_primitives::bitset::BitSet;
 
 /// Judges a message from `peer` against what we know: `known_by`, the
 /// peers that have its block in view, and `slot`, the message's per-peer
-/// knowledge (sent to the peer, received from it, in its block's arena)
-/// when we hold it. A peer
+/// knowledge (sent to the peer, received from it, in its block's arena;
+/// and whether the grid says it was sent to the peer) when we hold it. A
+/// peer
 /// without the block in view is charged, and processing goes on (an
 /// upstream quirk kept). A message the peer already knows is a duplicate,
 /// charged unless a resend was to be expected: under aggression
@@ -27,7 +28,7 @@ pub(super) fn judge_copy(
     out: &mut Vec<Action>,
     peer: PeerId,
     known_by: &BitSet,
-    slot: Option<(&mut Arena, &mut Known)>,
+    slot: Option<(&mut Arena, &mut Known, bool)>,
     resend_topology: Option<&TopologyEntry>,
 ) -> bool {
     let p = peer.0 as usize;
@@ -35,10 +36,10 @@ pub(super) fn judge_copy(
     if !in_view {
         rep(out, peer, COST_UNEXPECTED_MESSAGE);
     }
-    let Some((arena, known)) = slot else {
+    let Some((arena, known, grid_sent)) = slot else {
         return false;
     };
-    if in_view && arena.knows(known, p) {
+    if in_view && (grid_sent || arena.knows(known, p)) {
         let expected = resend_topology.is_some_and(|t| t.is_validator(p));
         if !arena.insert(known, List::Received, p) && !expected {
             rep(out, peer, COST_DUPLICATE_MESSAGE);
@@ -81,29 +82,38 @@ mod tests {
         assert_eq!(reps(&out), [COST_UNEXPECTED_MESSAGE]);
         // Held, new to the peer: a benefit, and noted as received.
         out.clear();
-        let slot = Some((&mut arena, &mut held));
+        let slot = Some((&mut arena, &mut held, false));
         assert!(judge_copy(&mut out, peer, &in_view, slot, None));
         assert_eq!(reps(&out), [BENEFIT_VALID_MESSAGE]);
         assert!(arena.contains(&held, List::Received, 3));
         // The same again: a duplicate.
         out.clear();
-        let slot = Some((&mut arena, &mut held));
+        let slot = Some((&mut arena, &mut held, false));
         assert!(judge_copy(&mut out, peer, &in_view, slot, None));
         assert_eq!(reps(&out), [COST_DUPLICATE_MESSAGE]);
         // One we sent it: the first copy back is no duplicate, the next is.
         let mut sent_to = Known::default();
         arena.insert(&mut sent_to, List::Sent, 3);
         out.clear();
-        let slot = Some((&mut arena, &mut sent_to));
+        let slot = Some((&mut arena, &mut sent_to, false));
         assert!(judge_copy(&mut out, peer, &in_view, slot, None));
         assert!(out.is_empty() && arena.contains(&sent_to, List::Received, 3));
-        let slot = Some((&mut arena, &mut sent_to));
+        let slot = Some((&mut arena, &mut sent_to, false));
+        assert!(judge_copy(&mut out, peer, &in_view, slot, None));
+        assert_eq!(reps(&out), [COST_DUPLICATE_MESSAGE]);
+        // One the grid says we sent it: as one listed as sent.
+        let mut on_grid = Known::default();
+        out.clear();
+        let slot = Some((&mut arena, &mut on_grid, true));
+        assert!(judge_copy(&mut out, peer, &in_view, slot, None));
+        assert!(out.is_empty() && arena.contains(&on_grid, List::Received, 3));
+        let slot = Some((&mut arena, &mut on_grid, true));
         assert!(judge_copy(&mut out, peer, &in_view, slot, None));
         assert_eq!(reps(&out), [COST_DUPLICATE_MESSAGE]);
         // Held, block not in view: charged, then the benefit, not noted.
         let mut fresh = Known::default();
         out.clear();
-        let slot = Some((&mut arena, &mut fresh));
+        let slot = Some((&mut arena, &mut fresh, false));
         assert!(judge_copy(&mut out, peer, &BitSet::new(), slot, None));
         assert_eq!(reps(&out), [COST_UNEXPECTED_MESSAGE, BENEFIT_VALID_MESSAGE]);
         assert!(!arena.knows(&fresh, 3));

@@ -8,6 +8,8 @@
 mod approval;
 mod assignment;
 mod block;
+#[cfg(test)]
+mod equivalence;
 mod gossip;
 mod hashers;
 mod knowledge;
@@ -144,6 +146,9 @@ pub struct State {
     next_token: u64,
     /// The peers a message is being sent to (kept for its allocation).
     scratch: Vec<usize>,
+    /// Whether the grid answers for sends along it (see `block::GridSent`);
+    /// false only in the equivalence test, which lists every send as before.
+    derive_grid: bool,
 }
 
 fn rep(out: &mut Vec<Action>, peer: PeerId, rep: Rep) {
@@ -166,6 +171,28 @@ impl State {
             in_flight: IdMap::default(),
             next_token: 0,
             scratch: Vec::new(),
+            derive_grid: true,
+        }
+    }
+
+    /// A state machine that lists every send instead of letting the grid
+    /// answer for those along it: the former representation, which the
+    /// equivalence test holds beside the current one.
+    #[cfg(test)]
+    pub(crate) fn listing_every_send(config: Config) -> Self {
+        State {
+            derive_grid: false,
+            ..State::new(config)
+        }
+    }
+
+    /// Before `p`'s place in the grids changes, list what the grid
+    /// answers for it in every block it knows.
+    fn pin_peer(&mut self, p: usize) {
+        for b in self.blocks.values_mut() {
+            if b.known_by.contains(p) {
+                b.pin_peer(self.topologies.get(&b.block.session), p);
+            }
         }
     }
 
@@ -208,6 +235,7 @@ impl State {
             self.authorities.insert(peer, a);
         }
         if let Some(a) = entry.authority {
+            self.pin_peer(peer.0 as usize);
             for t in self.topologies.values_mut() {
                 t.add_peer(peer.0 as usize, a);
             }
@@ -234,6 +262,7 @@ impl State {
         e.authority = Some(authority);
         self.authorities.insert(peer, authority);
         let finalized = e.view.finalized_number;
+        self.pin_peer(p);
         for t in self.topologies.values_mut() {
             t.remove_peer(p);
             t.add_peer(p, authority);
@@ -387,7 +416,8 @@ impl State {
                 continue;
             }
             let (hash, number, session) = (block.hash, block.number, block.session);
-            self.blocks.insert(hash, BlockEntry::new(block));
+            self.blocks
+                .insert(hash, BlockEntry::new(block, self.derive_grid));
             *self.session_refs.entry(session).or_default() += 1;
             self.blocks_by_number.entry(number).or_default().push(hash);
             new_hashes.push(hash);
@@ -577,8 +607,10 @@ impl State {
         claimed: &CandidateBitfield,
     ) -> bool {
         self.blocks.get(hash).is_some_and(|b| {
-            b.find_assignment(v, claimed)
-                .is_some_and(|e| b.peer_knows_assignment(e, peer.0 as usize))
+            b.find_assignment(v, claimed).is_some_and(|e| {
+                let t = self.topologies.get(&b.block.session);
+                b.peer_knows_assignment(t, e, peer.0 as usize)
+            })
         })
     }
 
