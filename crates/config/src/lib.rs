@@ -61,8 +61,8 @@
 //!   one short line (upstream panics): a value, key or tag from the file is
 //!   shown cut after 80 bytes with its length (`crate::text`), a file that
 //!   is not a mapping is described by its size, never echoed, and an
-//!   integer beyond 64 bits (`crate::yaml`) is too large for its key. Sizes and tick counts are bounded by
-//!   `crates/primitives/src/limits.rs`: validators, `needed_approvals`,
+//!   integer beyond 64 bits (`crate::yaml`) is too large for its key.
+//!   Sizes and tick counts are bounded by `crates/records/src/limits.rs`: validators, `needed_approvals`,
 //!   `max_validators_per_core` and `num_no_shows_per_candidate` by
 //!   `MAX_VALIDATORS`; cores, `relay_vrf_modulo_samples` and coalescing by
 //!   `MAX_CORES`; blocks by `MAX_BLOCKS`; `n_delay_tranches`,
@@ -145,7 +145,7 @@ pub const DEFAULT_SOURCE: &str = "default.yaml (embedded)";
 /// The most blocks a run can have ([`tranche_records::limits::MAX_BLOCKS`]). Upstream's
 /// block hashes repeat the block number in all 32 bytes, so its block 222
 /// would collide with the parent of block 1; our generator hashes each
-/// block (`crates/workload/src/generate/world.rs`), so only the general
+/// block (`crates/world/src/lib.rs`), so only the general
 /// bound applies.
 pub use tranche_records::limits::MAX_BLOCKS;
 
@@ -438,7 +438,7 @@ impl BenchStep {
     /// `needed_approvals` are outside its backing group
     /// (`crates/voting/src/machine/blocks.rs` `approved_at_import`, after
     /// upstream `polkadot/node/core/approval-voting/src/import.rs`). The
-    /// smallest group (the last core's, `crates/workload/src/generate/world.rs`
+    /// smallest group (the last core's, `crates/world/src/lib.rs`
     /// `validator_groups`) leaves the most validators outside it.
     pub fn vacuous_reason(&self) -> Option<String> {
         if self.session.needed_approvals == 0 {

@@ -4,7 +4,7 @@
 //! all its ancestors, and finalizes the highest block more than two thirds
 //! of the validators voted for; voting and distribution prune it and the
 //! connected peers' views carry the new finalized number. This module
-//! holds the votes and the rule; the validator (`crate::node`) carries out
+//! holds the votes and the rule; the validator (`crate::protocol`) carries out
 //! what they decide.
 
 use crate::record::BlockRecord;

@@ -1,6 +1,6 @@
 //! What every worker of a process shares, read-only but for the process's
-//! verdicts: the chain (keys, the session, the blocks, from the benchmark's
-//! world generator `crates/workload/src/generate/world.rs`), the session's
+//! verdicts: the chain (keys, the session, the blocks: the `tranche_world`
+//! crate's `World`, the benchmark's own), the session's
 //! gossip grid, the model, who verifies. Built once per process from
 //! the spec and the seed, so every process builds the same.
 

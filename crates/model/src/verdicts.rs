@@ -2,7 +2,7 @@
 //! certificate and approval signature is computed once, where the message
 //! is made (its validator's worker checks it as it leaves its node), and
 //! shared — with the other processes on the packets that carry the message
-//! ([`crate::member::Packet::known`]), which fill the receiving process's
+//! ([`crate::packet::Packet::known`]), which fill the receiving process's
 //! verdicts before its nodes look. A verdict is a pure function of the
 //! message (its block fixes the session's keys and the candidates), so a
 //! shared verdict is exactly what any honest node would compute; only the

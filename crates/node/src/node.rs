@@ -28,6 +28,7 @@ pub use crate::layout::{
 };
 use crate::messages::{Architecture, Input, Layout, NetworkEvent, NodeEvent, StoreConfig};
 use crate::parallel::Parallel;
+use crate::voting_worker::store_failure;
 use crate::wiring::{Voting, Wiring};
 use crate::worker::WorkerFailure;
 use crossbeam_channel::Receiver;
@@ -81,16 +82,6 @@ fn open_store(config: &StoreConfig) -> Result<Opened, NodeError> {
             let (store, snap) = open_store(inner)?;
             Ok((Box::new(FaultyStore::new(store, *fault)), snap))
         }
-    }
-}
-
-/// A store's failure as one line naming the store, where it is, and the
-/// cause (the store's own errors name them already).
-pub(crate) fn store_failure(store: &dyn Store, e: &tranche_voting::StoreError) -> String {
-    use tranche_voting::StoreError::*;
-    match e {
-        Open { .. } | Backend { .. } | Injected { .. } => e.to_string(),
-        Corrupt(_) => format!("{}: {e}", store.describe()),
     }
 }
 

@@ -101,7 +101,7 @@ impl VotingWorker {
         let start = Instant::now();
         let r = self.store.write(writes);
         self.db_nanos += start.elapsed().as_nanos() as u64;
-        r.map_err(|e| crate::node::store_failure(&*self.store, &e))?;
+        r.map_err(|e| store_failure(&*self.store, &e))?;
         self.uncommitted_since.get_or_insert(now);
         Ok(())
     }
@@ -117,7 +117,7 @@ impl VotingWorker {
         self.db_nanos += thread_cpu_time().saturating_sub(start).as_nanos() as u64;
         self.uncommitted_since = None;
         self.note_durability();
-        r.map_err(|e| crate::node::store_failure(&*self.store, &e))
+        r.map_err(|e| store_failure(&*self.store, &e))
     }
 
     /// The group commit: what was written during an earlier tick is
@@ -429,6 +429,16 @@ impl Worker for VotingWorker {
             return Ok(());
         }
         self.commit_with(true)
+    }
+}
+
+/// A store's failure as one line naming the store, where it is, and the
+/// cause (the store's own errors name them already).
+pub(crate) fn store_failure(store: &dyn Store, e: &tranche_voting::StoreError) -> String {
+    use tranche_voting::StoreError::*;
+    match e {
+        Open { .. } | Backend { .. } | Injected { .. } => e.to_string(),
+        Corrupt(_) => format!("{}: {e}", store.describe()),
     }
 }
 

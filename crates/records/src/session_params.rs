@@ -74,7 +74,7 @@ pub struct Bound {
     pub why: &'static str,
 }
 
-/// The bound of every parameter (`crates/primitives/src/limits.rs`).
+/// The bound of every parameter (`crates/records/src/limits.rs`).
 pub const BOUNDS: [Bound; 5] = [
     Bound {
         key: "needed_approvals",

@@ -19,6 +19,7 @@
 
 use super::approvals::Approvals;
 use super::chain::{net_peer, send_delivery, Chain, PeerNet};
+use super::meter::Meter;
 use super::under_test::{NodeFigures, Output, UnderTest};
 use super::Phase;
 use super::{Prepared, REAL_SAMPLE_EVERY};
@@ -28,46 +29,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_config::BenchStep;
 use tranche_links::{Endpoint, Fate, SendError};
-use tranche_node::{process_cpu_time, thread_cpu_time, Clock};
+use tranche_node::{thread_cpu_time, Clock};
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Session, Tick};
 use tranche_report::prometheus::{Exporter, LiveRun};
 use tranche_report::{thread_group, Counts, Sample};
 use tranche_voting::NewBlock;
 use tranche_workload::producer::Producer;
-
-/// What a run measures as it goes: the samples for the plots, where the
-/// CPU clocks and the wall clock stood at its start, its peak memory and
-/// the live figures of the Prometheus endpoint.
-pub(super) struct Meter {
-    pub samples: Vec<Sample>,
-    last_sample: Instant,
-    /// When the real clock's first tick began.
-    real_start: Instant,
-    pub driver_cpu_start: Duration,
-    pub process_cpu_start: Duration,
-    pub wall_start: Instant,
-    live: Option<Arc<LiveRun>>,
-    /// How the run's peak memory is measured (reset at its start).
-    pub peak_rss: tranche_metrics::RunPeak,
-}
-
-impl Meter {
-    /// The clocks read and the peak memory reset, before the node under
-    /// test is built (its start counts in the run).
-    pub fn start() -> Meter {
-        Meter {
-            samples: Vec::new(),
-            last_sample: Instant::now(),
-            real_start: Instant::now(),
-            driver_cpu_start: thread_cpu_time(),
-            process_cpu_start: process_cpu_time(),
-            wall_start: Instant::now(),
-            live: None,
-            peak_rss: tranche_metrics::RunPeak::start(),
-        }
-    }
-}
 
 /// One run in progress: the node under test, the emulated network, the
 /// producer, and what has been observed so far.

@@ -13,6 +13,7 @@ mod approvals;
 mod assemble;
 mod chain;
 mod driver;
+mod meter;
 mod model;
 mod real;
 mod restart;
@@ -285,7 +286,7 @@ pub fn run_step_observed(
                     ClockKind::Real => Clock::real(chain.first_tick),
                 };
                 let links = chain.links_and_producer(options.seed)?;
-                let meter = driver::Meter::start();
+                let meter = meter::Meter::start();
                 let node = real::RealNode::start(&chain, &links.0, options, &clock, store.clone())?;
                 let exporter = exporter.map(|e| (e, options));
                 let d = Driver::new(chain, links, (node, clock), meter, exporter);
@@ -297,7 +298,7 @@ pub fn run_step_observed(
             // The model's time is virtual.
             let clock = Clock::virtual_at(chain.first_tick);
             let links = chain.links_and_producer(options.seed)?;
-            let meter = driver::Meter::start();
+            let meter = meter::Meter::start();
             let node = model::ModelNode::start(&chain, &links.0, options, model)?;
             let d = Driver::new(chain, links, (node, clock), meter, None);
             drive(d, " (model)", options)

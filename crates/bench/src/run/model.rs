@@ -22,7 +22,7 @@
 //! it was generated for, while the CPU model charges every check.
 
 use super::chain::{net_peer, Chain, PeerNet};
-use super::driver::Meter;
+use super::meter::Meter;
 use super::under_test::{NodeFigures, Output, Span, UnderTest};
 use super::{Prepared, RunOptions};
 use anyhow::{bail, Result};

@@ -7,7 +7,7 @@
 //! CPU, protocol counters, database and check figures.
 
 use super::chain::{net_peer, Chain, PeerNet};
-use super::driver::Meter;
+use super::meter::Meter;
 use super::restart::{Restart, Resume};
 use super::under_test::{NodeFigures, Output, Span, UnderTest};
 use super::{DbKind, Prepared, RunOptions, IDLE_TIMEOUT};

@@ -6,7 +6,7 @@
 //! real` and `--node model` differ only in which one is built.
 
 use super::chain::PeerNet;
-use super::driver::Meter;
+use super::meter::Meter;
 use anyhow::Result;
 use std::collections::BTreeMap;
 use std::sync::Arc;

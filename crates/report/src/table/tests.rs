@@ -1,3 +1,6 @@
+//! Tests of `tranche run`'s terminal table: its columns, notes and
+//! legends, each chosen by the run's own figures.
+
 use super::*;
 use crate::fixture;
 

@@ -1,3 +1,6 @@
+//! Tests of the network report's HTML page: its plots, their axes and
+//! legends, and the words beside them.
+
 use super::*;
 use crate::network::table::tests::report;
 use tranche_config::approval_network::{parse, Latency};

@@ -1,3 +1,6 @@
+//! Tests of the network report's terminal table: its rows, summary
+//! line and notes, each chosen by the run's own figures.
+
 use super::*;
 use crate::network::{Behaviour, BlockRecord, NodeRecord, RunCost};
 use tranche_config::approval_network::NetworkSpec;
