@@ -292,8 +292,17 @@ fn case() -> impl Strategy<Value = (u32, bool, bool, Vec<Op>)> {
     })
 }
 
+/// 32 random histories by default (each up to 250 inputs, about 0.15 s a
+/// history in a debug build); `PROPTEST_CASES=1000` for a deeper search.
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(32)
+}
+
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(128))]
+    #![proptest_config(ProptestConfig::with_cases(cases()))]
     #[test]
     fn the_grid_answers_as_the_lists_did((n, random_grid, aggressive, ops) in case()) {
         let grid = if random_grid {
