@@ -19,6 +19,7 @@
 //!   queries, restore, and the types at its boundary);
 //! * `approval_rules`: the pure approval rules;
 //! * `timer_table`: every pending timer, in one table;
+//! * `maps`: the hash maps' hasher;
 //! * `tranches`: an approval entry's assignments by delay tranche;
 //! * `bits`: the validator and candidate bit sets;
 //! * `store`: the `Store` trait, its records and implementations.
@@ -26,6 +27,7 @@
 mod approval_rules;
 mod bits;
 mod machine;
+mod maps;
 mod store;
 mod timer_table;
 mod tranches;

@@ -17,7 +17,8 @@
 //! (`TimerKind::PROCESSING_ORDER`), and it matters: it decides what a tick
 //! does first.
 
-use std::collections::{BTreeMap, HashMap};
+use crate::maps::Map;
+use std::collections::BTreeMap;
 use std::hash::Hash as StdHash;
 use tranche_primitives::{CandidateHash, CandidateIndex, Hash, Tick};
 
@@ -54,14 +55,14 @@ pub enum Timer {
 #[derive(Clone, Debug)]
 struct Queue<K> {
     by_tick: BTreeMap<Tick, Vec<K>>,
-    by_key: HashMap<K, Tick>,
+    by_key: Map<K, Tick>,
 }
 
 impl<K> Default for Queue<K> {
     fn default() -> Self {
         Queue {
             by_tick: BTreeMap::new(),
-            by_key: HashMap::new(),
+            by_key: Map::default(),
         }
     }
 }

@@ -5,15 +5,15 @@
 //! (`Config::max_pending_per_peer`), so that one peer cannot fill the
 //! whole buffer and crowd out honest peers' early messages.
 
+use super::hashers::IdMap;
 use super::Pending;
 use crate::action::PeerId;
-use std::collections::HashMap;
 
 /// The messages held for one unknown block, in arrival order.
 #[derive(Debug, Default)]
 pub(super) struct Held {
     messages: Vec<(PeerId, Pending)>,
-    per_peer: HashMap<PeerId, usize>,
+    per_peer: IdMap<PeerId, usize>,
 }
 
 impl Held {

@@ -21,9 +21,10 @@ pub use interface::{
 
 use self::entries::{ApprovalEntry, BlockEntry, CandidateEntry, InFlight};
 use crate::bits::ValidatorSet;
+use crate::maps::{Map, Set};
 use crate::store::{WriteBatch, WriteOp};
 use crate::timer_table::{Pair, TimerTable};
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use tranche_primitives::time::ticks_per_slot;
 use tranche_primitives::{
@@ -83,17 +84,17 @@ pub struct ApprovalVoting {
     config: Config,
     tps: Tick,
     keys: Option<LocalKeys>,
-    sessions: HashMap<SessionIndex, Arc<Session>>,
-    blocks: HashMap<Hash, BlockEntry>,
+    sessions: Map<SessionIndex, Arc<Session>>,
+    blocks: Map<Hash, BlockEntry>,
     blocks_at_height: BTreeMap<BlockNumber, Vec<Hash>>,
-    candidates: HashMap<CandidateHash, CandidateEntry>,
+    candidates: Map<CandidateHash, CandidateEntry>,
     finalized: Option<BlockNumber>,
     /// Lowest height the store may still hold (upstream's stored range start).
     range_start: Option<BlockNumber>,
     /// Wakeups, our checks' completions and signing deadlines.
     timers: TimerTable,
-    checks: HashMap<CandidateHash, InFlight>,
-    checked: HashSet<CandidateHash>,
+    checks: Map<CandidateHash, InFlight>,
+    checked: Set<CandidateHash>,
 }
 
 impl ApprovalVoting {
@@ -105,15 +106,15 @@ impl ApprovalVoting {
             config,
             tps,
             keys,
-            sessions: HashMap::new(),
-            blocks: HashMap::new(),
+            sessions: Map::default(),
+            blocks: Map::default(),
             blocks_at_height: BTreeMap::new(),
-            candidates: HashMap::new(),
+            candidates: Map::default(),
             finalized: None,
             range_start: None,
             timers: TimerTable::default(),
-            checks: HashMap::new(),
-            checked: HashSet::new(),
+            checks: Map::default(),
+            checked: Set::default(),
         }
     }
 
