@@ -285,7 +285,9 @@ const TRIGGER_ALL_BLOCK_SECONDS_AT_200X40: f64 = 50.0;
 impl NetworkSpec {
     /// An estimate of the peak memory of a run, bytes, over all processes:
     /// every node's state per unfinalized block (all of them without
-    /// `finality`, about three with it), what every node holds whatever
+    /// `finality`, about three with it: GRANDPA votes two blocks behind
+    /// the best, so a block is pruned as the second after it is
+    /// imported), what every node holds whatever
     /// its blocks, the latency matrix, a fixed base.
     pub fn estimated_bytes(&self) -> u64 {
         let n = f64::from(self.n_validators) / 1000.0;

@@ -23,7 +23,7 @@
 use crate::busy::{Busy, Handled, Handler, Owed};
 use crate::costs::CostTable;
 use crate::drawn::{CheckDelays, Model};
-use crate::finality::Finality;
+use crate::finality::{approved_up_to, Finality};
 use crate::moment::{Delivery, Ready};
 use crate::peers::{Peers, Presence};
 use crate::record::{Behaviour, BlockRecord};
@@ -32,6 +32,7 @@ use crate::verdicts::{Checking, Verdicts};
 use std::sync::Arc;
 use tranche_config::node_shape::NodeShape;
 use tranche_distribution::{Action, Import, Outgoing, PeerId, Settled, State, View};
+use tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS;
 use tranche_primitives::{
     ApprovalDistributionMessage, Block, Hash, Session, ValidatorIndex, ValidatorPair,
 };
@@ -120,6 +121,8 @@ pub struct Protocol {
     checked: u64,
     /// With finality on: the votes heard and the block finalized.
     finality: Option<Finality>,
+    /// The best block's number when our vote was last reconsidered.
+    best_seen: u32,
     /// With the CPU model: its cost table, the CPU time its own work owes,
     /// and the CPU.
     pub(crate) costs: Option<CostTable>,
@@ -194,6 +197,7 @@ impl Protocol {
             enough_cursor: vec![0; setup.blocks.len()],
             checked: 0,
             finality: setup.finality.then(|| Finality::new(setup.n, index)),
+            best_seen: 0,
             costs,
             owed: Owed::default(),
             busy,
@@ -282,8 +286,57 @@ impl Protocol {
         let timer = self.voting.next_wakeup().map(tick_start_ms);
         let cpu = self.busy.as_ref().and_then(Busy::next_ms);
         let reconnect = self.peers.next_ms();
-        let next = [block, timer, cpu, reconnect].into_iter().flatten().min();
+        let vote = self.next_vote_ms();
+        let next = [block, timer, cpu, reconnect, vote]
+            .into_iter()
+            .flatten()
+            .min();
         self.presence.next_ms(next)
+    }
+
+    /// The best block's number at `now_ms`: the last block imported, and
+    /// after the run's last generated block one more a slot (the chain
+    /// goes on with blocks that are not modelled; see `crate::finality`).
+    fn best_number(&self, now_ms: u64) -> u32 {
+        let Some(last) = self.imported.checked_sub(1).map(|i| &self.blocks[i]) else {
+            return 0;
+        };
+        let beyond = if self.imported == self.blocks.len() {
+            now_ms.saturating_sub(slot_ms(last)) / DEFAULT_SLOT_DURATION_MILLIS
+        } else {
+            0
+        };
+        last.number + u32::try_from(beyond).unwrap_or(u32::MAX - last.number)
+    }
+
+    /// In the run's tail (every generated block imported), with approved
+    /// blocks our vote may not reach yet: the slot at which the best block
+    /// is far enough ahead for GRANDPA's voting rules to let it.
+    fn next_vote_ms(&self) -> Option<u64> {
+        let f = self.finality.as_ref()?;
+        let last = self.blocks.last()?;
+        if self.imported < self.blocks.len() {
+            return None;
+        }
+        let approved = approved_up_to(&self.blocks, &self.records)?;
+        if approved <= f.own_last_vote().max(f.finalized) {
+            return None;
+        }
+        let beyond = f.best_needed(approved).checked_sub(last.number)?;
+        Some(slot_ms(last) + u64::from(beyond) * DEFAULT_SLOT_DURATION_MILLIS)
+    }
+
+    /// Reconsider our finality vote once the best block moved on (a block
+    /// imported, or a slot of the run's tail begun).
+    fn best_moved(&mut self, now_ms: u64, cx: Cx<'_>) {
+        if self.finality.is_none() {
+            return;
+        }
+        let best = self.best_number(now_ms);
+        if best > self.best_seen {
+            self.best_seen = best;
+            self.announce_approved(now_ms, cx);
+        }
     }
 
     /// The moment `now_ms` with what the links delivered in it, in order:
@@ -311,6 +364,7 @@ impl Protocol {
         self.advance(now_ms, cx);
         self.run_timers(now_ms, cx);
         self.import_due_blocks(now_ms, cx);
+        self.best_moved(now_ms, cx);
         self.reconnect_due(now_ms, back);
         for delivery in deliveries {
             match delivery {
@@ -588,13 +642,15 @@ impl Protocol {
         self.behaviour == Behaviour::NoShow
     }
 
-    /// Finality: with every ancestor approved up to a new height, tell
-    /// every other validator, and count our own vote.
+    /// Finality: with every ancestor approved up to a new height that
+    /// GRANDPA's voting rules allow, tell every other validator, and count
+    /// our own vote.
     pub(crate) fn announce_approved(&mut self, now_ms: u64, cx: Cx<'_>) {
+        let best = self.best_number(now_ms);
         let Some(up_to) = self
             .finality
             .as_ref()
-            .and_then(|f| f.own_vote(&self.blocks, &self.records))
+            .and_then(|f| f.own_vote(&self.blocks, &self.records, best))
         else {
             return;
         };

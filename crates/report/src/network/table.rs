@@ -139,13 +139,33 @@ impl SimulationReport {
                     finalized(i),
                     self.n_validators
                 ),
-                Some(i) => format!(
-                    "finality stopped at block {} of {n} (finalized by {} of {} validators); blocks {}-{n} never finalized",
-                    self.blocks[i].number,
-                    finalized(i),
-                    self.n_validators,
-                    self.blocks[i].number + 1
-                ),
+                Some(i) => {
+                    let first = self.blocks[i].number + 1;
+                    let never = if i + 2 == n {
+                        format!("block {first} never finalized")
+                    } else {
+                        format!("blocks {first}-{n} never finalized")
+                    };
+                    // Approved everywhere yet unfinalized: the run ended
+                    // before the chain was two slots past them.
+                    let approved = self.blocks[i + 1..].iter().all(|b| b.approved == b.expected);
+                    let why = if approved {
+                        format!(
+                            " (approved: GRANDPA votes two blocks behind the best, so a block \
+                             is finalized once the chain is two slots past it; the run ended \
+                             {} s after the last block's slot)",
+                            self.spec.run_after_last_block_secs
+                        )
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "finality stopped at block {} of {n} (finalized by {} of {} validators); {never}{why}",
+                        self.blocks[i].number,
+                        finalized(i),
+                        self.n_validators,
+                    )
+                }
             }
         });
         crate::table::wrap(&parts.join("; "))

@@ -121,13 +121,14 @@ fn finality_follows_approvals_and_stalls_without_a_supermajority() {
         assert!(b.finalized_p50_ms.unwrap() >= b.min_ms.unwrap());
     }
 
-    // Two fifths offline from block 3 (block 1 is approved and finalized
-    // before, block 2 after): no two-thirds majority votes any more,
+    // Two fifths offline from block 4 (block 1 is finalized as block 3
+    // is imported, GRANDPA voting two blocks behind the best; block 2
+    // would be as block 4 is): no two-thirds majority votes any more,
     // finality stops at block 1, and once 16 blocks are unfinalized
     // distribution turns aggressive.
     let small = "!ApprovalNetwork\nn_validators: 20\nn_cores: 4\nnum_blocks: 18\n\
                  needed_approvals: 6\nrun_after_last_block_secs: 10\nfinality: true\n\
-                 offline: [{fraction: 0.4, at_block: 3}]\n";
+                 offline: [{fraction: 0.4, at_block: 4}]\n";
     let stalled = run(&parse(small, "stalled").unwrap());
     assert!(stalled.all_approved, "{}", stalled.table());
     assert_eq!(stalled.blocks[0].finalized, Some(20), "{}", stalled.table());

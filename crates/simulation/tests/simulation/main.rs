@@ -7,4 +7,5 @@ mod common;
 mod cpu_model;
 mod determinism;
 mod golden;
+mod memory;
 mod rendezvous;

@@ -105,6 +105,27 @@ fn the_summary_names_who_never_approved_which_blocks_and_how_far_finality_came()
         ),
         "{table}"
     );
+    assert!(
+        !table.contains("GRANDPA"),
+        "unapproved blocks explain themselves: {table}"
+    );
+    // Every block approved, the last one not finalized when the run
+    // ended: the voting rule is why.
+    let r = report(
+        5,
+        3,
+        finality.clone(),
+        |_, _| Some(7_000),
+        |_, b| (b < 3).then_some(12_030),
+    );
+    let table = r.summary().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        table.contains(
+            "finality stopped at block 2 of 3 (finalized by 5 of 5 validators); block 3 never \
+             finalized (approved: GRANDPA votes two blocks behind the best"
+        ),
+        "{table}"
+    );
     let good = on_time(5, 3, finality);
     let flat = |r: &SimulationReport| r.summary().split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat(&good).contains(
