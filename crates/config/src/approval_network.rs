@@ -125,8 +125,10 @@ pub struct NetworkSpec {
     /// seconds of virtual time (default 60).
     pub run_after_last_block_secs: u64,
     /// Model finality (default false): each validator tells every other
-    /// one the highest block it approved with all its ancestors; a block
-    /// more than two thirds of the validators voted for is finalized, and
+    /// one the highest block it approved with all its ancestors, as far
+    /// as GRANDPA's voting rules let it vote (two blocks behind the best
+    /// at least; `crates/model/src/finality.rs`); a block more than two
+    /// thirds of the validators voted for is finalized, and
     /// voting and distribution prune it. Without it nothing is finalized
     /// during a run, and distribution's aggression starts once 16 blocks
     /// are unfinalized.
