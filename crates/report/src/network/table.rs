@@ -7,6 +7,7 @@
 use super::SimulationReport;
 use std::fmt::Write as _;
 use tranche_config::text::counted;
+use tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS as SLOT_MS;
 
 /// What every column and count of the table means.
 pub const COLUMNS: &str = "\
@@ -146,10 +147,16 @@ impl SimulationReport {
                     } else {
                         format!("blocks {first}-{n} never finalized")
                     };
-                    // Approved everywhere yet unfinalized: the run ended
-                    // before the chain was two slots past them.
-                    let approved = self.blocks[i + 1..].iter().all(|b| b.approved == b.expected);
-                    let why = if approved {
+                    // Approved everywhere yet unfinalized, each with less
+                    // of the run left after its slot than the two slots
+                    // (and a vote's trip) GRANDPA's voting rule waits for.
+                    let tail_ms = self.spec.run_after_last_block_secs * 1000;
+                    let too_late = (i + 1..n).all(|j| {
+                        let left_ms = (n - 1 - j) as u64 * SLOT_MS + tail_ms;
+                        let b = &self.blocks[j];
+                        b.approved == b.expected && left_ms < 2 * SLOT_MS + 1000
+                    });
+                    let why = if too_late {
                         format!(
                             " (approved: GRANDPA votes two blocks behind the best, so a block \
                              is finalized once the chain is two slots past it; the run ended \

@@ -110,11 +110,15 @@ fn the_summary_names_who_never_approved_which_blocks_and_how_far_finality_came()
         "unapproved blocks explain themselves: {table}"
     );
     // Every block approved, the last one not finalized when the run
-    // ended: the voting rule is why.
+    // ended 10 s after its slot: the voting rule is why.
+    let short = NetworkSpec {
+        run_after_last_block_secs: 10,
+        ..finality.clone()
+    };
     let r = report(
         5,
         3,
-        finality.clone(),
+        short,
         |_, _| Some(7_000),
         |_, b| (b < 3).then_some(12_030),
     );
@@ -126,6 +130,18 @@ fn the_summary_names_who_never_approved_which_blocks_and_how_far_finality_came()
         ),
         "{table}"
     );
+    // The same figures with a minute left after the last slot: the rule
+    // is not why, and the note says nothing of it.
+    let r = report(
+        5,
+        3,
+        finality.clone(),
+        |_, _| Some(7_000),
+        |_, b| (b < 3).then_some(12_030),
+    );
+    let table = r.summary().split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(table.contains("block 3 never finalized"), "{table}");
+    assert!(!table.contains("GRANDPA"), "{table}");
     let good = on_time(5, 3, finality);
     let flat = |r: &SimulationReport| r.summary().split_whitespace().collect::<Vec<_>>().join(" ");
     assert!(flat(&good).contains(
