@@ -62,6 +62,12 @@ pub struct NetworkArgs {
     /// only).
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// An earlier `tranche network --json` result of the same objective
+    /// and seed on another node (`node` alone may differ), drawn beside
+    /// this run: its approval times per block in the table and, with
+    /// --html, on one plot against block number (up to 4, repeat the flag).
+    #[arg(long, value_name = "FILE.json")]
+    pub beside: Vec<PathBuf>,
     /// Write a CPU flamegraph (SVG) of this process, sampled in process
     /// (stacks rooted at the simulation's thread names); with several
     /// processes, each writes its own (give each its own name).
@@ -119,6 +125,8 @@ pub enum CliError {
     Output(#[from] anyhow::Error),
     #[error("sweep: {0}")]
     Sweep(String),
+    #[error(transparent)]
+    Beside(#[from] tranche_report::network::beside::BesideError),
     #[error(
         "{file}: {} x {} x {} need an estimated {need_mib} MiB per process, {available_mib} \
          MiB are available: use more processes, fewer blocks or `finality: true`",
@@ -505,10 +513,19 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
             args.file.as_deref(),
             args.costs.as_deref(),
             args.hostfile.as_deref(),
-        ],
+        ]
+        .into_iter()
+        .chain(args.beside.iter().map(|p| Some(p.as_path())))
+        .collect::<Vec<_>>(),
     )?;
     let (spec, source) = spec_of(args)?;
     let engine = engine_of(args)?;
+    if args.process != 0 && !args.beside.is_empty() {
+        return Err(CliError::Output(anyhow::anyhow!(
+            "--beside: only process 0 writes the results; give it to process 0's command line"
+        )));
+    }
+    let beside = tranche_report::network::beside::load(&args.beside, &spec, args.seed)?;
     if args.dry_run {
         let text = dry_run(&spec, &source, engine.processes);
         return tranche_report::stream::out(&text).map_err(|e| CliError::Output(e.into()));
@@ -574,12 +591,18 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     }
     report.meta = Some(meta);
     tranche_report::stream::out(&report.table()).map_err(anyhow::Error::from)?;
+    if !beside.is_empty() {
+        let runs: Vec<&tranche_report::network::SimulationReport> =
+            std::iter::once(&report).chain(&beside).collect();
+        let table = tranche_report::network::beside::table(&runs);
+        tranche_report::stream::out(&format!("\n{table}")).map_err(anyhow::Error::from)?;
+    }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("the report serialises");
         tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
-        let page = tranche_report::network::page::render(&report)?;
+        let page = tranche_report::network::page::render(&report, &beside)?;
         tranche_report::outputs::write_atomic(path, page.as_bytes())?;
     }
     if let (Some(p), Some(path)) = (profiler, &args.profile) {

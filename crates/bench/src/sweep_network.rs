@@ -108,6 +108,7 @@ fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> Net
         costs: None,
         json: None,
         html: None,
+        beside: Vec::new(),
         profile: None,
         validators: None,
         cores: None,

@@ -17,6 +17,7 @@ mod inputs;
 mod meta_compare;
 mod model_guard;
 mod model_node;
+mod network_beside;
 mod network_cli;
 mod network_default_run;
 mod network_processes;

@@ -7,6 +7,7 @@
 //! and configuration. Written as JSON (`--json`), printed as a table
 //! (`table`), drawn as a page (`page`).
 
+pub mod beside;
 pub mod cpu;
 pub mod page;
 pub mod sweep;

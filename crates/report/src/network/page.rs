@@ -11,7 +11,10 @@
 //! per block, distribution's bytes out per validator in ascending order,
 //! and with the CPU model each thread's busy share. Below: the table with
 //! its legend, and the configuration simulated as `!ApprovalNetwork` YAML
-//! (every key with its value, a file `tranche network` reads back).
+//! (every key with its value, a file `tranche network` reads back). With
+//! `--beside`, earlier runs of the same network on another node come
+//! first: their summaries, approval time against block number for every
+//! run, and their table per block (`super::beside`).
 
 use super::{BlockSummary, SimulationReport};
 use crate::html::{escape, meta_table, page};
@@ -269,8 +272,10 @@ fn plots(report: &SimulationReport) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// The page.
-pub fn render(report: &SimulationReport) -> Result<String> {
+/// The page; with `beside` (earlier runs of the same objective and seed,
+/// another node: `super::beside`), first a plot of every run's approval
+/// time against block number and their table per block.
+pub fn render(report: &SimulationReport, beside: &[SimulationReport]) -> Result<String> {
     let mut body = meta_table(&[
         ("source", report.source.clone()),
         ("seed", report.seed.to_string()),
@@ -286,8 +291,30 @@ pub fn render(report: &SimulationReport) -> Result<String> {
         counted(report.blocks.len(), "block"),
         escape(&report.summary())
     );
+    let mut svgs = Vec::new();
+    if !beside.is_empty() {
+        let runs: Vec<&SimulationReport> = std::iter::once(report).chain(beside).collect();
+        let labels = super::beside::labels(&runs);
+        for (run, label) in runs.iter().zip(&labels).skip(1) {
+            let _ = writeln!(
+                body,
+                "<p>beside: {} ({}): {}</p>",
+                escape(label),
+                escape(&run.source),
+                escape(&run.summary())
+            );
+        }
+        svgs.push(line_chart(
+            "Approval time against block number, per node",
+            "block",
+            "s after the block's slot start",
+            &super::beside::approval_lines(&runs),
+        )?);
+        let _ = writeln!(body, "<pre>{}</pre>", escape(&super::beside::table(&runs)));
+    }
+    svgs.extend(plots(report)?);
     body.push_str("<div class=\"plots\">\n");
-    for (i, svg) in plots(report)?.into_iter().enumerate() {
+    for (i, svg) in svgs.into_iter().enumerate() {
         let _ = writeln!(body, "<figure id=\"plot-{}\">{svg}</figure>", i + 1);
     }
     body.push_str("</div>\n");

@@ -46,7 +46,7 @@ fn the_plots_come_first_in_the_run_pages_style_then_the_table_and_the_yaml() {
         |v, b| (v > 0 || b == 1).then_some(12_500 + u64::from(v)),
         |_, b| (b < 3).then_some(9_000),
     );
-    let html = render(&r).unwrap();
+    let html = render(&r, &[]).unwrap();
     assert!(html.contains(crate::html::STYLE), "the run page's style");
     let first_plot = html.find("<svg").unwrap();
     assert!(first_plot < html.find("<pre>").unwrap(), "plots first");
@@ -73,7 +73,9 @@ fn the_plots_come_first_in_the_run_pages_style_then_the_table_and_the_yaml() {
         |_, _| Some(7_000),
         |_, _| None,
     );
-    assert!(!render(&without).unwrap().contains("Finality over time"));
+    assert!(!render(&without, &[])
+        .unwrap()
+        .contains("Finality over time"));
 }
 
 #[test]

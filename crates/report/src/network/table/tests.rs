@@ -355,7 +355,7 @@ fn a_count_of_one_is_singular_in_the_network_table_and_page() {
     assert!(text.contains("(1 validator x 1 block)"), "{text}");
     assert!(text.contains("on 1 thread x 1 process:"), "{text}");
     crate::fixture::assert_singular(&text);
-    let page = crate::network::page::render(&r).unwrap();
+    let page = crate::network::page::render(&r, &[]).unwrap();
     crate::fixture::assert_singular(&page);
 }
 
