@@ -45,17 +45,23 @@ fn s(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// The classic node's result of the small objective, in `dir`.
+fn classic_result(dir: &Path) -> PathBuf {
+    let json = dir.join("classic.json");
+    execute(&args(&[
+        s(&objective(dir, "classic", 40)),
+        "--quiet",
+        "--json",
+        s(&json),
+    ]))
+    .unwrap();
+    json
+}
+
 #[test]
 fn an_earlier_run_on_another_node_is_drawn_beside_this_one() {
     let d = dir("drawn");
-    let classic = d.join("classic.json");
-    execute(&args(&[
-        s(&objective(&d, "classic", 40)),
-        "--quiet",
-        "--json",
-        s(&classic),
-    ]))
-    .unwrap();
+    let classic = classic_result(&d);
     let html = d.join("both.html");
     execute(&args(&[
         s(&objective(&d, "parallel", 40)),
@@ -107,14 +113,7 @@ fn an_earlier_run_on_another_node_is_drawn_beside_this_one() {
 #[test]
 fn what_cannot_be_drawn_beside_is_refused_before_the_run() {
     let d = dir("refused");
-    let classic = d.join("classic.json");
-    execute(&args(&[
-        s(&objective(&d, "classic", 40)),
-        "--quiet",
-        "--json",
-        s(&classic),
-    ]))
-    .unwrap();
+    let classic = classic_result(&d);
     let parallel = objective(&d, "parallel", 40);
     let refused = |extra: &[&str]| {
         let mut argv = vec![s(&parallel), "--quiet"];
