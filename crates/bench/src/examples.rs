@@ -80,6 +80,16 @@ pub const NETWORK_EXAMPLES: &[Example] = &[
         text: include_str!("../../simulation/examples/finality-stall.yaml"),
     },
     Example {
+        name: "ten-blocks-classic.yaml",
+        about: "polkadot-sdk#4849's run network-wide: 1 000 x 100, every tranche, 10 blocks, classic nodes",
+        text: include_str!("../../simulation/examples/ten-blocks-classic.yaml"),
+    },
+    Example {
+        name: "ten-blocks-parallel.yaml",
+        about: "the same on parallel nodes (8 workers); --beside draws the classic result with it",
+        text: include_str!("../../simulation/examples/ten-blocks-parallel.yaml"),
+    },
+    Example {
         name: "no-show-sweep.yaml",
         about: "`tranche sweep network`: approval against the share of no-shows, at two sizes",
         text: include_str!("../../simulation/examples/no-show-sweep.yaml"),

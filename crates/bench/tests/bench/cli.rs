@@ -26,7 +26,13 @@ fn examples_are_listed_and_written_out() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("approvals_throughput.yaml"), "{text}");
     // The network examples too (issue 31).
-    for name in ["no-shows.yaml", "finality-stall.yaml", "no-show-sweep.yaml"] {
+    for name in [
+        "no-shows.yaml",
+        "finality-stall.yaml",
+        "no-show-sweep.yaml",
+        "ten-blocks-classic.yaml",
+        "ten-blocks-parallel.yaml",
+    ] {
         assert!(text.contains(name), "{name} in {text}");
     }
     let dir = std::env::temp_dir().join(format!("tranche-cli-examples-{}", std::process::id()));

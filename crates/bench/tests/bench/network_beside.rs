@@ -83,6 +83,7 @@ fn an_earlier_run_on_another_node_is_drawn_beside_this_one() {
         "parallel/2, 2 cores: p50",
         "parallel/2, 2 cores: max",
         "classic, 2 cores: p99",
+        "classic, 2 cores: enough assignments, p50",
     ] {
         assert!(page.contains(line), "{line}");
     }

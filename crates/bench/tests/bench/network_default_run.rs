@@ -248,5 +248,5 @@ fn the_shipped_examples_parse() {
             n += 1;
         }
     }
-    assert_eq!(n, 4);
+    assert_eq!(n, 6);
 }

@@ -155,17 +155,20 @@ pub fn load(
 }
 
 /// Approval time against block number, seconds after each block's slot
-/// start: for every run its p50, p99 and max lines (one colour per run),
-/// a block no expected validator approved left out of its lines.
+/// start: for every run its p50, p99 and max lines and the median moment
+/// the validators had enough assignments (one colour per run), a block
+/// without the figure left out of that line (a line without points left
+/// out).
 pub fn approval_lines(runs: &[&SimulationReport]) -> Vec<Line> {
     let labels = labels(runs);
     let mut out = Vec::new();
     for (run, label) in runs.iter().zip(&labels) {
         type Pick = fn(&super::BlockSummary) -> Option<u64>;
-        let figures: [(&str, Pick); 3] = [
+        let figures: [(&str, Pick); 4] = [
             ("p50", |b| b.p50_ms),
             ("p99", |b| b.p99_ms),
             ("max", |b| b.max_ms),
+            ("enough assignments, p50", |b| b.enough_p50_ms),
         ];
         for (figure, pick) in figures {
             out.push(Line {
@@ -179,12 +182,13 @@ pub fn approval_lines(runs: &[&SimulationReport]) -> Vec<Line> {
             });
         }
     }
+    out.retain(|l| !l.points.is_empty());
     out
 }
 
-/// A figure in seconds with one decimal, or "-" where the run has none.
+/// A figure in seconds with two decimals, or "-" where the run has none.
 fn secs(ms: Option<u64>) -> String {
-    ms.map_or_else(|| "-".to_owned(), |ms| format!("{:.1}", ms as f64 / 1000.0))
+    ms.map_or_else(|| "-".to_owned(), |ms| format!("{:.2}", ms as f64 / 1000.0))
 }
 
 /// Per block and run: when the expected validators approved (p50, p99,
@@ -227,7 +231,7 @@ pub fn table(runs: &[&SimulationReport]) -> String {
             || "-".to_owned(),
             |t| {
                 format!(
-                    "{} {:.0} % / {:.0} %",
+                    "{} {:.1} % / {:.1} %",
                     t.name,
                     t.p50_busy * 100.0,
                     t.max_busy * 100.0
@@ -328,6 +332,7 @@ mod tests {
             &[Some(3500), Some(3600), Some(3700)],
         );
         let lines = approval_lines(&[&p, &c]);
+        // No run here has the moment of enough assignments: no such line.
         assert_eq!(lines.len(), 6);
         assert_eq!(lines[0].name, "parallel/4, 8 cores: p50");
         assert_eq!(lines[0].points, [(1.0, 3.5), (2.0, 3.6), (3.0, 3.7)]);
@@ -350,7 +355,7 @@ mod tests {
             .lines()
             .find(|l| l.trim_start().starts_with('2') && l.contains("parallel"))
             .unwrap();
-        assert!(row.contains("3.6") && row.contains("10/10"), "{row}");
+        assert!(row.contains("3.60") && row.contains("10/10"), "{row}");
         // No CPU model in these reports: the busy share is "-", not 0.
         assert!(
             t.lines()
