@@ -281,7 +281,12 @@ fn check_engine_flags(args: &NetworkArgs) -> Result<(), CliError> {
         });
     }
     if args.process != 0 {
-        for (flag, given) in [("--json", &args.json), ("--html", &args.html)] {
+        let beside = args.beside.first();
+        for (flag, given) in [
+            ("--json", args.json.as_ref()),
+            ("--html", args.html.as_ref()),
+            ("--beside", beside),
+        ] {
             if given.is_some() {
                 return Err(CliError::Output(anyhow::anyhow!(
                     "{flag}: only process 0 gathers and writes the results; give {flag} to \
@@ -520,11 +525,6 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     )?;
     let (spec, source) = spec_of(args)?;
     let engine = engine_of(args)?;
-    if args.process != 0 && !args.beside.is_empty() {
-        return Err(CliError::Output(anyhow::anyhow!(
-            "--beside: only process 0 writes the results; give it to process 0's command line"
-        )));
-    }
     let beside = tranche_report::network::beside::load(&args.beside, &spec, args.seed)?;
     if args.dry_run {
         let text = dry_run(&spec, &source, engine.processes);
