@@ -88,7 +88,7 @@ impl SimNode {
             if let Some(message) = p.connection {
                 return Some(Delivery::Connection {
                     from: p.from,
-                    message,
+                    message: *message,
                 });
             }
             // Bytes from another process that did not decode: dropped.

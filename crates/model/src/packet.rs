@@ -38,9 +38,11 @@ pub struct Packet {
     /// again what was checked where it was made (`crate::verdicts`).
     #[serde(default)]
     pub known: Vec<Option<u32>>,
-    /// A message about the connection itself (`crate::peers`).
+    /// A message about the connection itself (`crate::peers`); boxed, as
+    /// it is rare and a packet is moved several times on its way (its
+    /// size is the copy's).
     #[serde(default)]
-    pub connection: Option<Connection>,
+    pub connection: Option<Box<Connection>>,
 }
 
 /// A message about the connection itself.

@@ -55,7 +55,7 @@ impl Port {
         if packet.finality.is_some() {
             return now_ms;
         }
-        match &packet.connection {
+        match packet.connection.as_deref() {
             Some(Connection::Disconnect { .. }) => return now_ms,
             Some(_) => {}
             None => self.counted.notifications_in += 1,
@@ -124,7 +124,7 @@ impl Port {
                     len: 0,
                     finality,
                     known: Vec::new(),
-                    connection,
+                    connection: connection.map(Box::new),
                 };
                 out.push((now_ms + model.links.latency_ms(self.me, to), packet));
             }
@@ -161,7 +161,7 @@ impl Port {
             len,
             finality: None,
             known,
-            connection,
+            connection: connection.map(Box::new),
         };
         out.push((left + model.links.latency_ms(self.me, to), packet));
     }
