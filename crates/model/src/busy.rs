@@ -312,13 +312,7 @@ impl Busy {
             Job::Notification { from, msg } => match self.layout {
                 Layout::Parallel => {
                     let items = msg.len() as u64;
-                    let parts = split(msg, &self.roles.distribution)
-                        .into_iter()
-                        .map(|(w, job)| match job {
-                            Job::Items { msg, .. } => (w, Job::Items { from, msg }),
-                            other => (w, other),
-                        })
-                        .collect();
+                    let parts = split(from, msg, &self.roles.distribution);
                     (costs.route() * items, Done::Route(parts))
                 }
                 Layout::Classic => self.start(now_ms, Job::Items { from, msg }, node),
@@ -500,44 +494,51 @@ fn worker_of(workers: &[ThreadId], v: ValidatorIndex) -> ThreadId {
 }
 
 /// A notification split by the workers of its items' validators, each
-/// worker's items in their order.
-fn split(msg: ApprovalDistributionMessage, workers: &[ThreadId]) -> Vec<(ThreadId, Job)> {
-    let mut parts: Vec<(ThreadId, ApprovalDistributionMessage)> = Vec::new();
-    let mut put = |w: ThreadId, one: ApprovalDistributionMessage| match parts
-        .iter_mut()
-        .find(|(t, _)| *t == w)
-    {
-        Some((_, m)) => match (m, one) {
-            (
-                ApprovalDistributionMessage::Assignments(a),
-                ApprovalDistributionMessage::Assignments(b),
-            ) => a.extend(b),
-            (
-                ApprovalDistributionMessage::Approvals(a),
-                ApprovalDistributionMessage::Approvals(b),
-            ) => a.extend(b),
-            _ => unreachable!("one notification holds one kind"),
-        },
-        None => parts.push((w, one)),
-    };
+/// worker's items in their order, the workers in the order of their first
+/// item: `from`'s items for each worker.
+fn split(
+    from: u32,
+    msg: ApprovalDistributionMessage,
+    workers: &[ThreadId],
+) -> Vec<(ThreadId, Job)> {
+    let items = |msg| Job::Items { from, msg };
     match msg {
-        ApprovalDistributionMessage::Assignments(items) => {
-            for item in items {
-                let w = worker_of(workers, item.cert.validator);
-                put(w, ApprovalDistributionMessage::Assignments(vec![item]));
-            }
+        ApprovalDistributionMessage::Assignments(all) => {
+            by_worker(all, workers, |a| a.cert.validator)
+                .into_iter()
+                .map(|(w, part)| (w, items(ApprovalDistributionMessage::Assignments(part))))
+                .collect()
         }
-        ApprovalDistributionMessage::Approvals(votes) => {
-            for vote in votes {
-                let w = worker_of(workers, vote.validator);
-                put(w, ApprovalDistributionMessage::Approvals(vec![vote]));
-            }
+        ApprovalDistributionMessage::Approvals(all) => by_worker(all, workers, |v| v.validator)
+            .into_iter()
+            .map(|(w, part)| (w, items(ApprovalDistributionMessage::Approvals(part))))
+            .collect(),
+    }
+}
+
+/// Items grouped by the worker of their validator, without copying them
+/// one by one when one worker has them all.
+fn by_worker<T>(
+    all: Vec<T>,
+    workers: &[ThreadId],
+    validator: impl Fn(&T) -> ValidatorIndex,
+) -> Vec<(ThreadId, Vec<T>)> {
+    let worker = |item: &T| worker_of(workers, validator(item));
+    let Some(first) = all.first().map(worker) else {
+        return Vec::new();
+    };
+    if all.iter().all(|item| worker(item) == first) {
+        return vec![(first, all)];
+    }
+    let mut parts: Vec<(ThreadId, Vec<T>)> = Vec::new();
+    for item in all {
+        let w = worker(&item);
+        match parts.iter_mut().find(|(t, _)| *t == w) {
+            Some((_, part)) => part.push(item),
+            None => parts.push((w, vec![item])),
         }
     }
     parts
-        .into_iter()
-        .map(|(w, msg)| (w, Job::Items { from: 0, msg }))
-        .collect()
 }
 
 /// Voting's cost of importing one checked item.
@@ -545,5 +546,57 @@ fn import_cost(costs: &CostTable, item: &Import) -> u64 {
     match item {
         Import::Assignment { .. } => costs.import_assignment(),
         Import::Approval { .. } => costs.import_approval(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tranche_primitives::{CandidateBitfield, Hash, IndirectSignedApprovalVote};
+    use tranche_primitives::{ValidatorIndex, ValidatorSignature};
+
+    fn votes(validators: &[u32]) -> ApprovalDistributionMessage {
+        ApprovalDistributionMessage::approvals(validators.iter().map(|&v| {
+            IndirectSignedApprovalVote {
+                block_hash: Hash([1; 32]),
+                candidate_indices: CandidateBitfield::from_index(0),
+                validator: ValidatorIndex(v),
+                signature: ValidatorSignature([2; 64]),
+            }
+        }))
+    }
+
+    /// Each part: (worker index, the validators of its items in order).
+    fn parts(split: Vec<(ThreadId, Job)>) -> Vec<(usize, u32, Vec<u32>)> {
+        split
+            .into_iter()
+            .map(|(w, job)| match job {
+                Job::Items {
+                    from,
+                    msg: ApprovalDistributionMessage::Approvals(v),
+                } => (w.index(), from, v.iter().map(|v| v.validator.0).collect()),
+                _ => panic!("a split gives items of the notification's kind"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_notification_is_split_by_worker_in_the_order_of_first_items() {
+        let specs = (0..4)
+            .map(|i| crate::cpu::ThreadSpec::new(format!("t{i}"), None))
+            .collect();
+        let cpu: Cpu<Job, Done> = Cpu::new(specs, 1).unwrap();
+        let workers: Vec<ThreadId> = cpu.threads().skip(1).map(|(t, _)| t).collect();
+        let split = split(7, votes(&[5, 3, 8, 4, 2, 6]), &workers);
+        assert_eq!(
+            parts(split),
+            vec![(3, 7, vec![5, 8, 2]), (1, 7, vec![3, 6]), (2, 7, vec![4]),]
+        );
+        // All of one worker's: one part, the items as they came.
+        assert_eq!(
+            parts(super::split(9, votes(&[4, 1, 7]), &workers)),
+            vec![(2, 9, vec![4, 1, 7])]
+        );
+        assert!(super::split(9, votes(&[]), &workers).is_empty());
     }
 }

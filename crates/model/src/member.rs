@@ -67,12 +67,13 @@ impl SimNode {
 
     /// Everything due at `now_ms` (the protocol's one order of work,
     /// `Protocol::moment`), with the notifications delivered now in
-    /// (sender, sequence) order (the caller sorts them). Sends go to `out`
-    /// as (arrival moment, packet).
+    /// (sender, sequence) order (the caller sorts them; those a validator
+    /// that is away does not take are dropped). Sends go to `out` as
+    /// (arrival moment, packet).
     pub fn moment(
         &mut self,
         now_ms: u64,
-        delivered: Vec<Packet>,
+        delivered: impl IntoIterator<Item = Packet>,
         verdicts: &Verdicts,
         model: &Model,
         out: &mut Vec<(u64, Packet)>,

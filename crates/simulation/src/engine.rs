@@ -160,13 +160,13 @@ pub fn run(
                         {
                             shard.cap = Some(c.delayed(&t, 0));
                         }
-                        shard.stash.entry(t).or_default().append(data);
+                        // The batch itself, not copied into a growing list.
+                        shard.stash.entry(t).or_default().push(std::mem::take(data));
                     });
                     let mut session = packets_out.activate();
-                    let mut emit = |cap: &Capability<u64>, at: u64, batch: Vec<Packet>| {
+                    let mut emit = |cap: &Capability<u64>, at: u64, batch: &mut Vec<Packet>| {
                         let c = cap.delayed(&at);
-                        let mut batch = batch;
-                        session.give(&c, &mut batch);
+                        session.give(&c, batch);
                     };
                     shard.step(&frontiers[0], &mut emit);
                     if let Some(rc) = shard.finished(&frontiers[0]) {
@@ -211,8 +211,9 @@ struct Shard {
     peers: usize,
     /// This worker's validators: `index`, `index + peers`, ...
     nodes: Vec<SimNode>,
-    /// Notifications that arrived, by moment, before ingress shaping.
-    stash: BTreeMap<u64, Vec<Packet>>,
+    /// Notifications that arrived, by moment, before ingress shaping: the
+    /// batches as timely handed them over.
+    stash: BTreeMap<u64, Vec<Vec<Packet>>>,
     /// Notifications past ingress shaping, by the moment they are handled.
     deferred: BTreeMap<u64, Vec<Packet>>,
     /// The capability of the notifications output, at the earliest moment
@@ -221,6 +222,12 @@ struct Shard {
     record_cap: Option<Capability<u64>>,
     moments: Rc<RefCell<u64>>,
     sends: Vec<(u64, Packet)>,
+    /// The moment's arrivals and deliveries, and a batch to send (reused:
+    /// lists that grow every moment would be copied as they grow, into
+    /// memory that is new each time).
+    arrived: Vec<Packet>,
+    due: Vec<Packet>,
+    batch: Vec<Packet>,
     /// This worker's verdicts, its own (no lock).
     verdicts: Rc<Verdicts>,
     progress: Option<ProgressFn>,
@@ -253,6 +260,9 @@ impl Shard {
             record_cap,
             moments,
             sends: Vec::new(),
+            arrived: Vec::new(),
+            due: Vec::new(),
+            batch: Vec::new(),
             verdicts,
             progress,
         }
@@ -274,7 +284,7 @@ impl Shard {
     fn step(
         &mut self,
         frontier: &MutableAntichain<u64>,
-        emit: &mut impl FnMut(&Capability<u64>, u64, Vec<Packet>),
+        emit: &mut impl FnMut(&Capability<u64>, u64, &mut Vec<Packet>),
     ) {
         if self.cap.is_none() {
             // Input that arrived after the end.
@@ -291,15 +301,21 @@ impl Shard {
                 tell(t.saturating_sub(start), self.shared.end_ms - start);
             }
             let cap = self.cap.as_ref().expect("held while work is left");
-            let mut by_time: BTreeMap<u64, Vec<Packet>> = BTreeMap::new();
-            for (at, p) in self.sends.drain(..) {
-                if at <= self.shared.end_ms {
-                    by_time.entry(at).or_default().push(p);
+            let end_ms = self.shared.end_ms;
+            self.sends.retain(|(at, _)| *at <= end_ms);
+            // By arrival moment; (from, seq) is unique.
+            self.sends
+                .sort_unstable_by_key(|(at, p)| (*at, p.from, p.seq));
+            let batch = &mut self.batch;
+            let mut sends = self.sends.drain(..).peekable();
+            while let Some((at, p)) = sends.next() {
+                batch.push(p);
+                while let Some((_, p)) = sends.next_if(|(a, _)| *a == at) {
+                    batch.push(p);
                 }
-            }
-            for (at, batch) in by_time {
                 // Sent at `at - 1`; the loop's summary adds the last 1 ms.
                 emit(cap, at - 1, batch);
+                batch.clear();
             }
         }
         match self.next_moment().filter(|&t| t <= self.shared.end_ms) {
@@ -314,39 +330,50 @@ impl Shard {
 
     /// One complete moment: ingress shaping of what arrived, then every
     /// validator with something due, its deliveries in (sender, sequence)
-    /// order.
+    /// order. What is due is one list sorted by (destination, sender,
+    /// sequence), handed to the validators in turn (they are in ascending
+    /// order too): no list per validator.
     fn moment(&mut self, t: u64) {
         *self.moments.borrow_mut() += 1;
-        let mut arrived = self.stash.remove(&t).unwrap_or_default();
+        let mut arrived = std::mem::take(&mut self.arrived);
+        for mut batch in self.stash.remove(&t).unwrap_or_default() {
+            arrived.append(&mut batch);
+        }
         // (from, seq) is unique: a sender numbers everything it sends.
         arrived.sort_unstable_by_key(|p| (p.to, p.from, p.seq));
-        let mut due: BTreeMap<u32, Vec<Packet>> = BTreeMap::new();
-        for p in self.deferred.remove(&t).unwrap_or_default() {
-            due.entry(p.to).or_default().push(p);
-        }
-        for p in arrived {
+        let mut due = std::mem::take(&mut self.due);
+        let held = self.deferred.remove(&t).unwrap_or_default();
+        let merge = !held.is_empty();
+        due.extend(held);
+        for p in arrived.drain(..) {
             let i = self.local(p.to);
             let at = self.nodes[i].arrive(t, &p);
             if at <= t {
-                due.entry(p.to).or_default().push(p);
+                due.push(p);
             } else {
                 self.deferred.entry(at).or_default().push(p);
             }
         }
+        if merge {
+            due.sort_unstable_by_key(|p| (p.to, p.from, p.seq));
+        }
         let shared = self.shared.clone();
-        for i in 0..self.nodes.len() {
-            let v = self.nodes[i].index();
-            let mut delivered = due.remove(&v);
-            let timer_due = self.nodes[i].next_event_ms().is_some_and(|n| n <= t);
-            if delivered.is_none() && !timer_due {
+        let mut due_now = due.drain(..).peekable();
+        for node in &mut self.nodes {
+            let v = node.index();
+            let delivered = due_now.peek().is_some_and(|p| p.to == v);
+            let timer_due = node.next_event_ms().is_some_and(|n| n <= t);
+            if !delivered && !timer_due {
                 continue;
             }
-            if let Some(d) = delivered.as_mut() {
-                d.sort_unstable_by_key(|p| (p.from, p.seq));
-            }
-            let d = delivered.unwrap_or_default();
-            self.nodes[i].moment(t, d, &self.verdicts, &shared.model, &mut self.sends);
+            let mine = std::iter::from_fn(|| due_now.next_if(|p| p.to == v));
+            node.moment(t, mine, &self.verdicts, &shared.model, &mut self.sends);
+            // What it did not take (away): dropped.
+            while due_now.next_if(|p| p.to == v).is_some() {}
         }
+        drop(due_now);
+        self.arrived = arrived;
+        self.due = due;
     }
 
     /// Once nothing can reach this worker before the end any more: the

@@ -453,18 +453,31 @@ impl<J, O> Cpu<J, O> {
     }
 
     /// The earliest end of a running job, and its thread (lowest index
-    /// among those ending then).
+    /// among those ending then). Every running job progresses at the same
+    /// rate, so the earliest end is the smallest tag's, and the jobs ending
+    /// then are those whose tag the work has reached by that instant: one
+    /// division per event, not one per running thread.
     fn earliest_done(&self) -> Option<(u64, usize)> {
-        let mut best: Option<(u64, usize)> = None;
-        for (i, t) in self.threads.iter().enumerate() {
-            if let State::Running { tag, .. } = t.state {
-                let at = self.end_of(tag);
-                if best.is_none_or(|(b, _)| at < b) {
-                    best = Some((at, i));
-                }
-            }
-        }
-        best
+        let first = self
+            .threads
+            .iter()
+            .filter_map(|t| match t.state {
+                State::Running { tag, .. } => Some(tag),
+                _ => None,
+            })
+            .min()?;
+        let at = self.end_of(first);
+        // A saturated end is every later job's end too.
+        let reached = if at == u64::MAX {
+            u128::MAX
+        } else {
+            self.work_at(at)
+        };
+        let i = self
+            .threads
+            .iter()
+            .position(|t| matches!(t.state, State::Running { tag, .. } if tag <= reached))?;
+        Some((at, i))
     }
 
     /// The lowest-index thread that can start a job now.

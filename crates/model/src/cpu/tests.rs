@@ -26,11 +26,31 @@ fn unbounded(n: usize, cores: u32) -> TestCpu {
     cpu(&threads, cores)
 }
 
+/// The earliest end of a running job and its thread, the long way: each
+/// running job's end on the current segment, the lowest index among the
+/// earliest (what `Cpu::earliest_done` finds with one division).
+fn earliest_done_by_every_end(cpu: &TestCpu) -> Option<(u64, usize)> {
+    let mut best: Option<(u64, usize)> = None;
+    for (i, t) in cpu.threads.iter().enumerate() {
+        if let State::Running { tag, .. } = t.state {
+            let at = cpu.end_of(tag);
+            if best.is_none_or(|(b, _)| at < b) {
+                best = Some((at, i));
+            }
+        }
+    }
+    best
+}
+
 /// Pull every event up to `until`, answering each start with the job's
-/// cost.
+/// cost; before each, the earliest end is checked against the long way.
 fn drain(cpu: &mut TestCpu, until: u64) -> Vec<Seen> {
     let mut seen = Vec::new();
-    while let Some(event) = cpu.next(until).unwrap() {
+    loop {
+        assert_eq!(cpu.earliest_done(), earliest_done_by_every_end(cpu));
+        let Some(event) = cpu.next(until).unwrap() else {
+            break;
+        };
         match event {
             Event::Start {
                 thread,
