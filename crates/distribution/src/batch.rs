@@ -15,11 +15,27 @@ pub fn batch_notifications(
     sends: impl IntoIterator<Item = (PeerId, Outgoing)>,
 ) -> Vec<(PeerId, ApprovalDistributionMessage)> {
     let mut sends: Vec<(PeerId, Outgoing)> = sends.into_iter().collect();
+    let mut out = Vec::new();
+    batch_notifications_into(&mut sends, &mut out);
+    out
+}
+
+/// [`batch_notifications`] from a list it empties (keeping its capacity)
+/// into a list it appends to: a caller that batches often reuses both.
+pub fn batch_notifications_into(
+    sends: &mut Vec<(PeerId, Outgoing)>,
+    out: &mut Vec<(PeerId, ApprovalDistributionMessage)>,
+) {
     // Stable: each peer's items keep their order.
     sends.sort_by_key(|(p, _)| *p);
-    let mut out: Vec<(PeerId, ApprovalDistributionMessage)> = Vec::new();
-    for (peer, item) in sends {
-        let last = out.last_mut().filter(|(p, _)| *p == peer).map(|(_, m)| m);
+    // A notification of an earlier call is never extended.
+    let first = out.len();
+    let mut rest = sends.drain(..);
+    while let Some((peer, item)) = rest.next() {
+        let last = out[first..]
+            .last_mut()
+            .filter(|(p, _)| *p == peer)
+            .map(|(_, m)| m);
         match (last, item) {
             (Some(ApprovalDistributionMessage::Assignments(v)), Outgoing::Assignment(a))
                 if v.len() < MAX_ASSIGNMENT_BATCH_SIZE =>
@@ -32,12 +48,31 @@ pub fn batch_notifications(
                 v.push(a)
             }
             (_, Outgoing::Assignment(a)) => {
-                out.push((peer, ApprovalDistributionMessage::Assignments(vec![a])))
+                let mut v = Vec::with_capacity(run(peer, true, rest.as_slice()));
+                v.push(a);
+                out.push((peer, ApprovalDistributionMessage::Assignments(v)))
             }
             (_, Outgoing::Approval(a)) => {
-                out.push((peer, ApprovalDistributionMessage::Approvals(vec![a])))
+                let mut v = Vec::with_capacity(run(peer, false, rest.as_slice()));
+                v.push(a);
+                out.push((peer, ApprovalDistributionMessage::Approvals(v)))
             }
         }
     }
-    out
+}
+
+/// How many items the notification to `peer` that starts now will hold:
+/// this one and those of the same kind that follow it for the same peer,
+/// up to the kind's batch size (its list is made that size at once, not
+/// grown item by item).
+fn run(peer: PeerId, assignments: bool, rest: &[(PeerId, Outgoing)]) -> usize {
+    let max = if assignments {
+        MAX_ASSIGNMENT_BATCH_SIZE
+    } else {
+        MAX_APPROVAL_BATCH_SIZE
+    };
+    let same = |(p, o): &&(PeerId, Outgoing)| {
+        *p == peer && matches!(o, Outgoing::Assignment(_)) == assignments
+    };
+    1 + rest.iter().take(max - 1).take_while(same).count()
 }

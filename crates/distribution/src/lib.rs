@@ -66,7 +66,7 @@ mod state;
 pub mod topology;
 
 pub use action::{Action, AssignmentItem, Outgoing, PeerId, View, MAX_PEER_ID};
-pub use batch::batch_notifications;
+pub use batch::{batch_notifications, batch_notifications_into};
 pub use check::{
     ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, CheckToken, InvalidVote,
 };

@@ -83,10 +83,10 @@ impl RandomRouting {
         n_peers_total: usize,
         words: usize,
         eligible: impl Fn(usize) -> u64,
-    ) -> Vec<usize> {
+    ) -> Picks {
         let k = self.remaining();
         if n_peers_total == 0 || k == 0 {
-            return Vec::new();
+            return Picks::default();
         }
         let e: usize = (0..words).map(|w| eligible(w).count_ones() as usize).sum();
         let m = if RANDOM_SAMPLE_RATE > n_peers_total {
@@ -94,19 +94,19 @@ impl RandomRouting {
         } else {
             passing_count(seed, e, RANDOM_SAMPLE_RATE as f64 / n_peers_total as f64, k)
         };
-        // `m` distinct ranks among the eligible, uniformly.
-        let mut ranks: Vec<usize> = Vec::with_capacity(m);
+        // `m` (at most `k`) distinct ranks among the eligible, uniformly.
+        let mut ranks = Picks::default();
         let mut attempt = 0u32;
-        while ranks.len() < m {
+        while ranks.len < m {
             let r = ((peer_draw(seed ^ INDEX_SALT, attempt) as u128 * e as u128) >> 64) as usize;
             attempt += 1;
             if !ranks.contains(&r) {
                 ranks.push(r);
             }
         }
-        ranks.sort_unstable();
+        ranks.peers[..ranks.len].sort_unstable();
         // Rank -> peer, a popcount per word.
-        let mut peers = Vec::with_capacity(m);
+        let mut peers = Picks::default();
         let mut next = ranks.iter().copied().peekable();
         let mut base = 0usize;
         for w in 0..words {
@@ -125,6 +125,39 @@ impl RandomRouting {
             base += c;
         }
         peers
+    }
+}
+
+/// The peers a message is sent to at random (at most
+/// [`RANDOM_CIRCULATION`]), in ascending id: held in place, no list
+/// allocated per message.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Picks {
+    peers: [usize; RANDOM_CIRCULATION],
+    len: usize,
+}
+
+impl Picks {
+    fn push(&mut self, peer: usize) {
+        self.peers[self.len] = peer;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Picks {
+    type Target = [usize];
+
+    fn deref(&self) -> &[usize] {
+        &self.peers[..self.len]
+    }
+}
+
+impl IntoIterator for Picks {
+    type Item = usize;
+    type IntoIter = std::iter::Take<std::array::IntoIter<usize, RANDOM_CIRCULATION>>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.peers.into_iter().take(self.len)
     }
 }
 
@@ -266,8 +299,8 @@ mod tests {
         let few = [3usize, 70, 200];
         let (words, eligible) = words_of(&few);
         assert_eq!(
-            RandomRouting::default().pick(seed_of(0), 20, words, &eligible),
-            vec![3, 70, 200]
+            *RandomRouting::default().pick(seed_of(0), 20, words, &eligible),
+            [3, 70, 200]
         );
         let many: Vec<usize> = (0..20).collect();
         let (words, eligible) = words_of(&many);

@@ -5,6 +5,8 @@
 //! can compute the same grid (including upstream benchmark's identity
 //! shuffle).
 
+use std::sync::Arc;
+
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -29,13 +31,16 @@ pub fn shuffle_seed(randomness: &[u8; 32]) -> [u8; 32] {
     Hash::blake2_256(&input).0
 }
 
-/// Which validator sits at which grid position, and back.
+/// Which validator sits at which grid position, and back. Every validator
+/// of a session holds the same grid, so the tables are shared: a clone
+/// (one per validator of a simulated network) costs two counts, not the
+/// tables (about 12 bytes a validator each).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SessionGridTopology {
     /// Validator at each grid position (`canonical_shuffling`).
-    canonical: Vec<ValidatorIndex>,
+    canonical: Arc<[ValidatorIndex]>,
     /// Grid position of each validator (`shuffled_indices`).
-    positions: Vec<usize>,
+    positions: Arc<[usize]>,
 }
 
 impl SessionGridTopology {
@@ -69,8 +74,8 @@ impl SessionGridTopology {
             *slot = pos;
         }
         Ok(SessionGridTopology {
-            canonical,
-            positions,
+            canonical: canonical.into(),
+            positions: positions.into(),
         })
     }
 

@@ -12,7 +12,7 @@ use crate::moment::Transmit;
 use crate::packet::Connection;
 use crate::peers::{heads_of, reconnect_delay_ms, view_of};
 use crate::protocol::{Cx, Protocol};
-use tranche_distribution::batch_notifications;
+use tranche_distribution::batch_notifications_into;
 
 /// The protocol's side of its connections: what it sends over the links,
 /// what the links lose, what it hears about the connection itself.
@@ -59,7 +59,9 @@ impl Protocol {
             return;
         }
         let mut lost = Vec::new();
-        for (peer, message) in batch_notifications(self.sends.drain(..)) {
+        let mut batched = std::mem::take(&mut self.batched);
+        batch_notifications_into(&mut self.sends, &mut batched);
+        for (peer, message) in batched.drain(..) {
             let seq = self.seq;
             self.seq += 1;
             let to = peer.0;
@@ -82,6 +84,7 @@ impl Protocol {
                 lost.push((to, seq));
             }
         }
+        self.batched = batched;
         let Some(model) = cx.network else {
             return;
         };

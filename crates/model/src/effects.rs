@@ -13,7 +13,9 @@ use crate::time::{slot_ms, tick_of};
 impl Protocol {
     /// Carry out voting's actions (through the glue every runtime shares,
     /// `tranche_validator::dispatch`), then settle what they caused.
-    pub(crate) fn apply_voting(&mut self, now_ms: u64, o: voting::Output, cx: Cx<'_>) {
+    pub(crate) fn apply_voting(&mut self, now_ms: u64, o: &mut voting::Output, cx: Cx<'_>) {
+        // No database under the model: the writes are dropped.
+        o.writes.ops.clear();
         let work = std::mem::take(&mut self.actions);
         let mut carry = Carry {
             protocol: self,
@@ -21,7 +23,7 @@ impl Protocol {
             cx,
             work,
         };
-        match dispatch(o.actions, &mut carry) {
+        match dispatch(o.actions.drain(..), &mut carry) {
             Ok(()) => {}
             Err(never) => match never {},
         }

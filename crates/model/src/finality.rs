@@ -152,7 +152,7 @@ mod tests {
                 slot: n.into(),
                 session: 1,
                 relay_vrf_story: RelayVrfStory([0; 32]),
-                candidates: Vec::new(),
+                candidates: Vec::new().into(),
             })
             .collect();
         let approved = BlockRecord {

@@ -34,7 +34,7 @@ pub struct FixedNode {
 impl FixedNode {
     /// The validator of `setup`, connected to `setup.peers` for good, its
     /// checks answered by `verdicts`.
-    pub fn new(setup: NodeSetup<'_>, verdicts: Verdicts) -> FixedNode {
+    pub fn new(setup: NodeSetup, verdicts: Verdicts) -> FixedNode {
         FixedNode {
             protocol: Protocol::new(setup),
             verdicts,

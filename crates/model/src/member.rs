@@ -29,7 +29,7 @@ pub struct SimNode {
 }
 
 impl SimNode {
-    pub fn new(setup: NodeSetup<'_>, model: &Model) -> SimNode {
+    pub fn new(setup: NodeSetup, model: &Model) -> SimNode {
         let index = setup.index;
         SimNode {
             index,

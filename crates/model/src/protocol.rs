@@ -51,7 +51,7 @@ pub struct Cx<'a> {
 }
 
 /// What a validator's protocol needs to be built.
-pub struct NodeSetup<'a> {
+pub struct NodeSetup {
     pub index: u32,
     /// Validators of the session.
     pub n: u32,
@@ -66,7 +66,8 @@ pub struct NodeSetup<'a> {
     pub approval: ValidatorPair,
     pub session: Arc<Session>,
     pub grid: tranche_distribution::SessionGridTopology,
-    pub blocks: &'a [Block],
+    /// The chain's blocks, shared by every validator of a process.
+    pub blocks: Arc<[Block]>,
     pub routing_seed: u64,
     /// Model finality from the validators' approvals.
     pub finality: bool,
@@ -92,12 +93,16 @@ pub struct Protocol {
     pub(crate) voting: ApprovalVoting,
     pub(crate) dist: State,
     pub(crate) session: Arc<Session>,
-    pub(crate) blocks: Vec<Block>,
+    pub(crate) blocks: Arc<[Block]>,
     /// Blocks imported so far.
     imported: usize,
     checks: Option<CheckDelays>,
     /// Distribution's actions, and what they settled to (reused).
     pub(crate) actions: Vec<Action>,
+    /// Voting's output for imports, emptied after each (reused).
+    voted: voting::Output,
+    /// The notifications of a flush of `sends` (reused).
+    pub(crate) batched: Vec<(PeerId, ApprovalDistributionMessage)>,
     settled: Settled,
     /// Sends waiting to be cut into notifications.
     pub(crate) sends: Vec<(PeerId, Outgoing)>,
@@ -134,7 +139,7 @@ pub struct Protocol {
 }
 
 impl Protocol {
-    pub fn new(setup: NodeSetup<'_>) -> Protocol {
+    pub fn new(setup: NodeSetup) -> Protocol {
         let index = setup.index;
         let keys = voting::LocalKeys {
             assignment: setup.assignment,
@@ -179,17 +184,18 @@ impl Protocol {
             index,
             n: setup.n,
             peers: Peers::new(setup.n, &setup.peers),
-            presence: Presence::new(setup.behaviour, setup.blocks),
+            presence: Presence::new(setup.behaviour, &setup.blocks),
             seq: 0,
             ready: Ready::default(),
             behaviour: setup.behaviour,
             voting,
             dist,
             session: setup.session,
-            blocks: setup.blocks.to_vec(),
             imported: 0,
             checks: setup.checks,
             actions,
+            voted: voting::Output::default(),
+            batched: Vec::new(),
             settled: Settled::default(),
             sends: Vec::new(),
             records: vec![BlockRecord::default(); setup.blocks.len()],
@@ -202,6 +208,7 @@ impl Protocol {
             owed: Owed::default(),
             busy,
             batched_signatures,
+            blocks: setup.blocks,
         }
     }
 
@@ -426,8 +433,8 @@ impl Protocol {
                 let ms = checks.draw_ms();
                 self.voting.set_check_delay_ticks(ticks_ceil(ms));
             }
-            let (o, _) = self.voting.tick_one(now);
-            self.apply_voting(now_ms, o, cx);
+            let (mut o, _) = self.voting.tick_one(now);
+            self.apply_voting(now_ms, &mut o, cx);
         }
     }
 
@@ -470,14 +477,14 @@ impl Protocol {
         }
         // Distribution learns our view first (as `crates/node/src/fanout.rs`).
         self.dist.our_view_change(&[hash]);
-        let o = self.voting.import_block(
+        let mut o = self.voting.import_block(
             tick_of(now_ms),
             voting::NewBlock {
                 block,
                 session: self.session.clone(),
             },
         );
-        self.apply_voting(now_ms, o, cx);
+        self.apply_voting(now_ms, &mut o, cx);
         // Every peer imports the block at its slot too: their views now
         // hold it (views travel outside the simulated links).
         let view = View {
@@ -521,22 +528,39 @@ impl Protocol {
     /// Run distribution's checks until none are left, hand what passes to
     /// voting, then send.
     pub(crate) fn settle(&mut self, now_ms: u64, work: Vec<Action>, cx: Cx<'_>) {
-        let done = self.run_checks(now_ms, work, cx, false);
+        let done = self.settle_work(now_ms, work, cx, false);
         if self.costs.is_some() {
             self.owed.distribution += done.cost;
         }
-        self.sends.extend(done.sends);
+        // The sends and imports are carried out from the reused lists
+        // (taken: what the imports cause settles into lists of its own).
+        self.sends.append(&mut self.settled.sends);
+        let mut imports = std::mem::take(&mut self.settled.imports);
         self.flush_sends(now_ms, cx);
-        self.apply_imports(now_ms, done.imports, cx);
+        self.apply_imports(now_ms, imports.drain(..), cx);
+        if self.settled.imports.capacity() == 0 {
+            self.settled.imports = imports;
+        }
+    }
+
+    /// [`Protocol::settle_work`], with the sends and imports handed over
+    /// in lists of their own (for the CPU model's jobs, which carry them
+    /// until the job is done).
+    fn run_checks(&mut self, now_ms: u64, work: Vec<Action>, cx: Cx<'_>, defer: bool) -> Handled {
+        let mut done = self.settle_work(now_ms, work, cx, defer);
+        done.sends = self.settled.sends.drain(..).collect();
+        done.imports = self.settled.imports.drain(..).collect();
+        done
     }
 
     /// Carry out distribution's actions until none are left: run its
     /// checks (verdicts from the shared verdicts; with `defer`, hand them
     /// back instead, as the classic layout leaves them to voting), collect
-    /// its sends and the imports for voting; with the CPU model, what the
-    /// checks cost. Reputation changes are summed per peer (in the
-    /// simulated network: a peer banned by them is disconnected).
-    fn run_checks(
+    /// its sends and the imports for voting (left in `self.settled`); with
+    /// the CPU model, what the checks cost. Reputation changes are summed
+    /// per peer (in the simulated network: a peer banned by them is
+    /// disconnected).
+    fn settle_work(
         &mut self,
         now_ms: u64,
         mut work: Vec<Action>,
@@ -566,24 +590,31 @@ impl Protocol {
             }
         }
         self.checked += checking.checked;
-        let done = Handled {
-            sends: std::mem::take(&mut settled.sends),
-            imports: std::mem::take(&mut settled.imports),
+        self.settled = settled;
+        Handled {
+            sends: Vec::new(),
+            imports: Vec::new(),
             deferred: checking.deferred,
             checked: checking.checked,
             cost: checking.cost,
-        };
-        self.settled = settled;
-        done
+        }
     }
 
     /// Voting imports checked items, in order, and what that causes is
     /// carried out.
-    fn apply_imports(&mut self, now_ms: u64, imports: Vec<Import>, cx: Cx<'_>) {
+    fn apply_imports(
+        &mut self,
+        now_ms: u64,
+        imports: impl IntoIterator<Item = Import>,
+        cx: Cx<'_>,
+    ) {
         let now = tick_of(now_ms);
+        // One output's lists for every import (taken: a nested import, from
+        // what this one causes, starts its own).
+        let mut o = std::mem::take(&mut self.voted);
         for item in imports {
             let block_hash = item.block_hash();
-            let o = match item {
+            match item {
                 Import::Assignment {
                     assignment,
                     tranche,
@@ -598,15 +629,17 @@ impl Protocol {
                         }
                         r.by_tranche[t] += a.claimed.count_ones() as u32;
                     }
-                    self.voting.import_assignment(now, a)
+                    self.voting.import_assignment_into(now, a, &mut o)
                 }
                 Import::Approval { vote } => {
-                    self.voting.import_approval(now, checked_approval(&vote))
+                    self.voting
+                        .import_approval_into(now, checked_approval(&vote), &mut o)
                 }
-            };
-            self.apply_voting(now_ms, o, cx);
+            }
+            self.apply_voting(now_ms, &mut o, cx);
             self.note_enough(now_ms, &block_hash);
         }
+        self.voted = o;
     }
 
     /// Whether every candidate of a block has enough assignments now (its
@@ -670,8 +703,8 @@ impl Protocol {
                 r.finalized_after_ms = Some(now_ms.saturating_sub(slot_ms(b)));
             }
         }
-        let o = self.voting.finalize(tick_of(now_ms), hash, number);
-        self.apply_voting(now_ms, o, cx);
+        let mut o = self.voting.finalize(tick_of(now_ms), hash, number);
+        self.apply_voting(now_ms, &mut o, cx);
         let mut work = std::mem::take(&mut self.actions);
         self.dist.block_finalized(number, &mut work);
         let head = self.blocks[self.imported.max(1) - 1].hash;

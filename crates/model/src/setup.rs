@@ -22,7 +22,8 @@ pub struct Shared {
     pub spec: NetworkSpec,
     pub seed: u64,
     pub model: Model,
-    pub blocks: Vec<Block>,
+    /// Shared by every validator of the process (`NodeSetup::blocks`).
+    pub blocks: Arc<[Block]>,
     pub session: Arc<Session>,
     pairs: Vec<ValidatorPair>,
     assignment_pairs: Vec<ValidatorPair>,
@@ -81,7 +82,7 @@ impl Shared {
             spec: spec.clone(),
             seed,
             model: Model::new(spec, seed),
-            blocks: world.blocks,
+            blocks: world.blocks.into(),
             session: Arc::new(Session::new(info)),
             pairs: world.pairs,
             assignment_pairs: world.assignment_pairs,
@@ -104,7 +105,7 @@ impl Shared {
     }
 
     /// What validator `v`'s protocol is built of.
-    pub(crate) fn setup(&self, v: u32) -> NodeSetup<'_> {
+    pub(crate) fn setup(&self, v: u32) -> NodeSetup {
         NodeSetup {
             index: v,
             n: self.model.n,
@@ -115,7 +116,7 @@ impl Shared {
             approval: self.pairs[v as usize].clone(),
             session: self.session.clone(),
             grid: self.grid.clone(),
-            blocks: &self.blocks,
+            blocks: self.blocks.clone(),
             routing_seed: self.seed,
             finality: self.spec.finality,
             trigger_all: self.spec.trigger_all_tranches,

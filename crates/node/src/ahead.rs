@@ -19,8 +19,9 @@
 //! pass takes them, as without this.
 
 use crate::channel::Rx;
+use crate::maps::Map;
 use crate::messages::{decoded, DistMsg};
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 use tranche_distribution::{AssignmentItem, AssignmentVerdict, State};
 use tranche_primitives::{ApprovalDistributionMessage, CandidateBitfield, Hash, ValidatorIndex};
@@ -30,7 +31,7 @@ pub(crate) struct Ahead {
     /// Most messages drained at once (at least 1).
     limit: usize,
     queue: VecDeque<DistMsg>,
-    verdicts: HashMap<Arc<AssignmentItem>, AssignmentVerdict>,
+    verdicts: Map<Arc<AssignmentItem>, AssignmentVerdict>,
     /// Checks run ahead that the in-order pass took, and those it never
     /// asked for, over the worker's life.
     pub taken: u64,
@@ -42,7 +43,7 @@ impl Ahead {
         Ahead {
             limit: limit.max(1),
             queue: VecDeque::new(),
-            verdicts: HashMap::new(),
+            verdicts: Map::default(),
             taken: 0,
             unused: 0,
         }
@@ -76,7 +77,7 @@ impl Ahead {
     /// in the batch's order, up to the first message that is not a peer's
     /// (a block, a finality or view change may change what is asked).
     fn check_ahead(&mut self, state: &State) {
-        let mut taken: HashMap<(Hash, ValidatorIndex), Vec<CandidateBitfield>> = HashMap::new();
+        let mut taken: Map<(Hash, ValidatorIndex), Vec<CandidateBitfield>> = Map::default();
         let mut checks = Vec::new();
         for m in &self.queue {
             let message = match m {

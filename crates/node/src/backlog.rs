@@ -21,9 +21,10 @@
 //! peer lying about timing only moves its messages in the queue; they are
 //! checked and charged as always.
 
+use crate::maps::{Map, Set};
 use crate::messages::DistMsg;
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, HashMap, HashSet};
+use std::collections::{BTreeMap, BinaryHeap};
 use std::time::Instant;
 use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::{
@@ -36,12 +37,12 @@ use tranche_primitives::{
 #[derive(Default)]
 pub(crate) struct Usefulness {
     /// Candidates voting reported approved, by block.
-    approved: HashMap<Hash, HashSet<CandidateIndex>>,
+    approved: Map<Hash, Set<CandidateIndex>>,
     /// Slot-start tick of each block the worker has heard of.
-    slot_tick: HashMap<Hash, Tick>,
+    slot_tick: Map<Hash, Tick>,
     /// Tranche of the assignments accepted, by (block, validator,
     /// candidate).
-    tranche: HashMap<(Hash, ValidatorIndex, CandidateIndex), DelayTranche>,
+    tranche: Map<(Hash, ValidatorIndex, CandidateIndex), DelayTranche>,
 }
 
 /// Where a message goes in the backlog.
@@ -163,7 +164,7 @@ pub(crate) struct Backlog {
     useful: BinaryHeap<Reverse<(DelayTranche, u64)>>,
     /// Approvals waiting for their validator's assignments, by (block,
     /// validator).
-    awaiting: HashMap<(Hash, ValidatorIndex), Vec<u64>>,
+    awaiting: Map<(Hash, ValidatorIndex), Vec<u64>>,
 }
 
 impl Backlog {
@@ -173,7 +174,7 @@ impl Backlog {
             next_seq: 0,
             by_arrival: BTreeMap::new(),
             useful: BinaryHeap::new(),
-            awaiting: HashMap::new(),
+            awaiting: Map::default(),
         }
     }
 

@@ -24,6 +24,7 @@ mod distribution_worker;
 mod fanout;
 mod layout;
 mod leaves;
+mod maps;
 mod messages;
 
 mod node;

@@ -232,7 +232,7 @@ mod tests {
                 slot: 1,
                 session: 0,
                 relay_vrf_story: RelayVrfStory::default(),
-                candidates: Vec::new(),
+                candidates: Vec::new().into(),
             },
             session: Arc::new(Session::new(info)),
         }

@@ -6,10 +6,10 @@
 
 use crate::channel::{Closed, Tx};
 use crate::clock::Clock;
+use crate::maps::Map;
 use crate::messages::{DistMsg, NodeEvent, RouterMsg, VoteMsg, WorkerControl};
 use crate::worker::{Worker, WorkerStats};
 use crossbeam_channel::Sender;
-use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 use tranche_metrics::thread_cpu_time;
@@ -76,7 +76,7 @@ pub(crate) struct VotingWorker {
     pub counters: Arc<ProtocolCounters>,
     pub ticks_per_slot: Tick,
     /// Slot-start tick of each live block, for the approval-time metrics.
-    pub slot_starts: HashMap<Hash, Tick>,
+    pub slot_starts: Map<Hash, Tick>,
     /// Set before a simulated crash (`Node::crash`).
     pub crashing: Arc<std::sync::atomic::AtomicBool>,
     /// `useful-first`: tell distribution each candidate approved.
@@ -482,7 +482,7 @@ mod tests {
             events,
             counters: Arc::new(ProtocolCounters::default()),
             ticks_per_slot: 12,
-            slot_starts: HashMap::new(),
+            slot_starts: Map::default(),
             crashing: Default::default(),
             tell_approved: true,
             uncommitted_since: None,

@@ -26,7 +26,7 @@ pub mod wire;
 pub mod wire_skim;
 
 pub use bitfield::{CandidateBitfield, CoreBitfield};
-pub use block::{Block, Candidate, RelayVrfStory};
+pub use block::{Block, Candidate, Candidates, RelayVrfStory};
 pub use cert::{AssignmentCert, AssignmentCertKind, VrfSignature};
 pub use codec::DecodeError;
 pub use criteria::OurAssignment;

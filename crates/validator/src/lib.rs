@@ -107,7 +107,10 @@ pub trait Effects {
 }
 
 /// Carry out voting's actions, in order, through `effects`.
-pub fn dispatch<E: Effects>(actions: Vec<Action>, effects: &mut E) -> Result<(), E::Error> {
+pub fn dispatch<E: Effects>(
+    actions: impl IntoIterator<Item = Action>,
+    effects: &mut E,
+) -> Result<(), E::Error> {
     for action in actions {
         match action {
             Action::NewBlock(b) => effects.new_block(b)?,

@@ -131,7 +131,7 @@ impl ModelNode {
                 session: chain.session.clone(),
                 // The identity grid, as upstream's benchmark sets it.
                 grid: SessionGridTopology::identity(step.n_validators as usize),
-                blocks: &world.blocks,
+                blocks: world.blocks.clone().into(),
                 routing_seed: options.seed,
                 finality: false,
                 trigger_all: false,

@@ -295,7 +295,7 @@ impl State {
                 }
                 bits
             });
-            for &q in &picks {
+            for q in picks {
                 ae.random.inc_sent();
                 knowledge.insert(&mut ae.known, List::Random, q);
             }

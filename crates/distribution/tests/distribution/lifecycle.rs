@@ -411,6 +411,38 @@ fn batching_by_upstream_limits() {
         assert_eq!(a[0].cert.validator, ValidatorIndex(0));
         assert_eq!(a[192].cert.validator, ValidatorIndex(192));
     }
+    assert_eq!(slack(&msgs), vec![0; 6]);
+}
+
+/// Each notification's list capacity beyond its items.
+fn slack(msgs: &[(PeerId, ApprovalDistributionMessage)]) -> Vec<usize> {
+    msgs.iter()
+        .map(|(_, m)| match m {
+            ApprovalDistributionMessage::Assignments(v) => v.capacity() - v.len(),
+            ApprovalDistributionMessage::Approvals(v) => v.capacity() - v.len(),
+        })
+        .collect()
+}
+
+#[test]
+fn a_notification_s_list_is_made_at_its_size() {
+    let h = block_hash(1);
+    let a = |i| Outgoing::Assignment(std::sync::Arc::new(delay_item(h, i, 0)));
+    let v = |i| Outgoing::Approval(std::sync::Arc::new(dummy_vote(h, i, &[0])));
+    // Kinds interleaved for one peer, another peer's items between.
+    let sends = vec![
+        (PeerId(2), a(0)),
+        (PeerId(2), a(1)),
+        (PeerId(3), a(7)),
+        (PeerId(2), v(0)),
+        (PeerId(2), a(2)),
+        (PeerId(3), a(8)),
+        (PeerId(2), a(3)),
+    ];
+    let msgs = batch_notifications(sends);
+    let lens: Vec<(u32, usize)> = msgs.iter().map(|(p, m)| (p.0, m.len())).collect();
+    assert_eq!(lens, vec![(2, 2), (2, 1), (2, 2), (3, 2)]);
+    assert_eq!(slack(&msgs), vec![0; 4]);
 }
 
 #[test]

@@ -7,8 +7,9 @@ use super::entries::{ApprovalEntry, BlockEntry, OurAssignment};
 use super::interface::{Action, NewBlock, Output};
 use super::{ApprovalVoting, Out};
 use crate::bits::ValidatorSet;
+use crate::maps::Set;
 use crate::store::WriteOp;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use tranche_primitives::criteria;
 use tranche_primitives::{
     Block, BlockNumber, Candidate, CandidateIndex, CoreIndex, DelayTranche, Hash, SessionInfo, Tick,
@@ -186,7 +187,7 @@ impl ApprovalVoting {
                     doomed.push(b);
                 }
             }
-            let mut seen: HashSet<Hash> = HashSet::new();
+            let mut seen: Set<Hash> = Set::default();
             while let Some(b) = frontier.pop() {
                 if !seen.insert(b) {
                     continue;

@@ -95,6 +95,8 @@ pub struct ApprovalVoting {
     timers: TimerTable,
     checks: Map<CandidateHash, InFlight>,
     checked: Set<CandidateHash>,
+    /// An import's lists, empty between inputs, kept for their capacity.
+    scratch: Out,
 }
 
 impl ApprovalVoting {
@@ -115,6 +117,7 @@ impl ApprovalVoting {
             timers: TimerTable::default(),
             checks: Map::default(),
             checked: Set::default(),
+            scratch: Out::default(),
         }
     }
 
@@ -186,7 +189,7 @@ impl ApprovalVoting {
     }
 
     fn apply_wakeups(&mut self, out: &mut Out) {
-        for (pair, tick) in std::mem::take(&mut out.wakeups) {
+        for (pair, tick) in out.wakeups.drain(..) {
             if self.timers.schedule_wakeup(pair, tick) {
                 out.writes.push(WriteOp::PutWakeup(pair.0, pair.1, tick));
             }

@@ -6,8 +6,8 @@ use super::entries::{ApprovalEntry, BlockEntry, InFlight, OurAssignment};
 use super::interface::{Config, LocalKeys};
 use super::ApprovalVoting;
 use crate::bits::ValidatorSet;
+use crate::maps::Map;
 use crate::store::{ApprovalEntryRecord, AssignmentRecord, BlockStateRecord, Snapshot, StoreError};
-use std::collections::HashMap;
 use std::sync::Arc;
 use tranche_primitives::{
     Block, CandidateHash, CandidateIndex, Hash, Session, Tick, ValidatorIndex,
@@ -40,8 +40,8 @@ impl ApprovalVoting {
         block_states: Vec<(Hash, BlockStateRecord)>,
         approval_entries: Vec<(Hash, CandidateIndex, ApprovalEntryRecord)>,
     ) -> Result<(), StoreError> {
-        let mut states: HashMap<Hash, BlockStateRecord> = block_states.into_iter().collect();
-        let mut metas: HashMap<(Hash, CandidateIndex), ApprovalEntryRecord> = approval_entries
+        let mut states: Map<Hash, BlockStateRecord> = block_states.into_iter().collect();
+        let mut metas: Map<(Hash, CandidateIndex), ApprovalEntryRecord> = approval_entries
             .into_iter()
             .map(|(h, i, r)| ((h, i), r))
             .collect();

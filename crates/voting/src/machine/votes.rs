@@ -15,31 +15,43 @@ use crate::approval_rules::{
 };
 use crate::bits::ValidatorSet;
 use crate::store::{AssignmentRecord, WriteOp};
-use tranche_primitives::{
-    Candidate, CandidateHash, CandidateIndex, DelayTranche, Hash, Tick, ValidatorIndex,
-};
+use tranche_primitives::{Candidate, CandidateIndex, DelayTranche, Hash, Tick, ValidatorIndex};
 
 impl ApprovalVoting {
-    /// Finish a vote's import with its result as the first action.
-    fn answer(&mut self, mut out: Out, result: Action) -> Output {
-        out.actions.insert(0, result);
-        self.finish(out)
+    /// Finish a vote's import into `into`: its result as the first of the
+    /// actions it appends, then what the import caused, then its writes;
+    /// `out` goes back as the scratch lists, empty, for the next import.
+    fn answer_into(&mut self, mut out: Out, result: Action, into: &mut Output) {
+        self.apply_wakeups(&mut out);
+        into.actions.push(result);
+        into.actions.append(&mut out.actions);
+        into.writes.ops.append(&mut out.writes.ops);
+        into.next_wakeup = self.next_wakeup();
+        self.scratch = out;
     }
 
     /// Import an assignment already checked by distribution (upstream
     /// `import_assignment` in `polkadot/node/core/approval-voting/src/lib.rs`).
     pub fn import_assignment(&mut self, now: Tick, a: CheckedAssignment) -> Output {
-        let mut out = Out::default();
+        let mut output = Output::default();
+        self.import_assignment_into(now, a, &mut output);
+        output
+    }
+
+    /// [`import_assignment`](Self::import_assignment) appending its actions
+    /// and writes to `into` (after what `into` holds; its `next_wakeup`
+    /// replaced): a caller importing many votes reuses one output's lists,
+    /// with no allocation per import once they have grown.
+    pub fn import_assignment_into(&mut self, now: Tick, a: CheckedAssignment, into: &mut Output) {
+        let mut out = std::mem::take(&mut self.scratch);
         let result = self.import_assignment_inner(now, &a, &mut out);
         let (block, validator) = (a.block_hash, a.validator);
-        self.answer(
-            out,
-            Action::AssignmentImported {
-                block,
-                validator,
-                result,
-            },
-        )
+        let result = Action::AssignmentImported {
+            block,
+            validator,
+            result,
+        };
+        self.answer_into(out, result, into);
     }
 
     fn import_assignment_inner(
@@ -58,8 +70,8 @@ impl ApprovalVoting {
         if a.claimed.len() > info.n_cores as usize {
             return R::Bad(E::InvalidBitfield(a.claimed.len()));
         }
-        let mut claimed: Vec<(CandidateIndex, CandidateHash)> =
-            Vec::with_capacity(a.claimed.count_ones());
+        // Every claimed candidate is checked before anything changes.
+        let mut claimed = false;
         for i in a.claimed.iter_ones() {
             let Some(Candidate { hash: h, .. }) = block.candidate(i) else {
                 return R::Bad(E::InvalidCandidateIndex(i));
@@ -69,10 +81,10 @@ impl ApprovalVoting {
                 Some(c) if c.entry(&a.block_hash).is_none() => {
                     return R::Bad(E::Internal(a.block_hash, *h))
                 }
-                Some(_) => claimed.push((i, *h)),
+                Some(_) => claimed = true,
             }
         }
-        if claimed.is_empty() {
+        if !claimed {
             return R::Bad(E::InvalidCert(a.validator, "NullAssignment".into()));
         }
         if a.validator.0 as usize >= info.n_validators() {
@@ -83,8 +95,9 @@ impl ApprovalVoting {
         }
         let block_hash = a.block_hash;
         let mut duplicate = true;
-        for (i, h) in claimed {
+        for i in a.claimed.iter_ones() {
             let block = &self.blocks[&block_hash];
+            let h = block.candidate(i).expect("checked above").hash;
             let cand = self.candidates.get_mut(&h).expect("checked above");
             let approvals = &cand.approvals;
             let ae = cand
@@ -124,17 +137,23 @@ impl ApprovalVoting {
     /// Import an approval already checked by distribution (upstream
     /// `import_approval` in `polkadot/node/core/approval-voting/src/lib.rs`).
     pub fn import_approval(&mut self, now: Tick, v: CheckedApproval) -> Output {
-        let mut out = Out::default();
+        let mut output = Output::default();
+        self.import_approval_into(now, v, &mut output);
+        output
+    }
+
+    /// [`import_approval`](Self::import_approval) appending to `into`, as
+    /// [`import_assignment_into`](Self::import_assignment_into) does.
+    pub fn import_approval_into(&mut self, now: Tick, v: CheckedApproval, into: &mut Output) {
+        let mut out = std::mem::take(&mut self.scratch);
         let result = self.import_approval_inner(now, &v, &mut out);
         let (block, validator) = (v.block_hash, v.validator);
-        self.answer(
-            out,
-            Action::ApprovalImported {
-                block,
-                validator,
-                result,
-            },
-        )
+        let result = Action::ApprovalImported {
+            block,
+            validator,
+            result,
+        };
+        self.answer_into(out, result, into);
     }
 
     fn import_approval_inner(
@@ -148,42 +167,44 @@ impl ApprovalVoting {
         let Some(block) = self.blocks.get(&v.block_hash) else {
             return R::Bad(E::UnknownBlock(v.block_hash));
         };
-        let mut targets = Vec::with_capacity(v.candidates.count_ones());
-        for i in v.candidates.iter_ones() {
-            match block.candidate(i) {
-                Some(c) => targets.push((i, c.hash)),
-                None => return R::Bad(E::InvalidCandidateIndex(i)),
-            }
+        // Every claimed index names a candidate, or nothing changes.
+        if let Some(i) = v
+            .candidates
+            .iter_ones()
+            .find(|&i| block.candidate(i).is_none())
+        {
+            return R::Bad(E::InvalidCandidateIndex(i));
         }
         // Actions of earlier candidates are dropped when a later one fails
-        // (their state changes stay), as upstream.
-        let mut actions = Vec::new();
-        let mut wakeups = Vec::new();
-        for (i, h) in targets {
+        // (their state changes and writes stay), as upstream: what this
+        // import adds to `out` is cut back to where it began.
+        let (actions, wakeups) = (out.actions.len(), out.wakeups.len());
+        let dropped = |out: &mut Out| {
+            out.actions.truncate(actions);
+            out.wakeups.truncate(wakeups);
+        };
+        for i in v.candidates.iter_ones() {
+            let h = self.blocks[&v.block_hash]
+                .candidate(i)
+                .expect("every index was checked")
+                .hash;
             let Some(cand) = self.candidates.get(&h) else {
+                dropped(out);
                 return R::Bad(E::InvalidCandidate(i, h));
             };
             match cand.entry(&v.block_hash) {
-                None => return R::Bad(E::Internal(v.block_hash, h)),
+                None => {
+                    dropped(out);
+                    return R::Bad(E::Internal(v.block_hash, h));
+                }
                 Some(e) if !e.assigned.contains_validator(v.validator) => {
+                    dropped(out);
                     return R::Bad(E::NoAssignment(v.validator));
                 }
                 Some(_) => {}
             }
-            let mut sub = Out::default();
-            self.advance(
-                &mut sub,
-                now,
-                v.block_hash,
-                i,
-                Transition::Remote(v.validator),
-            );
-            actions.extend(sub.actions);
-            wakeups.extend(sub.wakeups);
-            out.writes.ops.extend(sub.writes.ops);
+            self.advance(out, now, v.block_hash, i, Transition::Remote(v.validator));
         }
-        out.actions.extend(actions);
-        out.wakeups.extend(wakeups);
         R::Accepted
     }
 

@@ -89,7 +89,7 @@ pub const ASSIGNMENT_RECORD_LEN: usize = 16;
 /// reaches the database. (A prefix delete in between changes nothing: the
 /// later write sets the key either way.)
 pub fn coalesce(ops: Vec<KvOp>) -> Vec<KvOp> {
-    let mut seen: std::collections::HashSet<(Table, Vec<u8>)> = std::collections::HashSet::new();
+    let mut seen: crate::maps::Set<(Table, Vec<u8>)> = crate::maps::Set::default();
     let mut kept: Vec<KvOp> = Vec::with_capacity(ops.len());
     for op in ops.into_iter().rev() {
         match &op {
@@ -115,8 +115,7 @@ pub fn chunk_assignments(ops: Vec<KvOp>) -> Vec<KvOp> {
     }
     let mut out = Vec::with_capacity(ops.len());
     // Prefix -> (index in `out` of its open run, next expected seq).
-    let mut open: std::collections::HashMap<[u8; 36], (usize, u32)> =
-        std::collections::HashMap::new();
+    let mut open: crate::maps::Map<[u8; 36], (usize, u32)> = crate::maps::Map::default();
     for op in ops {
         match op {
             KvOp::Put(Table::Assignments, k, v)
@@ -353,7 +352,7 @@ mod tests {
             slot: 0x1122_3344_5566_7788,
             session: 7,
             relay_vrf_story: RelayVrfStory([3; 32]),
-            candidates: vec![candidate(4, 5, 6), candidate(8, 9, 10)],
+            candidates: vec![candidate(4, 5, 6), candidate(8, 9, 10)].into(),
         };
         let mut want = Vec::new();
         want.extend_from_slice(&[1; 32]);

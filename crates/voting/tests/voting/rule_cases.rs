@@ -9,7 +9,7 @@ use common::*;
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
-use tranche_primitives::{Session, Tick, ValidatorIndex};
+use tranche_primitives::{Candidate, Session, Tick, ValidatorIndex};
 use tranche_voting::{Action, ApprovalVoting, Config, MemoryStore};
 
 /// A block declared by a `block` line.
@@ -235,9 +235,16 @@ impl Case {
         let d = self.decl(name)?;
         let mut b = block(name, d.number, &d.parent, d.slot, &s, d.candidates);
         if let Some(other) = &d.shares {
-            for (i, c) in b.block.candidates.iter_mut().enumerate() {
-                c.hash = cand(other, i as u32);
-            }
+            let shared = b
+                .block
+                .candidates
+                .iter()
+                .enumerate()
+                .map(|(i, c)| Candidate {
+                    hash: cand(other, i as u32),
+                    ..*c
+                });
+            b.block.candidates = shared.collect();
         }
         Ok(b)
     }

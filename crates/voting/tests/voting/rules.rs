@@ -252,3 +252,86 @@ fn trigger_all_tranches_triggers_the_assignments_no_rule_asks_for() {
     let other = if me == 4 { 5 } else { 4 };
     assert_eq!(claimed_by_us(me, other, true, until), vec![0, 1]);
 }
+
+/// The votes of two blocks: assignments, approvals, a duplicate, a vote
+/// for an unknown block (an error result), approving candidates on the way.
+fn vote_sequence() -> Vec<Result<tranche_voting::CheckedAssignment, tranche_voting::CheckedApproval>>
+{
+    let mut votes = Vec::new();
+    for v in 0..6 {
+        votes.push(Ok(assignment("A", v, &[0, 1], 0)));
+        votes.push(Ok(assignment("B", v, &[0], 1)));
+    }
+    votes.push(Ok(assignment("A", 0, &[0, 1], 0)));
+    votes.push(Ok(assignment("C", 1, &[0], 0)));
+    for v in 0..6 {
+        votes.push(Err(approval("A", v, &[0, 1])));
+        votes.push(Err(approval("B", v, &[0])));
+    }
+    votes.push(Err(approval("C", 2, &[0])));
+    votes
+}
+
+#[test]
+fn importing_into_one_reused_output_gives_each_import_s_own_output() {
+    let s = session(SessionSpec {
+        n_validators: 12,
+        n_cores: 2,
+        needed: 3,
+        ..Default::default()
+    });
+    let fresh = || {
+        let mut m = ApprovalVoting::new(Config::default(), None);
+        for (name, number) in [("A", 1), ("B", 2)] {
+            let parent = if number == 1 { "genesis" } else { "A" };
+            m.import_block(BT, block(name, number, parent, 10, &s, 2));
+        }
+        m
+    };
+    let (mut one, mut reused) = (fresh(), fresh());
+    let mut into = tranche_voting::Output::default();
+    let mut approved = 0;
+    for (i, vote) in vote_sequence().into_iter().enumerate() {
+        let now = BT + i as Tick;
+        let own = match vote.clone() {
+            Ok(a) => one.import_assignment(now, a),
+            Err(v) => one.import_approval(now, v),
+        };
+        match vote {
+            Ok(a) => reused.import_assignment_into(now, a, &mut into),
+            Err(v) => reused.import_approval_into(now, v, &mut into),
+        }
+        assert_eq!(format!("{:?}", into.actions), format!("{:?}", own.actions));
+        assert_eq!(into.writes, own.writes, "vote {i}");
+        assert_eq!(into.next_wakeup, own.next_wakeup, "vote {i}");
+        approved += own
+            .actions
+            .iter()
+            .filter(|a| matches!(a, Action::CandidateApproved { .. }))
+            .count();
+        into.actions.clear();
+        into.writes.ops.clear();
+    }
+    assert!(approved > 0, "the sequence approves candidates");
+}
+
+#[test]
+fn importing_into_an_output_appends_to_what_it_holds() {
+    let s = session(SessionSpec {
+        n_validators: 12,
+        n_cores: 2,
+        ..Default::default()
+    });
+    let mut m = ApprovalVoting::new(Config::default(), None);
+    m.import_block(BT, block("A", 1, "genesis", 10, &s, 2));
+    let mut into = tranche_voting::Output::default();
+    m.import_assignment_into(BT, assignment("A", 3, &[0], 0), &mut into);
+    let first = (into.actions.len(), into.writes.ops.len());
+    m.import_assignment_into(BT, assignment("A", 4, &[1], 0), &mut into);
+    assert!(first.0 >= 1 && first.1 >= 1);
+    assert!(into.actions.len() > first.0 && into.writes.ops.len() > first.1);
+    assert!(matches!(
+        into.actions[first.0],
+        Action::AssignmentImported { validator, .. } if validator.0 == 4
+    ));
+}

@@ -195,7 +195,7 @@ pub fn net_with_sessions(
                 slot,
                 session: session.info.session_index,
                 relay_vrf_story: story,
-                candidates,
+                candidates: candidates.into(),
             },
             session: session.clone(),
         });
