@@ -81,7 +81,11 @@
 //! every` makes every node verify; `--verify model` runs no check at all
 //! (every verdict valid, an assignment's tranche recorded by its maker);
 //! the CPU model charges a check at every validator that handles it,
-//! whichever process ran the crypto.
+//! whichever process ran the crypto. What every validator of a process
+//! holds alike is held once (`setup`): the blocks and their candidates
+//! (a block copied into voting and distribution shares its candidate
+//! list), the session, the gossip grid's tables, and each message's
+//! decoded items (a notification's items are shared by every copy of it).
 //!
 //! **Left out**: the CPU model runs the node's own work on its threads but
 //! not the rest of a validator (availability, backing, GRANDPA's own

@@ -297,8 +297,10 @@ pub fn tranches_to_approve(
 }
 
 /// Validators with an assignment in a tranche `<= tranche`, as a set over
-/// `n_validators`.
-pub fn assignments_up_to(
+/// `n_validators`: upstream's mask, the reference [`check_approval`]'s
+/// count is tested against.
+#[cfg(test)]
+pub(crate) fn assignments_up_to(
     tranches: &Tranches,
     tranche: DelayTranche,
     n_validators: usize,
@@ -315,6 +317,11 @@ pub fn assignments_up_to(
 /// Whether the approvals satisfy the required tranches (upstream
 /// `check_approval` in
 /// `polkadot/node/core/approval-voting/src/approval_checking.rs`).
+///
+/// `tranches` lists each validator once, in the first tranche it claimed,
+/// as the state machine records them (`ApprovalEntry::push_assignment`):
+/// upstream's mask of the assigned is then a count of the listed, taken
+/// without building a set per check (a property test compares the two).
 pub fn check_approval(
     tranches: &Tranches,
     approvals: &ValidatorSet,
@@ -332,9 +339,15 @@ pub fn check_approval(
             last_assignment_tick,
             ..
         } => {
-            let mask = assignments_up_to(tranches, needed, n_validators);
-            let n_assigned = mask.count();
-            let n_approved = mask.intersection_count(approvals);
+            let (mut n_assigned, mut n_approved) = (0, 0);
+            for (_, assignees) in tranches.iter().take_while(|(t, _)| *t <= needed) {
+                for (v, _) in assignees.iter() {
+                    if (v.0 as usize) < n_validators {
+                        n_assigned += 1;
+                        n_approved += usize::from(approvals.contains_validator(v));
+                    }
+                }
+            }
             if n_approved + tolerated_missing >= n_assigned {
                 Check::Approved(tolerated_missing, last_assignment_tick)
             } else {
@@ -598,7 +611,62 @@ mod tests {
 
     use proptest::prelude::*;
 
+    /// [`check_approval`] with upstream's mask of the assigned.
+    fn check_approval_by_mask(
+        tranches: &Tranches,
+        approvals: &ValidatorSet,
+        n_validators: usize,
+        required: RequiredTranches,
+    ) -> Check {
+        if 3 * approvals.count() > approvals.len() {
+            return Check::ApprovedOneThird;
+        }
+        match required {
+            RequiredTranches::Exact {
+                needed,
+                tolerated_missing,
+                last_assignment_tick,
+                ..
+            } => {
+                let mask = assignments_up_to(tranches, needed, n_validators);
+                if mask.intersection_count(approvals) + tolerated_missing >= mask.count() {
+                    Check::Approved(tolerated_missing, last_assignment_tick)
+                } else {
+                    Check::Unapproved
+                }
+            }
+            _ => Check::Unapproved,
+        }
+    }
+
     proptest! {
+        /// Counting the listed assignees equals upstream's mask on entries
+        /// as the machine imports them (each validator once), with
+        /// validators beyond `n_validators` and approval sets of another
+        /// length.
+        #[test]
+        fn check_approval_counts_as_the_mask_does(
+            list in proptest::collection::vec((0u32..20, 0u32..16, 0u64..40), 0..40),
+            approved in proptest::collection::vec(0usize..16, 0..16),
+            n_validators in 1usize..14,
+            approvals_len in 1usize..16,
+            needed in 0u32..22,
+            tolerated_missing in 0usize..4,
+        ) {
+            let t = entries_as_imported(&list);
+            let a = set(approvals_len, &approved);
+            let required = RequiredTranches::Exact {
+                needed,
+                tolerated_missing,
+                next_no_show: None,
+                last_assignment_tick: Some(BT),
+            };
+            prop_assert_eq!(
+                check_approval(&t, &a, n_validators, required),
+                check_approval_by_mask(&t, &a, n_validators, required)
+            );
+        }
+
         /// The fast walk equals the literal one on entries as the machine
         /// imports them: tranches folded into tranche 0 by a zeroth-tranche
         /// width above 0, duplicate claims (empty entries), assignments

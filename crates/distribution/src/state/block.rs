@@ -19,6 +19,7 @@ use crate::action::AssignmentItem;
 use crate::check::CheckToken;
 use crate::random_routing::RandomRouting;
 use crate::topology::RequiredRouting;
+use std::collections::hash_map::Entry;
 use std::sync::Arc;
 use tranche_primitives::bitset::BitSet;
 use tranche_primitives::grow;
@@ -64,6 +65,42 @@ pub(crate) struct VoteEntry {
     pub next_same_first: u32,
 }
 
+/// The checks outstanding for one validator's messages: nearly always one
+/// (a check is in flight from the message's arrival to its verdict), held
+/// in place; a list only while several are.
+#[derive(Debug)]
+pub(crate) enum Tokens {
+    One(CheckToken),
+    Many(Vec<CheckToken>),
+}
+
+impl Tokens {
+    fn as_slice(&self) -> &[CheckToken] {
+        match self {
+            Tokens::One(t) => std::slice::from_ref(t),
+            Tokens::Many(ts) => ts,
+        }
+    }
+
+    fn push(&mut self, token: CheckToken) {
+        match self {
+            Tokens::One(t) => *self = Tokens::Many(vec![*t, token]),
+            Tokens::Many(ts) => ts.push(token),
+        }
+    }
+
+    /// Drop `token`; whether none is left.
+    fn remove(&mut self, token: CheckToken) -> bool {
+        match self {
+            Tokens::One(t) => *t == token,
+            Tokens::Many(ts) => {
+                ts.retain(|t| *t != token);
+                ts.is_empty()
+            }
+        }
+    }
+}
+
 pub(crate) struct BlockEntry {
     /// The block as approval voting announced it.
     pub block: Block,
@@ -94,7 +131,7 @@ pub(crate) struct BlockEntry {
     /// `covering`).
     multi: IdMap<(u32, u32), Vec<u32>>,
     /// Checks outstanding for messages of a validator.
-    in_flight: IdMap<u32, Vec<CheckToken>>,
+    in_flight: IdMap<u32, Tokens>,
     pub last_resent_at: Option<BlockNumber>,
 }
 
@@ -123,19 +160,25 @@ impl BlockEntry {
 
     /// Checks outstanding for messages of `v`.
     pub fn in_flight_of(&self, v: ValidatorIndex) -> &[CheckToken] {
-        self.in_flight.get(&v.0).map_or(&[], Vec::as_slice)
+        self.in_flight.get(&v.0).map_or(&[], Tokens::as_slice)
     }
 
     pub fn add_in_flight(&mut self, v: ValidatorIndex, token: CheckToken) {
-        self.in_flight.entry(v.0).or_default().push(token);
+        match self.in_flight.entry(v.0) {
+            Entry::Vacant(e) => {
+                e.insert(Tokens::One(token));
+            }
+            Entry::Occupied(mut e) => e.get_mut().push(token),
+        }
     }
 
     pub fn remove_in_flight(&mut self, v: ValidatorIndex, token: CheckToken) {
-        if let Some(ts) = self.in_flight.get_mut(&v.0) {
-            ts.retain(|t| *t != token);
-            if ts.is_empty() {
-                self.in_flight.remove(&v.0);
-            }
+        if self
+            .in_flight
+            .get_mut(&v.0)
+            .is_some_and(|ts| ts.remove(token))
+        {
+            self.in_flight.remove(&v.0);
         }
     }
 
@@ -419,5 +462,27 @@ impl<'a> GridSent<'a> {
     /// along) needs no listing: the grid will answer for it.
     pub fn covers(&self, p: usize) -> bool {
         self.derive && !self.pinned.contains(p)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tokens_hold_one_in_place_and_several_in_order() {
+        let (a, b, c) = (CheckToken(1), CheckToken(2), CheckToken(3));
+        let mut ts = Tokens::One(a);
+        assert_eq!(ts.as_slice(), &[a]);
+        assert!(!ts.remove(b), "another token leaves it as it was");
+        assert_eq!(ts.as_slice(), &[a]);
+        ts.push(b);
+        ts.push(c);
+        assert_eq!(ts.as_slice(), &[a, b, c]);
+        assert!(!ts.remove(b));
+        assert_eq!(ts.as_slice(), &[a, c]);
+        assert!(!ts.remove(a));
+        assert!(ts.remove(c), "the last one removed");
+        assert!(Tokens::One(a).remove(a));
     }
 }

@@ -17,19 +17,21 @@ pub(crate) struct TopologyEntry {
     /// Peers that are authorities of this session.
     pub validator_peers: BitSet,
     empty: BitSet,
-    /// Every possible peer id: `RequiredRouting::All` goes to every peer
-    /// that knows the block, validator or not (upstream `route_to_peer`:
-    /// `RequiredRouting::All => true`).
-    everyone: BitSet,
 }
 
-/// Every peer id, once.
-fn everyone() -> BitSet {
-    let mut all = BitSet::zeroed(crate::action::MAX_PEER_ID as usize + 1);
-    for p in 0..=crate::action::MAX_PEER_ID as usize {
-        all.insert(p);
-    }
-    all
+/// Every possible peer id: `RequiredRouting::All` goes to every peer that
+/// knows the block, validator or not (upstream `route_to_peer`:
+/// `RequiredRouting::All => true`). The same 8 KiB for every holder, made
+/// once per process (not once per simulated validator).
+fn everyone() -> &'static BitSet {
+    static EVERYONE: std::sync::OnceLock<BitSet> = std::sync::OnceLock::new();
+    EVERYONE.get_or_init(|| {
+        let mut all = BitSet::zeroed(crate::action::MAX_PEER_ID as usize + 1);
+        for p in 0..=crate::action::MAX_PEER_ID as usize {
+            all.insert(p);
+        }
+        all
+    })
 }
 
 impl TopologyEntry {
@@ -42,7 +44,6 @@ impl TopologyEntry {
             peers_xy: BitSet::new(),
             validator_peers: BitSet::new(),
             empty: BitSet::new(),
-            everyone: everyone(),
         }
     }
 
@@ -76,7 +77,7 @@ impl TopologyEntry {
     /// The peers a routing sends to (`peers_to_route`).
     pub fn peers_to_route(&self, r: RequiredRouting) -> &BitSet {
         match r {
-            RequiredRouting::All => &self.everyone,
+            RequiredRouting::All => everyone(),
             RequiredRouting::GridX => &self.peers_x,
             RequiredRouting::GridY => &self.peers_y,
             RequiredRouting::GridXY => &self.peers_xy,
