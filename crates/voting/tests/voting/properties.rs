@@ -7,12 +7,15 @@
 //!     own assignment, does not change the final approval state: which
 //!     candidates and blocks are approved, and at which tick. Under
 //!     Polkadot's rules this holds when each approval also stays after the
-//!     same tick's assignments *for its candidate* (any other reordering is
-//!     free: assignments among themselves, approvals among themselves,
-//!     messages of different candidates). It does not hold without that:
-//!     an assignment landing first can lower the required tranches and
-//!     leave a same-tick approval out of them, which moves or even prevents
-//!     approval (`rules::same_tick_order_can_move_the_approval_tick`).
+//!     same tick's assignments *for its candidate*, and one candidate's
+//!     approvals of a tick keep their order (any other reordering is free:
+//!     assignments among themselves, messages of different candidates).
+//!     It does not hold without those: an assignment landing first can
+//!     lower the required tranches and leave a same-tick approval out of
+//!     them, which moves or even prevents approval, and so can a no-show's
+//!     late approval taken before another approval of its candidate
+//!     (`testdata/ordering.txt`: `same_tick_order_can_move_the_approval_tick_*`,
+//!     `two_approvals_in_a_tick_*`).
 //! (b), that every no-show extends the required tranches, is a property of
 //! `tranches_to_approve` and is tested beside it.
 
@@ -197,7 +200,8 @@ fn drive(
 }
 
 /// Reorder each tick's messages by `keys`, keeping every approval after the
-/// same tick's assignments for its candidate (its own among them).
+/// same tick's assignments for its candidate (its own among them) and
+/// after the approvals of its candidate that came before it.
 fn permute(msgs: &BTreeMap<Tick, Vec<Msg>>, keys: &[u32]) -> BTreeMap<Tick, Vec<Msg>> {
     let mut k = keys.iter().cycle();
     msgs.iter()
@@ -215,10 +219,20 @@ fn permute(msgs: &BTreeMap<Tick, Vec<Msg>>, keys: &[u32]) -> BTreeMap<Tick, Vec<
                             _ => None,
                         })
                         .max();
-                    if let Some(last) = last_assign {
-                        keyed[i].0 = keyed[i].0.max(last);
-                        keyed[i].1 = 1;
+                    // The approvals of `c` before this one, already placed
+                    // (the sort is stable: equal keys keep their order).
+                    let last_approval = keyed[..i]
+                        .iter()
+                        .filter_map(|(key, _, m)| match m {
+                            Msg::Approve(_, ac) if *ac == c => Some(*key),
+                            _ => None,
+                        })
+                        .max();
+                    let floor = last_assign.into_iter().chain(last_approval).max();
+                    if let Some(floor) = floor {
+                        keyed[i].0 = keyed[i].0.max(floor);
                     }
+                    keyed[i].1 = 1;
                 }
             }
             keyed.sort_by_key(|(key, after, _)| (*key, *after));
