@@ -211,6 +211,12 @@ struct Shard {
     peers: usize,
     /// This worker's validators: `index`, `index + peers`, ...
     nodes: Vec<SimNode>,
+    /// Each validator's next event of its own (`SimNode::next_event_ms`),
+    /// asked once after each of its moments: nothing else changes it
+    /// (what arrives changes only its port), so the earliest moment and
+    /// who has a timer due are read here, not asked of every validator
+    /// twice a moment.
+    next_at: Vec<Option<u64>>,
     /// Notifications that arrived, by moment, before ingress shaping: the
     /// batches as timely handed them over.
     stash: BTreeMap<u64, Vec<Vec<Packet>>>,
@@ -242,10 +248,11 @@ impl Shard {
         verdicts: Rc<Verdicts>,
         progress: Option<ProgressFn>,
     ) -> Shard {
-        let nodes = (index..shared.spec.n_validators as usize)
+        let nodes: Vec<SimNode> = (index..shared.spec.n_validators as usize)
             .step_by(peers)
             .map(|v| shared.node(v as u32))
             .collect();
+        let next_at = nodes.iter().map(SimNode::next_event_ms).collect();
         let mut cap = cap;
         if let Some(c) = cap.as_mut() {
             c.downgrade(&shared.start_ms);
@@ -254,6 +261,7 @@ impl Shard {
             shared,
             peers,
             nodes,
+            next_at,
             stash: BTreeMap::new(),
             deferred: BTreeMap::new(),
             cap,
@@ -276,7 +284,7 @@ impl Shard {
     fn next_moment(&self) -> Option<u64> {
         let a = self.stash.keys().next().copied();
         let b = self.deferred.keys().next().copied();
-        let c = self.nodes.iter().filter_map(|n| n.next_event_ms()).min();
+        let c = self.next_at.iter().flatten().min().copied();
         [a, b, c].into_iter().flatten().min()
     }
 
@@ -359,10 +367,10 @@ impl Shard {
         }
         let shared = self.shared.clone();
         let mut due_now = due.drain(..).peekable();
-        for node in &mut self.nodes {
+        for (node, next_at) in self.nodes.iter_mut().zip(&mut self.next_at) {
             let v = node.index();
             let delivered = due_now.peek().is_some_and(|p| p.to == v);
-            let timer_due = node.next_event_ms().is_some_and(|n| n <= t);
+            let timer_due = next_at.is_some_and(|n| n <= t);
             if !delivered && !timer_due {
                 continue;
             }
@@ -370,6 +378,7 @@ impl Shard {
             node.moment(t, mine, &self.verdicts, &shared.model, &mut self.sends);
             // What it did not take (away): dropped.
             while due_now.next_if(|p| p.to == v).is_some() {}
+            *next_at = node.next_event_ms();
         }
         drop(due_now);
         self.arrived = arrived;
