@@ -297,7 +297,7 @@ pub fn tranches_to_approve(
 }
 
 /// Validators with an assignment in a tranche `<= tranche`, as a set over
-/// `n_validators`: upstream's mask, the reference [`check_approval`]'s
+/// `n_validators`: upstream's mask, the reference [`assigned_and_approved`]'s
 /// count is tested against.
 #[cfg(test)]
 pub(crate) fn assignments_up_to(
@@ -318,10 +318,7 @@ pub(crate) fn assignments_up_to(
 /// `check_approval` in
 /// `polkadot/node/core/approval-voting/src/approval_checking.rs`).
 ///
-/// `tranches` lists each validator once, in the first tranche it claimed,
-/// as the state machine records them (`ApprovalEntry::push_assignment`):
-/// upstream's mask of the assigned is then a count of the listed, taken
-/// without building a set per check (a property test compares the two).
+/// The assigned are counted as [`assigned_and_approved`] lists them.
 pub fn check_approval(
     tranches: &Tranches,
     approvals: &ValidatorSet,
@@ -339,15 +336,8 @@ pub fn check_approval(
             last_assignment_tick,
             ..
         } => {
-            let (mut n_assigned, mut n_approved) = (0, 0);
-            for (_, assignees) in tranches.iter().take_while(|(t, _)| *t <= needed) {
-                for (v, _) in assignees.iter() {
-                    if (v.0 as usize) < n_validators {
-                        n_assigned += 1;
-                        n_approved += usize::from(approvals.contains_validator(v));
-                    }
-                }
-            }
+            let (n_assigned, n_approved) =
+                assigned_and_approved(tranches, approvals, n_validators, needed);
             if n_approved + tolerated_missing >= n_assigned {
                 Check::Approved(tolerated_missing, last_assignment_tick)
             } else {
@@ -355,6 +345,30 @@ pub fn check_approval(
             }
         }
     }
+}
+
+/// How many validators below `n_validators` hold an assignment in a
+/// tranche `<= needed`, and how many of them approved. `tranches` lists
+/// each validator once, in the first tranche it claimed, as the state
+/// machine records them (`ApprovalEntry::push_assignment`): upstream's mask
+/// of the assigned is then a count of the listed, taken without building a
+/// set per check (a property test compares the two).
+fn assigned_and_approved(
+    tranches: &Tranches,
+    approvals: &ValidatorSet,
+    n_validators: usize,
+    needed: DelayTranche,
+) -> (usize, usize) {
+    let (mut n_assigned, mut n_approved) = (0, 0);
+    for (_, assignees) in tranches.iter().take_while(|(t, _)| *t <= needed) {
+        for (v, _) in assignees.iter() {
+            if (v.0 as usize) < n_validators {
+                n_assigned += 1;
+                n_approved += usize::from(approvals.contains_validator(v));
+            }
+        }
+    }
+    (n_assigned, n_approved)
 }
 
 /// The literal tranche-by-tranche walk of upstream `tranches_to_approve`,
@@ -611,34 +625,6 @@ mod tests {
 
     use proptest::prelude::*;
 
-    /// [`check_approval`] with upstream's mask of the assigned.
-    fn check_approval_by_mask(
-        tranches: &Tranches,
-        approvals: &ValidatorSet,
-        n_validators: usize,
-        required: RequiredTranches,
-    ) -> Check {
-        if 3 * approvals.count() > approvals.len() {
-            return Check::ApprovedOneThird;
-        }
-        match required {
-            RequiredTranches::Exact {
-                needed,
-                tolerated_missing,
-                last_assignment_tick,
-                ..
-            } => {
-                let mask = assignments_up_to(tranches, needed, n_validators);
-                if mask.intersection_count(approvals) + tolerated_missing >= mask.count() {
-                    Check::Approved(tolerated_missing, last_assignment_tick)
-                } else {
-                    Check::Unapproved
-                }
-            }
-            _ => Check::Unapproved,
-        }
-    }
-
     proptest! {
         /// Counting the listed assignees equals upstream's mask on entries
         /// as the machine imports them (each validator once), with
@@ -651,19 +637,13 @@ mod tests {
             n_validators in 1usize..14,
             approvals_len in 1usize..16,
             needed in 0u32..22,
-            tolerated_missing in 0usize..4,
         ) {
             let t = entries_as_imported(&list);
             let a = set(approvals_len, &approved);
-            let required = RequiredTranches::Exact {
-                needed,
-                tolerated_missing,
-                next_no_show: None,
-                last_assignment_tick: Some(BT),
-            };
+            let mask = assignments_up_to(&t, needed, n_validators);
             prop_assert_eq!(
-                check_approval(&t, &a, n_validators, required),
-                check_approval_by_mask(&t, &a, n_validators, required)
+                assigned_and_approved(&t, &a, n_validators, needed),
+                (mask.count(), mask.intersection_count(&a))
             );
         }
 
