@@ -1,8 +1,9 @@
 //! The simulated node's shape, as the `!ApprovalNetwork` key `node` gives
 //! it: its layout (classic or parallel, as `crates/node/src/classic.rs`
 //! and `crates/node/src/parallel.rs` run them), the parallel layout's
-//! workers, the validator's cores and the scale of every cost, with their
-//! defaults and bounds. The threads a shape has are the model crate's
+//! workers, the validator's cores, the scale of every cost and how a
+//! moment's notifications become jobs ([`Batch`]), with their defaults and
+//! bounds. The threads a shape has are the model crate's
 //! (`tranche_model::cpu::shape`).
 
 use crate::text::quote;
@@ -45,8 +46,55 @@ pub enum ShapeError {
     CpuScale { found: f64 },
 }
 
-/// The simulated node: layout, workers (parallel only), cores, and the
-/// factor every cost is multiplied by.
+/// How the simulated node's threads take the notifications that reach a
+/// validator in one moment (one millisecond of virtual time).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Batch {
+    /// One job each, as the node takes them: its bounded channel hands
+    /// distribution one notification at a time (and the classic layout
+    /// waits on voting for each). The model `tranche calibrate --check`
+    /// compares with the node.
+    #[default]
+    Notification,
+    /// All of a moment's notifications as one job on each thread they
+    /// reach: one busy interval a moment instead of one a notification, and
+    /// their forwards and imports handed on together when the last is
+    /// handled. Coarser than the node (a bounded queue counts a moment's
+    /// batch as one message); cheaper to simulate (docs/network.md).
+    Moment,
+}
+
+impl Batch {
+    /// The name a file gives it (`node.batch`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Batch::Notification => "notification",
+            Batch::Moment => "moment",
+        }
+    }
+
+    fn is_default(&self) -> bool {
+        *self == Batch::default()
+    }
+}
+
+impl std::str::FromStr for Batch {
+    type Err = ();
+
+    /// `notification` or `moment`, exactly.
+    fn from_str(s: &str) -> Result<Batch, ()> {
+        match s {
+            "notification" => Ok(Batch::Notification),
+            "moment" => Ok(Batch::Moment),
+            _ => Err(()),
+        }
+    }
+}
+
+/// The simulated node: layout, workers (parallel only), cores, the
+/// factor every cost is multiplied by, and how a moment's notifications
+/// become jobs.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct NodeShape {
@@ -54,6 +102,10 @@ pub struct NodeShape {
     pub workers: u32,
     pub cores: u32,
     pub cpu_scale: f64,
+    /// Left out of what is written while it is the default, so that a
+    /// record of a run without it reads as before.
+    #[serde(skip_serializing_if = "Batch::is_default")]
+    pub batch: Batch,
 }
 
 impl Default for NodeShape {
@@ -63,6 +115,7 @@ impl Default for NodeShape {
             workers: DEFAULT_WORKERS as u32,
             cores: DEFAULT_CORES,
             cpu_scale: DEFAULT_CPU_SCALE,
+            batch: Batch::Notification,
         }
     }
 }
@@ -130,7 +183,28 @@ mod tests {
         assert_eq!(shape.layout, Layout::Parallel);
         assert_eq!((shape.workers, shape.cores), (4, 8));
         assert_eq!(shape.cpu_scale, 1.0);
+        assert_eq!(shape.batch, Batch::Notification);
         assert_eq!(shape.validate(), Ok(()));
+    }
+
+    #[test]
+    fn batch_is_written_only_when_it_is_not_the_default() {
+        let plain = serde_json::to_string(&NodeShape::default()).unwrap();
+        assert!(!plain.contains("batch"), "{plain}");
+        let moment = NodeShape {
+            batch: Batch::Moment,
+            ..NodeShape::default()
+        };
+        let text = serde_json::to_string(&moment).unwrap();
+        assert!(text.contains(r#""batch":"moment""#), "{text}");
+        let back: NodeShape = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, moment);
+        let old: NodeShape = serde_json::from_str(&plain).unwrap();
+        assert_eq!(old.batch, Batch::Notification);
+        for b in [Batch::Notification, Batch::Moment] {
+            assert_eq!(b.name().parse::<Batch>(), Ok(b));
+        }
+        assert!("Moment".parse::<Batch>().is_err());
     }
 
     #[test]

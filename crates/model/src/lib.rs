@@ -63,7 +63,7 @@
 //! * with `trigger_all_tranches`, every validator triggers its assignment
 //!   of every tranche when the tranche comes (upstream's throughput test
 //!   load; not upstream behaviour, a voting `Config` flag);
-//! * with `node: {layout, workers, cores, cpu_scale}`, every validator's CPU
+//! * with `node: {layout, workers, cores, cpu_scale, batch}`, every validator's CPU
 //!   (`busy`, `cpu`, `costs`): each input costs the cost table's virtual
 //!   time on the threads of the layout (classic: distribution waits on
 //!   voting for every check; parallel: router, workers by validator index,

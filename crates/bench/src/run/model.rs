@@ -58,6 +58,8 @@ fn shape(options: &RunOptions, model: &ModelOptions) -> NodeShape {
         workers: options.architecture.distribution_workers() as u32,
         cores: model.cores,
         cpu_scale: 1.0,
+        // One job a notification: the node under test takes them so.
+        batch: Default::default(),
     }
 }
 

@@ -11,7 +11,7 @@ use super::fields::{describe, Fields, Tracker};
 use super::size::read_session;
 use crate::approval_network::{DelayMs, Latency, NetworkSpec, Offline, OfflineSpan};
 use crate::error::ConfigErrorKind as Kind;
-use crate::node_shape::{Layout, NodeShape};
+use crate::node_shape::{Batch, Layout, NodeShape};
 use crate::Schema;
 
 /// Every key of the objective.
@@ -95,7 +95,10 @@ fn read_spec(f: &Fields<'_>) -> Result<NetworkSpec, Kind> {
         trigger_all_tranches: f
             .bool("trigger_all_tranches")?
             .unwrap_or(d.trigger_all_tranches),
-        node: match f.mapping("node", "a mapping {layout, workers, cores, cpu_scale}")? {
+        node: match f.mapping(
+            "node",
+            "a mapping {layout, workers, cores, cpu_scale, batch}",
+        )? {
             None => None,
             Some(m) => Some(read_node(&m)?),
         },
@@ -168,12 +171,12 @@ fn read_offline(f: &Fields<'_>) -> Result<Vec<Offline>, Kind> {
         .collect()
 }
 
-/// `node: {layout, workers, cores, cpu_scale}`, every key optional
+/// `node: {layout, workers, cores, cpu_scale, batch}`, every key optional
 /// (defaults in [`NodeShape::default`]); bounds checked by
 /// `NetworkSpec::validate`.
 fn read_node(m: &Fields<'_>) -> Result<NodeShape, Kind> {
     m.check_keys(
-        &["layout", "workers", "cores", "cpu_scale"],
+        &["layout", "workers", "cores", "cpu_scale", "batch"],
         "in `node`",
         None,
     )?;
@@ -184,10 +187,17 @@ fn read_node(m: &Fields<'_>) -> Result<NodeShape, Kind> {
             .parse::<Layout>()
             .map_err(|_| m.impossible("layout", &name, "must be classic or parallel"))?,
     };
+    let batch = match m.string("batch")? {
+        None => d.batch,
+        Some(name) => name
+            .parse::<Batch>()
+            .map_err(|_| m.impossible("batch", &name, "must be notification or moment"))?,
+    };
     Ok(NodeShape {
         layout,
         workers: m.u32("workers")?.unwrap_or(d.workers),
         cores: m.u32("cores")?.unwrap_or(d.cores),
         cpu_scale: m.f64("cpu_scale")?.unwrap_or(d.cpu_scale),
+        batch,
     })
 }

@@ -445,6 +445,10 @@ fn a_node_error_names_the_key_the_value_and_the_bound() {
             "{cpu_scale: -1}",
             "`node.cpu_scale` = -1: must be a finite number above 0",
         ),
+        (
+            "{batch: Moment}",
+            "impossible `node.batch: Moment`: must be notification or moment",
+        ),
     ] {
         let e =
             config::approval_network::parse(&format!("!ApprovalNetwork\nnode: {node}\n"), "n.yaml")

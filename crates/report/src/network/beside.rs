@@ -19,16 +19,20 @@ use tranche_config::approval_network::NetworkSpec;
 pub const MAX_BESIDE: usize = 4;
 
 /// The simulated node of a run, in a few words: `classic, 8 cores`,
-/// `parallel/4, 8 cores`, or `no CPU model` (every input takes no time).
+/// `parallel/4, 8 cores`, `parallel/4, 8 cores, a job a moment` (with
+/// `batch: moment`), or `no CPU model` (every input takes no time).
 pub fn node_label(spec: &NetworkSpec) -> String {
     match spec.node {
         None => "no CPU model".to_owned(),
         Some(n) => {
-            let scale = if n.cpu_scale == 1.0 {
+            let mut scale = if n.cpu_scale == 1.0 {
                 String::new()
             } else {
                 format!(", costs x{}", n.cpu_scale)
             };
+            if n.batch == tranche_config::node_shape::Batch::Moment {
+                scale.push_str(", a job a moment");
+            }
             match n.layout {
                 tranche_config::node_shape::Layout::Classic => {
                     format!("classic, {} cores{scale}", n.cores)
@@ -320,6 +324,15 @@ mod tests {
         assert_eq!(
             labels(&[&p, &p]),
             ["parallel/4, 8 cores (run 1)", "parallel/4, 8 cores (run 2)"]
+        );
+        let mut moment = shaped(Layout::Parallel);
+        if let Some(n) = moment.node.as_mut() {
+            n.batch = tranche_config::node_shape::Batch::Moment;
+        }
+        let m = report(moment, 0, &[]);
+        assert_eq!(
+            labels(&[&p, &m]),
+            ["parallel/4, 8 cores", "parallel/4, 8 cores, a job a moment"]
         );
     }
 

@@ -99,6 +99,57 @@ fn with_the_cpu_model_one_thread_two_threads_and_two_processes_agree() {
     assert_eq!(one, first.validators, "1 process vs 2 processes");
 }
 
+/// `batch: moment` (a moment's notifications one job) agrees with itself
+/// on one thread, two threads and two processes, in both layouts; it
+/// moves what a run records (fewer, fuller notifications) but not which
+/// blocks are approved.
+#[test]
+fn a_job_a_moment_agrees_across_threads_and_processes() {
+    for layout in ["classic", "parallel"] {
+        let text = |batch: &str| {
+            format!(
+                "n_validators: 24\nn_cores: 4\nnum_blocks: 2\nneeded_approvals: 8\n\
+                 no_show_fraction: 0.1\ntrigger_all_tranches: true\n\
+                 run_after_last_block_secs: 30\nfinality: true\n\
+                 node: {{layout: {layout}, workers: 2, cores: 1, cpu_scale: 300, batch: {batch}}}\n"
+            )
+        };
+        let moment = spec(&text("moment"));
+        let one = run(&moment, Verify::Once, &EngineConfig::default());
+        let two = run(
+            &moment,
+            Verify::Once,
+            &EngineConfig {
+                threads: 2,
+                ..EngineConfig::default()
+            },
+        );
+        assert_eq!(one.validators, two.validators, "{layout}: 1 vs 2 threads");
+        let first = two_processes(&moment, 3, Verify::Once);
+        assert_eq!(
+            one.validators, first.validators,
+            "{layout}: 1 vs 2 processes"
+        );
+        let each = run(
+            &spec(&text("notification")),
+            Verify::Once,
+            &EngineConfig::default(),
+        );
+        assert_ne!(
+            one.validators, each.validators,
+            "{layout}: the batches differ"
+        );
+        let approved = |r: &SimulationReport| {
+            r.blocks
+                .iter()
+                .map(|b| b.p50_ms.is_some())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(approved(&one), approved(&each), "{layout}");
+        assert!(approved(&one).iter().all(|a| *a), "{layout}");
+    }
+}
+
 #[test]
 fn verify_model_runs_no_check_and_changes_only_the_cost() {
     let engine = EngineConfig::default();

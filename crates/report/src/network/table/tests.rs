@@ -162,6 +162,7 @@ fn the_cpu_model_shows_each_threads_busy_share_by_name_and_who_saturated() {
             workers: 1,
             cores: 2,
             cpu_scale: 1.0,
+            batch: Default::default(),
         }),
         ..NetworkSpec::default()
     };

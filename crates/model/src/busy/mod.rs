@@ -33,6 +33,14 @@
 //! outside a notification (messages held for a block until it is known)
 //! are run at once and charged to the first distribution thread.
 //!
+//! With `batch: moment` (`tranche_config::node_shape::Batch`) the
+//! notifications that reach a validator in one moment are one job on the
+//! entry thread, and each distribution thread takes its share of them as
+//! one job: one busy interval a moment instead of one a notification,
+//! coarser than the node (its forwards and imports leave when the last
+//! notification is handled; a bounded queue counts the batch as one
+//! message).
+//!
 //! Queues are bounded at the node's sizes (`crate::cpu::shape`). A full
 //! queue makes the sender wait, as upstream's bounded channels do: a
 //! thread that cannot hand its output on is held until there is room; a
@@ -50,7 +58,7 @@ use crate::costs::CostTable;
 use crate::cpu::shape::{self, NodeShape, NodeThreads};
 use crate::cpu::{Cpu, Event, ThreadId};
 use crate::time::{tick_of, NS_PER_MS};
-use tranche_config::node_shape::Layout;
+use tranche_config::node_shape::{Batch, Layout};
 
 /// Work queued on a thread.
 pub(crate) enum Job {
@@ -66,6 +74,13 @@ pub(crate) enum Job {
         from: u32,
         msg: ApprovalDistributionMessage,
     },
+    /// `batch: moment`: a moment's notifications, in arrival order, on the
+    /// entry thread.
+    Notifications(Vec<(u32, ApprovalDistributionMessage)>),
+    /// `batch: moment`: several notifications' items for one distribution
+    /// thread, in order (classic: a moment's notifications; parallel: a
+    /// worker's share of them).
+    Batch(Vec<(u32, ApprovalDistributionMessage)>),
     /// Checked items for voting to import (parallel).
     Import(Vec<Import>),
     /// Classic: the checks distribution asked for, and the distribution
@@ -158,6 +173,9 @@ pub(crate) struct Busy {
     roles: NodeThreads,
     costs: CostTable,
     layout: Layout,
+    batch: Batch,
+    /// `batch: moment`: the notifications of the moment not yet driven.
+    moment: Vec<(u32, ApprovalDistributionMessage)>,
     /// Notifications the entry thread's queue had no room for yet.
     waiting: VecDeque<Job>,
     blocked: Vec<Blocked>,
@@ -183,6 +201,8 @@ impl Busy {
             roles,
             costs,
             layout: shape.layout,
+            batch: shape.batch,
+            moment: Vec::new(),
             waiting: VecDeque::new(),
             blocked: Vec::new(),
             wakes: Vec::new(),
@@ -239,9 +259,19 @@ impl Busy {
     }
 
     /// A notification reached the node: queue it on the entry thread (or
-    /// in the receive buffer behind what waits already).
+    /// in the receive buffer behind what waits already); with `batch:
+    /// moment`, gather it into the moment's job, queued when the moment is
+    /// driven.
     pub fn enqueue(&mut self, from: u32, msg: ApprovalDistributionMessage) {
-        let job = Job::Notification { from, msg };
+        match self.batch {
+            Batch::Notification => self.submit_entry(Job::Notification { from, msg }),
+            Batch::Moment => self.moment.push((from, msg)),
+        }
+    }
+
+    /// Queue a job of notifications on the entry thread, or in the receive
+    /// buffer behind what waits already.
+    fn submit_entry(&mut self, job: Job) {
         if self.waiting.is_empty() {
             let entry = self.entry();
             if let Err(r) = self.cpu.submit(entry, job) {
@@ -255,6 +285,10 @@ impl Busy {
     /// Run the CPU up to the end of moment `now_ms`: every job that starts
     /// or ends by then, then the time owed by work done outside the queues.
     pub fn drive<H: Handler>(&mut self, now_ms: u64, node: &mut H) {
+        if !self.moment.is_empty() {
+            let all = std::mem::take(&mut self.moment);
+            self.submit_entry(Job::Notifications(all));
+        }
         let until = now_ms.saturating_mul(NS_PER_MS);
         loop {
             self.charge_owed(node.take_owed());
@@ -317,18 +351,27 @@ impl Busy {
                 }
                 Layout::Classic => self.start(now_ms, Job::Items { from, msg }, node),
             },
+            Job::Notifications(all) => match self.layout {
+                Layout::Parallel => {
+                    let items: u64 = all.iter().map(|(_, msg)| msg.len() as u64).sum();
+                    let parts = split_all(all, &self.roles.distribution);
+                    (costs.route() * items, Done::Route(parts))
+                }
+                Layout::Classic => self.start(now_ms, Job::Batch(all), node),
+            },
             Job::Items { from, msg } => {
-                let items = msg.len() as u64;
-                let done = node.handle_items(now_ms, from, msg, self.classic());
-                let plain = items.saturating_sub(done.checked);
-                (
-                    done.cost + plain * costs.duplicate(),
-                    Done::Handled {
-                        sends: done.sends,
-                        imports: done.imports,
-                        checks: done.deferred,
-                    },
-                )
+                let mut cost = 0;
+                let mut done = Handled::default();
+                self.handle(now_ms, from, msg, node, &mut cost, &mut done);
+                (cost, handled(done))
+            }
+            Job::Batch(all) => {
+                let mut cost = 0;
+                let mut done = Handled::default();
+                for (from, msg) in all {
+                    self.handle(now_ms, from, msg, node, &mut cost, &mut done);
+                }
+                (cost, handled(done))
             }
             Job::Import(imports) => {
                 let cost = imports.iter().map(|i| import_cost(costs, i)).sum();
@@ -347,6 +390,33 @@ impl Busy {
                     },
                 )
             }
+        }
+    }
+
+    /// Distribution handles `from`'s items: their cost added to `cost`,
+    /// what they leave appended to `into`.
+    fn handle<H: Handler>(
+        &self,
+        now_ms: u64,
+        from: u32,
+        msg: ApprovalDistributionMessage,
+        node: &mut H,
+        cost: &mut u64,
+        into: &mut Handled,
+    ) {
+        let items = msg.len() as u64;
+        let done = node.handle_items(now_ms, from, msg, self.classic());
+        let plain = items.saturating_sub(done.checked);
+        *cost += done.cost + plain * self.costs.duplicate();
+        if into.sends.is_empty() && into.imports.is_empty() && into.deferred.is_empty() {
+            // The first (or only) notification's lists, taken as they are.
+            into.sends = done.sends;
+            into.imports = done.imports;
+            into.deferred = done.deferred;
+        } else {
+            into.sends.extend(done.sends);
+            into.imports.extend(done.imports);
+            into.deferred.extend(done.deferred);
         }
     }
 
@@ -516,6 +586,40 @@ fn split(
     }
 }
 
+/// A moment's notifications split by worker ([`split`]), each worker's
+/// shares in the order of the notifications, the workers in the order of
+/// their first item: one job for each worker.
+fn split_all(
+    all: Vec<(u32, ApprovalDistributionMessage)>,
+    workers: &[ThreadId],
+) -> Vec<(ThreadId, Job)> {
+    let mut parts: Vec<(ThreadId, Vec<(u32, ApprovalDistributionMessage)>)> = Vec::new();
+    for (from, msg) in all {
+        for (w, job) in split(from, msg, workers) {
+            let Job::Items { from, msg } = job else {
+                unreachable!("a split gives items")
+            };
+            match parts.iter_mut().find(|(t, _)| *t == w) {
+                Some((_, part)) => part.push((from, msg)),
+                None => parts.push((w, vec![(from, msg)])),
+            }
+        }
+    }
+    parts
+        .into_iter()
+        .map(|(w, part)| (w, Job::Batch(part)))
+        .collect()
+}
+
+/// What handling items leaves for when the job is done.
+fn handled(done: Handled) -> Done {
+    Done::Handled {
+        sends: done.sends,
+        imports: done.imports,
+        checks: done.deferred,
+    }
+}
+
 /// Items grouped by the worker of their validator, without copying them
 /// one by one when one worker has them all.
 fn by_worker<T>(
@@ -550,53 +654,4 @@ fn import_cost(costs: &CostTable, item: &Import) -> u64 {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use tranche_primitives::{CandidateBitfield, Hash, IndirectSignedApprovalVote};
-    use tranche_primitives::{ValidatorIndex, ValidatorSignature};
-
-    fn votes(validators: &[u32]) -> ApprovalDistributionMessage {
-        ApprovalDistributionMessage::approvals(validators.iter().map(|&v| {
-            IndirectSignedApprovalVote {
-                block_hash: Hash([1; 32]),
-                candidate_indices: CandidateBitfield::from_index(0),
-                validator: ValidatorIndex(v),
-                signature: ValidatorSignature([2; 64]),
-            }
-        }))
-    }
-
-    /// Each part: (worker index, the validators of its items in order).
-    fn parts(split: Vec<(ThreadId, Job)>) -> Vec<(usize, u32, Vec<u32>)> {
-        split
-            .into_iter()
-            .map(|(w, job)| match job {
-                Job::Items {
-                    from,
-                    msg: ApprovalDistributionMessage::Approvals(v),
-                } => (w.index(), from, v.iter().map(|v| v.validator.0).collect()),
-                _ => panic!("a split gives items of the notification's kind"),
-            })
-            .collect()
-    }
-
-    #[test]
-    fn a_notification_is_split_by_worker_in_the_order_of_first_items() {
-        let specs = (0..4)
-            .map(|i| crate::cpu::ThreadSpec::new(format!("t{i}"), None))
-            .collect();
-        let cpu: Cpu<Job, Done> = Cpu::new(specs, 1).unwrap();
-        let workers: Vec<ThreadId> = cpu.threads().skip(1).map(|(t, _)| t).collect();
-        let split = split(7, votes(&[5, 3, 8, 4, 2, 6]), &workers);
-        assert_eq!(
-            parts(split),
-            vec![(3, 7, vec![5, 8, 2]), (1, 7, vec![3, 6]), (2, 7, vec![4]),]
-        );
-        // All of one worker's: one part, the items as they came.
-        assert_eq!(
-            parts(super::split(9, votes(&[4, 1, 7]), &workers)),
-            vec![(2, 9, vec![4, 1, 7])]
-        );
-        assert!(super::split(9, votes(&[]), &workers).is_empty());
-    }
-}
+mod tests;
