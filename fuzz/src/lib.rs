@@ -80,10 +80,12 @@ pub fn validation_protocol(data: &[u8]) -> bool {
                     .expect("a skimmed item does not decode");
                 let want = match m {
                     ApprovalDistributionMessage::Assignments(a) => {
-                        ApprovalDistributionMessage::Assignments(vec![a[i].clone()])
+                        ApprovalDistributionMessage::Assignments(
+                            [a[i].clone()].into_iter().collect(),
+                        )
                     }
                     ApprovalDistributionMessage::Approvals(a) => {
-                        ApprovalDistributionMessage::Approvals(vec![a[i].clone()])
+                        ApprovalDistributionMessage::Approvals([a[i].clone()].into_iter().collect())
                     }
                 };
                 assert_eq!(one, want, "a skimmed item decodes differently");

@@ -1,12 +1,13 @@
 //! Batching of outgoing items into notifications (upstream `send_assignments_batched` / `send_approvals_batched`, `polkadot/node/network/approval-distribution/src/lib.rs`): per peer,
 //! consecutive items of one kind are cut into chunks of at most 193
 //! assignments or 266 approvals, each chunk one `ApprovalDistributionMessage`
-//! that shares the items (no copy per peer).
+//! that shares the items (no copy per peer; one item held in place, no list
+//! allocated).
 
 use crate::action::Outgoing;
 use crate::PeerId;
 use tranche_primitives::constants::{MAX_APPROVAL_BATCH_SIZE, MAX_ASSIGNMENT_BATCH_SIZE};
-use tranche_primitives::ApprovalDistributionMessage;
+use tranche_primitives::{ApprovalDistributionMessage, Items};
 
 /// Turn a list of (peer, item) sends into notifications, per peer in
 /// ascending peer order, keeping each peer's item order (so an assignment
@@ -48,12 +49,12 @@ pub fn batch_notifications_into(
                 v.push(a)
             }
             (_, Outgoing::Assignment(a)) => {
-                let mut v = Vec::with_capacity(run(peer, true, rest.as_slice()));
+                let mut v = Items::with_capacity(run(peer, true, rest.as_slice()));
                 v.push(a);
                 out.push((peer, ApprovalDistributionMessage::Assignments(v)))
             }
             (_, Outgoing::Approval(a)) => {
-                let mut v = Vec::with_capacity(run(peer, false, rest.as_slice()));
+                let mut v = Items::with_capacity(run(peer, false, rest.as_slice()));
                 v.push(a);
                 out.push((peer, ApprovalDistributionMessage::Approvals(v)))
             }

@@ -36,5 +36,5 @@ pub use session::{Session, SessionInfo};
 pub use vote::ValidatorSignature;
 pub use wire::{
     ApprovalDistributionMessage, AssignmentItem, IndirectAssignmentCert,
-    IndirectSignedApprovalVote, ValidationProtocol,
+    IndirectSignedApprovalVote, Items, ValidationProtocol,
 };

@@ -11,6 +11,7 @@ use crate::ids::{Hash, ValidatorIndex};
 use crate::impl_scale_decode;
 use crate::vote::ValidatorSignature;
 use parity_scale_codec::{Encode, Input, Output};
+use smallvec::SmallVec;
 use std::sync::Arc;
 
 /// `IndirectAssignmentCertV2`: an assignment certificate for a block.
@@ -117,6 +118,13 @@ pub(crate) const MIN_ASSIGNMENT_ITEM: usize = 32 + 4 + 2 + 96 + 1;
 /// Smallest encoded approval item.
 pub(crate) const MIN_APPROVAL_ITEM: usize = 32 + 1 + 4 + 64;
 
+/// A notification's list of items: one held in place, more on the heap.
+/// Most notifications carry one item (distribution forwards each item as
+/// it is checked; the network simulation made a list, so an allocation,
+/// for every delivery before: BENCHMARKS.md "No allocation per
+/// delivery").
+pub type Items<T> = SmallVec<[Arc<T>; 1]>;
+
 /// v3 `ApprovalDistributionMessage`. Its items are shared (`Arc`): one
 /// decoded item is what approval distribution keeps, what it sends on to
 /// every peer and, in the simulation, what a receiver in the same process
@@ -124,9 +132,9 @@ pub(crate) const MIN_APPROVAL_ITEM: usize = 32 + 1 + 4 + 64;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ApprovalDistributionMessage {
     /// Index 0: assignments, each with the candidates it claims.
-    Assignments(Vec<Arc<AssignmentItem>>),
+    Assignments(Items<AssignmentItem>),
     /// Index 1: approval votes.
-    Approvals(Vec<Arc<IndirectSignedApprovalVote>>),
+    Approvals(Items<IndirectSignedApprovalVote>),
 }
 
 impl ApprovalDistributionMessage {
@@ -145,7 +153,7 @@ impl ApprovalDistributionMessage {
         match r.u8("approval-distribution message kind")? {
             0 => {
                 let n = r.list_len(MIN_ASSIGNMENT_ITEM, "assignment count")?;
-                let mut items = Vec::with_capacity(n as usize);
+                let mut items = Items::with_capacity(n as usize);
                 for _ in 0..n {
                     items.push(Arc::new(AssignmentItem::decode_from(r)?));
                 }
@@ -153,7 +161,7 @@ impl ApprovalDistributionMessage {
             }
             1 => {
                 let n = r.list_len(MIN_APPROVAL_ITEM, "approval count")?;
-                let mut items = Vec::with_capacity(n as usize);
+                let mut items = Items::with_capacity(n as usize);
                 for _ in 0..n {
                     items.push(Arc::new(IndirectSignedApprovalVote::decode_from(r)?));
                 }

@@ -212,7 +212,9 @@ mod tests {
                             assert_eq!(want.cert.validator, *v);
                             assert_eq!(
                                 got,
-                                &ApprovalDistributionMessage::Assignments(vec![want.clone()])
+                                &ApprovalDistributionMessage::Assignments(smallvec::smallvec![
+                                    want.clone()
+                                ])
                             );
                         }
                     }
@@ -221,7 +223,9 @@ mod tests {
                             assert_eq!(want.validator, *v);
                             assert_eq!(
                                 got,
-                                &ApprovalDistributionMessage::Approvals(vec![want.clone()])
+                                &ApprovalDistributionMessage::Approvals(smallvec::smallvec![
+                                    want.clone()
+                                ])
                             );
                         }
                     }

@@ -51,8 +51,10 @@
 
 use std::collections::VecDeque;
 
+use smallvec::{smallvec, SmallVec};
+use std::sync::Arc;
 use tranche_distribution::{Action, Import, Outgoing, PeerId};
-use tranche_primitives::{ApprovalDistributionMessage, Tick, ValidatorIndex};
+use tranche_primitives::{ApprovalDistributionMessage, Items, Tick, ValidatorIndex};
 
 use crate::costs::CostTable;
 use crate::cpu::shape::{self, NodeShape, NodeThreads};
@@ -96,7 +98,7 @@ pub(crate) enum Job {
 /// What a job leaves to do when it is done.
 enum Done {
     /// The router's split: each worker's share.
-    Route(Vec<(ThreadId, Job)>),
+    Route(Parts<Job>),
     /// Distribution handled items: forwards to send, imports for voting,
     /// checks for voting (classic).
     Handled {
@@ -558,6 +560,10 @@ impl Busy {
     }
 }
 
+/// What goes to each worker, in order: most often one worker's, held in
+/// place.
+type Parts<T> = SmallVec<[(ThreadId, T); 1]>;
+
 /// The worker of a parallel node that handles validator `v`'s items.
 fn worker_of(workers: &[ThreadId], v: ValidatorIndex) -> ThreadId {
     workers[v.0 as usize % workers.len()]
@@ -566,11 +572,7 @@ fn worker_of(workers: &[ThreadId], v: ValidatorIndex) -> ThreadId {
 /// A notification split by the workers of its items' validators, each
 /// worker's items in their order, the workers in the order of their first
 /// item: `from`'s items for each worker.
-fn split(
-    from: u32,
-    msg: ApprovalDistributionMessage,
-    workers: &[ThreadId],
-) -> Vec<(ThreadId, Job)> {
+fn split(from: u32, msg: ApprovalDistributionMessage, workers: &[ThreadId]) -> Parts<Job> {
     let items = |msg| Job::Items { from, msg };
     match msg {
         ApprovalDistributionMessage::Assignments(all) => {
@@ -589,10 +591,7 @@ fn split(
 /// A moment's notifications split by worker ([`split`]), each worker's
 /// shares in the order of the notifications, the workers in the order of
 /// their first item: one job for each worker.
-fn split_all(
-    all: Vec<(u32, ApprovalDistributionMessage)>,
-    workers: &[ThreadId],
-) -> Vec<(ThreadId, Job)> {
+fn split_all(all: Vec<(u32, ApprovalDistributionMessage)>, workers: &[ThreadId]) -> Parts<Job> {
     let mut parts: Vec<(ThreadId, Vec<(u32, ApprovalDistributionMessage)>)> = Vec::new();
     for (from, msg) in all {
         for (w, job) in split(from, msg, workers) {
@@ -621,25 +620,26 @@ fn handled(done: Handled) -> Done {
 }
 
 /// Items grouped by the worker of their validator, without copying them
-/// one by one when one worker has them all.
+/// one by one when one worker has them all (and, for one worker, without
+/// a list allocated).
 fn by_worker<T>(
-    all: Vec<T>,
+    all: Items<T>,
     workers: &[ThreadId],
     validator: impl Fn(&T) -> ValidatorIndex,
-) -> Vec<(ThreadId, Vec<T>)> {
-    let worker = |item: &T| worker_of(workers, validator(item));
+) -> Parts<Items<T>> {
+    let worker = |item: &Arc<T>| worker_of(workers, validator(item));
     let Some(first) = all.first().map(worker) else {
-        return Vec::new();
+        return Parts::new();
     };
     if all.iter().all(|item| worker(item) == first) {
-        return vec![(first, all)];
+        return smallvec![(first, all)];
     }
-    let mut parts: Vec<(ThreadId, Vec<T>)> = Vec::new();
+    let mut parts: Parts<Items<T>> = Parts::new();
     for item in all {
         let w = worker(&item);
         match parts.iter_mut().find(|(t, _)| *t == w) {
             Some((_, part)) => part.push(item),
-            None => parts.push((w, vec![item])),
+            None => parts.push((w, smallvec![item])),
         }
     }
     parts

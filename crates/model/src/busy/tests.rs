@@ -16,7 +16,7 @@ fn votes(validators: &[u32]) -> ApprovalDistributionMessage {
 }
 
 /// Each part: (worker index, the validators of its items in order).
-fn parts(split: Vec<(ThreadId, Job)>) -> Vec<(usize, u32, Vec<u32>)> {
+fn parts(split: Parts<Job>) -> Vec<(usize, u32, Vec<u32>)> {
     split
         .into_iter()
         .map(|(w, job)| match job {
