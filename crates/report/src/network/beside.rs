@@ -201,10 +201,15 @@ fn secs(ms: Option<u64>) -> String {
 /// share and the median validator's bytes out per block.
 pub fn table(runs: &[&SimulationReport]) -> String {
     let labels = labels(runs);
+    // The node column as wide as its longest label, so columns align.
+    let w = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .fold(28, usize::max);
     let mut s = String::from("per block and node, s after the slot start:\n");
     let _ = writeln!(
         s,
-        "{:>5}  {:<28} {:>8} {:>8} {:>8} {:>8} {:>9}",
+        "{:>5}  {:<w$} {:>8} {:>8} {:>8} {:>8} {:>9}",
         "block", "node", "p50", "p99", "max", "enough", "approved"
     );
     let blocks = runs.iter().map(|r| r.blocks.len()).max().unwrap_or(0);
@@ -213,7 +218,7 @@ pub fn table(runs: &[&SimulationReport]) -> String {
             let Some(b) = run.blocks.get(i) else { continue };
             let _ = writeln!(
                 s,
-                "{:>5}  {:<28} {:>8} {:>8} {:>8} {:>8} {:>9}",
+                "{:>5}  {:<w$} {:>8} {:>8} {:>8} {:>8} {:>9}",
                 b.number,
                 label,
                 secs(b.p50_ms),
@@ -250,7 +255,7 @@ pub fn table(runs: &[&SimulationReport]) -> String {
                 run.bytes_out.p50 as f64 / run.blocks.len() as f64 / f64::from(1u32 << 20)
             )
         };
-        let _ = writeln!(s, "  {label:<28} {busy:<48} {per_block}");
+        let _ = writeln!(s, "  {label:<w$} {busy:<48} {per_block}");
     }
     s
 }
@@ -329,11 +334,24 @@ mod tests {
         if let Some(n) = moment.node.as_mut() {
             n.batch = tranche_config::node_shape::Batch::Moment;
         }
-        let m = report(moment, 0, &[]);
+        let m = report(moment, 0, &[Some(4000)]);
         assert_eq!(
             labels(&[&p, &m]),
             ["parallel/4, 8 cores", "parallel/4, 8 cores, a job a moment"]
         );
+        // A label longer than the column widens it: the columns align.
+        let p = report(shaped(Layout::Parallel), 0, &[Some(4000)]);
+        let text = table(&[&p, &m]);
+        // The header and a row per run: each column ends where the
+        // header's does, so every line is as long.
+        let widths: Vec<usize> = text
+            .lines()
+            .skip(1)
+            .take(3)
+            .map(|l| l.chars().count())
+            .collect();
+        assert_eq!(widths.len(), 3, "{text}");
+        assert!(widths.iter().all(|&n| n == widths[0]), "{text}");
     }
 
     #[test]
