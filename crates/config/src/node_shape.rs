@@ -82,13 +82,12 @@ impl Batch {
 impl std::str::FromStr for Batch {
     type Err = ();
 
-    /// `notification` or `moment`, exactly.
+    /// `notification` or `moment` ([`Batch::name`]), exactly.
     fn from_str(s: &str) -> Result<Batch, ()> {
-        match s {
-            "notification" => Ok(Batch::Notification),
-            "moment" => Ok(Batch::Moment),
-            _ => Err(()),
-        }
+        [Batch::Notification, Batch::Moment]
+            .into_iter()
+            .find(|b| b.name() == s)
+            .ok_or(())
     }
 }
 

@@ -121,8 +121,8 @@ pub(crate) const MIN_APPROVAL_ITEM: usize = 32 + 1 + 4 + 64;
 /// A notification's list of items: one held in place, more on the heap.
 /// Most notifications carry one item (distribution forwards each item as
 /// it is checked; the network simulation made a list, so an allocation,
-/// for every delivery before: BENCHMARKS.md "No allocation per
-/// delivery").
+/// for every delivery before: BENCHMARKS.md "One job a moment, and no
+/// list allocated per delivery").
 pub type Items<T> = SmallVec<[Arc<T>; 1]>;
 
 /// v3 `ApprovalDistributionMessage`. Its items are shared (`Arc`): one

@@ -410,16 +410,9 @@ impl Busy {
         let done = node.handle_items(now_ms, from, msg, self.classic());
         let plain = items.saturating_sub(done.checked);
         *cost += done.cost + plain * self.costs.duplicate();
-        if into.sends.is_empty() && into.imports.is_empty() && into.deferred.is_empty() {
-            // The first (or only) notification's lists, taken as they are.
-            into.sends = done.sends;
-            into.imports = done.imports;
-            into.deferred = done.deferred;
-        } else {
-            into.sends.extend(done.sends);
-            into.imports.extend(done.imports);
-            into.deferred.extend(done.deferred);
-        }
+        append(&mut into.sends, done.sends);
+        append(&mut into.imports, done.imports);
+        append(&mut into.deferred, done.deferred);
     }
 
     /// A job is done: send, import, hand on, release.
@@ -573,31 +566,39 @@ fn worker_of(workers: &[ThreadId], v: ValidatorIndex) -> ThreadId {
 /// worker's items in their order, the workers in the order of their first
 /// item: `from`'s items for each worker.
 fn split(from: u32, msg: ApprovalDistributionMessage, workers: &[ThreadId]) -> Parts<Job> {
-    let items = |msg| Job::Items { from, msg };
+    shares(msg, workers)
+        .into_iter()
+        .map(|(w, msg)| (w, Job::Items { from, msg }))
+        .collect()
+}
+
+/// Each worker's share of a notification, as a notification of the same
+/// kind ([`by_worker`]).
+fn shares(
+    msg: ApprovalDistributionMessage,
+    workers: &[ThreadId],
+) -> Parts<ApprovalDistributionMessage> {
     match msg {
         ApprovalDistributionMessage::Assignments(all) => {
             by_worker(all, workers, |a| a.cert.validator)
                 .into_iter()
-                .map(|(w, part)| (w, items(ApprovalDistributionMessage::Assignments(part))))
+                .map(|(w, part)| (w, ApprovalDistributionMessage::Assignments(part)))
                 .collect()
         }
         ApprovalDistributionMessage::Approvals(all) => by_worker(all, workers, |v| v.validator)
             .into_iter()
-            .map(|(w, part)| (w, items(ApprovalDistributionMessage::Approvals(part))))
+            .map(|(w, part)| (w, ApprovalDistributionMessage::Approvals(part)))
             .collect(),
     }
 }
 
-/// A moment's notifications split by worker ([`split`]), each worker's
+/// A moment's notifications split by worker ([`shares`]), each worker's
 /// shares in the order of the notifications, the workers in the order of
 /// their first item: one job for each worker.
 fn split_all(all: Vec<(u32, ApprovalDistributionMessage)>, workers: &[ThreadId]) -> Parts<Job> {
     let mut parts: Vec<(ThreadId, Vec<(u32, ApprovalDistributionMessage)>)> = Vec::new();
     for (from, msg) in all {
-        for (w, job) in split(from, msg, workers) {
-            let Job::Items { from, msg } = job else {
-                unreachable!("a split gives items")
-            };
+        for (w, msg) in shares(msg, workers) {
             match parts.iter_mut().find(|(t, _)| *t == w) {
                 Some((_, part)) => part.push((from, msg)),
                 None => parts.push((w, vec![(from, msg)])),
@@ -608,6 +609,16 @@ fn split_all(all: Vec<(u32, ApprovalDistributionMessage)>, workers: &[ThreadId])
         .into_iter()
         .map(|(w, part)| (w, Job::Batch(part)))
         .collect()
+}
+
+/// `more` after what `list` holds: taken as it is while `list` is empty
+/// (the only or first notification of a job), not copied.
+fn append<T>(list: &mut Vec<T>, more: Vec<T>) {
+    if list.is_empty() {
+        *list = more;
+    } else {
+        list.extend(more);
+    }
 }
 
 /// What handling items leaves for when the job is done.

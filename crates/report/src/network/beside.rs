@@ -25,20 +25,21 @@ pub fn node_label(spec: &NetworkSpec) -> String {
     match spec.node {
         None => "no CPU model".to_owned(),
         Some(n) => {
-            let mut scale = if n.cpu_scale == 1.0 {
+            // What differs from the defaults, after the cores.
+            let mut rest = if n.cpu_scale == 1.0 {
                 String::new()
             } else {
                 format!(", costs x{}", n.cpu_scale)
             };
             if n.batch == tranche_config::node_shape::Batch::Moment {
-                scale.push_str(", a job a moment");
+                rest.push_str(", a job a moment");
             }
             match n.layout {
                 tranche_config::node_shape::Layout::Classic => {
-                    format!("classic, {} cores{scale}", n.cores)
+                    format!("classic, {} cores{rest}", n.cores)
                 }
                 tranche_config::node_shape::Layout::Parallel => {
-                    format!("parallel/{}, {} cores{scale}", n.workers, n.cores)
+                    format!("parallel/{}, {} cores{rest}", n.workers, n.cores)
                 }
             }
         }
