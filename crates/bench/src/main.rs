@@ -296,8 +296,18 @@ fn main() -> ExitCode {
         2 => log::LevelFilter::Debug,
         _ => log::LevelFilter::Trace,
     };
+    // ParityDB warns on dropping a database whose commit failed (it tries
+    // to apply the half-written log again: "Shutdown error: Corruption");
+    // the store has already said what failed, and the next opening drops
+    // the half record by its checksum (docs/durability.md). Shown with -v.
+    let parity_db = if cli.verbose == 0 {
+        log::LevelFilter::Error
+    } else {
+        level
+    };
     env_logger::Builder::new()
         .filter_level(level)
+        .filter_module("parity-db", parity_db)
         .parse_default_env()
         .format_target(false)
         .format_timestamp(None)

@@ -13,9 +13,8 @@ use tranche_primitives::{
     Block, Candidate, CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash, RelayVrfStory,
     Session, SessionInfo, Tick, ValidatorId, ValidatorIndex, ValidatorSignature,
 };
-use tranche_voting::{
-    ApprovalVoting, CheckedApproval, CheckedAssignment, Config, NewBlock, RedbStore, Store,
-};
+use tranche_store::RedbStore;
+use tranche_voting::{ApprovalVoting, CheckedApproval, CheckedAssignment, Config, NewBlock, Store};
 
 const N_VALIDATORS: u32 = 500;
 const N_CORES: u32 = 100;

@@ -1,6 +1,5 @@
 //! What flows into the node, out of it, and between its workers.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use tranche_distribution::{
     ApprovalCheck, ApprovalVerdict, AssignmentCheck, AssignmentVerdict, PeerId,
@@ -128,11 +127,12 @@ pub use tranche_validator::layout::{Layout, DEFAULT_WORKERS};
 pub enum StoreConfig {
     /// In memory; gone when the node stops.
     Memory,
-    /// An embedded redb database file.
-    Redb(PathBuf),
+    /// An embedded redb database file (its path, and the configuration
+    /// its owner's marker records).
+    Redb(tranche_store::Place),
     /// A ParityDB database (a folder), as Polkadot's node keeps its
     /// parachains data.
-    ParityDb(PathBuf),
+    ParityDb(tranche_store::Place),
     /// The inner store, failing on purpose at `fault` (tests of what the
     /// node does when its store fails; docs/durability.md).
     Faulty(Box<StoreConfig>, tranche_voting::Fault),

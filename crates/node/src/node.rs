@@ -38,9 +38,8 @@ use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 use tranche_distribution::{PeerId, SessionGridTopology, View};
 use tranche_primitives::{BlockNumber, Hash, SessionIndex, Tick, ValidatorIndex};
-use tranche_voting::{
-    ApprovalVoting, FaultyStore, MemoryStore, NewBlock, ParityDbStore, RedbStore, Store,
-};
+use tranche_store::{ParityDbStore, RedbStore};
+use tranche_voting::{ApprovalVoting, FaultyStore, MemoryStore, NewBlock, Store};
 
 /// How long a failure that is a consequence of another worker's stop
 /// waits for that worker's own failure (`Node::check`).
@@ -74,10 +73,12 @@ fn open_store(config: &StoreConfig) -> Result<Opened, NodeError> {
     let open_err = |e: tranche_voting::StoreError| NodeError::Store(e.to_string());
     match config {
         StoreConfig::Memory => Ok((Box::new(MemoryStore::new()), None)),
-        StoreConfig::Redb(path) => loaded(Box::new(RedbStore::open(path).map_err(open_err)?)),
-        StoreConfig::ParityDb(path) => {
-            loaded(Box::new(ParityDbStore::open(path).map_err(open_err)?))
+        StoreConfig::Redb(place) => {
+            loaded(Box::new(RedbStore::open(place.clone()).map_err(open_err)?))
         }
+        StoreConfig::ParityDb(place) => loaded(Box::new(
+            ParityDbStore::open(place.clone()).map_err(open_err)?,
+        )),
         StoreConfig::Faulty(inner, fault) => {
             let (store, snap) = open_store(inner)?;
             Ok((Box::new(FaultyStore::new(store, *fault)), snap))

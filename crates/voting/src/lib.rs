@@ -40,8 +40,7 @@ pub use machine::{
     NewBlock, Output,
 };
 pub use store::{
-    op_kind, AssignmentRecord, DurabilityCounts, Fault, FaultPoint, FaultyStore, MemoryStore,
-    ParityDbStore, RedbStore, Snapshot, Store, StoreError, Table, WriteBatch, WriteOp,
-    SCHEMA_VERSION, TABLES,
+    codec, op_kind, AssignmentRecord, DurabilityCounts, Fault, FaultPoint, FaultyStore,
+    MemoryStore, Snapshot, Store, StoreError, Table, WriteBatch, WriteOp, SCHEMA_VERSION, TABLES,
 };
 pub use tranches::{Assignee, Assignees, Tranches};

@@ -1,6 +1,6 @@
 //! The costs on a validator's voting side, measured on
 //! `tranche_voting::ApprovalVoting` with the redb store
-//! (`tranche_voting::RedbStore` in a temporary folder): importing checked
+//! (`tranche_store::RedbStore` in a temporary folder): importing checked
 //! assignments and approvals (the stream of `crates/microbench/benches/import.rs`:
 //! each assignment at its tranche's tick, its approval two ticks later,
 //! wakeups as they fall due; the import and `Store::write` timed, the
@@ -14,9 +14,10 @@ use tranche_primitives::time::DEFAULT_TICKS_PER_SLOT;
 use tranche_primitives::{
     CandidateBitfield, CandidateHash, Hash, Tick, ValidatorIndex, ValidatorSignature,
 };
+use tranche_store::RedbStore;
 use tranche_voting::{
-    ApprovalVoting, CheckedApproval, CheckedAssignment, Config, NewBlock, RedbStore, Store,
-    WriteBatch, WriteOp,
+    ApprovalVoting, CheckedApproval, CheckedAssignment, Config, NewBlock, Store, WriteBatch,
+    WriteOp,
 };
 
 /// A voting machine with the redb store; commits only when asked.
@@ -30,7 +31,7 @@ impl Bed {
     fn new() -> Bed {
         let dir = tempfile::tempdir().expect("a temporary folder");
         let mut store = RedbStore::open(dir.path().join("calibrate.redb")).expect("a redb store");
-        store.write_behind_ops = usize::MAX;
+        store.set_write_behind_ops(usize::MAX);
         Bed {
             m: ApprovalVoting::new(Config::default(), None),
             store,

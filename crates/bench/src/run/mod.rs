@@ -24,7 +24,7 @@ pub use model::ModelOptions;
 
 pub use tranche_report::progress::{Phase, Progress};
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use driver::Driver;
 use parity_scale_codec::Encode;
 use std::path::PathBuf;
@@ -330,37 +330,10 @@ fn drive<N: under_test::UnderTest>(
     assemble::report(finished, options)
 }
 
-/// Remove the database a previous run left at `path`: a redb file, or a
-/// ParityDB folder (one holding its `metadata` file). Anything else there —
-/// a folder where a file belongs, a file where a folder does, a folder that
-/// is not a ParityDB database — is left alone and refused with one line.
-fn empty(path: &std::path::Path, db: DbKind) -> Result<()> {
-    let meta = match std::fs::symlink_metadata(path) {
-        Ok(m) => m,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("cannot empty {}", path.display())),
-    };
-    let removed = match db {
-        DbKind::ParityDb if meta.is_dir() && path.join("metadata").is_file() => {
-            std::fs::remove_dir_all(path)
-        }
-        DbKind::ParityDb => bail!(
-            "cannot empty {}: not a ParityDB database folder (left as it is)",
-            path.display()
-        ),
-        _ if meta.is_file() => std::fs::remove_file(path),
-        _ => bail!(
-            "cannot empty {}: not a redb database file (left as it is)",
-            path.display()
-        ),
-    };
-    removed.with_context(|| format!("cannot empty {}", path.display()))
-}
-
 /// Where the run's node keeps its database, and the guard of a temporary
 /// folder. With `--db-path DIR`: `DIR/<step>/<layout>/approvals.redb` (a
-/// file) or `approvals.paritydb` (a folder), emptied at the start, kept
-/// after the run.
+/// file) or `approvals.paritydb` (a folder): one an earlier run left is
+/// removed at the start, anything else there refused; kept after the run.
 fn database(
     step: &BenchStep,
     options: &RunOptions,
@@ -390,13 +363,28 @@ fn database(
             (tmp.path().to_path_buf(), Some(tmp))
         }
     };
-    let path = dir.join(match options.db {
-        DbKind::ParityDb => "approvals.paritydb",
-        _ => "approvals.redb",
-    });
-    empty(&path, options.db)?;
-    Ok(match options.db {
-        DbKind::ParityDb => (StoreConfig::ParityDb(path), guard),
-        _ => (StoreConfig::Redb(path), guard),
+    let (kind, name) = match options.db {
+        DbKind::ParityDb => (tranche_store::Kind::ParityDb, "approvals.paritydb"),
+        _ => (tranche_store::Kind::Redb, "approvals.redb"),
+    };
+    let path = dir.join(name);
+    // Only a database an earlier run made is removed; anything else there
+    // is refused and left as it is (tranche_store::clear).
+    tranche_store::clear(kind, &path)?;
+    // The configuration the database belongs to: a restart of this run
+    // opens it again, nothing else does.
+    let config = format!(
+        "{}; {}; seed {}; {} validators, {} cores, {} blocks",
+        step.name,
+        options.architecture.label(),
+        options.seed,
+        step.n_validators,
+        step.n_cores,
+        step.num_blocks
+    );
+    let place = tranche_store::Place::new(path, &config);
+    Ok(match kind {
+        tranche_store::Kind::ParityDb => (StoreConfig::ParityDb(place), guard),
+        tranche_store::Kind::Redb => (StoreConfig::Redb(place), guard),
     })
 }

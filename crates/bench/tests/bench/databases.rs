@@ -4,7 +4,8 @@
 //! database's own counters differ.
 
 use std::process::Command;
-use tranche_voting::{ParityDbStore, RedbStore, Snapshot, Store};
+use tranche_store::{ParityDbStore, RedbStore};
+use tranche_voting::{Snapshot, Store};
 
 const BIN: &str = env!("CARGO_BIN_EXE_tranche");
 
@@ -135,8 +136,8 @@ fn a_database_of_the_other_store_under_db_path_is_refused_and_kept() {
     std::fs::write(layout.join("approvals.redb/keep"), b"x").unwrap();
     std::fs::write(layout.join("approvals.paritydb"), b"a redb file").unwrap();
     for (db, kind) in [
-        ("redb", "a redb database file"),
-        ("parity-db", "a ParityDB"),
+        ("redb", "not a redb database"),
+        ("parity-db", "not a ParityDB database"),
     ] {
         // Run from the repository's root: the step's folder is named after
         // the file as given.

@@ -7,6 +7,7 @@ mod cli;
 mod common;
 mod comparable;
 mod databases;
+mod db_ownership;
 mod documented;
 mod help_examples;
 mod history;

@@ -263,7 +263,10 @@ impl Drop for Tmpfs {
 /// block and holds every announcement made before.
 #[test]
 fn a_full_or_read_only_file_system_stops_the_node_and_loses_nothing() {
-    let fs = match Tmpfs::mount("8m") {
+    // Room for the four databases of each store: ParityDB's tables are
+    // allocated for real (a few MiB at this size), so that a full disk is
+    // an error and never SIGBUS (docs/durability.md).
+    let fs = match Tmpfs::mount("64m") {
         Ok(fs) => fs,
         Err(why) => {
             eprintln!("skipped: no tmpfs to fill ({why})");
@@ -311,6 +314,66 @@ fn a_full_or_read_only_file_system_stops_the_node_and_loses_nothing() {
     }
 }
 
+/// ParityDB's `metadata` truncated, or every table file deleted, under a
+/// running node: it stops at its next commit with one line, and a node
+/// started on what is left is refused with one line naming the damage —
+/// never a run that ends well on a database that cannot be opened, nor a
+/// restart that re-announces nothing.
+fn parity_db_damage_under_the_node(net: &Net, dir: &Path, at: Tick) {
+    let arch = Architecture::CLASSIC;
+    type Harm = fn(&Path);
+    let harms: [(&str, Harm, &str, &str); 2] = [
+        (
+            "metadata truncated",
+            |db| {
+                std::fs::File::options()
+                    .write(true)
+                    .open(db.join("metadata"))
+                    .unwrap()
+                    .set_len(0)
+                    .unwrap()
+            },
+            "was truncated under the running node",
+            "metadata file is empty",
+        ),
+        (
+            "every table file deleted",
+            |db| {
+                for e in std::fs::read_dir(db).unwrap() {
+                    let p = e.unwrap().path();
+                    if p.file_name()
+                        .unwrap()
+                        .to_string_lossy()
+                        .starts_with("table_")
+                    {
+                        std::fs::remove_file(p).unwrap();
+                    }
+                }
+            },
+            "was deleted under the running node",
+            "is missing",
+        ),
+    ];
+    for (i, (harm, apply, during, after)) in harms.into_iter().enumerate() {
+        let what = format!("parity-db, {harm}");
+        let db = dir.join(format!("damaged-{i}.parity-db"));
+        let (_, err) = run_with(net, arch, store_config("parity-db", &db), |t| {
+            if t == at {
+                apply(&db)
+            }
+        });
+        let err = err.unwrap_or_else(|| panic!("{what}: the node did not notice"));
+        one_line(&err, "parity-db", &db, during, &what);
+        let (_, err) = run(net, arch, store_config("parity-db", &db));
+        let err = err.unwrap_or_else(|| panic!("{what}: a node started on it"));
+        assert!(
+            !err.contains('\n') && err.contains(after),
+            "{what}: `{err}`"
+        );
+        assert!(err.contains(&db.display().to_string()), "{what}: `{err}`");
+    }
+}
+
 /// The database deleted, or (redb) truncated, under a running node: the
 /// node notices before its next commit and stops with one line naming the
 /// store, the path and the cause — it announces nothing more on a file
@@ -348,7 +411,10 @@ fn a_database_deleted_or_truncated_under_the_node_stops_it() {
                 let db = dir.path().join("truncated.redb");
                 (db.clone(), db)
             }
-            _ => continue,
+            _ => {
+                parity_db_damage_under_the_node(&net, dir.path(), at);
+                continue;
+            }
         };
         let (before, err) = run_with(&net, arch, store_config(kind, &db), |t| {
             if t == at {

@@ -1,7 +1,10 @@
 //! Byte layout of the store: which table each record lives in, its key
 //! (fixed-width, so that everything under a block or candidate is one key
-//! prefix) and its SCALE-encoded value; decoding back into a `Snapshot`
-//! with a `StoreError::Corrupt` naming the bad record.
+//! prefix) and its SCALE-encoded value, sealed with a CRC-32 of table, key
+//! and value (`seal`); decoding back into a `Snapshot` with a
+//! `StoreError::Corrupt` naming the bad record. A database's own checks
+//! (redb checksums its pages; ParityDB's value tables have none) are not
+//! what this relies on: a row whose seal does not match is damage, named.
 
 use super::{
     ApprovalEntryRecord, AssignmentRecord, BlockStateRecord, Snapshot, StoreError, WriteOp,
@@ -63,9 +66,72 @@ const FINALIZED_KEY: &[u8] = b"finalized";
 /// created and checked when one is opened.
 pub const SCHEMA_KEY: &[u8] = b"schema";
 
+/// The `meta` key of the owner's marker (`tranche_store`'s, written when
+/// a database is created): who made the database and for what.
+pub const OWNER_KEY: &[u8] = b"owner";
+
 /// The version of this byte layout. A database without the record is of
-/// version 1 (written before the record existed).
-pub const SCHEMA_VERSION: u32 = 1;
+/// version 1 (written before the record existed). Version 2 seals every
+/// row but the identity rows (`SCHEMA_KEY`, `OWNER_KEY`) with a CRC-32.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// Bytes of a row's seal.
+pub const SEAL_LEN: usize = 4;
+
+fn crc(table: Table, key: &[u8], value: &[u8]) -> u32 {
+    let mut h = crc32fast::Hasher::new();
+    h.update(&[table as u8]);
+    h.update(&(key.len() as u32).to_le_bytes());
+    h.update(key);
+    h.update(value);
+    h.finalize()
+}
+
+/// Whether a `meta` row is an identity row, stored as it is (unsealed):
+/// read before the layout is known.
+pub fn is_identity(table: Table, key: &[u8]) -> bool {
+    table == Table::Meta && (key == SCHEMA_KEY || key == OWNER_KEY)
+}
+
+/// Seal every put's value (but the identity rows'): the value followed by
+/// the CRC-32 of table, key and value. The last step before a store
+/// writes (after `chunk_assignments`, which joins values).
+pub fn seal(ops: Vec<KvOp>) -> Vec<KvOp> {
+    ops.into_iter()
+        .map(|op| match op {
+            KvOp::Put(t, k, mut v) if !is_identity(t, &k) => {
+                let c = crc(t, &k, &v);
+                v.extend_from_slice(&c.to_le_bytes());
+                KvOp::Put(t, k, v)
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// A sealed row's value without its seal, or why it is damaged.
+pub fn unseal<'a>(table: Table, key: &[u8], value: &'a [u8]) -> Result<&'a [u8], StoreError> {
+    if value.len() < SEAL_LEN {
+        return Err(corrupt(
+            table,
+            key,
+            format!("{} bytes, shorter than its seal", value.len()),
+        ));
+    }
+    let (body, tail) = value.split_at(value.len() - SEAL_LEN);
+    let want = u32::from_le_bytes([tail[0], tail[1], tail[2], tail[3]]);
+    if crc(table, key, body) != want {
+        return Err(corrupt(table, key, "its checksum does not match (damaged)"));
+    }
+    Ok(body)
+}
+
+/// Every step from a store's waiting operations to what it writes: the
+/// last write of each key (`coalesce`), assignment runs joined
+/// (`chunk_assignments`), each row sealed (`seal`).
+pub fn prepare(ops: Vec<KvOp>) -> Vec<KvOp> {
+    seal(chunk_assignments(coalesce(ops)))
+}
 
 /// Whether a stored version record is this layout's; the reason otherwise.
 pub fn check_schema(value: &[u8]) -> Result<(), String> {
@@ -246,12 +312,18 @@ pub fn decode_row(
     key: &[u8],
     value: &[u8],
 ) -> Result<(), StoreError> {
+    if is_identity(table, key) {
+        if key == SCHEMA_KEY {
+            check_schema(value).map_err(|why| corrupt(table, key, why))?;
+        }
+        // The owner's marker is the store's to check, when it opens.
+        return Ok(());
+    }
+    let value = unseal(table, key, value)?;
     match table {
         Table::Meta => {
             if key == FINALIZED_KEY {
                 snap.finalized = decode_value(table, key, value)?;
-            } else if key == SCHEMA_KEY {
-                check_schema(value).map_err(|why| corrupt(table, key, why))?;
             } else {
                 return Err(corrupt(table, key, "unknown meta key"));
             }
@@ -373,8 +445,58 @@ mod tests {
             ops,
             vec![KvOp::Put(Table::Blocks, vec![1; 32], want.clone())]
         );
+        // Sealed: the value, then the CRC-32 of table, key length, key, value.
+        let [KvOp::Put(_, _, sealed)] = &seal(ops)[..] else {
+            panic!("one put")
+        };
+        let mut h = crc32fast::Hasher::new();
+        h.update(&[Table::Blocks as u8]);
+        h.update(&32u32.to_le_bytes());
+        h.update(&[1; 32]);
+        h.update(&want);
+        let mut sealed_want = want.clone();
+        sealed_want.extend_from_slice(&h.finalize().to_le_bytes());
+        assert_eq!(sealed, &sealed_want);
         let mut snap = Snapshot::default();
-        decode_row(&mut snap, Table::Blocks, &[1; 32], &want).unwrap();
+        decode_row(&mut snap, Table::Blocks, &[1; 32], sealed).unwrap();
         assert_eq!(snap.blocks, vec![block]);
+    }
+
+    #[test]
+    fn a_changed_byte_breaks_the_seal() {
+        let mut ops = Vec::new();
+        to_kv(WriteOp::PutWakeup(Hash([9; 32]), 3, 1234), &mut ops);
+        let [KvOp::Put(t, k, v)] = &seal(ops)[..] else {
+            panic!("one put")
+        };
+        let mut snap = Snapshot::default();
+        decode_row(&mut snap, *t, k, v).unwrap();
+        assert_eq!(snap.wakeups, vec![(Hash([9; 32]), 3, 1234)]);
+        for i in 0..v.len() {
+            let mut bad = v.clone();
+            bad[i] ^= 0x10;
+            let e = decode_row(&mut Snapshot::default(), *t, k, &bad).unwrap_err();
+            assert!(e.to_string().contains("checksum"), "{e}");
+        }
+        // The same value under another key is damage too.
+        let mut other = k.clone();
+        other[0] ^= 1;
+        assert!(decode_row(&mut Snapshot::default(), *t, &other, v).is_err());
+    }
+
+    #[test]
+    fn identity_rows_are_not_sealed() {
+        let ops = vec![
+            KvOp::Put(
+                Table::Meta,
+                SCHEMA_KEY.to_vec(),
+                SCHEMA_VERSION.to_le_bytes().to_vec(),
+            ),
+            KvOp::Put(Table::Meta, OWNER_KEY.to_vec(), b"x".to_vec()),
+        ];
+        assert_eq!(seal(ops.clone()), ops);
+        let mut snap = Snapshot::default();
+        decode_row(&mut snap, Table::Meta, SCHEMA_KEY, &1u32.to_le_bytes()).unwrap_err();
+        decode_row(&mut snap, Table::Meta, OWNER_KEY, b"anything").unwrap();
     }
 }

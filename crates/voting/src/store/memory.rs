@@ -2,7 +2,7 @@
 //! same byte layout as the database, for tests (including corrupting a
 //! record on purpose).
 
-use super::codec::{chunk_assignments, decode_row, to_kv, KvOp, Table, TABLES};
+use super::codec::{chunk_assignments, decode_row, seal, to_kv, KvOp, Table, TABLES};
 use super::{Snapshot, Store, StoreError, WriteBatch};
 use std::collections::BTreeMap;
 
@@ -19,9 +19,18 @@ impl MemoryStore {
         Self::default()
     }
 
-    /// Overwrite a raw row (for tests of corrupt data).
+    /// Overwrite a raw row, stored exactly as given (for tests of damaged
+    /// data: a row whose seal does not match).
     pub fn put_raw(&mut self, table: Table, key: Vec<u8>, value: Vec<u8>) {
         self.tables.entry(table).or_default().insert(key, value);
+    }
+
+    /// Overwrite a row with a value sealed as a store seals it (for tests
+    /// of rows that are well-formed on disk but wrong in what they say).
+    pub fn put_sealed(&mut self, table: Table, key: Vec<u8>, value: Vec<u8>) {
+        for op in seal(vec![KvOp::Put(table, key, value)]) {
+            Self::apply_kv(&mut self.tables, op);
+        }
     }
 
     /// The keys of a table, in order.
@@ -68,7 +77,7 @@ impl Store for MemoryStore {
         for op in batch.ops {
             to_kv(op, &mut kv);
         }
-        for op in chunk_assignments(kv) {
+        for op in seal(chunk_assignments(kv)) {
             Self::apply_kv(&mut self.tables, op);
         }
         self.batches_written += 1;

@@ -1,28 +1,23 @@
 //! Persistence of approval voting: the records the state machine writes
 //! (`WriteOp`, batched per input in a `WriteBatch`; a block is stored as
 //! the primitives' `Block`), the `Store` trait that applies them and loads
-//! them back (`Snapshot`), their byte layout, and the stores: `MemoryStore`
-//! (tests), `RedbStore` (an embedded database), `ParityDbStore` (Polkadot's
-//! parachains database) and `FaultyStore` (any of them failing on purpose,
-//! for tests).
+//! them back (`Snapshot`), their byte layout (`codec`), `MemoryStore`
+//! (tests) and `FaultyStore` (any store failing on purpose, for tests).
+//! The databases (redb, ParityDB) live in the `tranche-store` crate, so
+//! that the protocol links none.
 //!
 //! Records are small and append-mostly so that importing a message never
 //! re-encodes what a candidate already holds: one record per received
 //! assignment, one per approving validator, one per scheduled wakeup, and a
 //! small mutable record per block and per (block, candidate).
 
-mod codec;
+pub mod codec;
 mod faulty;
-mod file_guard;
 mod memory;
-mod paritydb_store;
-mod redb_store;
 
 pub use codec::{Table, SCHEMA_VERSION, TABLES};
 pub use faulty::{op_kind, Fault, FaultPoint, FaultyStore};
 pub use memory::MemoryStore;
-pub use paritydb_store::ParityDbStore;
-pub use redb_store::RedbStore;
 
 use parity_scale_codec::{Decode, Encode};
 use tranche_primitives::{

@@ -3,7 +3,6 @@
 //! linking). Each module is one concern, as its own doc says.
 
 mod common;
-mod persistence;
 mod properties;
 mod rule_cases;
 mod rules;

@@ -20,9 +20,8 @@ use tranche_primitives::{
     IndirectSignedApprovalVote, RelayVrfStory, Session, SessionInfo, Tick, ValidationProtocol,
     ValidatorIndex, ValidatorPair,
 };
-use tranche_voting::{
-    LocalKeys, NewBlock, ParityDbStore, RedbStore, Snapshot, Store, ValidatorSet,
-};
+use tranche_store::{ParityDbStore, RedbStore};
+use tranche_voting::{LocalKeys, NewBlock, Snapshot, Store, ValidatorSet};
 
 /// The folder the tests' databases go in: `/dev/shm` where it is a
 /// writable tmpfs (Linux), else the system's temporary folder. What the
@@ -241,7 +240,7 @@ pub fn config_with_db(
     db: &std::path::Path,
 ) -> NodeConfig {
     let mut cfg = config(net, architecture, clock);
-    cfg.store = StoreConfig::Redb(db.to_path_buf());
+    cfg.store = StoreConfig::Redb(db.into());
     cfg
 }
 
@@ -618,8 +617,8 @@ pub fn recorded(snap: &tranche_voting::Snapshot, line: &str) -> bool {
 /// The store of `kind` (`redb` or `parity-db`) at `db`.
 pub fn store_config(kind: &str, db: &std::path::Path) -> StoreConfig {
     match kind {
-        "parity-db" => StoreConfig::ParityDb(db.to_path_buf()),
-        _ => StoreConfig::Redb(db.to_path_buf()),
+        "parity-db" => StoreConfig::ParityDb(db.into()),
+        _ => StoreConfig::Redb(db.into()),
     }
 }
 

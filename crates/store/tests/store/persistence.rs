@@ -8,9 +8,9 @@ use crate::common;
 use common::*;
 use tranche_primitives::{Tick, ValidatorIndex};
 
+use tranche_store::{ParityDbStore, RedbStore};
 use tranche_voting::{
-    Action, ApprovalVoting, Config, LocalKeys, MemoryStore, ParityDbStore, RedbStore, Snapshot,
-    Store, StoreError, Table,
+    Action, ApprovalVoting, Config, LocalKeys, MemoryStore, Snapshot, Store, StoreError, Table,
 };
 
 enum Msg {
@@ -40,14 +40,14 @@ fn schedule() -> Vec<(Tick, Msg)> {
 const SPLIT: Tick = 124;
 const END: Tick = 220;
 
-fn config() -> Config {
+pub(crate) fn config() -> Config {
     Config {
         check_delay_ticks: 4,
         ..Config::default()
     }
 }
 
-fn keys() -> Option<LocalKeys> {
+pub(crate) fn keys() -> Option<LocalKeys> {
     Some(local_keys(9))
 }
 
@@ -63,7 +63,7 @@ fn session_spec() -> SessionSpec {
     }
 }
 
-fn play<S: Store>(d: &mut Driver<S>, from: Tick, to: Tick) {
+pub(crate) fn play<S: Store>(d: &mut Driver<S>, from: Tick, to: Tick) {
     let s = session(session_spec());
     for t in from..=to {
         d.at(t);
@@ -368,7 +368,7 @@ fn corrupt_records_are_typed_errors() {
         tranche: 0,
         tick: 120,
     };
-    bad_ref.put_raw(
+    bad_ref.put_sealed(
         Table::Assignments,
         key,
         parity_scale_codec::Encode::encode(&rec),
