@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use tranche_config::text::counted;
 use tranche_config::{self as config, BenchConfig};
 use tranche_node::{Architecture, Layout, DEFAULT_WORKERS};
-use tranche_report::prometheus::Exporter;
+use tranche_prometheus::Exporter;
 use tranche_report::{render, Meta, ReportFile};
 
 /// `--architecture`: one of the node's layouts (`tranche_node::Layout`),

@@ -1,7 +1,7 @@
 //! The outputs of a benchmark run. The report: one layout for every run (these types,
 //! written as JSON with `--json`), printed as a table (`table`), drawn as
-//! an HTML page (`html`), served live to Prometheus (`prometheus`) and
-//! judged against a baseline (`compare`). Shared by every command: where
+//! an HTML page (`html`) and judged against a baseline (`compare`); the
+//! live Prometheus endpoint is the `tranche-prometheus` crate's. Shared by every command: where
 //! files are written and how (`outputs`), progress on stderr
 //! (`progress`), writes to stdout and stderr that never panic (`stream`),
 //! the figures that vary with thread timing (`timing`).
@@ -14,7 +14,6 @@ pub mod meta;
 pub mod network;
 pub mod outputs;
 pub mod progress;
-pub mod prometheus;
 pub mod repeat;
 pub mod results;
 pub mod spread;
@@ -521,9 +520,11 @@ impl ReportFile {
     }
 }
 
-/// A run report for tests: a parallel/4 run of two blocks.
-#[cfg(test)]
-pub(crate) mod fixture {
+/// A run report for tests: a parallel/4 run of two blocks (also for
+/// other crates' tests, with the feature `fixture`).
+#[cfg(any(test, feature = "fixture"))]
+#[doc(hidden)]
+pub mod fixture {
     use super::*;
 
     /// Nouns the reports count; `1` before any of their plurals is the
@@ -554,7 +555,7 @@ pub(crate) mod fixture {
     ];
 
     /// Every count of one in `text` stands before a singular noun.
-    pub(crate) fn assert_singular(text: &str) {
+    pub fn assert_singular(text: &str) {
         let words: Vec<&str> = text.split_whitespace().collect();
         for pair in words.windows(2) {
             let noun = pair[1].trim_end_matches([',', ';', ':', ')', '.', '<']);
@@ -568,7 +569,7 @@ pub(crate) mod fixture {
         }
     }
 
-    pub(crate) fn run() -> RunReport {
+    pub fn run() -> RunReport {
         RunReport {
             name: "ci".into(),
             architecture: "parallel".into(),

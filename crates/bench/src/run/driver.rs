@@ -32,7 +32,7 @@ use tranche_links::{Endpoint, Fate, SendError};
 use tranche_node::{thread_cpu_time, Clock};
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Session, Tick};
-use tranche_report::prometheus::{Exporter, LiveRun};
+use tranche_prometheus::{Exporter, LiveRun};
 use tranche_report::{thread_group, Counts, Sample};
 use tranche_voting::NewBlock;
 use tranche_workload::producer::Producer;

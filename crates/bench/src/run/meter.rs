@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_node::{process_cpu_time, thread_cpu_time};
-use tranche_report::prometheus::LiveRun;
+use tranche_prometheus::LiveRun;
 use tranche_report::Sample;
 
 /// What a run measures as it goes: the samples for the plots, where the

@@ -35,7 +35,7 @@ use tranche_config::BenchStep;
 use tranche_node::{Architecture, Clock, StoreConfig};
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Tick, ValidationProtocol};
-use tranche_report::prometheus::Exporter;
+use tranche_prometheus::Exporter;
 use tranche_report::{GenerationReport, RunReport};
 use tranche_workload::generate::cache::GeneratedMessages;
 use tranche_workload::generate::world::World;
