@@ -108,6 +108,12 @@ pub struct Meta {
     /// `step N field: value` a line, so that `compare` can say which field
     /// differs (empty in older files).
     pub config: Vec<String>,
+    /// `tranche run --restart-at-block N`: the node under test crashed and
+    /// restarted at the start of block N's slot (absent: it ran through).
+    /// A restarted run is comparable only with one restarted at the same
+    /// block (`compare::identity`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restart_at_block: Option<u32>,
 }
 
 impl Meta {
@@ -138,6 +144,7 @@ impl Meta {
             seed,
             config_hash: lines_hash(&config),
             config,
+            restart_at_block: None,
         }
     }
 
@@ -167,6 +174,13 @@ impl Meta {
             self.seed,
             self.config_hash
         );
+        if let Some(n) = self.restart_at_block {
+            let _ = writeln!(
+                s,
+                "restart: the node under test crashes at the start of block {n}'s slot and \
+                 restarts on its database (--restart-at-block {n})"
+            );
+        }
         let _ = writeln!(s, "command: {}", self.command);
         s
     }
