@@ -3,8 +3,8 @@
 //! YAML of `calibrate`) and of the terminal report's header: which
 //! program, which kind of result ([`kind`]), which commit, which command,
 //! when, on what machine, and what decides whether two results can be
-//! compared at all — the result format's version, the database, the seed
-//! and the configuration's hash (`compare`, `history`,
+//! compared at all — the result format's version, the database, the seed,
+//! the configuration's hash and a restart (`compare`, `history`,
 //! docs/observability.md).
 
 use serde::{Deserialize, Serialize};
