@@ -120,9 +120,9 @@ enum Command {
     /// range). Exit status 0: no regression; 1: regression; 2: a file could
     /// not be read; 3: the files are not comparable (of different kinds,
     /// another seed, configuration, layout, workers, node under test,
-    /// processes, a network run's threads, clock, database or result
-    /// format, or no figure in common; what differs is printed in one
-    /// line).
+    /// processes, a network run's threads, clock, database, restart or
+    /// result format, or no figure in common; what differs is printed in
+    /// one line); 74: the output could not be written (a full disk).
     #[command(after_help = section(help::COMPARE))]
     Compare(tranche_bench::compare_cli::CompareArgs),
     /// Follow results over commits, a regression marked where it appears.
@@ -134,7 +134,8 @@ enum Command {
     /// marked; --html draws them against commit and date. Exit status 0
     /// whatever the regressions (read the table); 3 when results of one
     /// name are not comparable (what differs is named) or a step could not
-    /// be judged; 1 when nothing could be read.
+    /// be judged; 1 when nothing could be read; 74 when the output could
+    /// not be written (a full disk).
     #[command(after_help = section(help::HISTORY))]
     History(tranche_bench::history_cli::HistoryArgs),
     /// Run the voting state machine on a timed scenario, or a folder of them.
@@ -144,7 +145,8 @@ enum Command {
     /// an expected answer (NAME.expected.json beside the file, or
     /// --expected), print the first differing decision field. A folder runs
     /// every scenario below it and ends with `N passed, M failed`. Exit
-    /// status 0: all equal; 1: a difference; 2: a file could not be read.
+    /// status 0: all equal; 1: a difference; 2: a file could not be read;
+    /// 74: the output could not be written (a full disk).
     #[command(after_help = section(help::SCENARIO))]
     Scenario {
         /// A scenario file, or a folder of them.

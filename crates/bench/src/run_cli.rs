@@ -676,7 +676,10 @@ fn invocation_meta(args: &RunArgs, config: &BenchConfig) -> Meta {
         (_, DbArg::Memory) => "memory",
         (_, DbArg::ParityDb) => "parity-db",
     };
-    Meta::collect(database, args.seed, &config.steps)
+    Meta {
+        restart_at_block: args.restart_at_block,
+        ..Meta::collect(database, args.seed, &config.steps)
+    }
 }
 
 pub(crate) fn floor_mode(arg: FloorArg) -> crate::floor::FloorMode {

@@ -74,6 +74,15 @@ impl AtomicHistogram {
         self.sum.load(Ordering::Relaxed)
     }
 
+    /// Add `earlier`'s observations (of the same bounds) to these.
+    pub fn absorb(&self, earlier: &AtomicHistogram) {
+        for (into, from) in self.buckets.iter().zip(earlier.buckets.iter()) {
+            add(into, get(from));
+        }
+        add(&self.sum, earlier.sum());
+        add(&self.count, earlier.count());
+    }
+
     pub fn snapshot(&self) -> HistogramSnapshot {
         let mut acc = 0;
         let cumulative = self
@@ -172,6 +181,55 @@ fn add(a: &AtomicU64, n: u64) {
 }
 
 impl ProtocolCounters {
+    /// Add the counts of `earlier` — the node's before a restart — to
+    /// these, so that they cover the whole run. The candidates imported
+    /// and approved are not added: a restored node counts those of its
+    /// store as its own (its activation announces every stored block,
+    /// [`ProtocolCounters::restored`] counts the stored approvals), so a
+    /// candidate whose approval the crash lost and the node made again
+    /// counts once. The other counts are of events (messages, checks,
+    /// commits, no-shows seen) and are added. Call it once the node has
+    /// stopped: its voting worker sets the database's figures as the store
+    /// counts them, it does not add to them.
+    pub fn absorb(&self, earlier: &ProtocolCounters) {
+        let pairs = [
+            (&self.approvals_imported, &earlier.approvals_imported),
+            (&self.no_shows, &earlier.no_shows),
+            (&self.observed_no_shows, &earlier.observed_no_shows),
+            (&self.approved_by_one_third, &earlier.approved_by_one_third),
+            (&self.wakeups, &earlier.wakeups),
+            (&self.db_commits, &earlier.db_commits),
+            (&self.db_fsyncs, &earlier.db_fsyncs),
+            (&self.db_nanos, &earlier.db_nanos),
+            (&self.round_trips, &earlier.round_trips),
+            (
+                &self.round_trip_check_nanos,
+                &earlier.round_trip_check_nanos,
+            ),
+            (&self.round_trip_wait_nanos, &earlier.round_trip_wait_nanos),
+            (&self.ahead_taken, &earlier.ahead_taken),
+            (&self.ahead_unused, &earlier.ahead_unused),
+        ];
+        let kinds = self
+            .assignments_imported
+            .iter()
+            .zip(&earlier.assignments_imported);
+        let reputation = self.reputation.iter().zip(&earlier.reputation);
+        for (into, from) in pairs.into_iter().chain(kinds).chain(reputation) {
+            add(into, get(from));
+        }
+        self.candidate_approval_ticks
+            .absorb(&earlier.candidate_approval_ticks);
+        self.block_approval_ticks
+            .absorb(&earlier.block_approval_ticks);
+    }
+
+    /// A node restored from its store holds `approved` candidates approved
+    /// before it stopped: counted as approved by this node.
+    pub fn restored(&self, approved: u64) {
+        add(&self.candidates_approved, approved);
+    }
+
     pub fn candidates_imported_with_block(&self, n: usize) {
         add(&self.imported_candidates, n as u64);
     }
@@ -377,6 +435,17 @@ impl ScheduleStats {
         self.backlog_peak.fetch_max(backlog_peak, Ordering::Relaxed);
     }
 
+    /// Add `earlier`'s waits and longest backlog (the node's before a
+    /// restart) to these.
+    pub fn absorb(&self, earlier: &ScheduleStats) {
+        let mut from = earlier
+            .waits
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone();
+        self.add(&mut from, earlier.backlog_peak());
+    }
+
     pub fn backlog_peak(&self) -> u64 {
         get(&self.backlog_peak)
     }
@@ -417,5 +486,44 @@ mod tests {
         assert_eq!(s.cumulative[0], (6, 2));
         assert_eq!(s.cumulative[1], (12, 3));
         assert_eq!(*s.cumulative.last().unwrap(), (144, 4));
+    }
+
+    /// A restarted node's counters with those before the restart added
+    /// cover the whole run: the events, the database's, the histograms and
+    /// `useful-first`'s waits added; the candidates imported and approved
+    /// those of the restored node, each candidate once.
+    #[test]
+    fn counters_before_a_restart_are_added() {
+        let (before, after) = (ProtocolCounters::default(), ProtocolCounters::default());
+        before.candidates_imported_with_block(12);
+        before.candidate_approved(8, true, 1);
+        before.candidate_approved(8, false, 0);
+        before.approval_imported();
+        before.set_database(5, 2, 1_000);
+        // The store kept one of the two approvals; the restored node
+        // announces the stored block again and approves the other again.
+        after.restored(1);
+        after.candidates_imported_with_block(12);
+        after.candidates_imported_with_block(24);
+        after.candidate_approved(9, false, 0);
+        after.candidate_approved(30, false, 0);
+        after.approval_imported();
+        after.set_database(7, 1, 500);
+        after.absorb(&before);
+        assert_eq!(after.imported_candidates(), 36);
+        assert_eq!(after.candidates_approved(), 3);
+        assert_eq!(after.approvals_imported(), 2);
+        assert_eq!(after.approved_by_one_third(), 1);
+        assert_eq!(after.no_shows(), 1);
+        assert_eq!((after.db_commits(), after.db_fsyncs()), (12, 3));
+        assert_eq!(after.candidate_approval_ticks.count(), 4);
+        assert_eq!(after.candidate_approval_ticks.sum(), 8 + 8 + 9 + 30);
+        let (early, late) = (ScheduleStats::default(), ScheduleStats::default());
+        early.add(&mut [vec![1_000], vec![]], 9);
+        late.add(&mut [vec![3_000], vec![2_000]], 4);
+        late.absorb(&early);
+        let [ahead, rest] = late.quantiles();
+        assert_eq!((ahead.count, rest.count), (2, 1));
+        assert_eq!(late.backlog_peak(), 9);
     }
 }

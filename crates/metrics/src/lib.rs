@@ -36,4 +36,14 @@ impl NodeMetrics {
     pub fn verifications(&self) -> u64 {
         self.workers.iter().map(|w| w.verifications()).sum()
     }
+
+    /// Add the protocol counters and `useful-first`'s figures of
+    /// `earlier` — the node's before a restart — to these, so that they
+    /// cover the whole run (once the node has stopped:
+    /// [`ProtocolCounters::absorb`]). The workers' own figures stay each
+    /// node's: their CPU and checks are added by whoever reports them.
+    pub fn absorb(&self, earlier: &NodeMetrics) {
+        self.protocol.absorb(&earlier.protocol);
+        self.schedule.absorb(&earlier.schedule);
+    }
 }

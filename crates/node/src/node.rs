@@ -86,15 +86,29 @@ fn open_store(config: &StoreConfig) -> Result<Opened, NodeError> {
     }
 }
 
-/// The voting state machine, restored from the store if it has a snapshot.
-fn open_voting(config: &NodeConfig) -> Result<Voting, NodeError> {
+/// The voting state machine, restored from the store if it has a snapshot,
+/// and the candidates the store holds as approved.
+fn open_voting(config: &NodeConfig) -> Result<(Voting, u64), NodeError> {
     let (store, snapshot) = open_store(&config.store)?;
-    let machine = match snapshot {
-        Some(snap) => ApprovalVoting::restore(config.voting.clone(), config.local.clone(), snap)
-            .map_err(|e| NodeError::Store(store_failure(&*store, &e)))?,
-        None => ApprovalVoting::new(config.voting.clone(), config.local.clone()),
+    let (machine, approved) = match snapshot {
+        Some(snap) => {
+            let approved = snap
+                .block_states
+                .iter()
+                .flat_map(|(_, state)| &state.approved)
+                .map(|b| u64::from(b.count_ones()))
+                .sum();
+            let machine =
+                ApprovalVoting::restore(config.voting.clone(), config.local.clone(), snap)
+                    .map_err(|e| NodeError::Store(store_failure(&*store, &e)))?;
+            (machine, approved)
+        }
+        None => (
+            ApprovalVoting::new(config.voting.clone(), config.local.clone()),
+            0,
+        ),
     };
-    Ok(Voting { machine, store })
+    Ok((Voting { machine, store }, approved))
 }
 
 impl Node {
@@ -102,8 +116,10 @@ impl Node {
     pub fn start(config: NodeConfig) -> Result<Node, NodeError> {
         let (events_tx, events) = crossbeam_channel::unbounded();
         let (fail_tx, failures) = crossbeam_channel::unbounded();
-        let voting = open_voting(&config)?;
+        let (voting, approved) = open_voting(&config)?;
         let mut wiring = Wiring::new(&config, events_tx, fail_tx);
+        // A restored node counts the approvals of its store as its own.
+        wiring.metrics.protocol.restored(approved);
         let arch = config.architecture;
         let layout: Box<dyn Running> = match arch.layout {
             Layout::Classic => Box::new(Classic::start(&mut wiring, voting)?),

@@ -3,8 +3,8 @@
 //! YAML of `calibrate`) and of the terminal report's header: which
 //! program, which kind of result ([`kind`]), which commit, which command,
 //! when, on what machine, and what decides whether two results can be
-//! compared at all — the result format's version, the database, the seed
-//! and the configuration's hash (`compare`, `history`,
+//! compared at all — the result format's version, the database, the seed,
+//! the configuration's hash and a restart (`compare`, `history`,
 //! docs/observability.md).
 
 use serde::{Deserialize, Serialize};
@@ -108,6 +108,12 @@ pub struct Meta {
     /// `step N field: value` a line, so that `compare` can say which field
     /// differs (empty in older files).
     pub config: Vec<String>,
+    /// `tranche run --restart-at-block N`: the node under test crashed and
+    /// restarted at the start of block N's slot (absent: it ran through).
+    /// A restarted run is comparable only with one restarted at the same
+    /// block (`compare::identity`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub restart_at_block: Option<u32>,
 }
 
 impl Meta {
@@ -138,6 +144,7 @@ impl Meta {
             seed,
             config_hash: lines_hash(&config),
             config,
+            restart_at_block: None,
         }
     }
 
@@ -167,6 +174,13 @@ impl Meta {
             self.seed,
             self.config_hash
         );
+        if let Some(n) = self.restart_at_block {
+            let _ = writeln!(
+                s,
+                "restart: the node under test crashes at the start of block {n}'s slot and \
+                 restarts on its database (--restart-at-block {n})"
+            );
+        }
         let _ = writeln!(s, "command: {}", self.command);
         s
     }

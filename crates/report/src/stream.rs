@@ -8,12 +8,14 @@
 //!   error the command returns.
 //! - **stdout fails otherwise** (`> /dev/full`): the command stops and
 //!   prints one line, `error: cannot write to stdout: No space left on
-//!   device (os error 28)`; status 1.
+//!   device (os error 28)`; status 74 ([`EXIT_WRITE`], `EX_IOERR` of
+//!   sysexits.h): a status of its own, never one a command gives a verdict
+//!   with (`compare`'s 1 is a regression, `scenario`'s a difference).
 //! - **stderr fails** (`2> /dev/full`, a closed pipe): progress, notes and
 //!   warnings cannot be shown; the command does its work without them and
-//!   ends with status 1 (141 for a closed pipe), as GNU tools that check
-//!   their streams at exit do. An error line it could not write is lost
-//!   with the stream.
+//!   ends with status 74 (141 for a closed pipe), as GNU tools that check
+//!   their streams at exit end with a failure. An error line it could not
+//!   write is lost with the stream.
 //!
 //! Never a panic or a backtrace: every write of the commands goes through
 //! [`out`] and [`err_line`] (or [`errln!`](crate::errln)), which remember
@@ -26,6 +28,11 @@ use std::sync::OnceLock;
 
 /// Exit status of a command whose stdout (or stderr) was closed.
 pub const EXIT_CLOSED: u8 = 141;
+
+/// Exit status of a command whose stdout (or stderr) could not be written
+/// otherwise (a full disk, an I/O error): `EX_IOERR` of sysexits.h, apart
+/// from every verdict a command gives (1, 2, 3).
+pub const EXIT_WRITE: u8 = 74;
 
 /// A write to stdout or stderr that failed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -57,7 +64,7 @@ impl StreamError {
     pub fn exit_status(&self) -> u8 {
         match self {
             StreamError::Closed { .. } => EXIT_CLOSED,
-            StreamError::Failed { .. } => 1,
+            StreamError::Failed { .. } => EXIT_WRITE,
         }
     }
 }
@@ -121,7 +128,7 @@ macro_rules! errln {
 }
 
 /// The status a command ends with, given the one it would give: a stream
-/// failure wins (141 for a closed stream, 1 otherwise), and a failed
+/// failure wins (141 for a closed stream, [`EXIT_WRITE`] otherwise), and a failed
 /// stdout's error line is printed here, once.
 pub fn exit_status(status: u8) -> u8 {
     match failure() {
@@ -132,7 +139,7 @@ pub fn exit_status(status: u8) -> u8 {
             },
         ) => {
             err_line(&format!("error: {f}"));
-            1
+            EXIT_WRITE
         }
         Some(f) => f.exit_status(),
     }
@@ -184,7 +191,7 @@ mod tests {
         assert_eq!(StreamError::of("stdout", &pipe).exit_status(), 141);
         let full = io::Error::from_raw_os_error(28);
         let e = StreamError::of("stdout", &full);
-        assert_eq!(e.exit_status(), 1);
+        assert_eq!(e.exit_status(), EXIT_WRITE);
         assert!(
             e.to_string()
                 .starts_with("cannot write to stdout: No space left on device"),

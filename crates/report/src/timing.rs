@@ -30,6 +30,24 @@ pub const TIMING_DEPENDENT: &[&str] = &[
     "samples.queue_depth_by_kind",
 ];
 
+/// The words a table row gives the figure at `path` (one of
+/// [`TIMING_DEPENDENT`]); the path itself for any other.
+pub fn label(path: &str) -> &str {
+    match path {
+        "database.commits" => "database commits",
+        "database.fsyncs" => "database fsyncs",
+        "database.commits_per_block" => "database commits per block",
+        "checks.checked_ahead" => "certificates checked ahead",
+        "checks.ahead_unused" => "certificates checked ahead, never asked for",
+        "schedule.ahead_messages" => "useful-first: messages taken ahead",
+        "schedule.rest_messages" => "useful-first: messages in arrival order",
+        "schedule.backlog_peak" => "useful-first: longest backlog",
+        "samples.queue_depth" => "queue depth",
+        "samples.queue_depth_by_kind" => "queue depth by kind",
+        other => other,
+    }
+}
+
 /// Whether the figure at `path` (a JSON path as in [`TIMING_DEPENDENT`])
 /// varies with thread timing under the virtual clock.
 pub fn is_timing_dependent(path: &str) -> bool {
@@ -55,6 +73,9 @@ mod tests {
                 other => &v[other],
             };
             assert!(!parent[field].is_null(), "{path} is not a report field");
+        }
+        for path in TIMING_DEPENDENT {
+            assert!(!label(path).contains('.'), "{path} has no words");
         }
         assert!(is_timing_dependent("database.commits"));
         assert!(!is_timing_dependent("counts.deliveries"));

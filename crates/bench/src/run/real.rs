@@ -251,9 +251,14 @@ impl UnderTest for RealNode<'_> {
     fn finish(self, meter: &Meter) -> Result<NodeFigures> {
         let driver_cpu = thread_cpu_time().saturating_sub(meter.driver_cpu_start);
         let metrics = self.node.shutdown()?;
+        let before = self.restart.before.as_ref();
+        // After a restart the counters cover the whole run: the node's
+        // before the crash added to the restarted one's.
+        if let Some(b) = before {
+            metrics.absorb(b);
+        }
         log_database(self.step, &self.options, &metrics);
         let process_cpu = process_cpu_time().saturating_sub(meter.process_cpu_start);
-        let before = self.restart.before.as_ref();
         let p = &metrics.protocol;
         let blocks_n = f64::from(self.step.num_blocks.max(1));
         let options = &self.options;
@@ -261,8 +266,8 @@ impl UnderTest for RealNode<'_> {
         Ok(NodeFigures {
             kind: "real",
             threads: threads(&metrics, before, process_cpu, driver_cpu),
-            verifications: metrics.verifications(),
-            protocol: protocol_report(&metrics, before),
+            verifications: metrics.verifications() + before.map_or(0, NodeMetrics::verifications),
+            protocol: protocol_report(&metrics),
             // An in-memory store neither commits nor fsyncs: those figures
             // are not produced (`-`, absent from the JSON), not 0.
             database: DatabaseReport {
@@ -386,15 +391,15 @@ fn log_database(step: &BenchStep, options: &RunOptions, metrics: &NodeMetrics) {
     }
 }
 
-/// The protocol's counters, reputation changes before a restart included.
-fn protocol_report(metrics: &NodeMetrics, before: Option<&NodeMetrics>) -> ProtocolReport {
+/// The protocol's counters (a restarted node's include those before the
+/// restart: `NodeMetrics::absorb`).
+fn protocol_report(metrics: &NodeMetrics) -> ProtocolReport {
     let p = &metrics.protocol;
-    let mut reputation_changes = BTreeMap::new();
-    for m in std::iter::once(metrics).chain(before) {
-        for (kind, n) in m.protocol.reputation_changes() {
-            *reputation_changes.entry(kind.to_owned()).or_insert(0) += n;
-        }
-    }
+    let reputation_changes = p
+        .reputation_changes()
+        .into_iter()
+        .map(|(kind, n)| (kind.to_owned(), n))
+        .collect();
     ProtocolReport {
         imported_candidates: p.imported_candidates(),
         assignments_imported: ASSIGNMENT_KINDS

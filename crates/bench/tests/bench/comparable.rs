@@ -69,11 +69,11 @@ fn layout_workers_node_and_processes_are_named_and_exit_3_one_configuration_comp
     // Dates of their own: the series' order is the dates'.
     let (mut w4, mut w2, mut both) = (w4, w2, both);
     for (v, day) in [(&mut w4, 1), (&mut w2, 2), (&mut both, 3)] {
-        v["meta"]["date"] = format!("2029-01-0{day}T00:00:00Z").into();
+        v["meta"]["date"] = format!("2025-01-0{day}T00:00:00Z").into();
     }
     let mut later = w4.clone();
     later["meta"]["commit"] = "2222222bbbbb".into();
-    later["meta"]["date"] = "2030-01-01T00:00:00Z".into();
+    later["meta"]["date"] = "2025-06-01T00:00:00Z".into();
     let [w4, w2, both, model, later] = [
         ("w4.json", &w4),
         ("w2.json", &w2),

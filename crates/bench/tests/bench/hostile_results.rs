@@ -193,3 +193,67 @@ fn a_large_network_report_is_read_in_bounded_memory() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Issue 60, 17: records that contradict themselves are refused where
+/// results are read, so every reader refuses them — one line naming the
+/// file and the field, an exit status other than a verdict's: a block 99
+/// of a one-block network run (`--beside`, `compare`), a block whose min
+/// is above its max (`compare` exits 2, not 1), a date in 9999 (`compare`
+/// exits 2; `history` leaves it out with the reason).
+#[test]
+fn inconsistent_records_are_refused_by_every_reader_naming_the_field() {
+    let dir = tmp("hostile-results", "inconsistent");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let small = ["--validators", "40", "--cores", "8", "--blocks", "1"];
+    let good = dir.join("good.json");
+    let mut args = vec!["network"];
+    args.extend(small);
+    args.extend(["--quiet", "--json", good.to_str().unwrap()]);
+    let out = tranche(&args);
+    assert!(out.status.success(), "{out:?}");
+    let good = good.to_str().unwrap().to_owned();
+    let report: Value = serde_json::from_str(&std::fs::read_to_string(&good).unwrap()).unwrap();
+    let changed = |name: &str, change: &dyn Fn(&mut Value)| {
+        let mut v = report.clone();
+        change(&mut v);
+        put(&dir, name, &v.to_string())
+    };
+    let block99 = changed("block99.json", &|v| v["blocks"][0]["number"] = 99.into());
+    let upside_down = changed("upside-down.json", &|v| {
+        v["blocks"][0]["min_ms"] = 9000.into();
+        v["blocks"][0]["max_ms"] = 10.into();
+    });
+    let far = changed("far.json", &|v| {
+        v["meta"]["date"] = "9999-01-01T00:00:00Z".into()
+    });
+    let one_line = |out: &std::process::Output, file: &str, why: &str| {
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{err}");
+        assert!(
+            err.contains(file) && err.contains(why),
+            "{file}, {why} in {err}"
+        );
+    };
+    let mut beside = vec!["network"];
+    beside.extend(small);
+    beside.extend(["--quiet", "--beside", &block99]);
+    let out = tranche(&beside);
+    assert_eq!(out.status.code(), Some(1), "{out:?}");
+    assert!(out.stdout.is_empty(), "refused before the run");
+    one_line(&out, &block99, "blocks[0].number is 99, not 1");
+    for (bad, why) in [
+        (&block99, "blocks[0].number is 99, not 1"),
+        (&upside_down, "block 1 min_ms is 9000, more than its p50_ms"),
+        (&far, "meta.date \"9999-01-01T00:00:00Z\" is in the future"),
+    ] {
+        let out = tranche(&["compare", &good, bad, "--ignore-cpu"]);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {out:?}");
+        one_line(&out, bad, why);
+    }
+    let out = tranche(&["history", &good, &far]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("is in the future"), "{text}");
+    assert!(text.contains("1 result in meta.date order"), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

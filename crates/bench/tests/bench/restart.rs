@@ -174,3 +174,57 @@ fn two_sessions_and_a_restart_approve_every_block_and_the_layouts_agree() {
     assert_eq!(ticks[0], ticks[1], "classic and parallel agree");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Issue 60, 8: a restart is a kind of run. Its counters cover the whole
+/// run (the candidates imported and approved are those of a run without
+/// it, each candidate once), the header and the JSON's `meta` name it, and
+/// `compare` finds it not comparable with a run without it (exit 3, the
+/// restart named), never a regression.
+#[test]
+fn a_restart_counts_the_whole_run_and_is_a_kind_of_run_of_its_own() {
+    let dir = tmp("kind");
+    let run = |json: &std::path::Path, extra: &[&str]| {
+        let out = Command::new(BIN)
+            .args(["run", "--clock", "virtual", "--quiet", "--cache-dir"])
+            .arg(dir.join("cache"))
+            .arg("--json")
+            .arg(json)
+            .args(extra)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{stdout}{out:?}");
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(json).unwrap()).unwrap();
+        (stdout, v)
+    };
+    let (plain_json, restarted_json) = (dir.join("plain.json"), dir.join("restarted.json"));
+    let (plain_out, plain) = run(&plain_json, &[]);
+    let (out, restarted) = run(&restarted_json, &["--restart-at-block", "2"]);
+    let header = "restart: the node under test crashes at the start of block 2's slot";
+    assert!(out.contains(header), "{out}");
+    assert!(!plain_out.contains(header), "{plain_out}");
+    assert_eq!(restarted["meta"]["restart_at_block"], 2);
+    assert!(plain["meta"].get("restart_at_block").is_none());
+    let (p, r) = (&plain["runs"][0], &restarted["runs"][0]);
+    let candidates = p["n_cores"].as_u64().unwrap() * p["num_blocks"].as_u64().unwrap();
+    for counter in ["imported_candidates", "candidates_approved"] {
+        assert_eq!(p["protocol"][counter], candidates, "{counter}");
+        assert_eq!(
+            r["protocol"][counter], candidates,
+            "{counter} with a restart"
+        );
+    }
+    let compared = Command::new(BIN)
+        .arg("compare")
+        .args([&plain_json, &restarted_json])
+        .output()
+        .unwrap();
+    assert_eq!(compared.status.code(), Some(3), "{compared:?}");
+    let err = String::from_utf8_lossy(&compared.stderr);
+    assert_eq!(
+        err.trim_end(),
+        "not comparable: the restart differs: baseline none, current at block 2"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

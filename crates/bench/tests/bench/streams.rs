@@ -1,8 +1,9 @@
 //! Closed and full streams, one rule for every command
 //! (`crates/report/src/stream.rs`): a closed stdout ends the command
-//! quietly with status 141; a full stdout is one error line and status 1;
-//! a full stderr leaves the output whole and gives status 1 (where the
-//! command had something to say there). Never a panic or a backtrace.
+//! quietly with status 141; a full stdout is one error line and status 74
+//! (never 1, `compare`'s regression and `scenario`'s difference); a full
+//! stderr leaves the output whole and gives status 74 (where the command
+//! had something to say there). Never a panic or a backtrace.
 
 use crate::common::{tmp, BIN};
 use std::process::{Command, Output, Stdio};
@@ -60,6 +61,10 @@ fn no_panic(what: &str, out: &Output) {
 fn every_command_ends_quietly_on_a_closed_or_full_stream() {
     let cache = tmp("streams", "cache");
     let guard = concat!(env!("CARGO_MANIFEST_DIR"), "/../../ci/guard.yaml");
+    let scenario = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/scenarios/01_tranche0_enough.json"
+    );
     let json = tmp("streams", "r.json");
     let made = Command::new(BIN)
         .args(["run", guard, "--clock", "virtual", "--quiet", "--cache-dir"])
@@ -99,6 +104,8 @@ fn every_command_ends_quietly_on_a_closed_or_full_stream() {
         ("run help", vec!["run", "--help"]),
         ("version", vec!["--version"]),
         ("compare", vec!["compare", &json, &json, "--ignore-cpu"]),
+        ("history", vec!["history", &json, "--ignore-cpu"]),
+        ("scenario", vec!["scenario", scenario]),
     ];
     for (name, args) in &commands {
         let args: Vec<String> = args.iter().map(|a| a.to_string()).collect();
@@ -110,7 +117,7 @@ fn every_command_ends_quietly_on_a_closed_or_full_stream() {
 
         let full = tranche(&args, Some(Sink::Full), None);
         no_panic(&format!("{name} > /dev/full"), &full);
-        assert_eq!(full.status.code(), Some(1), "{name}: {full:?}");
+        assert_eq!(full.status.code(), Some(74), "{name}: {full:?}");
         let err = String::from_utf8_lossy(&full.stderr);
         assert_eq!(
             err.lines().last(),
@@ -121,8 +128,11 @@ fn every_command_ends_quietly_on_a_closed_or_full_stream() {
 
         // Those that tell nothing on stderr are not hurt by a full one.
         let full_err = tranche(&args, None, Some(Sink::Full));
-        let quiet = ["examples", "compare", "help", "run help", "version"].contains(name);
-        let want = if quiet { 0 } else { 1 };
+        let quiet = [
+            "examples", "compare", "history", "scenario", "help", "run help", "version",
+        ]
+        .contains(name);
+        let want = if quiet { 0 } else { 74 };
         assert_eq!(full_err.status.code(), Some(want), "{name} 2> /dev/full");
         assert!(
             !full_err.stdout.is_empty(),

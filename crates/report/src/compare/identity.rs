@@ -1,8 +1,10 @@
 //! The one rule of what is comparable, shared by `compare` and `history`:
 //! two results can be judged one against the other when their kind,
 //! seed, configuration, layout (the architectures run), workers, node
-//! under test (real or model), processes and database agree. Where they
-//! do not, [`differences`] names every one that differs in one line, and
+//! under test (real or model), processes, database and restart (`tranche
+//! run --restart-at-block`: a run with a crash is a kind of run of its
+//! own) agree. Where they do not, [`differences`] names every one that
+//! differs in one line, and
 //! no figure is judged across them (`compare` exits 3; `history` follows
 //! them as separate series). A run of one file whose twin the other lacks
 //! within one identity (a renamed step) is listed, never failed.
@@ -33,7 +35,12 @@ pub struct Identity {
     /// simulator's CPU per block grows with them (x1.3 from 1 to 2 at
     /// 40 x 8), so runs on other thread counts are not judged.
     pub threads: Option<usize>,
+    /// The store (`redb`, `parity-db`, `memory`); empty where the result
+    /// has none (a network run), `none` for the model, which keeps none.
     pub database: String,
+    /// The blocks at whose slot the node crashed and restarted
+    /// (`--restart-at-block`), sorted; empty: it ran through.
+    pub restarts: Vec<u32>,
 }
 
 fn sorted<T: Ord>(mut v: Vec<T>) -> Vec<T> {
@@ -65,13 +72,28 @@ impl Identity {
             processes: None,
             threads: None,
             database: meta.map(|m| m.database.clone()).unwrap_or_default(),
+            restarts: Vec::new(),
         }
     }
 
-    /// The identity of a run report: its runs' layouts, workers, nodes.
+    /// The identity of a run report: its runs' layouts, workers, nodes,
+    /// restarts. The model's `meta.database` (`model`) names the node
+    /// under test, not a store: its database is `none`.
     pub fn of_run(f: &ReportFile) -> Identity {
         let runs = &f.runs;
+        let meta = Identity::of_meta(kind::RUN, f.meta.as_ref());
+        let database = match meta.database.as_str() {
+            "model" => "none".to_owned(),
+            other => other.to_owned(),
+        };
         Identity {
+            restarts: sorted(
+                runs.iter()
+                    .filter_map(|r| r.restart.as_ref().map(|x| x.block))
+                    .chain(f.meta.as_ref().and_then(|m| m.restart_at_block))
+                    .collect(),
+            ),
+            database,
             layouts: sorted(runs.iter().map(|r| r.architecture.clone()).collect()),
             workers: sorted(
                 runs.iter()
@@ -80,7 +102,7 @@ impl Identity {
                     .collect(),
             ),
             node: sorted(runs.iter().map(|r| r.node_under_test.clone()).collect()),
-            ..Identity::of_meta(kind::RUN, f.meta.as_ref())
+            ..meta
         }
     }
 
@@ -131,7 +153,8 @@ pub fn differences(baseline: &Identity, current: &Identity) -> Option<String> {
         differ("seed differs", bs.to_string(), cs.to_string());
     }
     differ("layout differs", list(&b.layouts), list(&c.layouts));
-    if b.layouts == c.layouts {
+    // Workers of a layout only one file runs are the layout's difference.
+    if !b.workers.is_empty() && !c.workers.is_empty() {
         differ("workers differ", list(&b.workers), list(&c.workers));
     }
     differ("node under test differs", list(&b.node), list(&c.node));
@@ -144,6 +167,15 @@ pub fn differences(baseline: &Identity, current: &Identity) -> Option<String> {
     if !b.database.is_empty() && !c.database.is_empty() {
         differ("database differs", b.database.clone(), c.database.clone());
     }
+    let restarts = |v: &[u32]| match v {
+        [] => "none".to_owned(),
+        v => format!("at block {}", list(v)),
+    };
+    differ(
+        "restart differs",
+        restarts(&b.restarts),
+        restarts(&c.restarts),
+    );
     let hashes = !b.config_hash.is_empty() && !c.config_hash.is_empty();
     if hashes && b.config_hash != c.config_hash {
         out.push(format!(

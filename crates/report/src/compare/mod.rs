@@ -116,41 +116,45 @@ fn check_comparable(file: &ReportFile) -> Result<(), String> {
 pub const READABLE_VERSIONS: [&str; 2] = [FORMAT_VERSION, "0.1.0"];
 
 /// Why two reports cannot be judged one against the other, if they
-/// cannot: another result format, or what [`identity::differences`]
-/// names (seed, configuration, layout, workers, node under test,
-/// database), or the clock of a matched run. Runs of another commit (or
-/// machine) are what `compare` is for.
+/// cannot: every reason in one line — another result format, what
+/// [`identity::differences`] names (seed, configuration, layout, workers,
+/// node under test, database, restart), the clock of a matched run. Runs
+/// of another commit (or machine) are what `compare` is for.
 pub fn not_comparable(baseline: &ReportFile, current: &ReportFile) -> Option<String> {
-    let differ = |what: &str, b: &dyn std::fmt::Display, c: &dyn std::fmt::Display| {
-        Some(format!("the {what} differs: baseline {b}, current {c}"))
-    };
-    if baseline.version != current.version {
-        return differ("result format version", &baseline.version, &current.version);
-    }
     for (file, which) in [(baseline, "baseline"), (current, "current file")] {
         if file.runs.is_empty() {
             return Some(format!("no figure to compare: the {which} holds no run"));
         }
     }
+    let mut why: Vec<String> = Vec::new();
+    let mut differ = |what: &str, b: &dyn std::fmt::Display, c: &dyn std::fmt::Display| {
+        why.push(format!("the {what} differs: baseline {b}, current {c}"));
+    };
+    if baseline.version != current.version {
+        differ("result format version", &baseline.version, &current.version);
+    }
     let (b, c) = (
         identity::Identity::of_run(baseline),
         identity::Identity::of_run(current),
     );
-    if let Some(why) = identity::differences(&b, &c) {
-        return Some(why);
-    }
+    // Files without `meta` (older ones) say their seed run by run.
+    let seeds_said = b.seed.is_some() && c.seed.is_some();
+    let identity = identity::differences(&b, &c);
     for b in &baseline.runs {
         let Some(c) = current.runs.iter().find(|c| key(c) == key(b)) else {
             continue;
         };
-        if b.seed != c.seed {
-            return differ(&format!("seed of {}", label(b)), &b.seed, &c.seed);
+        if b.seed != c.seed && !seeds_said {
+            differ(&format!("seed of {}", label(b)), &b.seed, &c.seed);
         }
         if b.clock != c.clock {
-            return differ(&format!("clock of {}", label(b)), &b.clock, &c.clock);
+            differ(&format!("clock of {}", label(b)), &b.clock, &c.clock);
         }
     }
-    None
+    // The version first, then the identity, then the runs.
+    let at = usize::from(baseline.version != current.version);
+    why.splice(at..at, identity);
+    (!why.is_empty()).then(|| tranche_config::text::one_line(&why.join("; ")))
 }
 
 /// The verdict on one row.
@@ -291,21 +295,36 @@ impl Comparison {
             );
         }
         s.push_str(VERDICT_LEGEND);
-        let n = self.regressions();
+        let (judged, n) = (self.judged(), self.regressions());
+        let shown_only = self.rows.len() - judged;
+        let also = if shown_only == 0 {
+            String::new()
+        } else {
+            format!("; {shown_only} more shown, not judged")
+        };
         if n == 0 {
             let _ = writeln!(
                 s,
-                "PASS: {} compared, no regression",
-                counted(self.rows.len(), "figure")
+                "PASS: {} judged, no regression{also}",
+                counted(judged, "figure")
             );
         } else {
             let _ = writeln!(
                 s,
-                "REGRESSION: {n} of {} compared failed",
-                counted(self.rows.len(), "figure")
+                "REGRESSION: {n} of {} judged failed{also}",
+                counted(judged, "figure")
             );
         }
         s
+    }
+
+    /// The rows judged: those with a verdict other than shown (`-`,
+    /// `varies`).
+    pub fn judged(&self) -> usize {
+        self.rows
+            .iter()
+            .filter(|r| !matches!(r.verdict, Verdict::Info | Verdict::Varies))
+            .count()
     }
 }
 
@@ -347,8 +366,9 @@ fn label(r: &RunReport) -> String {
 const CONFIG_FIGURES: [&str; 4] = ["seed", "validators", "cores", "blocks"];
 
 /// The run's timing-dependent figures (`crate::timing::TIMING_DEPENDENT`,
-/// but the per-sample ones), by their JSON path; the `schedule` ones only
-/// where the run has them.
+/// but the per-sample ones), by the words of their rows
+/// (`crate::timing::label`), counts as integers and per-block figures to
+/// one decimal; the `schedule` ones only where the run has them.
 fn timing_figures(r: &RunReport) -> Vec<(String, String)> {
     let v = serde_json::to_value(r).unwrap_or_default();
     crate::timing::TIMING_DEPENDENT
@@ -356,15 +376,28 @@ fn timing_figures(r: &RunReport) -> Vec<(String, String)> {
         .filter_map(|path| {
             let (head, field) = path.split_once('.')?;
             let value = v.get(head)?.get(field)?;
-            (head != "samples" && !value.is_null()).then(|| ((*path).to_owned(), value.to_string()))
+            let shown = match value {
+                serde_json::Value::Number(n) if n.is_u64() => n.to_string(),
+                serde_json::Value::Number(n) => format!("{:.1}", n.as_f64()?),
+                _ => return None,
+            };
+            (head != "samples").then(|| (crate::timing::label(path).to_owned(), shown))
         })
         .collect()
 }
 
+/// `b - a` of two figures as the rows show them, with as many decimals
+/// as they have (`+12`, `-0.3`); `changed` where they are no numbers.
 pub(crate) fn signed_diff(a: &str, b: &str) -> String {
+    let decimals = |v: &str| v.split_once('.').map_or(0, |(_, d)| d.len());
     match (a.parse::<i128>(), b.parse::<i128>()) {
         (Ok(x), Ok(y)) => format!("{:+}", y - x),
-        _ => "changed".into(),
+        _ => match (a.parse::<f64>(), b.parse::<f64>()) {
+            (Ok(x), Ok(y)) if x.is_finite() && y.is_finite() => {
+                format!("{:+.*}", decimals(a).max(decimals(b)), y - x)
+            }
+            _ => "changed".into(),
+        },
     }
 }
 

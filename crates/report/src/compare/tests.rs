@@ -360,11 +360,11 @@ fn timing_dependent_figures_are_shown_apart_and_never_judged() {
     cur.checks.checked_ahead += 2;
     let c = compare(&file(run()), &file(cur), &CpuPolicy::default());
     assert!(c.passed(), "{}", c.render(true));
-    for path in ["database.commits", "checks.checked_ahead"] {
-        let row = c.rows.iter().find(|r| r.figure == path).expect(path);
-        assert_eq!(row.verdict, Verdict::Varies, "{path}");
+    for label in ["database commits", "certificates checked ahead"] {
+        let row = c.rows.iter().find(|r| r.figure == label).expect(label);
+        assert_eq!(row.verdict, Verdict::Varies, "{label}");
     }
-    let commits = c.rows.iter().find(|r| r.figure == "database.commits");
+    let commits = c.rows.iter().find(|r| r.figure == "database commits");
     assert_eq!(commits.unwrap().difference, "+1");
     let text = c.render(false);
     assert!(text.contains("varies"), "{text}");
@@ -393,4 +393,117 @@ fn a_floor_not_measured_and_its_ratios_are_a_dash_not_zero() {
         );
         assert_eq!(row.verdict, Verdict::Info);
     }
+}
+
+/// Issue 60, 14: the rows are in words and numbers for people — no JSON
+/// path, no float of 16 digits — and the verdict counts the figures
+/// judged, apart from those only shown.
+#[test]
+fn rows_are_words_and_rounded_numbers_and_the_verdict_counts_the_judged() {
+    let mut base = run();
+    base.database.commits_per_block = Some(22.0 / 3.0);
+    let mut cur = base.clone();
+    cur.database.commits_per_block = Some(23.0 / 3.0);
+    let c = compare(&file(base), &file(cur), &CpuPolicy::default());
+    let row = c
+        .rows
+        .iter()
+        .find(|r| r.figure == "database commits per block")
+        .expect("the row in words");
+    assert_eq!(
+        (
+            row.baseline.as_str(),
+            row.current.as_str(),
+            row.difference.as_str()
+        ),
+        ("7.3", "7.7", "+0.4")
+    );
+    let text = c.render(true);
+    for raw in ["7.333", "database.", "checks.", "schedule."] {
+        assert!(!text.contains(raw), "{raw} in {text}");
+    }
+    let judged = c
+        .rows
+        .iter()
+        .filter(|r| !matches!(r.verdict, Verdict::Info | Verdict::Varies))
+        .count();
+    assert!(judged > 0 && judged < c.rows.len());
+    assert_eq!(c.judged(), judged);
+    let verdict = text.lines().last().unwrap();
+    assert_eq!(
+        verdict,
+        format!(
+            "PASS: {judged} figures judged, no regression; {} more shown, not judged",
+            c.rows.len() - judged
+        )
+    );
+}
+
+/// Issue 60, 9: every difference is named in the one line, the workers
+/// beside the layout, and the node under test apart from the database.
+#[test]
+fn every_difference_is_named_and_the_node_apart_from_the_database() {
+    let mut base = with_meta(run());
+    let mut both = run();
+    both.architecture = "classic".into();
+    both.workers = 1;
+    base.runs.push(both.clone());
+    let mut cur = with_meta(run());
+    cur.runs[0].workers = 2;
+    cur.runs[0].clock = "real".into();
+    cur.meta.as_mut().unwrap().seed = 7;
+    let why = not_comparable(&base, &cur).unwrap();
+    for part in [
+        "the seed differs: baseline 0, current 7",
+        "the layout differs: baseline classic+parallel, current parallel",
+        "the workers differ: baseline 4, current 2",
+    ] {
+        assert!(why.contains(part), "{part} in {why}");
+    }
+    assert_eq!(why.lines().count(), 1);
+    let mut model = with_meta(run());
+    model.runs[0].node_under_test = "model".into();
+    model.meta.as_mut().unwrap().database = "model".into();
+    let why = not_comparable(&with_meta(run()), &model).unwrap();
+    assert_eq!(
+        why,
+        "the node under test differs: baseline real, current model; \
+         the database differs: baseline redb, current none"
+    );
+}
+
+/// Issue 60, 8: a run with a restart is a kind of run of its own: not
+/// comparable with one without, nor with one restarted elsewhere, and the
+/// restart is named.
+#[test]
+fn a_restart_is_part_of_what_is_comparable() {
+    let restarted = |block| {
+        let mut f = with_meta(run());
+        f.runs[0].restart = Some(RestartReport {
+            block,
+            tick: 12_000,
+            recover_ms: 3.0,
+            resent_items: 5,
+        });
+        f.meta.as_mut().unwrap().restart_at_block = Some(block);
+        f
+    };
+    let plain = with_meta(run());
+    assert_eq!(
+        not_comparable(&plain, &restarted(2)).as_deref(),
+        Some("the restart differs: baseline none, current at block 2")
+    );
+    assert_eq!(
+        not_comparable(&restarted(3), &restarted(2)).as_deref(),
+        Some("the restart differs: baseline at block 3, current at block 2")
+    );
+    assert_eq!(not_comparable(&restarted(2), &restarted(2)), None);
+    // A file without `meta` says its restart in its runs.
+    let mut older = restarted(2);
+    older.meta = None;
+    let why = not_comparable(&older, &file(run())).unwrap();
+    assert!(
+        why.contains("the restart differs: baseline at block 2, current none"),
+        "{why}"
+    );
 }

@@ -1,7 +1,8 @@
 //! `tranche history`: results kept over commits (`run`, `network` and
 //! `sweep` JSON files), each series — one comparable configuration, by
 //! `compare`'s own rule (`crate::compare::identity`: kind, seed,
-//! configuration, layout, workers, node under test, processes, database)
+//! configuration, layout, workers, node under test, processes, database,
+//! restart)
 //! — ordered by `meta.date` (commit ids do not order), its headline
 //! figures per result, and each step from one result to the next judged
 //! by `compare`'s rule (exact figures exactly, CPU within the tolerance):

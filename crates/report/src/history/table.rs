@@ -95,6 +95,10 @@ pub fn heading(s: &Series) -> String {
     if !id.database.is_empty() {
         what.push_str(&format!(", database {}", bare(&id.database)));
     }
+    if !id.restarts.is_empty() {
+        let at: Vec<String> = id.restarts.iter().map(u32::to_string).collect();
+        what.push_str(&format!(", restart at block {}", at.join("+")));
+    }
     format!(
         "{}: {} ({what}), {} in meta.date order, {}",
         s.kind,

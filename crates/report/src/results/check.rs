@@ -1,12 +1,18 @@
-//! What a result must satisfy to be compared or followed, checked once it
-//! is read: times and CPU finite and within [`MAX_CPU_S`] (seconds) or
-//! [`MAX_MS`] (milliseconds), ratios and sizes not negative and below
-//! [`MAX_RATIO`], a `meta.date` that is a date (RFC 3339), and records that
-//! agree with the configuration they claim (a network report holds one
-//! record per validator it names, each of as many blocks as the report; a
-//! run's blocks are numbered within its `num_blocks`). Counts are read as
-//! unsigned integers, so a negative count is refused as a value of the
-//! wrong kind before this. The first thing wrong is the reason, one line.
+//! What a result must satisfy to be compared, followed or drawn, checked
+//! once it is read (`compare`, `history`, `network --beside`: every reader
+//! of results goes through `results::read`): times and CPU finite and
+//! within [`MAX_CPU_S`] (seconds) or [`MAX_MS`] (milliseconds), ratios and
+//! sizes not negative and below [`MAX_RATIO`], a `meta.date` that is a date
+//! (RFC 3339) no later than a day after this machine's clock, and records
+//! that agree with themselves and with the configuration they claim (a
+//! network report holds one record per validator it names, each of as many
+//! blocks as the report, its blocks numbered 1, 2, ... in order, each
+//! block's min ≤ p50 ≤ p99 ≤ max and no more validators finalizing than
+//! the run has; a run's blocks are numbered within its `num_blocks`, each
+//! once, in order; a sweep's p50 ≤ p99 ≤ max). Counts are read as unsigned
+//! integers, so a negative count is refused as a value of the wrong kind
+//! before this. The first thing wrong is the reason, one line, naming the
+//! field.
 
 use super::{NetworkResult, ResultFile};
 use crate::{ReportFile, RunReport};
@@ -130,15 +136,45 @@ pub fn date_seconds(date: &str) -> Option<i64> {
     Some(days * 86_400 + h * 3600 + mi * 60 + s - offset)
 }
 
-/// The date, if the result has one: it must be a date.
-fn date(r: &ResultFile) -> Result<(), String> {
-    match r.meta() {
-        Some(m) if !m.date.is_empty() && date_seconds(&m.date).is_none() => Err(format!(
+/// How far past this machine's clock a `meta.date` may be (clocks of
+/// two machines differ): a day.
+pub const DATE_SLACK_S: i64 = 86_400;
+
+/// The date, if the result has one: it must be a date, and not later than
+/// a day after `now` (seconds since 1970).
+fn date(r: &ResultFile, now: i64) -> Result<(), String> {
+    let Some(m) = r.meta().filter(|m| !m.date.is_empty()) else {
+        return Ok(());
+    };
+    match date_seconds(&m.date) {
+        None => Err(format!(
             "meta.date {} is not a date (RFC 3339, as the tool writes: 2026-12-01T09:59:19Z)",
             tranche_config::text::quote(&m.date)
         )),
-        _ => Ok(()),
+        Some(t) if t > now.saturating_add(DATE_SLACK_S) => Err(format!(
+            "meta.date {} is in the future: this machine's clock says {}",
+            tranche_config::text::quote(&m.date),
+            crate::meta::rfc3339(
+                std::time::UNIX_EPOCH + std::time::Duration::from_secs(now.max(0) as u64)
+            )
+        )),
+        Some(_) => Ok(()),
     }
+}
+
+/// `what`'s approval times in order: min ≤ p50 ≤ p99 ≤ max, where given.
+fn ordered(what: &str, times: [(&str, Option<u64>); 4]) -> Result<(), String> {
+    let given: Vec<(&str, u64)> = times
+        .iter()
+        .filter_map(|(name, v)| v.map(|v| (*name, v)))
+        .collect();
+    for pair in given.windows(2) {
+        let ((a, x), (b, y)) = (pair[0], pair[1]);
+        if x > y {
+            return Err(format!("{what} {a} is {x}, more than its {b} {y}"));
+        }
+    }
+    Ok(())
 }
 
 fn run(r: &RunReport) -> Result<(), String> {
@@ -189,6 +225,7 @@ fn run(r: &RunReport) -> Result<(), String> {
             r.num_blocks
         )));
     }
+    let mut last = 0;
     for b in &r.blocks {
         if b.number == 0 || b.number > r.num_blocks {
             return Err(of(&format!(
@@ -196,6 +233,13 @@ fn run(r: &RunReport) -> Result<(), String> {
                 b.number, r.num_blocks
             )));
         }
+        if b.number <= last {
+            return Err(of(&format!(
+                "block {} comes after block {last}: blocks are numbered once each, in order",
+                b.number
+            )));
+        }
+        last = b.number;
         ms(
             &of(&format!("block {} approved_after_ms", b.number)),
             b.approved_after_ms,
@@ -239,21 +283,38 @@ fn network(n: &NetworkResult) -> Result<(), String> {
             r.blocks.len()
         ));
     }
-    for b in &r.blocks {
+    for (i, b) in r.blocks.iter().enumerate() {
+        if b.number as usize != i + 1 {
+            return Err(format!(
+                "blocks[{i}].number is {}, not {}: a report of {} numbers them 1 to {} in order",
+                b.number,
+                i + 1,
+                counted(r.blocks.len(), "block"),
+                r.blocks.len()
+            ));
+        }
         if b.approved > b.expected || b.expected > r.n_validators {
             return Err(format!(
                 "block {}: approved by {} of {} expected, of {} validators",
                 b.number, b.approved, b.expected, r.n_validators
             ));
         }
-        for (what, v) in [
+        if let Some(f) = b.finalized.filter(|f| *f > r.n_validators) {
+            return Err(format!(
+                "block {}: finalized by {f}, of {} validators",
+                b.number, r.n_validators
+            ));
+        }
+        let times = [
             ("min_ms", b.min_ms),
             ("p50_ms", b.p50_ms),
             ("p99_ms", b.p99_ms),
             ("max_ms", b.max_ms),
-        ] {
+        ];
+        for (what, v) in times {
             ms(&format!("block {} {what}", b.number), v)?;
         }
+        ordered(&format!("block {}", b.number), times)?;
     }
     let c = &r.cost;
     for (what, v) in [
@@ -279,9 +340,18 @@ fn sweep_rows<R>(
     Ok(())
 }
 
-/// Why `r` is not a result to judge, if it is not.
+/// Why `r` is not a result to judge, if it is not (its date judged
+/// against this machine's clock).
 pub(super) fn check(r: &ResultFile) -> Result<(), String> {
-    date(r)?;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    check_at(r, now)
+}
+
+/// [`check`], `now` the seconds since 1970.
+fn check_at(r: &ResultFile, now: i64) -> Result<(), String> {
+    date(r, now)?;
     match r {
         ResultFile::Run(f) => runs(f),
         ResultFile::Network(n) => network(n),
@@ -294,15 +364,26 @@ pub(super) fn check(r: &ResultFile) -> Result<(), String> {
                 ("peak_memory_mib", r.peak_memory_mib, MAX_RATIO),
             ]
         }),
-        ResultFile::SweepNetwork(s) => sweep_rows(&s.rows, |r| {
-            vec![
-                ("no_show_fraction", r.no_show_fraction, 1.0),
-                ("slow_fraction", r.slow_fraction, 1.0),
-                ("assignments_per_block", r.assignments_per_block, MAX_RATIO),
-                ("wall_s", r.wall_s, MAX_CPU_S),
-                ("cpu_s", r.cpu_s, MAX_CPU_S),
-            ]
-        }),
+        ResultFile::SweepNetwork(s) => {
+            for (i, row) in s.rows.iter().enumerate() {
+                let times = [
+                    ("p50_ms", row.p50_ms),
+                    ("p99_ms", row.p99_ms),
+                    ("max_ms", row.max_ms),
+                    ("", None),
+                ];
+                ordered(&format!("row {}", i + 1), times)?;
+            }
+            sweep_rows(&s.rows, |r| {
+                vec![
+                    ("no_show_fraction", r.no_show_fraction, 1.0),
+                    ("slow_fraction", r.slow_fraction, 1.0),
+                    ("assignments_per_block", r.assignments_per_block, MAX_RATIO),
+                    ("wall_s", r.wall_s, MAX_CPU_S),
+                    ("cpu_s", r.cpu_s, MAX_CPU_S),
+                ]
+            })
+        }
     }
 }
 

@@ -431,6 +431,59 @@ mod tests {
         );
     }
 
+    /// Issue 60, 17: records that contradict themselves are refused with
+    /// the field named: a block numbered past the run's blocks, a min
+    /// above the max, a block given twice, a date in the future.
+    #[test]
+    fn records_that_contradict_themselves_are_refused_by_field() {
+        let n = serde_json::to_value(crate::compare::network::fixture()).unwrap();
+        let network = |f: &dyn Fn(&mut Value)| {
+            let mut v = n.clone();
+            f(&mut v);
+            parse(&v.to_string(), "n.json").unwrap_err().to_string()
+        };
+        let e = network(&|v| v["blocks"][0]["number"] = 99.into());
+        assert_eq!(
+            e,
+            "n.json is not a valid tranche result: blocks[0].number is 99, not 1: a report \
+             of 1 block numbers them 1 to 1 in order"
+        );
+        let e = network(&|v| {
+            v["blocks"][0]["min_ms"] = 9000.into();
+            v["blocks"][0]["max_ms"] = 10.into();
+        });
+        assert!(
+            e.contains("block 1 min_ms is 9000, more than its p50_ms"),
+            "{e}"
+        );
+        let e = network(&|v| {
+            v["meta"] = serde_json::json!({"tool": "tranche", "kind": "network",
+                "date": "9999-01-01T00:00:00Z"})
+        });
+        assert!(
+            e.contains(
+                "meta.date \"9999-01-01T00:00:00Z\" is in the future: this machine's clock says 20"
+            ),
+            "{e}"
+        );
+        let run = serde_json::to_value(ReportFile::new(vec![crate::fixture::run()])).unwrap();
+        let mut twice = run.clone();
+        twice["runs"][0]["blocks"][1]["number"] = 1.into();
+        let e = parse(&twice.to_string(), "r.json").unwrap_err().to_string();
+        assert!(
+            e.contains("run ci: block 1 comes after block 1: blocks are numbered once each"),
+            "{e}"
+        );
+        // Today's date, and one a few hours ahead (another machine's
+        // clock), pass.
+        let soon = crate::meta::rfc3339(
+            std::time::SystemTime::now() + std::time::Duration::from_secs(3 * 3600),
+        );
+        let mut dated = run;
+        dated["meta"] = serde_json::json!({"tool": "tranche", "kind": "run", "date": soon});
+        assert!(parse(&dated.to_string(), "r.json").is_ok());
+    }
+
     #[test]
     fn a_network_report_keeps_its_records_as_digests() {
         let n = crate::compare::network::fixture();
