@@ -124,7 +124,7 @@ pub enum Endpoint {
 
 /// Identifies one accepted message; ids count up from 0 in `send` order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct MessageId(pub u64);
+pub struct SendId(pub u64);
 
 /// What became of a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +139,7 @@ pub enum Fate {
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcome<T> {
     /// The message.
-    pub id: MessageId,
+    pub id: SendId,
     /// Its sender.
     pub from: Endpoint,
     /// Its receiver.
@@ -239,7 +239,7 @@ enum Stage {
 
 #[derive(Debug)]
 struct Message<T> {
-    id: MessageId,
+    id: SendId,
     from: Endpoint,
     to: Endpoint,
     bytes: u64,
@@ -465,7 +465,7 @@ impl<T> Network<T> {
         to: Endpoint,
         bytes: u64,
         payload: T,
-    ) -> Result<MessageId, SendError> {
+    ) -> Result<SendId, SendError> {
         if now < self.reached {
             return Err(SendError::TimeWentBackwards {
                 now,
@@ -488,7 +488,7 @@ impl<T> Network<T> {
         };
         let p = self.config.loss_probability;
         let lost = p > 0.0 && self.loss_rng.gen_bool(p);
-        let id = MessageId(self.next_id);
+        let id = SendId(self.next_id);
         self.next_id += 1;
         let msg = Message {
             id,

@@ -8,7 +8,7 @@
 //! The work of a moment is the protocol's one order (`Protocol::moment`),
 //! as the simulation's member keeps it.
 
-use crate::moment::{Delivery, Transmit};
+use crate::moment::{Arrival, Transmit};
 use crate::protocol::{Cx, Protocol};
 use crate::verdicts::Verdicts;
 use tranche_primitives::ApprovalDistributionMessage;
@@ -55,7 +55,7 @@ impl FixedNode {
         self.protocol.environment_carried(carried);
         let deliveries = delivered
             .into_iter()
-            .map(|(from, message)| Delivery::Notification { from, message });
+            .map(|(from, message)| Arrival::Notification { from, message });
         let cx = Cx {
             verdicts: &self.verdicts,
             network: None,

@@ -7,7 +7,7 @@
 //! engine.
 
 use crate::drawn::Model;
-use crate::moment::Delivery;
+use crate::moment::Arrival;
 use crate::port::Port;
 use crate::protocol::{Cx, Protocol};
 use crate::verdicts::Verdicts;
@@ -81,13 +81,13 @@ impl SimNode {
         let items_in = &mut self.items_in;
         let deliveries = delivered.into_iter().filter_map(|p| {
             if let Some(up_to) = p.finality {
-                return Some(Delivery::FinalityVote {
+                return Some(Arrival::FinalityVote {
                     from: p.from,
                     up_to,
                 });
             }
             if let Some(message) = p.connection {
-                return Some(Delivery::Connection {
+                return Some(Arrival::Connection {
                     from: p.from,
                     message: *message,
                 });
@@ -96,7 +96,7 @@ impl SimNode {
             let message = p.message?;
             *items_in += message.len() as u64;
             verdicts.learn(&message, &p.known);
-            Some(Delivery::Notification {
+            Some(Arrival::Notification {
                 from: p.from,
                 message,
             })

@@ -1,6 +1,6 @@
 //! A moment of a validator's protocol as data, in the Ready style of
 //! quinn-proto's `Transmit`s and raft-rs's `Ready`: what the links
-//! delivered to it in the moment ([`Delivery`], in order), and what the
+//! delivered to it in the moment ([`Arrival`], in order), and what the
 //! moment made ready for its caller to carry out ([`Ready`]: the packets
 //! to put on the links as [`Transmit`]s, in the order they were made, and
 //! the blocks it approved). Nothing of the caller's is called during a
@@ -15,7 +15,7 @@ use tranche_primitives::ApprovalDistributionMessage;
 
 /// What the links delivered to a validator.
 #[derive(Debug)]
-pub enum Delivery {
+pub enum Arrival {
     /// A peer's notification.
     Notification {
         from: u32,

@@ -24,7 +24,7 @@ use crate::busy::{Busy, Handled, Handler, Owed};
 use crate::costs::CostTable;
 use crate::drawn::{CheckDelays, Model};
 use crate::finality::{approved_up_to, Finality};
-use crate::moment::{Delivery, Ready};
+use crate::moment::{Arrival, Ready};
 use crate::peers::{Peers, Presence};
 use crate::record::{Behaviour, BlockRecord};
 use crate::time::{slot_ms, tick_of, tick_start_ms, ticks_ceil};
@@ -356,7 +356,7 @@ impl Protocol {
     pub fn moment(
         &mut self,
         now_ms: u64,
-        deliveries: impl IntoIterator<Item = Delivery>,
+        deliveries: impl IntoIterator<Item = Arrival>,
         cx: Cx<'_>,
     ) -> &mut Ready {
         self.ready.transmits.clear();
@@ -375,15 +375,13 @@ impl Protocol {
         self.reconnect_due(now_ms, back);
         for delivery in deliveries {
             match delivery {
-                Delivery::Notification { from, message } => {
+                Arrival::Notification { from, message } => {
                     self.peer_message(now_ms, from, message, cx)
                 }
-                Delivery::FinalityVote { from, up_to } => {
+                Arrival::FinalityVote { from, up_to } => {
                     self.finality_vote(now_ms, from, up_to, cx)
                 }
-                Delivery::Connection { from, message } => {
-                    self.connection(now_ms, from, message, cx)
-                }
+                Arrival::Connection { from, message } => self.connection(now_ms, from, message, cx),
             }
         }
         self.advance(now_ms, cx);

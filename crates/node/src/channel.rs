@@ -14,13 +14,13 @@ pub use tranche_metrics::ChannelMeter;
 
 /// Messages queued or being handled, node-wide.
 #[derive(Debug, Default)]
-pub struct InFlight {
+pub struct Unfinished {
     count: AtomicUsize,
     lock: Mutex<()>,
     idle: Condvar,
 }
 
-impl InFlight {
+impl Unfinished {
     pub fn new() -> Arc<Self> {
         Arc::new(Self::default())
     }
@@ -70,7 +70,7 @@ struct Envelope<T> {
 pub struct Tx<T> {
     inner: Sender<Envelope<T>>,
     meter: Arc<ChannelMeter>,
-    in_flight: Arc<InFlight>,
+    unfinished: Arc<Unfinished>,
 }
 
 impl<T> Clone for Tx<T> {
@@ -78,7 +78,7 @@ impl<T> Clone for Tx<T> {
         Tx {
             inner: self.inner.clone(),
             meter: self.meter.clone(),
-            in_flight: self.in_flight.clone(),
+            unfinished: self.unfinished.clone(),
         }
     }
 }
@@ -91,7 +91,7 @@ pub struct Closed(pub String);
 impl<T> Tx<T> {
     /// Send, waiting for room on a bounded channel.
     pub fn send(&self, msg: T) -> Result<(), Closed> {
-        self.in_flight.add();
+        self.unfinished.add();
         self.meter.on_send();
         let env = Envelope {
             msg,
@@ -99,7 +99,7 @@ impl<T> Tx<T> {
         };
         self.inner.send(env).map_err(|SendError(_)| {
             self.meter.unsend();
-            self.in_flight.done();
+            self.unfinished.done();
             Closed(self.meter.name.clone())
         })
     }
@@ -139,7 +139,7 @@ impl<T> Rx<T> {
 pub fn channel<T>(
     name: impl Into<String>,
     capacity: Option<usize>,
-    in_flight: &Arc<InFlight>,
+    unfinished: &Arc<Unfinished>,
 ) -> (Tx<T>, Rx<T>) {
     let (tx, rx) = match capacity {
         Some(c) => crossbeam_channel::bounded(c),
@@ -150,7 +150,7 @@ pub fn channel<T>(
         Tx {
             inner: tx,
             meter: meter.clone(),
-            in_flight: in_flight.clone(),
+            unfinished: unfinished.clone(),
         },
         Rx { inner: rx, meter },
     )
@@ -209,7 +209,7 @@ mod tests {
 
     #[test]
     fn priority_first_and_in_flight_accounting() {
-        let inflight = InFlight::new();
+        let inflight = Unfinished::new();
         let (ptx, prx) = channel::<u32>("prio", None, &inflight);
         let (ntx, nrx) = channel::<u32>("normal", Some(4), &inflight);
         let meter = ntx.meter().clone();
@@ -245,7 +245,7 @@ mod tests {
 
     #[test]
     fn send_to_a_stopped_worker_is_an_error_not_a_leak() {
-        let inflight = InFlight::new();
+        let inflight = Unfinished::new();
         let (tx, rx) = channel::<u32>("gone", Some(1), &inflight);
         drop(rx);
         assert!(tx.send(1).is_err());

@@ -8,7 +8,7 @@
 //! imports what passes, and waited for (classic layout).
 
 use crate::ahead::Ahead;
-use crate::channel::{InFlight, Tx};
+use crate::channel::{Tx, Unfinished};
 use crate::messages::VoteMsg;
 use crate::worker::WorkerStats;
 use std::sync::Arc;
@@ -40,16 +40,16 @@ pub(crate) const MAX_APPROVAL_BATCH: usize = 256;
 pub(crate) struct SignatureBatch {
     checks: Vec<ApprovalCheck>,
     from: Vec<u64>,
-    in_flight: Arc<InFlight>,
+    unfinished: Arc<Unfinished>,
     holding: bool,
 }
 
 impl SignatureBatch {
-    pub fn new(in_flight: Arc<InFlight>) -> SignatureBatch {
+    pub fn new(unfinished: Arc<Unfinished>) -> SignatureBatch {
         SignatureBatch {
             checks: Vec::new(),
             from: Vec::new(),
-            in_flight,
+            unfinished,
             holding: false,
         }
     }
@@ -57,7 +57,7 @@ impl SignatureBatch {
     fn push(&mut self, check: ApprovalCheck, message: u64) {
         if !self.holding {
             self.holding = true;
-            self.in_flight.add();
+            self.unfinished.add();
         }
         self.checks.push(check);
         self.from.push(message);
@@ -98,7 +98,7 @@ impl SignatureBatch {
     pub fn release_if_empty(&mut self) {
         if self.holding && self.checks.is_empty() {
             self.holding = false;
-            self.in_flight.done();
+            self.unfinished.done();
         }
     }
 }

@@ -18,7 +18,7 @@
 //! distribution waits for voting's verdict, and voting answers without
 //! sending anything bounded).
 
-use crate::channel::{Closed, InFlight};
+use crate::channel::{Closed, Unfinished};
 use crate::classic::Classic;
 use crate::clock::Clock;
 use crate::layout::Running;
@@ -51,7 +51,7 @@ pub struct Node {
     clock: Clock,
     layout: Box<dyn Running>,
     events: Receiver<NodeEvent>,
-    in_flight: Arc<InFlight>,
+    unfinished: Arc<Unfinished>,
     failures: Receiver<WorkerFailure>,
     failure: Option<WorkerFailure>,
     threads: Vec<JoinHandle<()>>,
@@ -126,7 +126,7 @@ impl Node {
             Layout::Parallel => Box::new(Parallel::start(&mut wiring, voting, arch.workers)?),
         };
         let Wiring {
-            in_flight,
+            unfinished,
             stopping,
             crashing,
             metrics,
@@ -138,7 +138,7 @@ impl Node {
             clock: config.clock.clone(),
             layout,
             events,
-            in_flight,
+            unfinished,
             failures,
             failure: None,
             threads,
@@ -307,7 +307,7 @@ impl Node {
     pub fn wait_idle(&mut self, timeout: Duration) -> Result<(), NodeError> {
         let start = Instant::now();
         loop {
-            if self.in_flight.wait_idle(Duration::from_millis(20)) {
+            if self.unfinished.wait_idle(Duration::from_millis(20)) {
                 return self.check();
             }
             self.check()?;

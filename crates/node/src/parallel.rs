@@ -204,7 +204,7 @@ impl Worker for Router {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::channel::{channel, recv_prioritised, InFlight, Next};
+    use crate::channel::{channel, recv_prioritised, Next, Unfinished};
     use std::time::{Duration, Instant};
     use tranche_primitives::{Block, Hash, RelayVrfStory, Session, SessionInfo};
     use tranche_voting::NewBlock;
@@ -243,10 +243,10 @@ mod tests {
     /// for room there.
     #[test]
     fn a_block_goes_ahead_of_a_full_router_inbox() {
-        let in_flight = InFlight::new();
-        let (router, inbox) = channel::<RouterMsg>("router", Some(2), &in_flight);
-        let (router_prio, prio) = channel::<RouterMsg>("router-prio", None, &in_flight);
-        let (voting, _voting_rx) = channel::<crate::messages::VoteMsg>("voting", None, &in_flight);
+        let unfinished = Unfinished::new();
+        let (router, inbox) = channel::<RouterMsg>("router", Some(2), &unfinished);
+        let (router_prio, prio) = channel::<RouterMsg>("router-prio", None, &unfinished);
+        let (voting, _voting_rx) = channel::<crate::messages::VoteMsg>("voting", None, &unfinished);
         let mut layout = Parallel {
             router,
             router_prio,

@@ -445,7 +445,7 @@ pub(crate) fn store_failure(store: &dyn Store, e: &tranche_voting::StoreError) -
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::channel::{channel, InFlight, Rx};
+    use crate::channel::{channel, Rx, Unfinished};
     use std::sync::Mutex;
     use tranche_voting::{Snapshot, StoreError, WriteBatch, WriteOp};
 
@@ -471,8 +471,8 @@ mod tests {
     }
 
     fn worker(log: &Arc<Mutex<Vec<&'static str>>>) -> (VotingWorker, Rx<DistMsg>) {
-        let in_flight = InFlight::new();
-        let (dist, dist_rx) = channel::<DistMsg>("dist-prio", None, &in_flight);
+        let unfinished = Unfinished::new();
+        let (dist, dist_rx) = channel::<DistMsg>("dist-prio", None, &unfinished);
         let (events, _) = crossbeam_channel::unbounded();
         let w = VotingWorker {
             machine: ApprovalVoting::new(tranche_voting::Config::default(), None),

@@ -5,7 +5,7 @@
 
 use crate::ahead::Ahead;
 use crate::backlog::Backlog;
-use crate::channel::{channel, InFlight, Rx, Tx};
+use crate::channel::{channel, Rx, Tx, Unfinished};
 use crate::checks::{CheckMode, SignatureBatch};
 use crate::distribution_worker::DistributionWorker;
 use crate::fanout::{Fanout, PrioLinks};
@@ -48,7 +48,7 @@ pub(crate) struct Workers {
 /// A node being started.
 pub(crate) struct Wiring<'a> {
     pub config: &'a NodeConfig,
-    pub in_flight: Arc<InFlight>,
+    pub unfinished: Arc<Unfinished>,
     pub events: Sender<NodeEvent>,
     failures: Sender<WorkerFailure>,
     pub stopping: Arc<AtomicBool>,
@@ -66,7 +66,7 @@ impl<'a> Wiring<'a> {
     ) -> Self {
         Wiring {
             config,
-            in_flight: InFlight::new(),
+            unfinished: Unfinished::new(),
             events,
             failures,
             stopping: Arc::new(AtomicBool::new(false)),
@@ -79,7 +79,7 @@ impl<'a> Wiring<'a> {
     /// A metered channel counted in this node's in-flight count (its meter
     /// is not yet among the node's metrics).
     pub fn channel<T>(&self, name: impl Into<String>, capacity: Option<usize>) -> (Tx<T>, Rx<T>) {
-        channel(name, capacity, &self.in_flight)
+        channel(name, capacity, &self.unfinished)
     }
 
     /// Start `worker` on its own thread, reading `prio` first, then
@@ -99,7 +99,7 @@ impl<'a> Wiring<'a> {
         let inbox = Inbox {
             prio,
             normal,
-            in_flight: self.in_flight.clone(),
+            unfinished: self.unfinished.clone(),
         };
         // Once the node is stopping, a worker that finds a neighbour gone
         // (a send to a closed channel) is shutting down, not failing.
@@ -220,7 +220,7 @@ impl<'a> Wiring<'a> {
             reputations: Default::default(),
             batch: (matches!(mode, CheckMode::Inline)
                 && checks.signatures == SignatureCheck::Batched)
-                .then(|| SignatureBatch::new(self.in_flight.clone())),
+                .then(|| SignatureBatch::new(self.unfinished.clone())),
             handled: 0,
             settled: Default::default(),
             backlog: (checks.schedule == Schedule::UsefulFirst)

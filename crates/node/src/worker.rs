@@ -5,7 +5,7 @@
 //! inputs priority first, hand each message to the worker, count it done,
 //! sample the thread's CPU clock.
 
-use crate::channel::{recv_prioritised, InFlight, Next, Rx};
+use crate::channel::{recv_prioritised, Next, Rx, Unfinished};
 use crossbeam_channel::Sender;
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -121,7 +121,7 @@ pub(crate) struct Inbox<M> {
     /// Unbounded, high-priority: always read first.
     pub prio: Rx<M>,
     pub normal: Rx<M>,
-    pub in_flight: Arc<InFlight>,
+    pub unfinished: Arc<Unfinished>,
 }
 
 /// Run `worker` until it is told to stop or its inputs close. The thread's
@@ -135,7 +135,7 @@ pub(crate) fn run_worker<W: Worker>(
     let Inbox {
         prio,
         normal,
-        in_flight,
+        unfinished,
     } = inbox;
     let mut since_sample = 0u64;
     loop {
@@ -158,7 +158,7 @@ pub(crate) fn run_worker<W: Worker>(
             }
         };
         let stop = worker.handle(msg, stats)?;
-        in_flight.done();
+        unfinished.done();
         stats.add_handled(1);
         since_sample += 1;
         if since_sample >= CPU_SAMPLE_EVERY {

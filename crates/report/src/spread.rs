@@ -7,6 +7,7 @@
 //! the HTML page, `compare`, `history`, the sweeps and `repeat` each take
 //! these from here, none from another.
 
+use crate::network::{BlockSummary, SimulationReport};
 use crate::RunReport;
 use serde::{Deserialize, Serialize};
 use std::fmt::Write as _;
@@ -162,8 +163,32 @@ pub fn render_spread(runs: &[RunReport]) -> String {
     s
 }
 
+/// A report whose deterministic figures are listed by name: a run of the
+/// node under test, a simulation.
+pub(crate) trait Exact {
+    fn exact_figures(&self) -> Vec<(String, String)>;
+}
+
+/// Every deterministic figure of a report, by name: what the repeats of a
+/// run must agree on and `compare` judges exactly.
+pub(crate) fn exact_figures(r: &impl Exact) -> Vec<(String, String)> {
+    r.exact_figures()
+}
+
+impl Exact for RunReport {
+    fn exact_figures(&self) -> Vec<(String, String)> {
+        run_figures(self)
+    }
+}
+
+impl Exact for SimulationReport {
+    fn exact_figures(&self) -> Vec<(String, String)> {
+        network_figures(self)
+    }
+}
+
 /// Every deterministic figure of a run, by name.
-pub(crate) fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
+fn run_figures(r: &RunReport) -> Vec<(String, String)> {
     let mut v: Vec<(String, String)> = Vec::new();
     let mut put = |name: &str, value: String| v.push((name.to_owned(), value));
     put("seed", r.seed.to_string());
@@ -219,5 +244,59 @@ pub(crate) fn exact_figures(r: &RunReport) -> Vec<(String, String)> {
     for (kind, n) in &p.reputation_changes {
         put(&format!("reputation changes ({kind})"), n.to_string());
     }
+    v
+}
+/// Every exact figure of one block, by name.
+fn block_figures(b: &BlockSummary) -> Vec<(String, String)> {
+    let ms = |v: Option<u64>| v.map_or_else(|| "never".to_owned(), |v| v.to_string());
+    let n = b.number;
+    vec![
+        (
+            format!("block {n} approved by"),
+            format!("{} of {}", b.approved, b.expected),
+        ),
+        (format!("block {n} approval min, ms"), ms(b.min_ms)),
+        (format!("block {n} approval p50, ms"), ms(b.p50_ms)),
+        (format!("block {n} approval p99, ms"), ms(b.p99_ms)),
+        (format!("block {n} approval max, ms"), ms(b.max_ms)),
+        (
+            format!("block {n} assignments triggered"),
+            b.assignments.to_string(),
+        ),
+        (format!("block {n} approvals sent"), b.approvals.to_string()),
+        (
+            format!("block {n} highest tranche"),
+            b.max_tranche.to_string(),
+        ),
+        (
+            format!("block {n} no-shows seen"),
+            b.no_shows_sum.to_string(),
+        ),
+        (
+            format!("block {n} finalized by"),
+            b.finalized
+                .map_or_else(|| "-".to_owned(), |f| f.to_string()),
+        ),
+    ]
+}
+
+/// Every exact figure of a simulation's report, by name.
+fn network_figures(r: &SimulationReport) -> Vec<(String, String)> {
+    let mut v = vec![
+        ("validators".to_owned(), r.n_validators.to_string()),
+        ("cores".to_owned(), r.n_cores.to_string()),
+        ("blocks".to_owned(), r.blocks.len().to_string()),
+    ];
+    v.extend(r.blocks.iter().flat_map(block_figures));
+    v.extend([
+        ("bytes out, total".to_owned(), r.bytes_out.total.to_string()),
+        ("bytes in, total".to_owned(), r.bytes_in.total.to_string()),
+        ("bytes out, p50".to_owned(), r.bytes_out.p50.to_string()),
+        (
+            "aggression events".to_owned(),
+            r.aggression_events.to_string(),
+        ),
+        ("all approved".to_owned(), r.all_approved.to_string()),
+    ]);
     v
 }

@@ -5,7 +5,7 @@
 use super::block::{GridSent, Slot};
 use super::knowledge::List;
 use super::known::judge_copy;
-use super::{rep, InFlight, Pending, State};
+use super::{rep, AwaitingVerdict, Pending, State};
 use crate::action::{Action, Outgoing, PeerId};
 use crate::check::{ApprovalCheck, ApprovalVerdict, CheckToken};
 use crate::reputation::*;
@@ -85,7 +85,7 @@ impl State {
         entry.add_in_flight(v, token);
         self.in_flight.insert(
             token,
-            InFlight {
+            AwaitingVerdict {
                 block: hash,
                 validator: v,
                 source: peer,

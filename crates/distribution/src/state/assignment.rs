@@ -5,7 +5,7 @@
 use super::block::{AssignmentEntry, GridSent, Slot, NONE};
 use super::knowledge::{Known, List};
 use super::known::judge_copy;
-use super::{rep, InFlight, Pending, State};
+use super::{rep, AwaitingVerdict, Pending, State};
 use crate::action::{Action, AssignmentItem, Outgoing, PeerId};
 use crate::check::{AssignmentCheck, AssignmentVerdict, CheckToken};
 use crate::random_routing::{message_seed, RandomRouting};
@@ -142,7 +142,7 @@ impl State {
         entry.add_in_flight(v, token);
         self.in_flight.insert(
             token,
-            InFlight {
+            AwaitingVerdict {
                 block: hash,
                 validator: v,
                 source: peer,
@@ -174,7 +174,7 @@ impl State {
         }
     }
 
-    pub(super) fn finish_in_flight(&mut self, token: CheckToken) -> Option<InFlight> {
+    pub(super) fn finish_in_flight(&mut self, token: CheckToken) -> Option<AwaitingVerdict> {
         let f = self.in_flight.remove(&token)?;
         if let Some(b) = self.blocks.get_mut(&f.block) {
             b.remove_in_flight(f.validator, token);

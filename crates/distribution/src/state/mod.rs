@@ -105,7 +105,7 @@ pub(crate) enum Pending {
 }
 
 /// A message whose crypto check is outstanding.
-pub(crate) struct InFlight {
+pub(crate) struct AwaitingVerdict {
     pub block: Hash,
     pub validator: ValidatorIndex,
     pub source: PeerId,
@@ -142,7 +142,7 @@ pub struct State {
     topologies: BTreeMap<SessionIndex, TopologyEntry>,
     session_refs: BTreeMap<SessionIndex, usize>,
     recent_outdated: VecDeque<Hash>,
-    in_flight: IdMap<CheckToken, InFlight>,
+    in_flight: IdMap<CheckToken, AwaitingVerdict>,
     next_token: u64,
     /// The peers a message is being sent to (kept for its allocation).
     scratch: Vec<usize>,

@@ -11,8 +11,9 @@ use super::identity::Identity;
 use super::{
     cpu_row, shown_row, valued_row, Comparison, CpuFigure, CpuPolicy, Judged, Row, Verdict,
 };
-use crate::network::{BlockSummary, SimulationReport};
+use crate::network::SimulationReport;
 use crate::results::NetworkResult;
+use crate::spread::exact_figures;
 use tranche_config::text::counted;
 
 /// Why two network reports cannot be judged one against the other: what
@@ -23,61 +24,6 @@ pub fn not_comparable(baseline: &NetworkResult, current: &NetworkResult) -> Opti
         &Identity::of_network(&baseline.report),
         &Identity::of_network(&current.report),
     )
-}
-
-/// Every exact figure of one block, by name.
-fn block_figures(b: &BlockSummary) -> Vec<(String, String)> {
-    let ms = |v: Option<u64>| v.map_or_else(|| "never".to_owned(), |v| v.to_string());
-    let n = b.number;
-    vec![
-        (
-            format!("block {n} approved by"),
-            format!("{} of {}", b.approved, b.expected),
-        ),
-        (format!("block {n} approval min, ms"), ms(b.min_ms)),
-        (format!("block {n} approval p50, ms"), ms(b.p50_ms)),
-        (format!("block {n} approval p99, ms"), ms(b.p99_ms)),
-        (format!("block {n} approval max, ms"), ms(b.max_ms)),
-        (
-            format!("block {n} assignments triggered"),
-            b.assignments.to_string(),
-        ),
-        (format!("block {n} approvals sent"), b.approvals.to_string()),
-        (
-            format!("block {n} highest tranche"),
-            b.max_tranche.to_string(),
-        ),
-        (
-            format!("block {n} no-shows seen"),
-            b.no_shows_sum.to_string(),
-        ),
-        (
-            format!("block {n} finalized by"),
-            b.finalized
-                .map_or_else(|| "-".to_owned(), |f| f.to_string()),
-        ),
-    ]
-}
-
-/// Every exact figure of a report, by name.
-fn exact_figures(r: &SimulationReport) -> Vec<(String, String)> {
-    let mut v = vec![
-        ("validators".to_owned(), r.n_validators.to_string()),
-        ("cores".to_owned(), r.n_cores.to_string()),
-        ("blocks".to_owned(), r.blocks.len().to_string()),
-    ];
-    v.extend(r.blocks.iter().flat_map(block_figures));
-    v.extend([
-        ("bytes out, total".to_owned(), r.bytes_out.total.to_string()),
-        ("bytes in, total".to_owned(), r.bytes_in.total.to_string()),
-        ("bytes out, p50".to_owned(), r.bytes_out.p50.to_string()),
-        (
-            "aggression events".to_owned(),
-            r.aggression_events.to_string(),
-        ),
-        ("all approved".to_owned(), r.all_approved.to_string()),
-    ]);
-    v
 }
 
 /// The row of the validators' own records (kept as digests): how many

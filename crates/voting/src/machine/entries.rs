@@ -164,7 +164,7 @@ impl Transition {
 
 /// A check of one candidate in progress.
 #[derive(Clone, Debug)]
-pub(super) struct InFlight {
+pub(super) struct RunningCheck {
     pub(super) validator: ValidatorIndex,
     pub(super) blocks: Vec<Hash>,
 }

@@ -19,7 +19,7 @@ pub use interface::{
     CandidateStatus, CheckedApproval, CheckedAssignment, Config, LocalKeys, NewBlock, Output,
 };
 
-use self::entries::{ApprovalEntry, BlockEntry, CandidateEntry, InFlight};
+use self::entries::{ApprovalEntry, BlockEntry, CandidateEntry, RunningCheck};
 use crate::bits::ValidatorSet;
 use crate::maps::{Map, Set};
 use crate::store::{WriteBatch, WriteOp};
@@ -93,7 +93,7 @@ pub struct ApprovalVoting {
     range_start: Option<BlockNumber>,
     /// Wakeups, our checks' completions and signing deadlines.
     timers: TimerTable,
-    checks: Map<CandidateHash, InFlight>,
+    checks: Map<CandidateHash, RunningCheck>,
     checked: Set<CandidateHash>,
     /// An import's lists, empty between inputs, kept for their capacity.
     scratch: Out,

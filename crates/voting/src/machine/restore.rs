@@ -2,7 +2,7 @@
 //! the same entries, votes, our pending work and timers as before it was
 //! dropped.
 
-use super::entries::{ApprovalEntry, BlockEntry, InFlight, OurAssignment};
+use super::entries::{ApprovalEntry, BlockEntry, OurAssignment, RunningCheck};
 use super::interface::{Config, LocalKeys};
 use super::ApprovalVoting;
 use crate::bits::ValidatorSet;
@@ -196,7 +196,7 @@ impl ApprovalVoting {
         for (chash, block, validator, due) in in_flight {
             let f = self.checks.entry(chash).or_insert_with(|| {
                 self.timers.schedule_check(chash, due);
-                InFlight {
+                RunningCheck {
                     validator,
                     blocks: Vec::new(),
                 }

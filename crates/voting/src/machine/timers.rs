@@ -7,7 +7,7 @@
 //! or until their deadline (upstream `issue_approval` and
 //! `maybe_create_signature`, same file).
 
-use super::entries::{ApprovalEntry, InFlight, Transition};
+use super::entries::{ApprovalEntry, RunningCheck, Transition};
 use super::interface::{Action, Output};
 use super::{ApprovalVoting, Out};
 use crate::approval_rules::{check_approval, tranches_to_approve, RequiredTranches};
@@ -181,7 +181,7 @@ impl ApprovalVoting {
             None => {
                 self.checks.insert(
                     chash,
-                    InFlight {
+                    RunningCheck {
                         validator,
                         blocks: vec![block_hash],
                     },
