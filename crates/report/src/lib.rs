@@ -460,6 +460,23 @@ impl RunReport {
     }
 }
 
+/// Block `i`'s approval time, ms after its slot, in each of `runs`
+/// (`None`: never approved, or no such block): what the table's Approval
+/// section and `tranche calibrate --check` set side by side.
+pub fn block_approval_ms<'a>(
+    runs: impl IntoIterator<Item = &'a RunReport>,
+    i: usize,
+) -> Vec<Option<f64>> {
+    runs.into_iter()
+        .map(|r| {
+            r.blocks
+                .get(i)
+                .and_then(|b| b.approved_after_ms)
+                .map(|ms| ms as f64)
+        })
+        .collect()
+}
+
 /// The thread group a node thread belongs to in plots: the parallel
 /// layout's distribution workers together, every other thread alone.
 pub fn thread_group(name: &str) -> String {

@@ -153,15 +153,7 @@ fn compare(
 ) -> LayoutCheck {
     let mut judged = Vec::new();
     for (i, b) in model.blocks.iter().enumerate() {
-        let real: Vec<Option<f64>> = reals
-            .iter()
-            .map(|r| {
-                r.blocks
-                    .get(i)
-                    .and_then(|b| b.approved_after_ms)
-                    .map(|ms| ms as f64)
-            })
-            .collect();
+        let real = tranche_report::block_approval_ms(reals, i);
         let m = b.approved_after_ms.map(|ms| ms as f64);
         judged.push(judge(
             format!("block {} approved, ms after its slot", b.number),

@@ -272,16 +272,7 @@ impl Table<'_> {
         self.header_with("Approval", ["", "ms after slot"]);
         let first = &self.runs[0];
         for (i, b) in first.blocks.iter().enumerate() {
-            let vals: Vec<Option<f64>> = self
-                .runs
-                .iter()
-                .map(|r| {
-                    r.blocks
-                        .get(i)
-                        .and_then(|x| x.approved_after_ms)
-                        .map(|m| m as f64)
-                })
-                .collect();
+            let vals = crate::block_approval_ms(self.runs.iter(), i);
             // A block never approved reads so, not as a blank.
             let cells = vals
                 .iter()
