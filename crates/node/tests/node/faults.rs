@@ -264,9 +264,9 @@ impl Drop for Tmpfs {
 #[test]
 fn a_full_or_read_only_file_system_stops_the_node_and_loses_nothing() {
     // Room for the four databases of each store: ParityDB's tables are
-    // allocated for real (a few MiB at this size), so that a full disk is
+    // allocated for real (10 to 20 MiB each at this size), so that a full disk is
     // an error and never SIGBUS (docs/durability.md).
-    let fs = match Tmpfs::mount("64m") {
+    let fs = match Tmpfs::mount("256m") {
         Ok(fs) => fs,
         Err(why) => {
             eprintln!("skipped: no tmpfs to fill ({why})");
@@ -292,7 +292,9 @@ fn a_full_or_read_only_file_system_stops_the_node_and_loses_nothing() {
             let what = format!("{kind}, {}, full", arch.name());
             let err = err.unwrap_or_else(|| panic!("{what}: the node did not notice"));
             one_line(&err, kind, &db, "No space left on device", &what);
-            std::fs::remove_file(filler.unwrap()).unwrap();
+            let filler = filler
+                .unwrap_or_else(|| panic!("{what}: stopped before the disk was filled: {err}"));
+            std::fs::remove_file(filler).unwrap();
             survives(&net, arch, kind, &db, &before, &what);
             // Read-only.
             let db = fs.path().join(format!("ro-{i}.{kind}"));
