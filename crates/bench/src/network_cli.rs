@@ -216,13 +216,18 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     Ok((spec, source))
 }
 
+/// The longest host name (a DNS name's bound).
+const MAX_HOST_BYTES: usize = 253;
+
 /// The `host:port` lines of a hostfile (blank lines and `#` comments
-/// skipped): each a host and a port from 1 to 65535, no address twice, at
-/// least one.
+/// skipped): each a host (no control character, at most
+/// [`MAX_HOST_BYTES`]) and a port from 1 to 65535, no address twice, at
+/// least one. A line an error quotes is shown escaped and cut
+/// (`tranche_config::text`).
 pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
     use tranche_config::text::code;
     let fail = |message: String| CliError::Hostfile {
-        path: path.display().to_string(),
+        path: tranche_config::text::path(path),
         message,
     };
     let text = tranche_config::input::read_text(path, 1 << 20).map_err(|e| fail(e.to_string()))?;
@@ -241,6 +246,18 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
         };
         if host.is_empty() {
             return Err(fail(format!("line {n}: {} has no host", code(line))));
+        }
+        if host.chars().any(char::is_control) {
+            return Err(fail(format!(
+                "line {n}: {} is not host:port (a control character in the host)",
+                code(line)
+            )));
+        }
+        if host.len() > MAX_HOST_BYTES {
+            return Err(fail(format!(
+                "line {n}: {} is not host:port (a host name is at most {MAX_HOST_BYTES} bytes)",
+                code(line)
+            )));
         }
         if port.is_empty() {
             return Err(fail(format!("line {n}: {} has no port", code(line))));
@@ -274,7 +291,7 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
 fn check_engine_flags(args: &NetworkArgs) -> Result<(), CliError> {
     if let (Some(p), 1) = (&args.hostfile, args.processes) {
         return Err(CliError::Hostfile {
-            path: p.display().to_string(),
+            path: tranche_config::text::path(p),
             message: "a hostfile gives the addresses of several processes: it needs \
                       --processes N (2 or more)"
                 .to_owned(),
@@ -322,7 +339,7 @@ pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
             let hosts = read_hostfile(p)?;
             if processes > 1 && hosts.len() != processes {
                 return Err(CliError::Hostfile {
-                    path: p.display().to_string(),
+                    path: tranche_config::text::path(p),
                     message: format!(
                         "{} for --processes {processes}: one line per process",
                         counted(hosts.len(), "address")
@@ -741,12 +758,28 @@ mod tests {
                 "line 3: `a:1` is already process 0's address",
             ),
             ("empty", "# nothing\n\n", "no host:port line"),
+            (
+                "escape",
+                "\u{1b}]0;pwn\u{7}:2101\n",
+                "line 1: `\\u{1b}]0;pwn\\u{7}:2101` is not host:port (a control character \
+                 in the host)",
+            ),
         ];
         for (name, text, want) in cases {
             let e = hostfile(name, text).unwrap_err();
             assert_eq!(e, want, "{name}");
             assert_eq!(e.lines().count(), 1);
         }
+        // A 1 MB line is quoted cut, with its length.
+        let e = hostfile("huge", &format!("{}:2101\n", "A".repeat(1_000_000))).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "line 1: `{}…` (1 000 005 bytes) is not host:port (a host name is at most 253 \
+                 bytes)",
+                "A".repeat(80)
+            )
+        );
         let missing = std::path::Path::new("/nonexistent/tranche/hosts");
         let e = read_hostfile(missing).unwrap_err().to_string();
         assert!(

@@ -18,7 +18,7 @@ use crate::run_cli::{ClockArg, FloorArg, ScheduleArg};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
-use tranche_config::text::counted;
+use tranche_config::text::{self, counted};
 use tranche_config::{self as config, BenchStep};
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::{escape, meta_table, page};
@@ -167,7 +167,7 @@ fn grid(args: &RunSweepArgs) -> Result<(Vec<Point>, Vec<String>)> {
     let (text, source) = match &args.file {
         Some(p) => (
             tranche_config::input::read_text(p, tranche_config::input::MAX_INPUT_FILE_BYTES)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+                .map_err(|e| anyhow::anyhow!("{}: {e}", text::path(p)))?,
             p.display().to_string(),
         ),
         None => (

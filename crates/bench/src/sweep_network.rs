@@ -65,7 +65,9 @@ fn read_grid(args: &SweepArgs) -> Result<SweepGrid, CliError> {
             Some(e) => e.text.to_owned(),
             None => {
                 tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
-                    .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?
+                    .map_err(|e| {
+                        CliError::Sweep(format!("{}: {e}", tranche_config::text::path(path)))
+                    })?
             }
         };
         if tranche_config::file_kind(&text) == tranche_config::FileKind::ApprovalSweep {

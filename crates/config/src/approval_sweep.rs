@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::ConfigErrorKind;
-use crate::text::escape_controls;
+use crate::text::{bare, escape_controls};
 
 /// An `!ApprovalSweep` file: the lists to combine over a base.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -37,9 +37,10 @@ pub struct SweepGrid {
 }
 
 /// A sweep file that cannot be used: one line, `FILE: problem`, with any
-/// control character from the file escaped.
+/// control character from the file escaped and the file's name cut as
+/// every value is (`crate::text`).
 #[derive(Debug, thiserror::Error)]
-#[error("{}", escape_controls(&format!("{}: {}", .file, .kind)))]
+#[error("{}", escape_controls(&format!("{}: {}", bare(.file), .kind)))]
 pub struct SweepError {
     /// The file, as given.
     pub file: String,

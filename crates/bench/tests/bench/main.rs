@@ -32,6 +32,7 @@ mod repeat;
 mod report_notes;
 mod restart;
 mod run;
+mod safe_text;
 mod scenario_command;
 mod stalls;
 mod streams;

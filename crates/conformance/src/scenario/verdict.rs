@@ -34,10 +34,15 @@ pub struct Difference {
 
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The names and values come from the files: shown safe
+        // (`tranche_config::text`).
+        use tranche_config::text::{bare, one_line};
         write!(
             f,
             "{}: ours {}, expected {}",
-            self.field, self.ours, self.expected
+            one_line(&self.field),
+            bare(&self.ours),
+            bare(&self.expected)
         )
     }
 }
