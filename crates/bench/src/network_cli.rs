@@ -203,16 +203,6 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     }
     crate::small::network(&mut spec);
     spec.validate(&source)?;
-    if let Some(node) = spec.node {
-        let classic = node.layout == tranche_config::node_shape::Layout::Classic;
-        if classic && node.workers as usize != tranche_config::node_shape::DEFAULT_WORKERS {
-            tranche_report::errln!(
-                "warning: {source}: node.workers ({}) is ignored with layout classic: it has one \
-                 distribution thread",
-                node.workers
-            );
-        }
-    }
     Ok((spec, source))
 }
 

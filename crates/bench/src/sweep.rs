@@ -63,6 +63,8 @@ pub struct RunSweepArgs {
     /// How each run's crypto floor is measured.
     #[arg(long, value_enum, default_value_t = FloorArg::Sample)]
     pub floor: FloorArg,
+    /// Seed of every run (as `tranche run --seed`): message generation,
+    /// the network model and random routing.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Directory of the message cache (default: the step's

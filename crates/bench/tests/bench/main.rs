@@ -8,6 +8,7 @@ mod common;
 mod comparable;
 mod databases;
 mod documented;
+mod documented_figures;
 mod help_examples;
 mod history;
 mod hostile;
