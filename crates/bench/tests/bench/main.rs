@@ -9,6 +9,7 @@ mod comparable;
 mod databases;
 mod documented;
 mod documented_figures;
+mod estimates;
 mod help_examples;
 mod history;
 mod hostile;
