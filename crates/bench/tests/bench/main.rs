@@ -30,6 +30,7 @@ mod outputs;
 mod progress;
 mod prometheus_bounds;
 mod readme_sample;
+mod real_clock_progress;
 mod repeat;
 mod report_notes;
 mod restart;
