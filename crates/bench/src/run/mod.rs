@@ -338,7 +338,10 @@ fn empty(path: &std::path::Path, db: DbKind) -> Result<()> {
     let meta = match std::fs::symlink_metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-        Err(e) => return Err(e).with_context(|| format!("cannot empty {}", path.display())),
+        Err(e) => {
+            return Err(e)
+                .with_context(|| format!("cannot empty {}", tranche_config::text::path(path)))
+        }
     };
     let removed = match db {
         DbKind::ParityDb if meta.is_dir() && path.join("metadata").is_file() => {
@@ -346,15 +349,15 @@ fn empty(path: &std::path::Path, db: DbKind) -> Result<()> {
         }
         DbKind::ParityDb => bail!(
             "cannot empty {}: not a ParityDB database folder (left as it is)",
-            path.display()
+            tranche_config::text::path(path)
         ),
         _ if meta.is_file() => std::fs::remove_file(path),
         _ => bail!(
             "cannot empty {}: not a redb database file (left as it is)",
-            path.display()
+            tranche_config::text::path(path)
         ),
     };
-    removed.with_context(|| format!("cannot empty {}", path.display()))
+    removed.with_context(|| format!("cannot empty {}", tranche_config::text::path(path)))
 }
 
 /// Where the run's node keeps its database, and the guard of a temporary
@@ -379,7 +382,7 @@ fn database(
                 .join(step_dir)
                 .join(options.architecture.label().replace('/', "-"));
             std::fs::create_dir_all(&dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
+                .with_context(|| format!("cannot create {}", tranche_config::text::path(&dir)))?;
             (dir, None)
         }
         None => {

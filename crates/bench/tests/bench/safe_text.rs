@@ -104,3 +104,41 @@ fn a_scenarios_block_names_are_escaped_and_cut() {
     assert!(text.contains("(3 099 bytes)"), "{text:.2000}");
     assert!(text.contains("block \\u{1b}[2JNNN"), "{text:.2000}");
 }
+
+#[test]
+fn an_output_path_and_a_conformance_files_format_are_escaped_and_cut() {
+    let json = format!("/nonexistent/{TITLE}{}/r.json", "F".repeat(300));
+    let out = tranche(&["run", "--json", &json, "--validators", "20", "--cores", "4"]);
+    assert!(!out.status.success());
+    safe("--json", &out.stderr, 300);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--json /nonexistent/\\u{1b}]0;pwn\\u{7}FFF"),
+        "{err}"
+    );
+    // A vector file whose `format` is 70 KB with an escape in it.
+    let vectors = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../testdata/vectors/public-basic.json"
+    );
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(vectors).unwrap()).unwrap();
+    v["format"] = format!("{TITLE}{}", "G".repeat(70_000)).into();
+    let (file, output) = (
+        tmp("safe-conformance", "c.json"),
+        tmp("safe-conformance", "o.json"),
+    );
+    std::fs::write(&file, v.to_string()).unwrap();
+    let out = tranche(&[
+        "conformance",
+        "--input",
+        file.to_str().unwrap(),
+        "--output",
+        output.to_str().unwrap(),
+    ]);
+    std::fs::remove_file(&file).ok();
+    assert!(!out.status.success() && !output.exists());
+    safe("conformance", &out.stderr, 400);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("(70 008 bytes)"), "{err}");
+}
