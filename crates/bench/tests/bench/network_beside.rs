@@ -31,7 +31,11 @@ fn dir(name: &str) -> PathBuf {
 /// workers), written to `dir`.
 fn objective(dir: &Path, layout: &str, validators: u32) -> PathBuf {
     let path = dir.join(format!("{layout}-{validators}.yaml"));
-    let workers = if layout == "classic" { "" } else { "workers: 2, " };
+    let workers = if layout == "classic" {
+        ""
+    } else {
+        "workers: 2, "
+    };
     std::fs::write(
         &path,
         format!(
