@@ -176,7 +176,7 @@ pub fn write_all(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     let network = dir.join("network");
     for d in [dir, &network] {
         std::fs::create_dir_all(d)
-            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", d.display()))?;
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", tranche_config::text::path(d)))?;
     }
     let all = EXAMPLES
         .iter()

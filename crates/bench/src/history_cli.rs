@@ -111,8 +111,11 @@ pub fn execute(args: &HistoryArgs) -> Result<u8> {
     tranche_report::stream::out(&history::render(&series, &skipped))?;
     if let Some(path) = &args.html {
         let command = std::env::args().collect::<Vec<_>>().join(" ");
-        let page = history::page::render(&series, &skipped, &command)?;
+        let (page, cut) = history::page::render_noting(&series, &skipped, &command)?;
         outputs::write_atomic(path, page.as_bytes())?;
+        if let Some(note) = cut {
+            tranche_report::errln!("{note}");
+        }
     }
     let unjudged = series.iter().any(|s| {
         s.points

@@ -48,7 +48,7 @@ pub fn other_tool_input(text: &str, path: &Path, reads: &str) -> Option<String> 
         return Some(format!(
             "this is a cost table (as `tranche calibrate` writes), not {reads}: give it as \
              `--costs {}` to `tranche run --node model` or `tranche network`",
-            path.display()
+            tranche_config::text::path(path)
         ));
     }
     let start = text.trim_start();
@@ -58,7 +58,7 @@ pub fn other_tool_input(text: &str, path: &Path, reads: &str) -> Option<String> 
             return Some(format!(
                 "this is a scenario file (testdata/scenarios/README.md), not {reads}: run it \
                  with `tranche scenario {}`",
-                path.display()
+                tranche_config::text::path(path)
             ));
         }
     }
@@ -77,12 +77,12 @@ pub fn explain(path: &Path, error: impl Into<anyhow::Error>, reads: &str) -> any
         .as_deref()
         .and_then(|t| other_tool_input(t, path, reads))
     {
-        return anyhow::anyhow!("{}: {hint}", path.display());
+        return anyhow::anyhow!("{}: {hint}", tranche_config::text::path(path));
     }
     match text.as_deref().and_then(sniff) {
         Some(what) => anyhow::anyhow!(
             "{}: not YAML: it is {what}; this command reads {reads} (`tranche examples`)",
-            path.display()
+            tranche_config::text::path(path)
         ),
         None => error,
     }

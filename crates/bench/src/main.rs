@@ -88,6 +88,7 @@ enum Command {
     /// bash, zsh, fish, elvish or powershell.
     #[command(after_help = section(help::COMPLETIONS))]
     Completions {
+        /// The shell the script is for.
         #[arg(value_enum)]
         shell: clap_complete::Shell,
     },
@@ -274,11 +275,12 @@ static ALLOC: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 /// stdout through `stream::out`, so that a full or closed stdout is one
 /// error line and status 1 (or 141 quietly), as for every command; a
 /// usage error as clap prints it (status 2).
-fn clap_answer(e: &clap::Error) -> ExitCode {
+fn clap_answer(mut e: clap::Error) -> ExitCode {
     use clap::error::ErrorKind;
     use std::io::IsTerminal;
     let shown = matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion);
     if !shown || std::io::stdout().is_terminal() {
+        true_usage(&mut e, std::env::args().skip(1));
         e.exit();
     }
     // A failed stdout is remembered: `exit_status` prints its one line.
@@ -286,11 +288,38 @@ fn clap_answer(e: &clap::Error) -> ExitCode {
     ExitCode::from(tranche_report::stream::exit_status(0))
 }
 
+/// A usage error's `Usage:` line made the command's own: clap writes the
+/// argument it suggests into it (`tranche run --badflag` gave `Usage:
+/// tranche run --backlog <N> [FILE]`, an option the user never typed).
+/// The command is found from `args` (the words after the binary that name
+/// subcommands, in order).
+fn true_usage(e: &mut clap::Error, args: impl Iterator<Item = String>) {
+    use clap::error::{ContextKind, ContextValue};
+    use clap::CommandFactory;
+    if e.get(ContextKind::Usage).is_none() {
+        return;
+    }
+    let mut cmd = Cli::command();
+    cmd.build();
+    let mut at = &cmd;
+    for word in args {
+        if word.starts_with('-') {
+            continue;
+        }
+        match at.find_subcommand(&word) {
+            Some(sub) => at = sub,
+            None => break,
+        }
+    }
+    let usage = at.clone().render_usage();
+    e.insert(ContextKind::Usage, ContextValue::StyledStr(usage));
+}
+
 fn main() -> ExitCode {
     tranche_report::stream::install_panic_net();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
-        Err(e) => return clap_answer(&e),
+        Err(e) => return clap_answer(e),
     };
     let level = match cli.verbose {
         0 => log::LevelFilter::Warn,
@@ -325,4 +354,54 @@ fn main() -> ExitCode {
         }
     };
     ExitCode::from(tranche_report::stream::exit_status(status))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    /// Issue 60: `sweep run --seed` had no help text. Every argument of
+    /// every command has one.
+    #[test]
+    fn every_argument_has_help() {
+        fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            for a in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+                if a.get_help().is_none() && a.get_long_help().is_none() {
+                    missing.push(format!("{path} {}", a.get_id()));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                walk(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        walk(&Cli::command(), "tranche", &mut missing);
+        assert!(missing.is_empty(), "no help: {missing:?}");
+    }
+
+    /// Issue 60: `tranche run --badflag` printed `Usage: tranche run
+    /// --backlog <N> [FILE]`, the suggested option written into it.
+    #[test]
+    fn a_usage_error_shows_the_commands_own_usage() {
+        for (argv, usage) in [
+            (
+                &["run", "--badflag"][..],
+                "Usage: tranche run [OPTIONS] [FILE]",
+            ),
+            (
+                &["sweep", "run", "--bogus"][..],
+                "Usage: tranche sweep run [OPTIONS] [FILE]",
+            ),
+        ] {
+            let full = std::iter::once("tranche").chain(argv.iter().copied());
+            let mut e = Cli::try_parse_from(full).unwrap_err();
+            let before = e.render().to_string();
+            true_usage(&mut e, argv.iter().map(|s| s.to_string()));
+            let after = e.render().to_string();
+            assert!(after.contains(usage), "{after}");
+            assert!(!after.contains("Usage: tranche run --backlog"), "{after}");
+            assert_eq!(before.lines().count(), after.lines().count(), "{before}");
+        }
+    }
 }

@@ -90,7 +90,12 @@ impl Profiler {
         options.title = "tranche run: CPU".into();
         report
             .flamegraph_with_options(&mut svg, &mut options)
-            .with_context(|| format!("cannot draw the flamegraph for {}", path.display()))?;
+            .with_context(|| {
+                format!(
+                    "cannot draw the flamegraph for {}",
+                    tranche_config::text::path(path)
+                )
+            })?;
         tranche_report::outputs::write_atomic(path, &svg)
     }
 

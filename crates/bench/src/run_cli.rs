@@ -356,7 +356,7 @@ fn notes(
         .steps
         .iter()
         .zip(estimates)
-        .filter(|(_, c)| c.seconds >= 10.0)
+        .filter(|(_, c)| c.wall_seconds() >= 10.0)
         .map(|(step, c)| format!("note: {}: {}", step.name, c.describe()));
     let skipped = config.skipped.iter().map(|s| {
         format!(
@@ -367,12 +367,34 @@ fn notes(
     long.chain(skipped).collect()
 }
 
-/// `--dry-run`: each step's size and estimate, and whether it fits the
-/// memory available (`None`: unknown), on stdout; nothing generated.
-fn dry_run(config: &config::BenchConfig, available: Option<u64>) -> String {
+/// Each step's estimate under the clock of the run: the real clock waits
+/// for the slots the virtual one skips.
+fn estimates_on(
+    config: &config::BenchConfig,
+    estimates: Vec<config::estimate::RunEstimate>,
+    clock: ClockArg,
+) -> Vec<config::estimate::RunEstimate> {
+    estimates
+        .into_iter()
+        .zip(&config.steps)
+        .map(|(e, step)| match clock {
+            ClockArg::Real => e.on_real_clock(step),
+            ClockArg::Virtual => e,
+        })
+        .collect()
+}
+
+/// `--dry-run`: each step's size and estimate under `clock`, and whether
+/// it fits the memory available (`None`: unknown), on stdout; nothing
+/// generated.
+fn dry_run(config: &config::BenchConfig, available: Option<u64>, clock: ClockArg) -> String {
     let mut s = String::new();
-    for step in &config.steps {
-        let e = config::estimate::of_step(step);
+    let estimates = config.steps.iter().map(config::estimate::of_step).collect();
+    for (step, e) in config
+        .steps
+        .iter()
+        .zip(estimates_on(config, estimates, clock))
+    {
         let fits = match available {
             Some(a) if e.bytes > a => format!("does not fit: {} MiB available", a >> 20),
             Some(a) => format!("fits: {} MiB available", a >> 20),
@@ -437,11 +459,12 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
         }
     }
     if args.dry_run {
-        return tranche_report::stream::out(&dry_run(&config, config::estimate::mem_available()))
-            .map_err(Into::into);
+        let text = dry_run(&config, config::estimate::mem_available(), args.clock());
+        return tranche_report::stream::out(&text).map_err(Into::into);
     }
     // The estimate before work: refuse what cannot fit, announce what takes long.
     let estimates = config::estimate::check_fits(&config, config::estimate::mem_available())?;
+    let estimates = estimates_on(&config, estimates, args.clock());
     for line in notes(&config, &estimates, args.quiet) {
         tranche_report::errln!("{line}");
     }
@@ -702,6 +725,7 @@ mod tests {
             sent: 1,
             bytes: 1,
             seconds: 60.0,
+            real_clock: None,
         }];
         let loud = notes(&config, &long, false);
         assert_eq!(loud.len(), 1, "{loud:?}");

@@ -18,7 +18,7 @@ use crate::run_cli::{ClockArg, FloorArg, ScheduleArg};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
-use tranche_config::text::counted;
+use tranche_config::text::{self, counted};
 use tranche_config::{self as config, BenchStep};
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::{escape, meta_table, page};
@@ -63,6 +63,8 @@ pub struct RunSweepArgs {
     /// How each run's crypto floor is measured.
     #[arg(long, value_enum, default_value_t = FloorArg::Sample)]
     pub floor: FloorArg,
+    /// Seed of every run (as `tranche run --seed`): message generation,
+    /// the network model and random routing.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Directory of the message cache (default: the step's
@@ -81,6 +83,47 @@ pub struct RunSweepArgs {
     /// Print only the results: no progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Print each point's estimate under the chosen clock and the
+    /// sweep's total, and stop: nothing generated or run.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// `--dry-run`: a line for each point (its size, layout, schedule and
+/// estimate under `clock`: the real clock waits for the slots) and the
+/// total wall time.
+fn dry_run(points: &[Point], clock: ClockArg) -> String {
+    let mut text = String::new();
+    let mut total = 0.0;
+    for p in points {
+        let mut e = config::estimate::of_step(&p.step);
+        if clock == ClockArg::Real {
+            e = e.on_real_clock(&p.step);
+        }
+        total += e.wall_seconds();
+        text.push_str(&format!(
+            "dry run: {} x {} x {}, {}, {}: {}\n",
+            counted(p.step.n_validators, "validator"),
+            counted(p.step.n_cores, "core"),
+            counted(p.step.num_blocks, "block"),
+            p.architecture.label(),
+            schedule_name(p.schedule),
+            e.describe()
+        ));
+    }
+    let least = if clock == ClockArg::Real {
+        "at least "
+    } else {
+        "about "
+    };
+    text.push_str(&format!(
+        "dry run: {}: {least}{} of wall time in all (release build, 2 cores; less where \
+         layouts share a step's generated messages)\n\
+         dry run: nothing generated or run (without --dry-run the sweep starts here)\n",
+        counted(points.len(), "run"),
+        crate::network_cli::duration(total),
+    ));
+    text
 }
 
 /// One grid point: the step and how to run it.
@@ -167,7 +210,7 @@ fn grid(args: &RunSweepArgs) -> Result<(Vec<Point>, Vec<String>)> {
     let (text, source) = match &args.file {
         Some(p) => (
             tranche_config::input::read_text(p, tranche_config::input::MAX_INPUT_FILE_BYTES)
-                .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?,
+                .map_err(|e| anyhow::anyhow!("{}: {e}", text::path(p)))?,
             p.display().to_string(),
         ),
         None => (
@@ -286,6 +329,10 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
     )?;
     let (points, skipped) = grid(args)?;
     tell_skipped(&skipped);
+    if args.dry_run {
+        tranche_report::stream::out(&dry_run(&points, args.clock))?;
+        return Ok(Vec::new());
+    }
     let meta = sweep_meta(args, &points);
     let mut rows = Vec::new();
     for (i, p) in points.iter().enumerate() {

@@ -53,6 +53,10 @@ pub struct SweepArgs {
     /// Print only the results: no progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Print each cell's estimate (deliveries, memory, CPU-s, wall time)
+    /// and the sweep's total, and stop: nothing simulated.
+    #[arg(long)]
+    pub dry_run: bool,
 }
 
 /// The grid a command line asks for: a `!ApprovalSweep` file's
@@ -65,7 +69,9 @@ fn read_grid(args: &SweepArgs) -> Result<SweepGrid, CliError> {
             Some(e) => e.text.to_owned(),
             None => {
                 tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
-                    .map_err(|e| CliError::Sweep(format!("{}: {e}", path.display())))?
+                    .map_err(|e| {
+                        CliError::Sweep(format!("{}: {e}", tranche_config::text::path(path)))
+                    })?
             }
         };
         if tranche_config::file_kind(&text) == tranche_config::FileKind::ApprovalSweep {
@@ -148,9 +154,7 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String, Vec<String>),
                         slow_fraction: slow,
                         ..base.clone()
                     };
-                    let name = format!(
-                        "{source} [validators {n}, cores {c}, no-show {no_show}, slow {slow}]"
-                    );
+                    let name = cell_name(&source, &spec);
                     let checked = spec
                         .validate(&name)
                         .map_err(CliError::from)
@@ -162,6 +166,15 @@ pub fn grid(args: &SweepArgs) -> Result<(Vec<NetworkSpec>, String, Vec<String>),
     }
     let (specs, skipped) = crate::sweep::possible(cells).map_err(CliError::Sweep)?;
     Ok((specs, source, skipped))
+}
+
+/// A cell of the sweep as its lines name it: `FILE [validators 100, cores
+/// 20, no-show 0, slow 0]`.
+fn cell_name(source: &str, spec: &NetworkSpec) -> String {
+    format!(
+        "{source} [validators {}, cores {}, no-show {}, slow {}]",
+        spec.n_validators, spec.n_cores, spec.no_show_fraction, spec.slow_fraction
+    )
 }
 
 /// The `meta` of a sweep's JSON: its configuration lists the swept keys'
@@ -203,6 +216,22 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         let (sc, sm) = s.estimated_cpu_seconds();
         (c + sc, m + sm)
     });
+    if args.dry_run {
+        let mut text = String::new();
+        for spec in &specs {
+            let name = cell_name(&source, spec);
+            text.push_str(&crate::network_cli::dry_run_line(spec, &name, &engine));
+            text.push('\n');
+        }
+        text.push_str(&format!(
+            "dry run: {}: about {cpu:.1} CPU-s and {} of wall time in all (release build)\n\
+             dry run: nothing simulated (without --dry-run the sweep starts here)\n",
+            counted(specs.len(), "run"),
+            crate::network_cli::duration(crate::network_cli::wall_seconds(cpu, &engine)),
+        ));
+        tranche_report::stream::out(&text).map_err(|e| CliError::Output(e.into()))?;
+        return Ok(Vec::new());
+    }
     if let Some(cpu) = crate::network_cli::long_cpu(cpu, most).filter(|_| !args.quiet) {
         tranche_report::errln!(
             "note: {source}: {}: about {cpu}",

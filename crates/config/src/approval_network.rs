@@ -22,6 +22,7 @@
 use super::node_shape::NodeShape;
 use super::session::{bound, SessionParams};
 use crate::input::{read_text, MAX_INPUT_FILE_BYTES};
+use crate::text::bare;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 use tranche_records::limits::{MAX_BLOCKS, MAX_CORES};
@@ -184,11 +185,11 @@ impl Default for NetworkSpec {
 /// A file or value that cannot be run.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum NetworkSpecError {
-    #[error("{file}: {message}")]
+    #[error("{}: {message}", bare(file))]
     Read { file: String, message: String },
-    #[error("{file}: {hint}")]
+    #[error("{}: {hint}", bare(file))]
     OtherCommand { file: String, hint: &'static str },
-    #[error("{file}: `{key}` = {value}: {why}")]
+    #[error("{}: `{key}` = {value}: {why}", bare(file))]
     Value {
         file: String,
         key: &'static str,

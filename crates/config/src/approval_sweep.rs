@@ -20,7 +20,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::ConfigErrorKind;
-use crate::text::escape_controls;
+use crate::text::{bare, escape_controls};
 
 /// An `!ApprovalSweep` file: the lists to combine over a base.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -37,9 +37,10 @@ pub struct SweepGrid {
 }
 
 /// A sweep file that cannot be used: one line, `FILE: problem`, with any
-/// control character from the file escaped.
+/// control character from the file escaped and the file's name cut as
+/// every value is (`crate::text`).
 #[derive(Debug, thiserror::Error)]
-#[error("{}", escape_controls(&format!("{}: {}", .file, .kind)))]
+#[error("{}", escape_controls(&format!("{}: {}", bare(.file), .kind)))]
 pub struct SweepError {
     /// The file, as given.
     pub file: String,
@@ -120,6 +121,20 @@ mod tests {
             refused("!ApprovalSweep\nslow_fraction: [half]\n"),
             "d/sweep.yaml: `slow_fraction[0]` must be a number, found string \"half\""
         );
+        // Issue 60: an empty list fell back to the base silently, and a
+        // value twice ran equal cells.
+        assert_eq!(
+            refused("!ApprovalSweep\nn_validators: []\n"),
+            "d/sweep.yaml: `n_validators` is an empty list: give at least one value, or leave \
+             `n_validators` out for the base's"
+        );
+        assert_eq!(
+            refused("!ApprovalSweep\nn_validators: [40, 40, 40]\n"),
+            "d/sweep.yaml: `n_validators` holds 40 twice (n_validators[0] and n_validators[1]): \
+             each value is one cell of the grid"
+        );
+        assert!(refused("!ApprovalSweep\nslow_fraction: [0.5, 0, 0.5]\n")
+            .contains("`slow_fraction` holds 0.5 twice"));
         assert!(refused("!ApprovalSweep\nbase: \"\"\n")
             .starts_with("d/sweep.yaml: `base` is empty: name an !ApprovalNetwork file"));
         let e = refused(&format!(

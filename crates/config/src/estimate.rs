@@ -75,23 +75,65 @@ pub struct RunEstimate {
     pub sent: u64,
     /// Peak memory, bytes.
     pub bytes: u64,
-    /// Wall time of generation and run, seconds (indicative: release
-    /// build).
+    /// Wall time of generation and run under the virtual clock, seconds
+    /// (indicative: release build).
     pub seconds: f64,
+    /// Under the real clock: the least and the most wall time, seconds
+    /// ([`RunEstimate::on_real_clock`]); `None` under the virtual clock.
+    pub real_clock: Option<(f64, f64)>,
 }
 
 impl RunEstimate {
-    /// One line: `about N messages, M MiB, S s`.
+    /// The estimate of the same step under the real clock, which waits
+    /// for the slots the virtual clock skips: from generation's end, at
+    /// least until its last block's slot (`num_blocks − 1` slots after
+    /// the first block's), and at most that and the peers' last tranche
+    /// (`n_delay_tranches` ticks) after it; never below the run's work.
+    pub fn on_real_clock(mut self, step: &BenchStep) -> RunEstimate {
+        let generation = self.messages as f64 * GENERATION_SECONDS;
+        let work = self.seconds - generation;
+        let slots = f64::from(step.num_blocks.saturating_sub(1)) * SLOT_SECONDS;
+        let tranches = f64::from(step.session.n_delay_tranches) * TICK_SECONDS;
+        self.real_clock = Some((
+            generation + work.max(slots),
+            generation + work.max(slots + tranches),
+        ));
+        self
+    }
+
+    /// The wall time to announce: the virtual clock's estimate, or the
+    /// least the real clock takes.
+    pub fn wall_seconds(&self) -> f64 {
+        self.real_clock.map_or(self.seconds, |(least, _)| least)
+    }
+
+    /// One line, its counts named as the report's rows: `about N unique
+    /// messages from peers (of at most M generated), K MiB and S s`.
     pub fn describe(&self) -> String {
+        let (time, why) = match self.real_clock {
+            None => (format!("{:.0} s", self.seconds), String::new()),
+            Some((least, most)) => (
+                format!("{least:.0}–{most:.0} s of wall time"),
+                format!(
+                    "; the real clock waits for the blocks' slots, {SLOT_SECONDS:.0} s apart, \
+                     and the peers' tranches"
+                ),
+            ),
+        };
         format!(
-            "about {} messages ({} sent), {} MiB and {:.0} s (release build, 2 cores)",
-            self.messages,
-            self.sent,
+            "about {} unique messages from peers (of at most {} generated), {} MiB and {time} \
+             (release build, 2 cores{why})",
+            crate::text::grouped(self.sent as usize),
+            crate::text::grouped(self.messages as usize),
             self.bytes >> 20,
-            self.seconds
         )
     }
 }
+
+/// A slot of the benchmark's chain, seconds.
+const SLOT_SECONDS: f64 = tranche_records::time::DEFAULT_SLOT_DURATION_MILLIS as f64 / 1e3;
+/// A tick, seconds.
+const TICK_SECONDS: f64 = tranche_records::time::TICK_DURATION_MILLIS as f64 / 1e3;
 
 /// The estimate of `step`'s run (see the module documentation).
 pub fn of_step(step: &BenchStep) -> RunEstimate {
@@ -118,6 +160,7 @@ pub fn of_step(step: &BenchStep) -> RunEstimate {
             .saturating_add(messages.saturating_mul(BYTES_PER_GENERATED))
             .saturating_add(sent.saturating_mul(BYTES_PER_SENT)),
         seconds: messages as f64 * GENERATION_SECONDS + sent as f64 * RUN_SECONDS,
+        real_clock: None,
     }
 }
 
@@ -240,6 +283,40 @@ mod tests {
             .filter(|n| !e.contains(n))
             .collect();
         assert!(missing.is_empty(), "{missing:?} missing: {e}");
+    }
+
+    /// Issue 60: the default step under the real clock was estimated at
+    /// 1 s (the virtual clock's time) and took 22.5 s; 60 x 12 x 2 at 0 s
+    /// and took 31 s. The real clock's estimate holds both.
+    #[test]
+    fn the_real_clock_waits_for_its_slots() {
+        let default = crate::embedded_default().unwrap();
+        let small = parse(
+            &crate::DEFAULT_YAML
+                .replace("n_validators: 100", "n_validators: 60")
+                .replace("n_cores: 20", "n_cores: 12")
+                .replace("num_blocks: 3", "num_blocks: 2"),
+            "d",
+        )
+        .unwrap();
+        for (cfg, measured) in [(default, 22.5), (small, 31.0)] {
+            let step = &cfg.steps[0];
+            let e = of_step(step);
+            assert!(e.seconds < measured / 5.0, "{e:?}");
+            let real = e.on_real_clock(step);
+            let (least, most) = real.real_clock.unwrap();
+            assert!(
+                least <= measured && measured <= most,
+                "{real:?} against {measured}"
+            );
+            let slots = f64::from(step.num_blocks - 1) * 6.0;
+            assert!(least >= slots && real.wall_seconds() == least, "{real:?}");
+            assert!(
+                real.describe().contains("s of wall time"),
+                "{}",
+                real.describe()
+            );
+        }
     }
 
     #[test]

@@ -2,6 +2,7 @@
 //! waited on, a device not drained), stopping at a size limit instead of
 //! reading until memory runs out.
 
+use crate::text::path as shown;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -11,16 +12,16 @@ pub const MAX_INPUT_FILE_BYTES: u64 = 64 << 20;
 /// Why a user file could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum InputError {
-    #[error("cannot read {}: {source}", path.display())]
+    #[error("cannot read {}: {source}", shown(path))]
     Io {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{} is {kind}, not a regular file", path.display())]
+    #[error("{} is {kind}, not a regular file", shown(path))]
     NotRegular { path: PathBuf, kind: &'static str },
-    #[error("{} is larger than {max} bytes", path.display())]
+    #[error("{} is larger than {max} bytes", shown(path))]
     TooLarge { path: PathBuf, max: u64 },
-    #[error("{} is not UTF-8 text", path.display())]
+    #[error("{} is not UTF-8 text", shown(path))]
     NotText { path: PathBuf },
 }
 
@@ -121,5 +122,14 @@ mod tests {
         let e = read_text(&d.join("absent"), 10).unwrap_err().to_string();
         assert!(e.contains("cannot read") && e.contains("absent"), "{e}");
         std::fs::remove_dir_all(&d).ok();
+    }
+
+    #[test]
+    fn a_path_is_named_escaped_and_cut() {
+        let long = format!("/nonexistent/\u{1b}]0;pwn\u{7}{}", "A".repeat(5_000));
+        let e = read_text(Path::new(&long), 10).unwrap_err().to_string();
+        assert!(!e.contains('\u{1b}') && !e.contains('\u{7}'), "{e}");
+        assert!(e.contains("\\u{1b}]0;pwn\\u{7}AAA"), "{e}");
+        assert!(e.len() < 200 && e.contains("… (5 021 bytes)"), "{e}");
     }
 }

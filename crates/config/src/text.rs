@@ -69,6 +69,14 @@ pub fn bare(value: &str) -> String {
     format!("{shown}{}", length_note(value, cut))
 }
 
+/// A path from the command line or a file, shown as [`bare`] shows a
+/// value: control characters escaped, cut after [`SHOWN_BYTES`] bytes
+/// with its length. Every error line and label that names a user's path
+/// shows it so.
+pub fn path(path: &std::path::Path) -> String {
+    bare(&path.display().to_string())
+}
+
 /// At most [`SHOWN_BYTES`] bytes of `value`, escaped (`"` and `\` too when
 /// `quotes`), then `…` if that was not all of it; and whether it was cut.
 fn shown(value: &str, quotes: bool) -> (String, bool) {

@@ -105,7 +105,7 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
 /// `inputs` and each other; the error names the flag and the path.
 pub fn check(outputs: &[(&str, &Path, Writes)], inputs: &[&Path]) -> Result<()> {
     for (i, &(flag, path, writes)) in outputs.iter().enumerate() {
-        let named = || format!("{flag} {}", path.display());
+        let named = || format!("{flag} {}", tranche_config::text::path(path));
         if let Ok(meta) = std::fs::symlink_metadata(path) {
             if meta.is_dir() {
                 bail!("{}: is a folder, not a file", named());
@@ -133,8 +133,16 @@ pub fn check(outputs: &[(&str, &Path, Writes)], inputs: &[&Path]) -> Result<()> 
         }
         let dir = parent(path);
         match std::fs::metadata(dir) {
-            Err(_) => bail!("{}: the folder {} does not exist", named(), dir.display()),
-            Ok(m) if !m.is_dir() => bail!("{}: {} is not a folder", named(), dir.display()),
+            Err(_) => bail!(
+                "{}: the folder {} does not exist",
+                named(),
+                tranche_config::text::path(dir)
+            ),
+            Ok(m) if !m.is_dir() => bail!(
+                "{}: {} is not a folder",
+                named(),
+                tranche_config::text::path(dir)
+            ),
             Ok(_) => {}
         }
         // The probe's own name is not the user's business: only the kind.
@@ -145,7 +153,7 @@ pub fn check(outputs: &[(&str, &Path, Writes)], inputs: &[&Path]) -> Result<()> 
             bail!(
                 "{}: cannot write in {}: {}",
                 named(),
-                dir.display(),
+                tranche_config::text::path(dir),
                 e.kind()
             );
         }
@@ -177,7 +185,7 @@ fn parent(path: &Path) -> &Path {
 
 /// Write `bytes` to `path` atomically, with the mode the umask gives.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let context = || format!("cannot write {}", path.display());
+    let context = || format!("cannot write {}", tranche_config::text::path(path));
     let mut tmp = tempfile::Builder::new()
         .prefix(".tranche-out-")
         // Opened with 0666, so the umask decides, as for any other file

@@ -1,7 +1,7 @@
 //! What a long command tells on stderr while it goes (`tranche run`'s
 //! generation, run and floor; `tranche network`'s simulation; the sweeps):
 //! in a terminal one bar per phase with done/total, elapsed and — once it
-//! means something — the ETA; otherwise (a log, CI) plain lines — one when
+//! means something — the ETA, drawn again every second; otherwise (a log, CI) plain lines — one when
 //! a phase starts and ends, and one per block, `block N approved after M
 //! ms`, as upstream's benchmark logs "Chain selection approved after N ms"
 //! (`polkadot/node/subsystem-bench/src/lib/approval/mod.rs`). `--quiet`
@@ -28,6 +28,11 @@ fn eta_key(state: &ProgressState, w: &mut dyn std::fmt::Write) {
         let _ = write!(w, ", ETA {}s", left.as_secs());
     }
 }
+
+/// How often a bar is drawn again when nothing moves (its elapsed time
+/// goes on): a real-clock run can wait half a minute with no block to
+/// count.
+pub const TERMINAL_REFRESH: Duration = Duration::from_secs(1);
 
 /// How progress is shown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -80,6 +85,7 @@ impl Progress {
                         .unwrap_or_else(|_| ProgressStyle::default_bar()),
                 );
                 bar.set_message(name.to_owned());
+                bar.enable_steady_tick(TERMINAL_REFRESH);
                 bar
             }
             Progress::Lines => {
@@ -124,6 +130,16 @@ impl Phase {
         match self.mode {
             Progress::Lines => crate::errln!("{line}"),
             Progress::Bars => self.bar.println(line),
+            Progress::Quiet => {}
+        }
+    }
+
+    /// What the phase waits for now, where nothing else would be told
+    /// for a while: a line, or the bar's message.
+    pub fn waiting(&self, what: &str) {
+        match self.mode {
+            Progress::Lines => crate::errln!("{}: {what}", self.name),
+            Progress::Bars => self.bar.set_message(format!("{}: {what}", self.name)),
             Progress::Quiet => {}
         }
     }

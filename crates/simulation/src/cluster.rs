@@ -6,6 +6,7 @@
 //! use it, so none of them depends on another for these.
 
 use std::time::Duration;
+use tranche_config::text::{bare, code};
 
 /// The most worker threads per process. Timely gives every worker a
 /// channel to every other one, so a worker's memory grows with the
@@ -85,29 +86,30 @@ pub enum EngineError {
     Timely(String),
     #[error("{missing} did not connect within {secs} s")]
     NotConnected { missing: String, secs: f64 },
-    #[error("process {process} cannot listen on {address}: {cause}")]
+    #[error("process {process} cannot listen on {}: {cause}", bare(address))]
     Listen {
         process: usize,
         address: String,
         cause: String,
     },
-    #[error("process {process}'s address `{address}`: {cause}")]
+    #[error("process {process}'s address {}: {cause}", code(address))]
     Address {
         process: usize,
         address: String,
         cause: String,
     },
-    #[error("process {process} ({address}) {what}")]
+    #[error("process {process} ({}) {what}", bare(address))]
     Mismatch {
         process: usize,
         address: String,
         what: String,
     },
     #[error(
-        "{address}, the address of process {process}, answered but not as that tranche process"
+        "{}, the address of process {process}, answered but not as that tranche process",
+        bare(address)
     )]
     Stranger { process: usize, address: String },
-    #[error("process {process} ({address}) {cause}")]
+    #[error("process {process} ({}) {cause}", bare(address))]
     Lost {
         process: usize,
         address: String,
@@ -208,5 +210,46 @@ mod tests {
                 hosts: 1
             }
         );
+    }
+
+    #[test]
+    fn an_address_from_a_hostfile_is_shown_escaped_and_cut() {
+        let address = format!("\u{1b}]0;pwn\u{7}{}:2101", "A".repeat(1_000_000));
+        let errors = [
+            EngineError::Listen {
+                process: 0,
+                address: address.clone(),
+                cause: "c".into(),
+            },
+            EngineError::Address {
+                process: 0,
+                address: address.clone(),
+                cause: "c".into(),
+            },
+            EngineError::Mismatch {
+                process: 0,
+                address: address.clone(),
+                what: "w".into(),
+            },
+            EngineError::Stranger {
+                process: 0,
+                address: address.clone(),
+            },
+            EngineError::Lost {
+                process: 0,
+                address: address.clone(),
+                cause: "c".into(),
+            },
+        ];
+        for e in errors {
+            let line = e.to_string();
+            assert!(line.len() < 200, "{}", line.len());
+            assert!(
+                !line.contains('\u{1b}') && !line.contains('\u{7}'),
+                "{line}"
+            );
+            assert!(line.contains("\\u{1b}]0;pwn\\u{7}AAA"), "{line}");
+            assert!(line.contains("(1 000 013 bytes)"), "{line}");
+        }
     }
 }

@@ -38,6 +38,7 @@ use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
+use tranche_config::text::bare;
 
 /// The TCP streams of one process to the others, indexed by the other
 /// process.
@@ -89,7 +90,7 @@ fn wanted(me: usize, n: usize) -> (Wants, Wants) {
 fn name(hosts: &[String], ps: &[usize]) -> String {
     let each: Vec<String> = ps
         .iter()
-        .map(|&j| format!("{j} ({})", hosts.get(j).map_or("?", String::as_str)))
+        .map(|&j| format!("{j} ({})", hosts.get(j).map_or("?".to_owned(), |h| bare(h))))
         .collect();
     let noun = if ps.len() == 1 {
         "process"

@@ -244,6 +244,32 @@ impl<'a> Producer<'a> {
         out
     }
 
+    /// The tick by which every bundle still to send is due (the latest
+    /// block tick plus release tranche of those the sending rule still
+    /// wants), or `None` when none is left or a block of them is not yet
+    /// imported: how long a run that waits for the producer goes on.
+    pub fn last_due(&self) -> Option<Tick> {
+        let pending = self.bundles[self.next.min(self.bundles.len())..]
+            .iter()
+            .chain(self.skipped.iter().map(|&i| &self.bundles[i]))
+            .filter(|b| self.should_send(b));
+        let mut last = None;
+        for b in pending {
+            if !self
+                .initialised
+                .get(b.block as usize)
+                .copied()
+                .unwrap_or(false)
+            {
+                return None;
+            }
+            let block_tick = *self.block_ticks.get(b.block as usize)?;
+            let due = block_tick + Tick::from(b.tranche_to_send());
+            last = Some(last.map_or(due, |l: Tick| l.max(due)));
+        }
+        last
+    }
+
     /// Every bundle has been sent or discarded.
     pub fn is_done(&self) -> bool {
         self.next >= self.bundles.len()
@@ -457,6 +483,23 @@ mod tests {
         assert_eq!(out.len(), 12);
         assert_eq!(p.stats.unneeded_bundles, 3);
         assert!(p.is_done());
+    }
+
+    /// Issue 60: a real-clock run waits silently for the producer; the
+    /// tick it waits for is known.
+    #[test]
+    fn the_last_due_tick_is_the_latest_bundle_still_wanted() {
+        let bundles = vec![bundle(1, 0), bundle(2, 3), bundle(3, 7)];
+        let mut p = Producer::new(&bundles, vec![100], opts(0));
+        assert_eq!(p.last_due(), None, "the block is not imported yet");
+        p.block_initialised(0);
+        assert_eq!(p.last_due(), Some(107));
+        let mut out = Vec::new();
+        p.poll(103, &mut out);
+        assert_eq!(p.last_due(), Some(107));
+        p.poll(107, &mut out);
+        assert!(p.is_done());
+        assert_eq!(p.last_due(), None);
     }
 
     #[test]

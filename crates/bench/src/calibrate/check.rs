@@ -45,6 +45,8 @@ pub struct CheckPlan {
     pub seed: u64,
     pub cache_dir: Option<PathBuf>,
     pub quiet: bool,
+    /// The file's steps resized (`--validators`, `--cores`).
+    pub sizes: Vec<(&'static str, u32)>,
 }
 
 /// One judged figure: the real runs' range, the model, whether it is in.
@@ -225,7 +227,10 @@ pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
     if plan.runs == 0 {
         bail!("--runs 0: the real node must run at least once");
     }
-    let config = crate::run_cli::load_sized(Some(&plan.file), Vec::new(), plan.quiet)?;
+    let config = crate::run_cli::load_sized(Some(&plan.file), plan.sizes.clone(), plan.quiet)?;
+    if !plan.quiet {
+        tranche_report::errln!("{}", estimate(plan, &config.steps));
+    }
     let mut meta = tranche_report::Meta::collect("redb", plan.seed, &config.steps);
     meta.kind = tranche_report::meta::kind::CALIBRATE_CHECK.into();
     let mut checks = Vec::new();
@@ -278,6 +283,42 @@ pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
         checks,
         pass,
     })
+}
+
+/// What the check will take, told before its work: each step's real runs
+/// (on their clock: the real one waits for the slots) and model runs,
+/// per layout, from `tranche run`'s estimate.
+fn estimate(plan: &CheckPlan, steps: &[BenchStep]) -> String {
+    let (mut least, mut most) = (0.0, 0.0);
+    let runs = plan.layouts.len() as f64;
+    for step in steps {
+        let virtual_run = tranche_config::estimate::of_step(step);
+        let real_run = match plan.real_clock {
+            ClockKind::Real => virtual_run.on_real_clock(step),
+            ClockKind::Virtual => virtual_run,
+        };
+        let (lo, hi) = real_run
+            .real_clock
+            .unwrap_or((real_run.seconds, real_run.seconds));
+        least += runs * (f64::from(plan.runs) * lo + virtual_run.seconds);
+        most += runs * (f64::from(plan.runs) * hi + virtual_run.seconds);
+    }
+    let (least, most) = (
+        crate::network_cli::duration(least),
+        crate::network_cli::duration(most),
+    );
+    let time = if least == most {
+        least
+    } else {
+        format!("{least}–{most}")
+    };
+    format!(
+        "calibrate --check: {} x {} x ({} of the real node + 1 of the model): about {time} \
+         (release build, 2 cores)",
+        counted(steps.len(), "step"),
+        counted(plan.layouts.len(), "layout"),
+        counted(plan.runs, "run"),
+    )
 }
 
 fn range(lo: Option<f64>, hi: Option<f64>, digits: usize) -> String {

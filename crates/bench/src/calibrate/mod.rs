@@ -42,13 +42,15 @@ pub struct CalibrateArgs {
     /// Measure on a chain of this many validators [default: 500; 40 with
     /// --quick]: distribution's bookkeeping per first-seen message grows
     /// with them (the grid's fan-out), so a table for a run of 1 000
-    /// validators is best measured at 1 000.
-    #[arg(long, value_name = "N", conflicts_with = "check",
+    /// validators is best measured at 1 000. With --check: the file's
+    /// steps run at this size (as `tranche run --validators`).
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(20..=2_000))]
     pub validators: Option<u32>,
     /// Measure on a chain of this many cores [default: 20; 12 with
-    /// --quick].
-    #[arg(long, value_name = "N", conflicts_with = "check",
+    /// --quick]. With --check: the file's steps run with this many (as
+    /// `tranche run --cores`).
+    #[arg(long, value_name = "N",
           value_parser = clap::value_parser!(u32).range(8..=200))]
     pub cores: Option<u32>,
     /// Instead of measuring the table: hold the CPU model against the real
@@ -333,6 +335,7 @@ fn execute_check(args: &CalibrateArgs, file: &Path) -> Result<u8> {
         seed: args.seed,
         cache_dir: args.cache_dir.clone(),
         quiet: args.quiet,
+        sizes: tranche_config::resize::sizes(args.validators, args.cores, None),
     };
     let report = check::run(&plan)?;
     tranche_report::stream::out(&check::render(&report))?;

@@ -289,6 +289,7 @@ impl<'a, N: UnderTest> Driver<'a, N> {
             self.sample(tick);
         }
         let mut deliveries = Vec::new();
+        let mut told_tail = false;
         loop {
             let tick = if virtual_clock {
                 next_tick
@@ -332,6 +333,10 @@ impl<'a, N: UnderTest> Driver<'a, N> {
             if self.approvals.all() && self.producer.is_done() {
                 break;
             }
+            if !virtual_clock && !told_tail && self.approvals.all() {
+                told_tail = true;
+                self.tell_tail(phase);
+            }
             if virtual_clock {
                 next_tick = tick + 1;
             } else {
@@ -339,6 +344,20 @@ impl<'a, N: UnderTest> Driver<'a, N> {
             }
         }
         Ok(())
+    }
+
+    /// Real clock, every block approved: say what the run still waits for
+    /// (the peers' messages the sending rule still wants, at their
+    /// tranches), where it otherwise went silent for up to a minute.
+    fn tell_tail(&self, phase: &Phase) {
+        let Some(due) = self.producer.last_due() else {
+            return;
+        };
+        let at = due.saturating_sub(self.chain.first_tick) * TICK_DURATION_MILLIS;
+        phase.waiting(&format!(
+            "every block approved; waiting for the peers' last messages (due by {:.0} s)",
+            at as f64 / 1e3
+        ));
     }
 
     /// Real clock: wait until the next network event or 5 ms, whichever

@@ -352,7 +352,7 @@ fn database(
                 .join(step_dir)
                 .join(options.architecture.label().replace('/', "-"));
             std::fs::create_dir_all(&dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
+                .with_context(|| format!("cannot create {}", tranche_config::text::path(&dir)))?;
             (dir, None)
         }
         None => {

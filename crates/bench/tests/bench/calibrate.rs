@@ -83,7 +83,7 @@ fn quick_calibration_writes_a_table_the_simulation_reads() {
 }
 
 #[test]
-fn a_chain_size_out_of_range_or_with_check_is_refused_naming_the_flag() {
+fn a_chain_size_out_of_range_is_refused_naming_the_flag() {
     for args in [
         &["calibrate", "--validators", "5"][..],
         &["calibrate", "--cores", "100000"],
@@ -92,7 +92,7 @@ fn a_chain_size_out_of_range_or_with_check_is_refused_naming_the_flag() {
             "--check",
             "approvals_throughput.yaml",
             "--validators",
-            "100",
+            "5",
         ],
     ] {
         let out = Command::new(BIN).args(args).output().unwrap();
@@ -220,4 +220,35 @@ fn the_comparison_fails_on_a_cost_table_ten_times_too_dear() {
     assert_eq!(report["pass"], false);
     assert_eq!(report["checks"][0]["layout"], "classic");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+/// Issue 60: `--check` refused `--validators`/`--cores`, so it could not be
+/// tried small; it said "crypto floor (off): started (0 messages)" at
+/// every run, and gave no estimate before its work.
+#[test]
+fn the_check_runs_small_with_its_estimate_first_and_no_floor_lines() {
+    let dir = tmp("calibrate", "check-small");
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = Command::new(BIN)
+        .args(["calibrate", "--check", "approvals_throughput.yaml"])
+        .args(["--validators", "40", "--cores", "8", "--runs", "2"])
+        .args(["--real-clock", "virtual", "--architecture", "classic"])
+        .arg("--cache-dir")
+        .arg(dir.join("cache"))
+        .output()
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+    let err = String::from_utf8_lossy(&out.stderr);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(matches!(out.status.code(), Some(0 | 1)), "{err}");
+    assert!(text.contains("the real node 2 times"), "{text}");
+    // Generation makes the messages of the 39 peers of a 40-validator chain.
+    assert!(err.contains("of 39 validators' messages"), "{err}");
+    let lines: Vec<&str> = err.lines().collect();
+    let estimate = lines
+        .iter()
+        .position(|l| l.starts_with("calibrate --check: 1 step x 1 layout x (2 runs of the real node + 1 of the model): about "));
+    let work = lines.iter().position(|l| l.starts_with("generation: "));
+    assert!(estimate.is_some() && estimate < work, "{err}");
+    assert!(!err.contains("crypto floor"), "{err}");
 }

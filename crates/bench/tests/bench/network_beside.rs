@@ -27,14 +27,20 @@ fn dir(name: &str) -> PathBuf {
     d
 }
 
-/// A small objective on the node `layout`, written to `dir`.
+/// A small objective on the node `layout` (2 workers where it has
+/// workers), written to `dir`.
 fn objective(dir: &Path, layout: &str, validators: u32) -> PathBuf {
     let path = dir.join(format!("{layout}-{validators}.yaml"));
+    let workers = if layout == "classic" {
+        ""
+    } else {
+        "workers: 2, "
+    };
     std::fs::write(
         &path,
         format!(
             "!ApprovalNetwork\nn_validators: {validators}\nn_cores: 4\nnum_blocks: 2\n\
-             trigger_all_tranches: true\nnode: {{layout: {layout}, workers: 2, cores: 2}}\n"
+             trigger_all_tranches: true\nnode: {{layout: {layout}, {workers}cores: 2}}\n"
         ),
     )
     .unwrap();

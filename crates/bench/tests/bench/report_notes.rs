@@ -216,7 +216,10 @@ fn a_dry_run_prints_the_estimate_and_generates_nothing() {
     let _ = std::fs::remove_dir_all(&cache);
     let text = flat_stdout(&["run", "--dry-run", "--cache-dir", cache.to_str().unwrap()]);
     assert!(
-        text.contains("100 validators x 20 cores x 3 blocks: about 7920 messages (3600 sent)"),
+        text.contains(
+            "100 validators x 20 cores x 3 blocks: about 3 600 unique messages from peers (of \
+             at most 7 920 generated)"
+        ),
         "{text}"
     );
     assert!(

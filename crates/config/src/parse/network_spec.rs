@@ -172,8 +172,9 @@ fn read_offline(f: &Fields<'_>) -> Result<Vec<Offline>, Kind> {
 }
 
 /// `node: {layout, workers, cores, cpu_scale, batch}`, every key optional
-/// (defaults in [`NodeShape::default`]); bounds checked by
-/// `NetworkSpec::validate`.
+/// (defaults in [`NodeShape::default`]), `workers` with layout parallel
+/// only (the classic layout has no workers: refused, not ignored); bounds
+/// checked by `NetworkSpec::validate`.
 fn read_node(m: &Fields<'_>) -> Result<NodeShape, Kind> {
     m.check_keys(
         &["layout", "workers", "cores", "cpu_scale", "batch"],
@@ -193,9 +194,17 @@ fn read_node(m: &Fields<'_>) -> Result<NodeShape, Kind> {
             .parse::<Batch>()
             .map_err(|_| m.impossible("batch", &name, "must be notification or moment"))?,
     };
+    let workers = m.u32("workers")?;
+    if let (Layout::Classic, Some(w)) = (layout, workers) {
+        return Err(m.impossible(
+            "workers",
+            w,
+            "the classic layout has one distribution thread: workers are for layout parallel",
+        ));
+    }
     Ok(NodeShape {
         layout,
-        workers: m.u32("workers")?.unwrap_or(d.workers),
+        workers: workers.unwrap_or(d.workers),
         cores: m.u32("cores")?.unwrap_or(d.cores),
         cpu_scale: m.f64("cpu_scale")?.unwrap_or(d.cpu_scale),
         batch,

@@ -21,6 +21,33 @@ const KEYS: &[&str] = &[
 
 const PLACE: &str = "in an !ApprovalSweep file";
 
+/// A list of the grid's values: absent is none (the base's value); an
+/// empty list or one holding a value twice is refused (it would fall back
+/// to the base silently, or run equal cells).
+fn cells<T: PartialEq + std::fmt::Display>(
+    key: &str,
+    list: Option<Vec<T>>,
+) -> Result<Vec<T>, Kind> {
+    let Some(list) = list else {
+        return Ok(Vec::new());
+    };
+    if list.is_empty() {
+        return Err(Kind::Structure(format!(
+            "`{key}` is an empty list: give at least one value, or leave `{key}` out for the \
+             base's"
+        )));
+    }
+    for (i, v) in list.iter().enumerate() {
+        if let Some(j) = list[..i].iter().position(|u| u == v) {
+            return Err(Kind::Structure(format!(
+                "`{key}` holds {v} twice ({key}[{j}] and {key}[{i}]): each value is one cell \
+                 of the grid"
+            )));
+        }
+    }
+    Ok(list)
+}
+
 /// Reads the file's tag and keys; `base` as written (not yet beside the
 /// file).
 pub(crate) fn read_sweep(text: &str) -> Result<SweepGrid, Kind> {
@@ -29,11 +56,11 @@ pub(crate) fn read_sweep(text: &str) -> Result<SweepGrid, Kind> {
     f.check_keys(KEYS, PLACE, None)?;
     let counts = |key| {
         f.list(key, "a list of unsigned integers", |l, k| l.u32(k))
-            .map(Option::unwrap_or_default)
+            .and_then(|v| cells(key, v))
     };
     let fractions = |key| {
         f.list(key, "a list of numbers", |l, k| l.f64(k))
-            .map(Option::unwrap_or_default)
+            .and_then(|v| cells(key, v))
     };
     let base = match f.string("base")? {
         Some(b) if b.is_empty() => {

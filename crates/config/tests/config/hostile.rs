@@ -437,8 +437,14 @@ fn an_integer_beyond_64_bits_is_too_large_for_its_key() {
 fn a_node_error_names_the_key_the_value_and_the_bound() {
     for (node, want) in [
         (
-            "{layout: classic, workers: 0}",
+            "{layout: parallel, workers: 0}",
             "`node.workers` = 0: must be 1 to 1024",
+        ),
+        // Issue 60: workers mean nothing to the classic layout.
+        (
+            "{layout: classic, workers: 4}",
+            "impossible `node.workers: 4`: the classic layout has one distribution thread: \
+             workers are for layout parallel",
         ),
         ("{cores: 0}", "`node.cores` = 0: must be 1 to 4096"),
         (

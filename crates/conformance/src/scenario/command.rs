@@ -7,6 +7,7 @@ use super::run::{render_timeline, run, run_probed, Probe};
 use super::schema::Scenario;
 use super::verdict::{differences, expected_path, load_expected, scenario_files, Difference};
 use std::path::{Path, PathBuf};
+use tranche_config::text::path as shown;
 
 /// An error with its causes after it, joined by `: `, each only where the
 /// text before does not already say it (a read error's message carries its
@@ -99,7 +100,7 @@ fn run_file(args: &Args) -> u8 {
         Some(path) => {
             let text = serde_json::to_string_pretty(&result.result).expect("a result serialises");
             if let Err(e) = std::fs::write(path, text + "\n") {
-                eprintln!("error: cannot write {}: {e}", path.display());
+                eprintln!("error: cannot write {}: {e}", shown(path));
                 return 2;
             }
         }
@@ -110,11 +111,11 @@ fn run_file(args: &Args) -> u8 {
     };
     match diffs.first() {
         None => {
-            println!("matches {}: every decision field is equal", file.display());
+            println!("matches {}: every decision field is equal", shown(&file));
             0
         }
         Some(first) => {
-            println!("differs from {}: {first}", file.display());
+            println!("differs from {}: {first}", shown(&file));
             if diffs.len() > 1 {
                 println!(
                     "  and {} more:",
@@ -135,8 +136,8 @@ fn judge(file: &Path) -> Result<Vec<Difference>, String> {
     if !expected_file.exists() {
         return Err(format!(
             "{}: no {} to compare with",
-            file.display(),
-            expected_file.display()
+            shown(file),
+            shown(&expected_file)
         ));
     }
     let expected = load_expected(&expected_file).map_err(|e| error_chain(&e))?;
@@ -162,7 +163,7 @@ fn run_folder(dir: &Path) -> u8 {
                 } else {
                     String::new()
                 };
-                println!("FAIL {}: {}{more}", f.display(), d[0]);
+                println!("FAIL {}: {}{more}", shown(f), d[0]);
             }
             Err(e) => {
                 failed += 1;

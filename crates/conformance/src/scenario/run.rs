@@ -239,7 +239,7 @@ impl Runner<'_> {
                         tick,
                         block: name.clone(),
                     });
-                    self.line(tick, format!("block {name} approved: every candidate is approved; reported to chain selection"));
+                    self.line(tick, format!("block {} approved: every candidate is approved; reported to chain selection", text::bare(&name)));
                 }
                 Action::CandidateApproved {
                     block,
@@ -250,7 +250,7 @@ impl Runner<'_> {
                     required,
                     ..
                 } => {
-                    let name = self.name_of(&block);
+                    let name = text::bare(&self.name_of(&block));
                     // `tranche` is the clock's tranche when the approval
                     // happened; the tranches that sufficed are `needed`'s.
                     let sufficed = match &required {
@@ -285,7 +285,7 @@ impl Runner<'_> {
                     validators,
                     ..
                 } => {
-                    let name = self.name_of(&block);
+                    let name = text::bare(&self.name_of(&block));
                     let list: Vec<String> = validators.iter().map(|v| v.0.to_string()).collect();
                     self.line(
                         tick,
@@ -298,7 +298,7 @@ impl Runner<'_> {
                     );
                 }
                 Action::BlockPruned { block, .. } => {
-                    let name = self.name_of(&block);
+                    let name = text::bare(&self.name_of(&block));
                     self.line(tick, format!("block {name} pruned after finality"));
                 }
                 _ => {}
@@ -336,7 +336,7 @@ impl Runner<'_> {
             };
             let out = self.machine.import_block(tick, nb);
             if self.machine.has_block(&hash) {
-                let name = b.name.clone();
+                let name = text::bare(&b.name);
                 let n = b.candidates.len();
                 self.line(
                     tick,
@@ -385,7 +385,7 @@ impl Runner<'_> {
                     .assignment_result()
                     .map(assignment_result)
                     .unwrap_or_default();
-                self.line(tick, format!("event {index}: assignment from validator {validator} for {}{candidates:?} in tranche {tranche}: {r}", e.block()));
+                self.line(tick, format!("event {index}: assignment from validator {validator} for {}{candidates:?} in tranche {tranche}: {r}", text::bare(e.block())));
                 self.absorb(tick, out.actions);
                 r
             }
@@ -407,7 +407,7 @@ impl Runner<'_> {
                     .approval_result()
                     .map(approval_result)
                     .unwrap_or_default();
-                self.line(tick, format!("event {index}: approval from validator {validator} for {}{candidates:?}: {r}", e.block()));
+                self.line(tick, format!("event {index}: approval from validator {validator} for {}{candidates:?}: {r}", text::bare(e.block())));
                 self.absorb(tick, out.actions);
                 r
             }
@@ -418,13 +418,19 @@ impl Runner<'_> {
                     let out = self.machine.finalize(tick, hash, number);
                     self.line(
                         tick,
-                        format!("event {index}: block {block} (#{number}) finalized"),
+                        format!(
+                            "event {index}: block {} (#{number}) finalized",
+                            text::bare(block)
+                        ),
                     );
                     self.absorb(tick, out.actions);
                 } else {
                     self.line(
                         tick,
-                        format!("event {index}: finality of unknown block {block} ignored"),
+                        format!(
+                            "event {index}: finality of unknown block {} ignored",
+                            text::bare(block)
+                        ),
                     );
                 }
                 "Signalled".into()
@@ -494,7 +500,7 @@ impl Runner<'_> {
                     self.shapes.insert((bi, ci), sh.clone());
                     let text = format!(
                         "candidate {}#{ci}: {sh} ({}, {})",
-                        b.name,
+                        text::bare(&b.name),
                         counted(st.assignments, "assignment"),
                         counted(st.approvals, "approval")
                     );
@@ -506,13 +512,14 @@ impl Runner<'_> {
 
     /// What our rule counts for one candidate at `tick`.
     fn explain(&mut self, tick: u64, block: &str, index: u32) {
+        let shown = text::bare(block);
         let Some(st) = self
             .machine
             .candidate_status(tick, &block_hash(block), index)
         else {
             self.line(
                 tick,
-                format!("explain {block}#{index}: the node does not know this candidate now"),
+                format!("explain {shown}#{index}: the node does not know this candidate now"),
             );
             return;
         };
@@ -525,7 +532,7 @@ impl Runner<'_> {
         };
         let no_shows: Vec<String> = st.no_shows.iter().map(|v| v.0.to_string()).collect();
         let text = format!(
-            "explain {block}#{index}: {}; counted {counted}; no-shows [{}]; {}, {}; approved: {}",
+            "explain {shown}#{index}: {}; counted {counted}; no-shows [{}]; {}, {}; approved: {}",
             shape(&st.required),
             no_shows.join(", "),
             text::counted(st.assignments, "assignment"),
@@ -547,7 +554,7 @@ impl Runner<'_> {
                 // the query returned one of its descendants.
                 if self.blocks[i].approved_ancestor_tick.is_none() {
                     self.blocks[i].approved_ancestor_tick = Some(tick);
-                    let name = b.name.clone();
+                    let name = text::bare(&b.name);
                     let text = if b.number <= self.finalized {
                         format!("approved-ancestor query now returns a descendant of finalized block {name}")
                     } else {
@@ -727,7 +734,11 @@ pub fn run_probed(s: &Scenario, probes: &[Probe]) -> Run {
 /// The timeline as text, grouped by tick.
 pub fn render_timeline(s: &Scenario, run: &Run) -> String {
     let mut out = String::new();
-    out.push_str(&format!("scenario {}: {}\n", s.name, s.description));
+    out.push_str(&format!(
+        "scenario {}: {}\n",
+        text::bare(&s.name),
+        text::one_line(&s.description)
+    ));
     out.push_str(&format!(
         "session: {}, {}, needed_approvals {}, no-show after {} ({} ticks); one tick = {} ms\n",
         counted(s.session.n_validators, "validator"),
@@ -752,7 +763,7 @@ pub fn render_timeline(s: &Scenario, run: &Run) -> String {
         };
         out.push_str(&format!(
             "  block {}: {}; {}; {}; {}\n",
-            b.name,
+            text::bare(&b.name),
             at(
                 b.all_candidates_approved_tick,
                 "every candidate approved",

@@ -186,11 +186,11 @@ impl Scenario {
             bail!(
                 "{}: this is {what}, not a scenario (testdata/scenarios/README.md); run it \
                  with `tranche {command} {}`",
-                path.display(),
-                path.display()
+                tranche_config::text::path(path),
+                tranche_config::text::path(path)
             );
         }
-        Self::parse(&text).with_context(|| format!("scenario {}", path.display()))
+        Self::parse(&text).with_context(|| format!("scenario {}", tranche_config::text::path(path)))
     }
 
     /// Sizes within the tool's bounds, so that a run ends in seconds.

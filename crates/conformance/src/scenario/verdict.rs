@@ -34,10 +34,15 @@ pub struct Difference {
 
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The names and values come from the files: shown safe
+        // (`tranche_config::text`).
+        use tranche_config::text::{bare, one_line};
         write!(
             f,
             "{}: ours {}, expected {}",
-            self.field, self.ours, self.expected
+            one_line(&self.field),
+            bare(&self.ours),
+            bare(&self.expected)
         )
     }
 }
@@ -49,12 +54,16 @@ pub fn expected_path(scenario: &Path) -> PathBuf {
 
 /// Read an expected-answer file.
 pub fn load_expected(path: &Path) -> Result<Value> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
-    let v: Value = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a JSON expected-answer file", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read {}", tranche_config::text::path(path)))?;
+    let v: Value = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a JSON expected-answer file",
+            tranche_config::text::path(path)
+        )
+    })?;
     if !v.is_object() {
-        anyhow::bail!("{} is not a JSON object", path.display());
+        anyhow::bail!("{} is not a JSON object", tranche_config::text::path(path));
     }
     Ok(v)
 }
@@ -154,11 +163,11 @@ pub fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
-        let entries =
-            std::fs::read_dir(&d).with_context(|| format!("cannot read {}", d.display()))?;
+        let entries = std::fs::read_dir(&d)
+            .with_context(|| format!("cannot read {}", tranche_config::text::path(&d)))?;
         for e in entries {
             let p = e
-                .with_context(|| format!("cannot read {}", d.display()))?
+                .with_context(|| format!("cannot read {}", tranche_config::text::path(&d)))?
                 .path();
             let name = p.file_name().unwrap_or_default().to_string_lossy();
             if p.is_dir() {

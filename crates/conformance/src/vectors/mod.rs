@@ -26,17 +26,26 @@ pub const FORMAT: &str = "polkadot-approval-conformance/1";
 /// Read and parse a conformance file.
 pub fn load(path: &Path) -> Result<ConformanceFile> {
     let text = tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
-        .with_context(|| format!("cannot read conformance file {}", path.display()))?;
-    let file: ConformanceFile = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a valid conformance file", path.display()))?;
+        .with_context(|| {
+            format!(
+                "cannot read conformance file {}",
+                tranche_config::text::path(path)
+            )
+        })?;
+    let file: ConformanceFile = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{} is not a valid conformance file",
+            tranche_config::text::path(path)
+        )
+    })?;
     if file.format != FORMAT {
         bail!(
-            "{}: format is {:?}, expected {FORMAT:?}",
-            path.display(),
-            file.format
+            "{}: format is {}, expected {FORMAT:?}",
+            tranche_config::text::path(path),
+            tranche_config::text::quote(&file.format)
         );
     }
-    check_sizes(&file).with_context(|| format!("{}", path.display()))?;
+    check_sizes(&file).with_context(|| tranche_config::text::path(path))?;
     Ok(file)
 }
 

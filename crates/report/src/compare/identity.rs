@@ -13,6 +13,7 @@ use crate::meta::{config_difference, kind, spec_fields};
 use crate::network::SimulationReport;
 use crate::results::ResultFile;
 use crate::{Meta, ReportFile};
+use tranche_config::text::bare;
 
 /// What decides whether two results are comparable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -146,7 +147,11 @@ pub fn differences(baseline: &Identity, current: &Identity) -> Option<String> {
     let mut out: Vec<String> = Vec::new();
     let mut differ = |what: &str, bv: String, cv: String| {
         if bv != cv {
-            out.push(format!("the {what}: baseline {bv}, current {cv}"));
+            out.push(format!(
+                "the {what}: baseline {}, current {}",
+                bare(&bv),
+                bare(&cv)
+            ));
         }
     };
     if let (Some(bs), Some(cs)) = (b.seed, c.seed) {
@@ -180,8 +185,8 @@ pub fn differences(baseline: &Identity, current: &Identity) -> Option<String> {
     if hashes && b.config_hash != c.config_hash {
         out.push(format!(
             "the configuration (config_hash) differs: baseline {}, current {}; {}",
-            b.config_hash,
-            c.config_hash,
+            bare(&b.config_hash),
+            bare(&c.config_hash),
             config_difference(&b.config, &c.config)
         ));
     } else if !hashes && !b.config.is_empty() && !c.config.is_empty() && b.config != c.config {
@@ -253,5 +258,22 @@ mod tests {
         assert_eq!(why, "the processes differ: baseline 1, current 2");
         let why = differences(&net(one), &net(threads)).unwrap();
         assert_eq!(why, "the threads differ: baseline 1, current 2");
+    }
+
+    #[test]
+    fn a_long_value_is_cut_at_the_80_byte_rule() {
+        let base = Identity::of(&run_file(|_| {}));
+        let big = format!("\u{1b}]0;pwn\u{7}{}", "D".repeat(70_000));
+        let other = Identity::of(&run_file(|r| r.node_under_test = big.clone()));
+        let why = differences(&base, &other).unwrap();
+        assert!(!why.contains('\u{1b}'), "{why}");
+        assert!(
+            why.contains(&format!(
+                "current \\u{{1b}}]0;pwn\\u{{7}}{}… (70 008 bytes)",
+                "D".repeat(80 - 17)
+            )),
+            "{why}"
+        );
+        assert!(why.len() < 200, "{why}");
     }
 }

@@ -84,6 +84,27 @@ pub const MAX_PAGE_BYTES: usize = 32 << 20;
 
 /// The page.
 pub fn render(series: &[Series], skipped: &[String], command: &str) -> Result<String> {
+    Ok(render_noting(series, skipped, command)?.0)
+}
+
+/// The page, and the note it ends with when it reached
+/// [`MAX_PAGE_BYTES`] and left plots out, for the command to say on
+/// stderr too (a page cut said so only inside the HTML).
+pub fn render_noting(
+    series: &[Series],
+    skipped: &[String],
+    command: &str,
+) -> Result<(String, Option<String>)> {
+    render_within(series, skipped, command, MAX_PAGE_BYTES)
+}
+
+/// [`render_noting`] with the plots left out past `max_bytes`.
+fn render_within(
+    series: &[Series],
+    skipped: &[String],
+    command: &str,
+    max_bytes: usize,
+) -> Result<(String, Option<String>)> {
     let mut body = String::new();
     let mut unplotted = 0;
     for s in series {
@@ -92,7 +113,7 @@ pub fn render(series: &[Series], skipped: &[String], command: &str) -> Result<St
             escape(&heading(s)),
             escape(&series_table(s)),
         ));
-        if body.len() < MAX_PAGE_BYTES {
+        if body.len() < max_bytes {
             body.push_str(&plots(s)?);
         } else {
             unplotted += 1;
@@ -106,21 +127,65 @@ pub fn render(series: &[Series], skipped: &[String], command: &str) -> Result<St
     for line in super::apart(series) {
         notes.push_str(&format!("<p>not comparable: {}</p>\n", escape(&line)));
     }
-    if unplotted > 0 {
-        notes.push_str(&format!(
-            "<p>note: the plots of {} {} left out: the page reached its \
-             limit of {} MiB (name fewer results)</p>\n",
+    let cut = (unplotted > 0).then(|| {
+        format!(
+            "note: the plots of {} {} left out: the page reached its limit of {} (name fewer \
+             results)",
             counted(unplotted, "series"),
             if unplotted == 1 { "is" } else { "are" },
-            MAX_PAGE_BYTES >> 20
-        ));
+            if max_bytes >= 1 << 20 {
+                format!("{} MiB", max_bytes >> 20)
+            } else {
+                counted(max_bytes, "byte")
+            }
+        )
+    });
+    if let Some(note) = &cut {
+        notes.push_str(&format!("<p>{}</p>\n", escape(note)));
     }
-    Ok(format!(
+    let page = format!(
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>tranche history</title>\n\
          <style>body{{font-family:sans-serif;margin:2em;max-width:1100px}}pre{{font-size:13px;overflow-x:auto}}\
          svg{{max-width:100%;height:auto}}</style></head><body>\n\
          <h1>tranche history</h1>\n<pre>commit: {}\ncommand: {}</pre>\n{body}{notes}</body></html>\n",
         escape(crate::meta::COMMIT),
         escape(command),
-    ))
+    );
+    Ok((page, cut))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::ResultFile;
+
+    /// Issue 60: a page cut at its limit said so only inside the HTML; the
+    /// command gets the note to say on stderr too.
+    #[test]
+    fn a_cut_page_gives_its_note_to_the_command() {
+        let cfg = tranche_config::embedded_default().unwrap();
+        let entries = (1..=3)
+            .map(|d| {
+                let mut meta = crate::Meta::collect("redb", d, &cfg.steps);
+                meta.date = format!("2026-01-0{d}T00:00:00Z");
+                let runs = vec![crate::fixture::run()];
+                super::super::Entry {
+                    file: format!("{d}.json"),
+                    result: ResultFile::Run(crate::ReportFile::with_meta(runs, meta)),
+                }
+            })
+            .collect();
+        let (series, _) = super::super::build(entries, &Default::default());
+        assert!(series.len() > 1, "{}", series.len());
+        let (page, note) = render_noting(&series, &[], "h").unwrap();
+        assert_eq!(note, None);
+        assert!(!page.contains("left out"));
+        let (page, note) = render_within(&series, &[], "h", 1).unwrap();
+        let note = note.unwrap();
+        assert!(
+            note.starts_with("note: the plots of") && note.contains("limit of 1 byte"),
+            "{note}"
+        );
+        assert!(page.contains(&format!("<p>{}</p>", escape(&note))));
+    }
 }
