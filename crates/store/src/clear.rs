@@ -26,7 +26,7 @@ fn made_by_parity_db(name: &str) -> bool {
 pub fn clear(kind: Kind, path: &Path) -> Result<(), StoreError> {
     let err = |reason: String| StoreError::Open {
         store: kind.name(),
-        path: path.display().to_string(),
+        path: crate::owner::shown(path),
         reason: format!("{reason}; left as it is (move it, or choose another path)"),
     };
     let _lock = StoreLock::acquire(path, kind.name())?;
@@ -89,7 +89,8 @@ fn remove_parity_db(dir: &Path) -> Result<(), String> {
     // The marker last: a removal cut short leaves a folder still marked.
     ours.sort_by_key(|p| p.file_name().is_some_and(|n| n == MARKER_FILE));
     for p in ours {
-        std::fs::remove_file(&p).map_err(|e| format!("cannot remove {}: {e}", p.display()))?;
+        std::fs::remove_file(&p)
+            .map_err(|e| format!("cannot remove {}: {e}", crate::owner::shown(&p)))?;
     }
     std::fs::remove_dir(dir).map_err(|e| format!("cannot remove it: {e}"))
 }

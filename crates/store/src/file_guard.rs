@@ -48,22 +48,27 @@ impl FileGuard {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 return Err(format!(
                     "{} was deleted under the running node",
-                    self.path.display()
+                    crate::owner::shown(&self.path)
                 ))
             }
-            Err(e) => return Err(format!("cannot stat {}: {e}", self.path.display())),
+            Err(e) => {
+                return Err(format!(
+                    "cannot stat {}: {e}",
+                    crate::owner::shown(&self.path)
+                ))
+            }
         };
         if self.id.is_some() && identity(&m) != self.id {
             return Err(format!(
                 "{} was replaced under the running node",
-                self.path.display()
+                crate::owner::shown(&self.path)
             ));
         }
         if let Some(len) = self.len {
             if m.len() < len {
                 return Err(format!(
                     "{} was truncated under the running node ({} bytes, {len} after the last commit)",
-                    self.path.display(),
+                    crate::owner::shown(&self.path),
                     m.len()
                 ));
             }

@@ -30,7 +30,7 @@ impl StoreLock {
         let path = lock_path(db);
         let err = |reason: String| StoreError::Open {
             store,
-            path: db.display().to_string(),
+            path: crate::owner::shown(db),
             reason,
         };
         let mut file = OpenOptions::new()
@@ -39,7 +39,12 @@ impl StoreLock {
             .create(true)
             .truncate(false)
             .open(&path)
-            .map_err(|e| err(format!("cannot open its lock file {}: {e}", path.display())))?;
+            .map_err(|e| {
+                err(format!(
+                    "cannot open its lock file {}: {e}",
+                    crate::owner::shown(&path)
+                ))
+            })?;
         if rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockExclusive).is_err() {
             let mut held = String::new();
             let _ = file.read_to_string(&mut held);
@@ -49,7 +54,7 @@ impl StoreLock {
             };
             return Err(err(format!(
                 "it is in use by another node ({holder}, holding {}); wait for that run to end or choose another path",
-                path.display()
+                crate::owner::shown(&path)
             )));
         }
         // Ours now: say who holds it.

@@ -63,6 +63,22 @@ pub fn one_line(s: &str) -> String {
         .collect()
 }
 
+/// A path as messages show it: control characters escaped (the safe-text
+/// rule of the commands; a path is not cut, as it names what to fix).
+pub fn shown(path: &std::path::Path) -> String {
+    path.display()
+        .to_string()
+        .chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().collect()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
+}
+
 /// At most 80 bytes of `s` (at a character boundary), for messages.
 pub(crate) fn short(s: &str) -> String {
     let s = one_line(s);
@@ -224,6 +240,12 @@ mod tests {
             .check(Kind::Redb, None)
             .unwrap_err()
             .contains("layout version 1"));
+    }
+
+    #[test]
+    fn a_path_is_shown_with_its_control_characters_escaped() {
+        let p = std::path::Path::new("d/\u{1b}]0;pwn\u{7}/approvals.redb");
+        assert_eq!(shown(p), "d/\\u{1b}]0;pwn\\u{7}/approvals.redb");
     }
 
     #[test]

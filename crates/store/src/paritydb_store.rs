@@ -170,7 +170,7 @@ impl ParityDbStore {
         let Place { path, config } = place.into();
         let open_err = |reason: String| StoreError::Open {
             store: PARITY_DB,
-            path: path.display().to_string(),
+            path: crate::owner::shown(&path),
             reason,
         };
         let lock = StoreLock::acquire(&path, PARITY_DB)?;
@@ -291,7 +291,7 @@ impl ParityDbStore {
         }
         StoreError::Backend {
             store: PARITY_DB,
-            path: self.path.display().to_string(),
+            path: crate::owner::shown(&self.path),
             what,
             reason,
         }
@@ -440,7 +440,10 @@ impl Store for ParityDbStore {
     }
 
     fn describe(&self) -> String {
-        format!("{PARITY_DB} database at {}", self.path.display())
+        format!(
+            "{PARITY_DB} database at {}",
+            crate::owner::shown(&self.path)
+        )
     }
 
     fn load(&mut self) -> Result<Snapshot, StoreError> {

@@ -135,7 +135,7 @@ impl RedbStore {
         let Place { path, config } = place.into();
         let open_err = |reason: String| StoreError::Open {
             store: REDB,
-            path: path.display().to_string(),
+            path: crate::owner::shown(&path),
             reason,
         };
         let lock = StoreLock::acquire(&path, REDB)?;
@@ -206,7 +206,7 @@ impl RedbStore {
     }
 
     fn backend(&self, what: &'static str) -> impl Fn(String) -> StoreError {
-        let path = self.path.display().to_string();
+        let path = crate::owner::shown(&self.path);
         move |reason| StoreError::Backend {
             store: REDB,
             path: path.clone(),
@@ -321,7 +321,7 @@ impl Store for RedbStore {
     }
 
     fn describe(&self) -> String {
-        format!("{REDB} database at {}", self.path.display())
+        format!("{REDB} database at {}", crate::owner::shown(&self.path))
     }
 
     fn load(&mut self) -> Result<Snapshot, StoreError> {

@@ -47,10 +47,11 @@ impl Reserved {
         let mut found = Found::default();
         let known_before = self.files.len();
         let mut seen = 0;
-        let entries =
-            std::fs::read_dir(dir).map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+        let entries = std::fs::read_dir(dir)
+            .map_err(|e| format!("cannot list {}: {e}", crate::owner::shown(dir)))?;
         for entry in entries {
-            let entry = entry.map_err(|e| format!("cannot list {}: {e}", dir.display()))?;
+            let entry =
+                entry.map_err(|e| format!("cannot list {}: {e}", crate::owner::shown(dir)))?;
             let name = entry.file_name().to_string_lossy().into_owned();
             if !is_table_file(&name) {
                 continue;
