@@ -1,7 +1,7 @@
 //! `tranche run`: the benchmark's command line — which file, which
 //! architecture, which clock — and what it prints and writes.
 
-use crate::run::{prepare, run_step_observed, ClockKind, DbKind, RunOptions};
+use crate::run::{prepare, run_step_observed, ClockKind, DbKind, NodeUnderTest, RunOptions};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use tranche_config::text::counted;
 use tranche_config::{self as config, BenchConfig};
 use tranche_node::{Architecture, Layout, DEFAULT_WORKERS};
 use tranche_prometheus::Exporter;
-use tranche_report::{render, Meta, ReportFile};
+use tranche_report::{render, Meta, ReportFile, RunReport};
 
 /// `--architecture`: one of the node's layouts (`tranche_node::Layout`),
 /// or both side by side.
@@ -413,51 +413,17 @@ fn dry_run(config: &config::BenchConfig, available: Option<u64>, clock: ClockArg
     s
 }
 
-/// Run every approval step of the file (or the embedded default).
+/// Run every approval step of the file (or the embedded default): the
+/// flags checked before any output, the file read, the estimate, the
+/// services the run serves (Prometheus, the profiler), each step run in
+/// each layout, then what the run could not approve.
 pub fn execute(mut args: RunArgs) -> Result<()> {
     if crate::small::on() {
         args.clock = Some(ClockArg::Virtual);
     }
-    use tranche_report::{meta::kind, outputs, outputs::Writes};
-    outputs::check_flags(
-        &[
-            ("--json", args.json.as_deref(), Writes::Result(kind::RUN)),
-            ("--html", args.html.as_deref(), outputs::HTML),
-            ("--profile", args.profile.as_deref(), outputs::SVG),
-        ],
-        &[args.file.as_deref(), args.costs.as_deref()],
-    )?;
-    let node = node_under_test(&args)?;
-    if args.restart_at_block.is_some() && args.db() == DbArg::Memory {
-        bail!("--restart-at-block needs a database on disk (--db redb or parity-db): a restart in memory would start from nothing");
-    }
-    if args.backlog.is_some() && args.schedule != ScheduleArg::UsefulFirst {
-        bail!("--backlog sizes the backlog of --schedule useful-first; with fifo there is none");
-    }
-    if args.architecture == Some(ArchArg::Classic) && args.workers as usize != DEFAULT_WORKERS {
-        tranche_report::errln!(
-            "warning: --workers {} has no effect with --architecture classic (one distribution \
-             worker)",
-            args.workers
-        );
-    }
-    if let Some(addr) = &args.prometheus {
-        check_prometheus_addr(addr)?;
-    }
+    let node = check_flags(&args)?;
     let config = load_config(&args)?;
-    if !args.allow_vacuous {
-        config::check_not_vacuous(&config)?;
-    }
-    // Before any output, as every other flag: a restart each step can take.
-    if args.node == NodeArg::Real {
-        for step in &config.steps {
-            crate::run::check_restart(
-                args.restart_at_block,
-                step.num_blocks,
-                args.db() != DbArg::Memory,
-            )?;
-        }
-    }
+    check_config(&args, &config)?;
     if args.dry_run {
         let text = dry_run(&config, config::estimate::mem_available(), args.clock());
         return tranche_report::stream::out(&text).map_err(Into::into);
@@ -480,62 +446,7 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
         Some(_) => Some(crate::profile::Profiler::start()?),
         None => None,
     };
-    let meta = invocation_meta(&args, &config);
-    tranche_report::stream::out(&meta.header())?;
-    let mut runs = Vec::new();
-    for step in &config.steps {
-        let cache_dir = args
-            .cache_dir
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(&step.workdir_prefix));
-        let options_for = |arch| RunOptions {
-            architecture: arch,
-            clock: match args.clock() {
-                ClockArg::Real => ClockKind::Real,
-                ClockArg::Virtual => ClockKind::Virtual,
-            },
-            seed: args.seed,
-            cache_dir: cache_dir.clone(),
-            db: match args.db() {
-                DbArg::Redb => DbKind::Redb,
-                DbArg::Memory => DbKind::Memory,
-                DbArg::ParityDb => DbKind::ParityDb,
-            },
-            progress: crate::run::Progress::detect(args.quiet),
-            floor: floor_mode(args.floor),
-            db_path: args.db_path.clone(),
-            restart_at_block: args.restart_at_block,
-            checks: check_policy(&args),
-            node: node.clone(),
-        };
-        let layouts = architectures(&args, step.approval_voting_parallel_enabled);
-        // The messages of a step are the same for every layout: prepared
-        // once, run against each.
-        let Some(&first) = layouts.first() else {
-            continue;
-        };
-        let prepared = prepare(step, &options_for(first))
-            .with_context(|| format!("preparing {}", step.name))?;
-        for arch in layouts {
-            let options = options_for(arch);
-            let report = run_repeated(&args, step, &prepared, &options, exporter.as_ref())
-                .with_context(|| format!("running {}", step.name))?;
-            if let Some(ex) = &exporter {
-                ex.finish_run(&report);
-            }
-            runs.push(report);
-        }
-        let step_runs: Vec<_> = runs
-            .iter()
-            .filter(|r| r.name == step.name)
-            .cloned()
-            .collect();
-        // The table carries the `--repeat` spread (`report::repeat`).
-        tranche_report::stream::out(&format!("{}\n", render(&step_runs)))?;
-        // Each step's results are written as soon as it ends: a later
-        // failing step cannot lose them.
-        write_results(&args, &runs, &meta)?;
-    }
+    let runs = run_steps(&args, &config, &node, exporter.as_ref())?;
     if let (Some(p), Some(path)) = (profiler, &args.profile) {
         p.finish(path)?;
         if !args.quiet {
@@ -552,6 +463,135 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
         );
         std::thread::sleep(std::time::Duration::from_secs(args.prometheus_hold));
     }
+    all_approved(&runs)
+}
+
+/// The flags on their own, before any output: the outputs' kinds, the node
+/// under test, the flags that need another, the Prometheus address.
+fn check_flags(args: &RunArgs) -> Result<NodeUnderTest> {
+    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    outputs::check_flags(
+        &[
+            ("--json", args.json.as_deref(), Writes::Result(kind::RUN)),
+            ("--html", args.html.as_deref(), outputs::HTML),
+            ("--profile", args.profile.as_deref(), outputs::SVG),
+        ],
+        &[args.file.as_deref(), args.costs.as_deref()],
+    )?;
+    let node = node_under_test(args)?;
+    if args.restart_at_block.is_some() && args.db() == DbArg::Memory {
+        bail!("--restart-at-block needs a database on disk (--db redb or parity-db): a restart in memory would start from nothing");
+    }
+    if args.backlog.is_some() && args.schedule != ScheduleArg::UsefulFirst {
+        bail!("--backlog sizes the backlog of --schedule useful-first; with fifo there is none");
+    }
+    if args.architecture == Some(ArchArg::Classic) && args.workers as usize != DEFAULT_WORKERS {
+        tranche_report::errln!(
+            "warning: --workers {} has no effect with --architecture classic (one distribution \
+             worker)",
+            args.workers
+        );
+    }
+    if let Some(addr) = &args.prometheus {
+        check_prometheus_addr(addr)?;
+    }
+    Ok(node)
+}
+
+/// The file's steps against the flags, before any output: a vacuous step,
+/// a restart a step cannot take.
+fn check_config(args: &RunArgs, config: &BenchConfig) -> Result<()> {
+    if !args.allow_vacuous {
+        config::check_not_vacuous(config)?;
+    }
+    if args.node == NodeArg::Real {
+        for step in &config.steps {
+            crate::run::check_restart(
+                args.restart_at_block,
+                step.num_blocks,
+                args.db() != DbArg::Memory,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// The options of one layout's run of a step.
+fn run_options(
+    args: &RunArgs,
+    step: &config::BenchStep,
+    node: &NodeUnderTest,
+    arch: Architecture,
+) -> RunOptions {
+    RunOptions {
+        architecture: arch,
+        clock: match args.clock() {
+            ClockArg::Real => ClockKind::Real,
+            ClockArg::Virtual => ClockKind::Virtual,
+        },
+        seed: args.seed,
+        cache_dir: args
+            .cache_dir
+            .clone()
+            .unwrap_or_else(|| PathBuf::from(&step.workdir_prefix)),
+        db: match args.db() {
+            DbArg::Redb => DbKind::Redb,
+            DbArg::Memory => DbKind::Memory,
+            DbArg::ParityDb => DbKind::ParityDb,
+        },
+        progress: crate::run::Progress::detect(args.quiet),
+        floor: floor_mode(args.floor),
+        db_path: args.db_path.clone(),
+        restart_at_block: args.restart_at_block,
+        checks: check_policy(args),
+        node: node.clone(),
+    }
+}
+
+/// Every step in each of its layouts, the header first and each step's
+/// table and results written as soon as it ends (a later failing step
+/// cannot lose them).
+fn run_steps(
+    args: &RunArgs,
+    config: &BenchConfig,
+    node: &NodeUnderTest,
+    exporter: Option<&Exporter>,
+) -> Result<Vec<RunReport>> {
+    let meta = invocation_meta(args, config);
+    tranche_report::stream::out(&meta.header())?;
+    let mut runs = Vec::new();
+    for step in &config.steps {
+        let layouts = architectures(args, step.approval_voting_parallel_enabled);
+        // The messages of a step are the same for every layout: prepared
+        // once, run against each.
+        let Some(&first) = layouts.first() else {
+            continue;
+        };
+        let prepared = prepare(step, &run_options(args, step, node, first))
+            .with_context(|| format!("preparing {}", step.name))?;
+        for arch in layouts {
+            let options = run_options(args, step, node, arch);
+            let report = run_repeated(args, step, &prepared, &options, exporter)
+                .with_context(|| format!("running {}", step.name))?;
+            if let Some(ex) = exporter {
+                ex.finish_run(&report);
+            }
+            runs.push(report);
+        }
+        let step_runs: Vec<_> = runs
+            .iter()
+            .filter(|r| r.name == step.name)
+            .cloned()
+            .collect();
+        // The table carries the `--repeat` spread (`report::repeat`).
+        tranche_report::stream::out(&format!("{}\n", render(&step_runs)))?;
+        write_results(args, &runs, &meta)?;
+    }
+    Ok(runs)
+}
+
+/// An error saying why, where some block of some run was never approved.
+fn all_approved(runs: &[RunReport]) -> Result<()> {
     let unapproved: usize = runs
         .iter()
         .map(|r| {
@@ -561,35 +601,35 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
                 .count()
         })
         .sum();
-    if unapproved > 0 {
-        let never = format!(
-            "{} never approved",
-            match unapproved {
-                1 => "1 block was".to_owned(),
-                n => format!("{n} blocks were"),
-            }
-        );
-        let stalled: usize = runs.iter().map(|r| r.stalls.len()).sum();
-        if stalled > 0 {
-            bail!(
-                "{never}: {} stalled, {} no-shows never covered because upstream's generator rule held back their next \
-                 assignments (the \"stalled\" lines above; docs/quirks.md)",
-                counted(stalled, "candidate"),
-                if stalled == 1 { "its" } else { "their" }
-            );
-        }
-        let withheld: u64 = runs.iter().map(|r| r.counts.withheld_approvals).sum();
-        if withheld > 0 {
-            bail!(
-                "{never}: {} withheld as no-shows {} not all covered by later tranches (the \
-                 \"why\" line above)",
-                counted(withheld, "approval"),
-                if withheld == 1 { "was" } else { "were" }
-            );
-        }
-        bail!("{never} (see the report above)");
+    if unapproved == 0 {
+        return Ok(());
     }
-    Ok(())
+    let never = format!(
+        "{} never approved",
+        match unapproved {
+            1 => "1 block was".to_owned(),
+            n => format!("{n} blocks were"),
+        }
+    );
+    let stalled: usize = runs.iter().map(|r| r.stalls.len()).sum();
+    if stalled > 0 {
+        bail!(
+            "{never}: {} stalled, {} no-shows never covered because upstream's generator rule held back their next \
+             assignments (the \"stalled\" lines above; docs/quirks.md)",
+            counted(stalled, "candidate"),
+            if stalled == 1 { "its" } else { "their" }
+        );
+    }
+    let withheld: u64 = runs.iter().map(|r| r.counts.withheld_approvals).sum();
+    if withheld > 0 {
+        bail!(
+            "{never}: {} withheld as no-shows {} not all covered by later tranches (the \
+             \"why\" line above)",
+            counted(withheld, "approval"),
+            if withheld == 1 { "was" } else { "were" }
+        );
+    }
+    bail!("{never} (see the report above)")
 }
 
 /// The test sequence a command line asks for: the file, an embedded
