@@ -27,16 +27,18 @@ pub const FORMAT: &str = "polkadot-approval-conformance/1";
 pub fn load(path: &Path) -> Result<ConformanceFile> {
     let text = tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
         .with_context(|| format!("cannot read conformance file {}", path.display()))?;
-    let file: ConformanceFile = serde_json::from_str(&text)
-        .with_context(|| format!("{} is not a valid conformance file", path.display()))?;
+    parse(&text, &path.display().to_string())
+}
+
+/// Parse a conformance file's `text`, `source` naming it in errors: its
+/// schema, its format and its sizes.
+pub fn parse(text: &str, source: &str) -> Result<ConformanceFile> {
+    let file: ConformanceFile = serde_json::from_str(text)
+        .with_context(|| format!("{source} is not a valid conformance file"))?;
     if file.format != FORMAT {
-        bail!(
-            "{}: format is {:?}, expected {FORMAT:?}",
-            path.display(),
-            file.format
-        );
+        bail!("{source}: format is {:?}, expected {FORMAT:?}", file.format);
     }
-    check_sizes(&file).with_context(|| format!("{}", path.display()))?;
+    check_sizes(&file).with_context(|| source.to_owned())?;
     Ok(file)
 }
 
