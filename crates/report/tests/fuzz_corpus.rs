@@ -3,10 +3,21 @@
 //! the target runs (compiled in from `fuzz/src/results.rs`), then runs the
 //! target for a bounded time on mutations of that corpus (the smoke mode:
 //! deterministic mutations for at most 3 seconds), so that every `cargo
-//! test` fuzzes the result reader a little.
+//! test` fuzzes the result reader a little; the same for the
+//! `prometheus_request` target (`fuzz/src/prometheus.rs`, the `/metrics`
+//! endpoint's HTTP request) through the shared `fuzz/src/smoke.rs`.
 
 #[path = "../../../fuzz/src/results.rs"]
 mod checks;
+#[path = "../../../fuzz/src/prometheus.rs"]
+mod prometheus_checks;
+#[path = "../../../fuzz/src/smoke.rs"]
+mod smoke;
+
+#[test]
+fn the_prometheus_request_replays_its_corpus_and_survives_a_smoke_run() {
+    smoke::replay_and_smoke("prometheus_request", prometheus_checks::prometheus_request);
+}
 
 use std::path::Path;
 use std::time::{Duration, Instant};
