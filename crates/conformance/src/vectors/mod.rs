@@ -78,12 +78,31 @@ pub fn check_sizes(file: &ConformanceFile) -> Result<()> {
             s.validator_groups.len()
         );
     }
+    let groups = s.validator_groups.len();
     for (b, block) in file.blocks.iter().enumerate() {
         if block.leaving_cores.len() as u64 > u64::from(MAX_CORES) {
             bail!(
                 "blocks[{b}] has {} leaving cores, above the bound of {MAX_CORES}",
                 block.leaving_cores.len()
             );
+        }
+        // A core's bitfield is as long as its index: an index beyond the
+        // session's cores would have every assignment allocate for it.
+        for (i, lc) in block.leaving_cores.iter().enumerate() {
+            if lc.core_index >= s.n_cores {
+                bail!(
+                    "blocks[{b}].leaving_cores[{i}]: core_index {} is not below session.n_cores {}",
+                    lc.core_index,
+                    s.n_cores
+                );
+            }
+            if lc.group_index as usize >= groups {
+                bail!(
+                    "blocks[{b}].leaving_cores[{i}]: group_index {} is not below the {groups} \
+                     session.validator_groups",
+                    lc.group_index
+                );
+            }
         }
     }
     Ok(())
