@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every decoder fuzz target of tranche-primitives for SECONDS each (default
+# Runs every fuzz target (fuzz/README.md) for SECONDS each (default
 # 300), one after another, then merges what it found with the committed corpus
 # into a minimized corpus under fuzz/corpus/<target>/. The working corpus,
 # logs and a summary table go to fuzz/corpus-work/ (ignored by git); crash

@@ -206,74 +206,15 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     Ok((spec, source))
 }
 
-/// The longest host name (a DNS name's bound).
-const MAX_HOST_BYTES: usize = 253;
-
-/// The `host:port` lines of a hostfile (blank lines and `#` comments
-/// skipped): each a host (no control character, at most
-/// [`MAX_HOST_BYTES`]) and a port from 1 to 65535, no address twice, at
-/// least one. A line an error quotes is shown escaped and cut
-/// (`tranche_config::text`).
+/// The `host:port` lines of a hostfile
+/// (`tranche_simulation::cluster::parse_hostfile`).
 pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
-    use tranche_config::text::code;
     let fail = |message: String| CliError::Hostfile {
         path: tranche_config::text::path(path),
         message,
     };
     let text = tranche_config::input::read_text(path, 1 << 20).map_err(|e| fail(e.to_string()))?;
-    let mut hosts: Vec<String> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let n = i + 1;
-        let Some((host, port)) = line.rsplit_once(':') else {
-            return Err(fail(format!(
-                "line {n}: {} is not host:port (no port)",
-                code(line)
-            )));
-        };
-        if host.is_empty() {
-            return Err(fail(format!("line {n}: {} has no host", code(line))));
-        }
-        if host.chars().any(char::is_control) {
-            return Err(fail(format!(
-                "line {n}: {} is not host:port (a control character in the host)",
-                code(line)
-            )));
-        }
-        if host.len() > MAX_HOST_BYTES {
-            return Err(fail(format!(
-                "line {n}: {} is not host:port (a host name is at most {MAX_HOST_BYTES} bytes)",
-                code(line)
-            )));
-        }
-        if port.is_empty() {
-            return Err(fail(format!("line {n}: {} has no port", code(line))));
-        }
-        match port.parse::<u16>() {
-            Ok(p) if p > 0 => {}
-            _ => {
-                return Err(fail(format!(
-                    "line {n}: {} in {} is not a port (1 to 65535)",
-                    code(port),
-                    code(line)
-                )))
-            }
-        }
-        if let Some(k) = hosts.iter().position(|h| h == line) {
-            return Err(fail(format!(
-                "line {n}: {} is already process {k}'s address",
-                code(line)
-            )));
-        }
-        hosts.push(line.to_owned());
-    }
-    if hosts.is_empty() {
-        return Err(fail("no host:port line".to_owned()));
-    }
-    Ok(hosts)
+    tranche_simulation::cluster::parse_hostfile(&text).map_err(fail)
 }
 
 /// Flags that would do nothing with this engine, refused: a hostfile for

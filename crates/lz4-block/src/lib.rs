@@ -40,8 +40,16 @@ pub mod block {
         })
     }
 
+    /// The most bytes one byte of an LZ4 block can stand for: a match's
+    /// length grows by at most 255 per extension byte, a token and its
+    /// offset (three bytes) stand for at most 19 of a match, a literal for
+    /// itself.
+    pub const MAX_RATIO: usize = 255;
+
     /// Decompress one LZ4 block of `uncompressed_size` bytes, or (`None`)
-    /// of the length in its first four bytes.
+    /// of the length in its first four bytes. A size the block cannot
+    /// hold (more than [`MAX_RATIO`] times its bytes: a damaged prefix) is
+    /// an error before anything is allocated for it.
     pub fn decompress(src: &[u8], uncompressed_size: Option<i32>) -> Result<Vec<u8>> {
         let (size, body) = match uncompressed_size {
             Some(s) => (s, src),
@@ -57,6 +65,15 @@ pub mod block {
         };
         let size = usize::try_from(size)
             .map_err(|_| Error::new(ErrorKind::InvalidInput, "Size must not be negative."))?;
+        if size > body.len().saturating_mul(MAX_RATIO) {
+            return Err(Error::new(
+                ErrorKind::InvalidData,
+                format!(
+                    "Size {size} is more than a block of {} bytes can hold.",
+                    body.len()
+                ),
+            ));
+        }
         let out = lz4_flex::block::decompress(body, size)
             .map_err(|e| Error::new(ErrorKind::InvalidData, e.to_string()))?;
         if out.len() != size {
@@ -111,6 +128,25 @@ pub mod block {
             assert!(decompress(&packed, None).is_err());
             assert!(decompress(&[1, 0, 0, 0, 0xf0], None).is_err());
             assert!(decompress(&[0, 0, 0, 0x80], None).is_err());
+        }
+
+        /// A damaged size prefix (2 GiB before a one-byte block) was
+        /// allocated in full before the block was read (found writing the
+        /// `lz4_decompress` fuzz target): refused from the lengths alone.
+        #[test]
+        fn a_size_the_block_cannot_hold_is_refused_before_allocating() {
+            let e = decompress(&[0xff, 0xff, 0xff, 0x7f, 0x10], None).unwrap_err();
+            assert_eq!(e.kind(), ErrorKind::InvalidData);
+            assert_eq!(
+                e.to_string(),
+                "Size 2147483647 is more than a block of 1 bytes can hold."
+            );
+            assert!(decompress(&[0x10], Some(i32::MAX)).is_err());
+            // A block near the most it can hold still reads: one long match.
+            let data = vec![7u8; 100_000];
+            let packed = compress(&data, None, true).unwrap();
+            assert!(packed.len() - 4 < data.len() / 200, "{}", packed.len());
+            assert_eq!(decompress(&packed, None).unwrap(), data);
         }
     }
 }

@@ -34,6 +34,7 @@
 
 mod encode;
 mod live;
+mod request;
 mod upstream;
 
 use anyhow::{Context, Result};
@@ -45,6 +46,7 @@ use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::gauge::ConstGauge;
 use prometheus_client::metrics::MetricType;
 use prometheus_client::registry::Registry;
+pub use request::answer_bytes;
 use std::borrow::Cow;
 use std::fmt;
 use std::net::SocketAddr;
@@ -327,17 +329,7 @@ async fn serve(listener: std::net::TcpListener, shared: Arc<Shared>, limit: usiz
             if !spoke {
                 return;
             }
-            let service = hyper::service::service_fn(move |req| {
-                let answer = answer(req.method(), req.uri().path(), &shared);
-                async move { Ok::<_, std::convert::Infallible>(answer) }
-            });
-            let connection = hyper::server::conn::http1::Builder::new()
-                .timer(hyper_util::rt::TokioTimer::new())
-                .header_read_timeout(HEADER_DEADLINE)
-                .keep_alive(false)
-                .serve_connection(hyper_util::rt::TokioIo::new(stream), service);
-            // A broken or slow client only loses its own answer.
-            let _ = tokio::time::timeout(CONNECTION_DEADLINE, connection).await;
+            request::exchange(hyper_util::rt::TokioIo::new(stream), shared).await;
         });
     }
 }

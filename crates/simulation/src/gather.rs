@@ -34,16 +34,28 @@ fn line_of(c: &ProcessCost) -> String {
 
 fn parse(process: usize, line: &str) -> Option<ProcessCost> {
     let mut w = line.trim_end().strip_prefix("cost ")?.split(' ');
+    let seconds = |w: Option<&str>| w?.parse().ok().filter(|s: &f64| s.is_finite() && *s >= 0.0);
     let c = ProcessCost {
         process,
-        cpu_s: w.next()?.parse().ok()?,
-        wall_s: w.next()?.parse().ok()?,
+        cpu_s: seconds(w.next())?,
+        wall_s: seconds(w.next())?,
         verified: w.next()?.parse().ok()?,
         reused: w.next()?.parse().ok()?,
         moments: w.next()?.parse().ok()?,
         peak_rss_bytes: w.next()?.parse().ok()?,
     };
     w.next().is_none().then_some(c)
+}
+
+/// Process `process`'s cost figures in `line`, the line it sent (at most
+/// 4 096 bytes): six figures, the seconds finite and not negative; or
+/// what it sent instead, escaped and cut (`text::code`). Pure, for the
+/// fuzz target.
+pub fn read_cost_line(process: usize, line: &str) -> Result<ProcessCost, String> {
+    parse(process, line).ok_or_else(|| {
+        let sent = tranche_config::text::code(line.trim());
+        format!("sent {sent}, not cost figures")
+    })
 }
 
 impl ControlStreams {
@@ -81,8 +93,7 @@ impl ControlStreams {
                 Ok(_) => {}
                 Err(e) => return Err(self.lost(j, format!("sent no cost figures ({e})"))),
             }
-            let c = parse(j, &line)
-                .ok_or_else(|| self.lost(j, format!("sent `{}`, not cost figures", line.trim())))?;
+            let c = read_cost_line(j, &line).map_err(|e| self.lost(j, e))?;
             all.push(c);
         }
         Ok(all)
@@ -120,6 +131,26 @@ mod tests {
         assert_eq!(parse(1, "cost 1 2 3 4 5\n"), None);
         assert_eq!(parse(1, "cost 1 2 3 4 5 6 7\n"), None);
         assert_eq!(parse(1, "hello\n"), None);
+    }
+
+    /// Found writing the `process_wire` fuzz target: a peer's line was
+    /// echoed raw (4 096 bytes, escapes and all), and seconds of `NaN`,
+    /// `inf` or below zero were taken as figures.
+    #[test]
+    fn a_line_that_is_not_figures_is_told_escaped_and_cut() {
+        let e = read_cost_line(1, &format!("\u{1b}]0;pwn\u{7}{}\n", "A".repeat(4000))).unwrap_err();
+        assert!(e.starts_with("sent `\\u{1b}]0;pwn\\u{7}AAA"), "{e}");
+        assert!(
+            e.ends_with(" bytes), not cost figures") && e.len() < 200,
+            "{e}"
+        );
+        for bad in ["NaN 1", "inf 1", "-1 1", "1 -0.5"] {
+            assert!(
+                read_cost_line(1, &format!("cost {bad} 3 4 5 6\n")).is_err(),
+                "{bad}"
+            );
+        }
+        assert!(read_cost_line(1, "cost 0 0 3 4 5 6\n").is_ok());
     }
 
     #[test]

@@ -100,18 +100,34 @@ impl Hello {
         b
     }
 
-    /// Whether `b`, the first bytes of a hello (the first 8 at least),
-    /// start as this version's do: so garbage is told before it is whole.
+    /// Whether `b`, the first bytes of a hello, start as this version's
+    /// do: so garbage is told before it is whole. Fewer than 8 bytes are
+    /// judged only when they already differ from the magic.
     pub fn check_magic(b: &[u8]) -> Result<(), NotHello> {
-        if b[..8] == MAGIC {
+        let n = b.len().min(MAGIC.len());
+        if b[..n] == MAGIC[..n] {
             Ok(())
-        } else if b[..7] == MAGIC[..7] {
+        } else if n == MAGIC.len() && b[..7] == MAGIC[..7] {
             let v = char::from(b[7]);
             Err(NotHello::OtherVersion(
                 v.is_ascii_alphanumeric().then_some(v),
             ))
         } else {
             Err(NotHello::Stranger)
+        }
+    }
+
+    /// What the first bytes `got` of a connection are so far: not a hello
+    /// (`Err`, told by the magic as soon as 8 bytes came, or by the kind
+    /// once whole), a whole hello (`Ok(Some)`: the first [`HELLO_LEN`]
+    /// bytes, any after them are not read), or not yet either.
+    pub fn read(got: &[u8]) -> Result<Option<Hello>, NotHello> {
+        if got.len() >= MAGIC.len() {
+            Hello::check_magic(got)?;
+        }
+        match got.first_chunk::<HELLO_LEN>() {
+            Some(whole) => Hello::parse(whole).map(Some),
+            None => Ok(None),
         }
     }
 
@@ -206,6 +222,17 @@ mod tests {
         );
         b[7] = 0;
         assert_eq!(Hello::parse(&b), Err(NotHello::OtherVersion(None)));
+        // Short, the bytes so far are judged only where they differ.
+        assert_eq!(Hello::check_magic(b"tra"), Ok(()));
+        assert_eq!(Hello::check_magic(b"GET"), Err(NotHello::Stranger));
+        assert_eq!(Hello::read(b"tranche2"), Ok(None));
+        assert_eq!(
+            Hello::read(b"tranche1"),
+            Err(NotHello::OtherVersion(Some('1')))
+        );
+        let mut long = hello().bytes().to_vec();
+        long.extend_from_slice(b"more");
+        assert_eq!(Hello::read(&long), Ok(Some(hello())));
         let mut b = hello().bytes();
         b[8] = 7;
         assert_eq!(Hello::parse(&b), Err(NotHello::UnknownKind(7)));

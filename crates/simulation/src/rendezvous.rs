@@ -132,8 +132,9 @@ struct Pending {
     since: Instant,
 }
 
-/// What the listening side makes of a complete hello.
-enum Verdict {
+/// What the listening side makes of a complete hello ([`judge`]).
+#[derive(Debug, PartialEq, Eq)]
+pub enum Verdict {
     /// Process `index`'s connection of `kind`: answered and kept.
     Take,
     /// A process that cannot run with this one: answered (so it can say
@@ -156,47 +157,58 @@ struct Door {
     warnings: Warnings,
 }
 
+/// Whether process `j` connects with `kind` to process `me` of
+/// `processes`.
+fn expects(me: usize, processes: usize, kind: Kind, j: u64) -> bool {
+    let n = processes as u64;
+    match kind {
+        Kind::Data => j > me as u64 && j < n,
+        Kind::Control => me == 0 && j > 0 && j < n,
+    }
+}
+
+/// What the listening side of process `mine.index`, saying `mine`, makes
+/// of a whole hello `theirs`, `taken` holding per process the nonce of the
+/// instance taken and whence. Pure, so that the fuzz target reads hellos
+/// without a socket.
+pub fn judge(mine: &Hello, taken: &[Option<(u64, SocketAddr)>], theirs: &Hello) -> Verdict {
+    let j = theirs.index;
+    if j >= theirs.processes {
+        // Not even a process of its own run: garbage.
+        return Verdict::Drop(
+            "index",
+            format!(
+                "it claims to be process {j} of {} processes",
+                theirs.processes
+            ),
+        );
+    }
+    if let Some(what) = mine.mismatch(theirs) {
+        return Verdict::Tell(format!("it claims to be process {j} and {what}; told so"));
+    }
+    let (me, processes) = (mine.index as usize, mine.processes as usize);
+    if !expects(me, processes, theirs.kind, j) {
+        return Verdict::Drop(
+            "index",
+            format!(
+                "it claims to be process {j}, whose {} connection is not to process {me}",
+                theirs.kind
+            ),
+        );
+    }
+    match taken.get(j as usize).copied().flatten() {
+        Some((nonce, first)) if nonce != theirs.nonce => Verdict::Drop(
+            "taken",
+            format!("it claims to be process {j}, and process {j} from {first} came first"),
+        ),
+        _ => Verdict::Take,
+    }
+}
+
 impl Door {
     /// Whether process `j` connects here with `kind`.
     fn expects(&self, kind: Kind, j: u64) -> bool {
-        let n = self.processes as u64;
-        match kind {
-            Kind::Data => j > self.me as u64 && j < n,
-            Kind::Control => self.me == 0 && j > 0 && j < n,
-        }
-    }
-
-    fn judge(&self, theirs: &Hello) -> Verdict {
-        let j = theirs.index;
-        if j >= theirs.processes {
-            // Not even a process of its own run: garbage.
-            return Verdict::Drop(
-                "index",
-                format!(
-                    "it claims to be process {j} of {} processes",
-                    theirs.processes
-                ),
-            );
-        }
-        if let Some(what) = self.mine.mismatch(theirs) {
-            return Verdict::Tell(format!("it claims to be process {j} and {what}; told so"));
-        }
-        if !self.expects(theirs.kind, j) {
-            return Verdict::Drop(
-                "index",
-                format!(
-                    "it claims to be process {j}, whose {} connection is not to process {}",
-                    theirs.kind, self.me
-                ),
-            );
-        }
-        match self.taken[j as usize] {
-            Some((nonce, first)) if nonce != theirs.nonce => Verdict::Drop(
-                "taken",
-                format!("it claims to be process {j}, and process {j} from {first} came first"),
-            ),
-            _ => Verdict::Take,
-        }
+        expects(self.me, self.processes, kind, j)
     }
 
     /// Take in what came, judge what said its hello, forget what took too
@@ -232,14 +244,11 @@ impl Door {
                     .dropped(p.from, "closed", "it closed before its hello"),
                 Ok(k) => {
                     p.len += k;
-                    let magic = (p.len >= 8).then(|| Hello::check_magic(&p.got[..p.len]));
-                    if let Some(Err(e)) = magic {
-                        // Garbage is told by its first bytes.
-                        self.warnings.dropped(p.from, e.key(), &e.to_string());
-                    } else if p.len == HELLO_LEN {
-                        self.hello(p, streams);
-                    } else {
-                        still.push_back(p);
+                    // Garbage is told by its first bytes.
+                    match Hello::read(&p.got[..p.len]) {
+                        Err(e) => self.warnings.dropped(p.from, e.key(), &e.to_string()),
+                        Ok(Some(theirs)) => self.hello(p, theirs, streams),
+                        Ok(None) => still.push_back(p),
                     }
                 }
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
@@ -262,13 +271,9 @@ impl Door {
         self.forget_the_gone(streams);
     }
 
-    /// A complete hello from `p`.
-    fn hello(&mut self, p: Pending, streams: &mut Streams) {
-        let theirs = match Hello::parse(&p.got) {
-            Ok(h) => h,
-            Err(e) => return self.warnings.dropped(p.from, e.key(), &e.to_string()),
-        };
-        let verdict = self.judge(&theirs);
+    /// A complete hello `theirs` from `p`.
+    fn hello(&mut self, p: Pending, theirs: Hello, streams: &mut Streams) {
+        let verdict = judge(&self.mine, &self.taken, &theirs);
         if let Verdict::Drop(reason, why) = &verdict {
             // A stranger's bytes get nothing back.
             return self.warnings.dropped(p.from, reason, why);
@@ -388,23 +393,37 @@ impl Call {
         if greeted.is_err() {
             return Ok(None);
         }
-        let stranger = || EngineError::Stranger {
-            process: self.j,
-            address: self.host.clone(),
-        };
-        let theirs = Hello::parse(&got).map_err(|_| stranger())?;
-        if let Some(what) = self.mine.mismatch(&theirs) {
-            return Err(EngineError::Mismatch {
-                process: self.j,
-                address: self.host.clone(),
-                what,
-            });
-        }
-        if theirs.index != self.j as u64 || theirs.kind != self.kind {
-            return Err(stranger());
-        }
+        check_answer(&self.mine, self.j, &self.host, &got)?;
         Ok(Some(s))
     }
+}
+
+/// What the connecting side saying `mine` makes of the answer `got` of
+/// the process it called, `j` at `host`: its own process and kind of
+/// connection, started alike, or a one-line error. Pure, for the fuzz
+/// target.
+pub fn check_answer(
+    mine: &Hello,
+    j: usize,
+    host: &str,
+    got: &[u8; HELLO_LEN],
+) -> Result<(), EngineError> {
+    let stranger = || EngineError::Stranger {
+        process: j,
+        address: host.to_owned(),
+    };
+    let theirs = Hello::parse(got).map_err(|_| stranger())?;
+    if let Some(what) = mine.mismatch(&theirs) {
+        return Err(EngineError::Mismatch {
+            process: j,
+            address: host.to_owned(),
+            what,
+        });
+    }
+    if theirs.index != j as u64 || theirs.kind != mine.kind {
+        return Err(stranger());
+    }
+    Ok(())
 }
 
 fn resolve(engine: &EngineConfig, j: usize) -> Result<SocketAddr, EngineError> {

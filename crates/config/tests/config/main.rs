@@ -3,4 +3,5 @@
 //! linking). Each module is one concern, as its own doc says.
 
 mod config;
+mod fuzz_corpus;
 mod hostile;

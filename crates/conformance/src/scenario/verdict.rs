@@ -8,6 +8,7 @@ use super::run::ScenarioResult;
 use anyhow::{Context, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use tranche_config::text::bare;
 
 /// The decision fields compared per block.
 pub const BLOCK_FIELDS: [&str; 4] = [
@@ -52,18 +53,21 @@ pub fn expected_path(scenario: &Path) -> PathBuf {
     scenario.with_extension("expected.json")
 }
 
-/// Read an expected-answer file.
+/// Read an expected-answer file (a regular file of at most
+/// `MAX_INPUT_FILE_BYTES`).
 pub fn load_expected(path: &Path) -> Result<Value> {
-    let text = std::fs::read_to_string(path)
+    let text = tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
         .with_context(|| format!("cannot read {}", tranche_config::text::path(path)))?;
-    let v: Value = serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is not a JSON expected-answer file",
-            tranche_config::text::path(path)
-        )
-    })?;
+    parse_expected(&text, &tranche_config::text::path(path))
+}
+
+/// Parse an expected answer's `text`, `source` naming it in errors (shown
+/// by the safe-text rule already): a JSON object.
+pub fn parse_expected(text: &str, source: &str) -> Result<Value> {
+    let v: Value = serde_json::from_str(text)
+        .with_context(|| format!("{source} is not a JSON expected-answer file"))?;
     if !v.is_object() {
-        anyhow::bail!("{} is not a JSON object", tranche_config::text::path(path));
+        anyhow::bail!("{source} is not a JSON object");
     }
     Ok(v)
 }
@@ -73,12 +77,21 @@ pub fn result_class(result: &str) -> &str {
     result.split('(').next().unwrap_or(result)
 }
 
+/// A value of a decision field, as a difference names it: control
+/// characters escaped, cut after 80 bytes with its length (the expected
+/// file is anyone's).
 fn show(v: &Value) -> String {
     match v {
         Value::Null => "never".into(),
-        Value::String(s) => s.clone(),
-        other => other.to_string(),
+        Value::String(s) => bare(s),
+        other => bare(&other.to_string()),
     }
+}
+
+/// A block name or an index of the expected file in a difference's field:
+/// its JSON, cut after 80 bytes.
+fn key(v: &Value) -> String {
+    bare(&v.to_string())
 }
 
 /// Every differing decision field, in file order: blocks, candidates,
@@ -98,20 +111,21 @@ pub fn differences(ours: &ScenarioResult, expected: &Value) -> Vec<Difference> {
     let our_blocks = list(&ours, "blocks");
     for eb in list(expected, "blocks") {
         let name = &eb["name"];
+        let shown = key(name);
         let Some(ob) = our_blocks.iter().find(|b| b["name"] == *name) else {
-            push(format!("block {name}"), &Value::Null, name, None);
+            push(format!("block {shown}"), &Value::Null, name, None);
             continue;
         };
         for f in BLOCK_FIELDS {
             if ob[f] != eb[f] {
-                push(format!("block {name} {f}"), &ob[f], &eb[f], None);
+                push(format!("block {shown} {f}"), &ob[f], &eb[f], None);
             }
         }
     }
     let our_candidates = list(&ours, "candidates");
     for ec in list(expected, "candidates") {
         let (block, index) = (&ec["block"], &ec["index"]);
-        let what = format!("candidate {block}#{index}");
+        let what = format!("candidate {}#{}", key(block), key(index));
         let Some(oc) = our_candidates
             .iter()
             .find(|c| c["block"] == *block && c["index"] == *index)
@@ -137,8 +151,9 @@ pub fn differences(ours: &ScenarioResult, expected: &Value) -> Vec<Difference> {
     let our_events = list(&ours, "events");
     for ee in list(expected, "events") {
         let index = &ee["index"];
+        let shown = key(index);
         let Some(oe) = our_events.iter().find(|e| e["index"] == *index) else {
-            push(format!("event {index}"), &Value::Null, &ee["result"], None);
+            push(format!("event {shown}"), &Value::Null, &ee["result"], None);
             continue;
         };
         let (o, e) = (
@@ -147,7 +162,7 @@ pub fn differences(ours: &ScenarioResult, expected: &Value) -> Vec<Difference> {
         );
         if result_class(o) != result_class(e) {
             push(
-                format!("event {index} result"),
+                format!("event {shown} result"),
                 &oe["result"],
                 &ee["result"],
                 None,
@@ -189,6 +204,44 @@ mod tests {
     fn result_class_ignores_the_reason() {
         assert_eq!(result_class("Bad(UnknownBlock(0x12))"), "Bad");
         assert_eq!(result_class("AcceptedDuplicate"), "AcceptedDuplicate");
+    }
+
+    /// Found by the `scenario_expected` fuzz target's corpus: a value or
+    /// a block name of the expected file reached the terminal raw
+    /// (escapes, and any length) in the difference naming it.
+    #[test]
+    fn a_difference_shows_the_expected_file_escaped_and_cut() {
+        let text = r#"{"name": "t", "session": {"n_validators": 4, "n_cores": 1,
+            "needed_approvals": 1, "no_show_slots": 1, "n_delay_tranches": 4,
+            "zeroth_delay_tranche_width": 0, "relay_vrf_modulo_samples": 1},
+            "blocks": [{"name": "A", "number": 1, "slot": 1, "candidates": [{"core": 0, "group": 0}]}]}"#;
+        let ours = crate::scenario::run(&crate::scenario::Scenario::parse(text).unwrap()).result;
+        let long = format!("\u{1b}]0;pwn\u{7}{}", "x".repeat(5_000));
+        let expected = serde_json::json!({
+            "blocks": [{"name": long}],
+            "candidates": [{"block": "A", "index": 0, "approved_tick": long}],
+        });
+        let diffs = differences(&ours, &expected);
+        assert_eq!(diffs.len(), 3, "{diffs:?}");
+        for d in &diffs[..2] {
+            let line = d.to_string();
+            assert!(!line.chars().any(char::is_control), "{line:?}");
+            assert!(line.len() < 400 && line.contains("bytes)"), "{line}");
+        }
+    }
+
+    /// Found writing the `scenario_expected` fuzz target: the expected
+    /// answer was read whole whatever it was (`/dev/zero` never ended).
+    #[test]
+    fn an_expected_answer_is_a_bounded_regular_file_holding_an_object() {
+        let e = load_expected(Path::new("/dev/zero")).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("a device, FIFO or socket"),
+            "{e:#}"
+        );
+        let e = parse_expected("[1]", "x.expected.json").unwrap_err();
+        assert_eq!(e.to_string(), "x.expected.json is not a JSON object");
+        assert!(parse_expected("{}", "x").is_ok());
     }
 
     #[test]

@@ -32,20 +32,21 @@ pub fn load(path: &Path) -> Result<ConformanceFile> {
                 tranche_config::text::path(path)
             )
         })?;
-    let file: ConformanceFile = serde_json::from_str(&text).with_context(|| {
-        format!(
-            "{} is not a valid conformance file",
-            tranche_config::text::path(path)
-        )
-    })?;
+    parse(&text, &tranche_config::text::path(path))
+}
+
+/// Parse a conformance file's `text`, `source` naming it in errors (shown
+/// by the safe-text rule already): its schema, its format and its sizes.
+pub fn parse(text: &str, source: &str) -> Result<ConformanceFile> {
+    let file: ConformanceFile = serde_json::from_str(text)
+        .with_context(|| format!("{source} is not a valid conformance file"))?;
     if file.format != FORMAT {
         bail!(
-            "{}: format is {}, expected {FORMAT:?}",
-            tranche_config::text::path(path),
+            "{source}: format is {}, expected {FORMAT:?}",
             tranche_config::text::quote(&file.format)
         );
     }
-    check_sizes(&file).with_context(|| tranche_config::text::path(path))?;
+    check_sizes(&file).with_context(|| source.to_owned())?;
     Ok(file)
 }
 
@@ -85,12 +86,31 @@ pub fn check_sizes(file: &ConformanceFile) -> Result<()> {
             s.validator_groups.len()
         );
     }
+    let groups = s.validator_groups.len();
     for (b, block) in file.blocks.iter().enumerate() {
         if block.leaving_cores.len() as u64 > u64::from(MAX_CORES) {
             bail!(
                 "blocks[{b}] has {} leaving cores, above the bound of {MAX_CORES}",
                 block.leaving_cores.len()
             );
+        }
+        // A core's bitfield is as long as its index: an index beyond the
+        // session's cores would have every assignment allocate for it.
+        for (i, lc) in block.leaving_cores.iter().enumerate() {
+            if lc.core_index >= s.n_cores {
+                bail!(
+                    "blocks[{b}].leaving_cores[{i}]: core_index {} is not below session.n_cores {}",
+                    lc.core_index,
+                    s.n_cores
+                );
+            }
+            if lc.group_index as usize >= groups {
+                bail!(
+                    "blocks[{b}].leaving_cores[{i}]: group_index {} is not below the {groups} \
+                     session.validator_groups",
+                    lc.group_index
+                );
+            }
         }
     }
     Ok(())

@@ -79,3 +79,37 @@ fn conformance_sizes_beyond_the_bounds_are_refused() {
     );
     assert!(!e.contains('\n'));
 }
+
+/// Found by the `conformance_vectors` fuzz target (its seed
+/// `core_out_of_range.json`): a leaving core of index 4 000 000 000 had
+/// every assignment allocate a bitfield that long (6 s and 500 MB for a
+/// 5 KB file). A core beyond the session's, or a group beyond its
+/// groups, is refused.
+#[test]
+fn a_leaving_core_beyond_the_session_is_refused() {
+    let text = std::fs::read_to_string(testdata().join("vectors/public-basic.json")).unwrap();
+    let v: Value = serde_json::from_str(&text).unwrap();
+    let refused = |edit: &dyn Fn(&mut Value)| {
+        let mut v = v.clone();
+        edit(&mut v);
+        let start = Instant::now();
+        let e = format!(
+            "{:#}",
+            vectors::parse(&v.to_string(), "f.json").unwrap_err()
+        );
+        assert!(start.elapsed() < Duration::from_secs(1));
+        e
+    };
+    let e =
+        refused(&|v| v["blocks"][0]["leaving_cores"][0]["core_index"] = 4_000_000_000u64.into());
+    assert_eq!(
+        e,
+        "f.json: blocks[0].leaving_cores[0]: core_index 4000000000 is not below session.n_cores 4"
+    );
+    let e = refused(&|v| v["blocks"][1]["leaving_cores"][1]["group_index"] = 4.into());
+    assert_eq!(
+        e,
+        "f.json: blocks[1].leaving_cores[1]: group_index 4 is not below the 4 \
+         session.validator_groups"
+    );
+}

@@ -2,6 +2,7 @@
 //! instead of one per file: most of a cold `cargo test` is building and
 //! linking). Each module is one concern, as its own doc says.
 
+mod fuzz_corpus;
 mod hostile;
 mod scenarios;
 mod vectors;

@@ -6,6 +6,7 @@ mod behaviours;
 mod common;
 mod cpu_model;
 mod determinism;
+mod fuzz_corpus;
 mod golden;
 mod memory;
 mod rendezvous;
