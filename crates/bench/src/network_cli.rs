@@ -73,15 +73,8 @@ pub struct NetworkArgs {
     /// processes, each writes its own (give each its own name).
     #[arg(long, value_name = "FILE.svg")]
     pub profile: Option<PathBuf>,
-    /// Override the file's `n_validators`.
-    #[arg(long)]
-    pub validators: Option<u32>,
-    /// Override the file's `n_cores`.
-    #[arg(long)]
-    pub cores: Option<u32>,
-    /// Override the file's `num_blocks`.
-    #[arg(long)]
-    pub blocks: Option<u32>,
+    #[command(flatten)]
+    pub size: crate::run_cli::SizeArgs,
     /// Print only the results: no progress on stderr.
     #[arg(long)]
     pub quiet: bool,
@@ -192,13 +185,13 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
             tranche_config::DEFAULT_SOURCE.to_owned(),
         ),
     };
-    if let Some(v) = args.validators {
+    if let Some(v) = args.size.validators {
         spec.n_validators = v;
     }
-    if let Some(c) = args.cores {
+    if let Some(c) = args.size.cores {
         spec.n_cores = c;
     }
-    if let Some(b) = args.blocks {
+    if let Some(b) = args.size.blocks {
         spec.num_blocks = b;
     }
     crate::small::network(&mut spec);
@@ -726,8 +719,8 @@ mod tests {
             (
                 "escape",
                 "\u{1b}]0;pwn\u{7}:2101\n",
-                "line 1: `\\u{1b}]0;pwn\\u{7}:2101` is not host:port (a control character \
-                 in the host)",
+                "line 1: `\\u{1b}]0;pwn\\u{7}:2101` is not host:port (a space or control \
+                 character inside)",
             ),
         ];
         for (name, text, want) in cases {

@@ -82,6 +82,22 @@ pub enum FloorArg {
     Off,
 }
 
+/// The size flags of `tranche run` and `tranche network`, one set for
+/// both: each overrides the file's value (every step's, for a test
+/// sequence).
+#[derive(Args, Debug, Clone, Default)]
+pub struct SizeArgs {
+    /// Override the file's `n_validators` (every step's).
+    #[arg(long)]
+    pub validators: Option<u32>,
+    /// Override the file's `n_cores` (every step's).
+    #[arg(long)]
+    pub cores: Option<u32>,
+    /// Override the file's `num_blocks` (every step's).
+    #[arg(long)]
+    pub blocks: Option<u32>,
+}
+
 /// Run the approval benchmark on a test sequence.
 #[derive(Debug, Args)]
 pub struct RunArgs {
@@ -95,15 +111,8 @@ pub struct RunArgs {
     /// if present, else parallel. The flag wins over the file.
     #[arg(long, value_enum)]
     pub architecture: Option<ArchArg>,
-    /// Override every step's `n_validators`.
-    #[arg(long)]
-    pub validators: Option<u32>,
-    /// Override every step's `n_cores`.
-    #[arg(long)]
-    pub cores: Option<u32>,
-    /// Override every step's `num_blocks`.
-    #[arg(long)]
-    pub blocks: Option<u32>,
+    #[command(flatten)]
+    pub size: SizeArgs,
     /// Distribution workers of the parallel layout.
     #[arg(long, default_value_t = DEFAULT_WORKERS as u32, value_parser = clap::value_parser!(u32).range(1..=64))]
     pub workers: u32,
@@ -637,7 +646,8 @@ fn all_approved(runs: &[RunReport]) -> Result<()> {
 /// `--cores` or `--blocks`, every step resized (`tranche_config::resize`) and checked
 /// again.
 fn load_config(args: &RunArgs) -> Result<BenchConfig> {
-    let sizes = tranche_config::resize::sizes(args.validators, args.cores, args.blocks);
+    let sizes =
+        tranche_config::resize::sizes(args.size.validators, args.size.cores, args.size.blocks);
     load_sized(args.file.as_deref(), sizes, args.quiet)
 }
 

@@ -116,9 +116,10 @@ fn run_args(args: &SweepArgs, file: Option<PathBuf>, blocks: Option<u32>) -> Net
         html: None,
         beside: Vec::new(),
         profile: None,
-        validators: None,
-        cores: None,
-        blocks,
+        size: crate::run_cli::SizeArgs {
+            blocks,
+            ..Default::default()
+        },
         quiet: true,
         dry_run: false,
     }
