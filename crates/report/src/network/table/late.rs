@@ -152,6 +152,27 @@ impl SimulationReport {
             .any(|b| b.p50_ms.is_some_and(|ms| ms > RUN_DEFAULT_MS) || (b.expected > b.approved))
     }
 
+    /// The most no-shows one validator saw for a block.
+    pub(crate) fn no_shows_seen(&self) -> u32 {
+        self.blocks
+            .iter()
+            .map(|b| b.no_shows_max)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The modelled threads that saturated, each with on how many
+    /// validators (none without the CPU model).
+    pub(crate) fn saturated_threads(&self) -> Vec<(String, usize)> {
+        self.cpu.as_ref().map_or(Vec::new(), |cpu| {
+            cpu.threads
+                .iter()
+                .filter(|t| !t.saturated.is_empty())
+                .map(|t| (t.name.clone(), t.saturated.len()))
+                .collect()
+        })
+    }
+
     /// The causes of lateness this run's figures show; empty where no
     /// block was late.
     pub(crate) fn late_causes(&self) -> Vec<Cause> {
@@ -162,20 +183,9 @@ impl SimulationReport {
             |f: fn(&Behaviour) -> bool| self.validators.iter().filter(|r| f(&r.behaviour)).count();
         let mut causes = Vec::new();
         let no_show = count(|b| *b == Behaviour::NoShow);
-        let seen = self
-            .blocks
-            .iter()
-            .map(|b| b.no_shows_max)
-            .max()
-            .unwrap_or(0);
+        let seen = self.no_shows_seen();
         let offline = count(|b| matches!(b, Behaviour::Offline(_)));
-        let saturated: Vec<(String, usize)> = self.cpu.as_ref().map_or(Vec::new(), |cpu| {
-            cpu.threads
-                .iter()
-                .filter(|t| !t.saturated.is_empty())
-                .map(|t| (t.name.clone(), t.saturated.len()))
-                .collect()
-        });
+        let saturated = self.saturated_threads();
         // No-shows are a cause where validators withhold approvals (never
         // approve, or went offline); without them, and with a saturated
         // thread, they are what the saturation did.
