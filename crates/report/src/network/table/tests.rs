@@ -203,6 +203,17 @@ fn the_cpu_model_shows_each_threads_busy_share_by_name_and_who_saturated() {
         table.contains("busy = a thread's modelled CPU per block"),
         "{table}"
     );
+    // Issue 60: a job a moment is said on its own, not only beside.
+    assert!(!table.contains("a job a moment"), "{table}");
+    let mut moment = r.clone();
+    if let Some(n) = moment.spec.node.as_mut() {
+        n.batch = tranche_config::node_shape::Batch::Moment;
+    }
+    let text = moment.table();
+    assert!(
+        text.contains("cpu_scale 1, a job a moment (`batch: moment`);"),
+        "{text}"
+    );
     // The JSON names the threads in the records' order.
     let json = serde_json::to_value(&r).unwrap();
     let threads: Vec<&str> = json["cpu"]["threads"]
