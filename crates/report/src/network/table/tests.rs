@@ -311,6 +311,15 @@ fn slow(mut r: SimulationReport, n: usize, slow_ms: u64, honest_ms: u64) -> Simu
 /// some validator withholds its approval.
 fn check_claims(r: &SimulationReport) {
     let text = flat(r);
+    // "later than `tranche run`'s default" only beside a later block.
+    if text.contains("later than `tranche run`'s default") {
+        assert!(
+            r.blocks
+                .iter()
+                .any(|b| b.p50_ms.is_some_and(|ms| ms > RUN_DEFAULT_MS) || b.approved < b.expected),
+            "{text}"
+        );
+    }
     let seen = r.blocks.iter().map(|b| b.no_shows_max).max().unwrap_or(0);
     if let Some(at) = text.find("saw up to ") {
         let n: u32 = text[at + 10..].split(' ').next().unwrap().parse().unwrap();
