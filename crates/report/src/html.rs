@@ -359,10 +359,15 @@ fn headline_legend(group: &[&RunReport]) -> String {
                 "it checks each signature alone, as Polkadot does, so the least its checks could cost is the one-by-one floor",
             )
         };
+        // Of repeats, the median of each run's ratio (not the medians'
+        // ratio), said so.
+        let whose = r.repeats.as_ref().map_or(String::new(), |rep| {
+            format!(", the median of the {} runs' ratios", rep.runs)
+        });
         let _ = match r.own_floor_ratio() {
             Some(ratio) => writeln!(
                 s,
-                "<p><b>{}</b>: node CPU ÷ {kind} floor = <b>{ratio:.2}</b> (read this ratio: {why}).</p>",
+                "<p><b>{}</b>: node CPU ÷ {kind} floor = <b>{ratio:.2}</b>{whose} (read this ratio: {why}).</p>",
                 escape(&r.layout())
             ),
             None => writeln!(
@@ -388,7 +393,13 @@ fn headline_legend(group: &[&RunReport]) -> String {
     }
     let spread =
         crate::spread::render_spread(&group.iter().map(|r| (*r).clone()).collect::<Vec<_>>());
-    if spread.is_empty() {
+    if spread.is_empty() && group.iter().all(|r| r.is_model()) {
+        s.push_str(
+            "<p>One run of each layout: the model's CPU is modelled (the cost table's time), \
+             exact for a configuration and seed; the floors and wall time vary between \
+             runs.</p>\n",
+        );
+    } else if spread.is_empty() {
         s.push_str(
             "<p>One run of each layout: run-to-run noise is not included in these figures \
              (CPU and wall time vary between runs); <code>--repeat N</code> reports the median \
@@ -671,6 +682,31 @@ mod tests {
         assert!(!html.contains("against the crypto floor"));
         assert!(html.contains("<p>CPU and wall time are the medians of 3 measured runs"));
         assert!(html.contains("(no floor measured: <code>--floor off</code>)"));
+    }
+
+    /// Issue 60: a repeated run's ratio is the median of each run's, and
+    /// the page says so; a model's CPU is exact, not noise.
+    #[test]
+    fn the_headline_says_whose_median_and_what_is_exact() {
+        let mut r = run("parallel", 4);
+        let html = render_html(std::slice::from_ref(&r), None).unwrap();
+        assert!(!html.contains("runs' ratios"));
+        assert!(html.contains("(CPU and wall time vary between runs)"));
+        r.repeats = Some(crate::repeat::Repeats {
+            runs: 5,
+            warmup: 1,
+            ..Default::default()
+        });
+        let html = render_html(std::slice::from_ref(&r), None).unwrap();
+        assert!(
+            html.contains("</b>, the median of the 5 runs' ratios (read"),
+            "{html}"
+        );
+        let mut model = run("parallel", 4);
+        model.node_under_test = "model".into();
+        let html = render_html(&[model], None).unwrap();
+        assert!(html.contains("the model's CPU is modelled"), "{html}");
+        assert!(!html.contains("(CPU and wall time vary between runs)"));
     }
 
     #[test]

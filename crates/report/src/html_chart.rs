@@ -13,6 +13,9 @@
 use anyhow::{anyhow, Result};
 use plotters::prelude::*;
 
+mod strip;
+use strip::Strip;
+
 const WIDTH: u32 = 760;
 const HEIGHT: u32 = 340;
 /// Width of the legend strip right of the plot area.
@@ -192,9 +195,19 @@ fn draw(
     title: &str,
     plot: impl FnOnce(&Area, &Area) -> Result<(), DrawingAreaErrorKind<std::io::Error>>,
 ) -> Result<String> {
+    draw_sized(title, Strip::default(), plot)
+}
+
+/// [`draw`] with a legend strip as large as `strip` needs.
+fn draw_sized(
+    title: &str,
+    strip: Strip,
+    plot: impl FnOnce(&Area, &Area) -> Result<(), DrawingAreaErrorKind<std::io::Error>>,
+) -> Result<String> {
     let mut svg = String::new();
     {
-        let root = SVGBackend::with_string(&mut svg, (WIDTH, HEIGHT)).into_drawing_area();
+        let size = strip.size();
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         let err = |e: DrawingAreaErrorKind<std::io::Error>| anyhow!("cannot draw {title}: {e}");
         root.fill(&WHITE).map_err(err)?;
         let (area, legend) = root.split_horizontally(WIDTH - LEGEND_WIDTH);
@@ -230,7 +243,13 @@ pub(crate) struct BarChart<'a> {
 /// the reference lines across, title and legend inside the SVG.
 pub(crate) fn bar_chart(chart: &BarChart<'_>, bars: &[Bars], marks: &[Mark]) -> Result<String> {
     let title = chart.title;
-    draw(title, |plot, legend| {
+    let strip = Strip::of(
+        bars.iter()
+            .map(|b| b.name.as_str())
+            .chain(marks.iter().map(|m| m.label.as_str())),
+        None,
+    );
+    draw_sized(title, strip, |plot, legend| {
         let n = chart.groups.len().max(1);
         let mut top = y_top(bars, marks);
         if chart.integer {
@@ -502,7 +521,8 @@ fn line_chart_drawn(
     // Validators, blocks, seconds of whole ticks: integer ticks only.
     let whole_x = pts().all(|p| p.0.fract() == 0.0);
     let whole_y = pts().all(|p| p.1.fract() == 0.0);
-    draw(title, |plot, legend| {
+    let strip = Strip::of(lines.iter().chain(marks).map(|l| l.name.as_str()), heading);
+    draw_sized(title, strip, |plot, legend| {
         let mut c = ChartBuilder::on(plot)
             .caption(title, ("sans-serif", 17))
             .margin(10)

@@ -68,11 +68,26 @@ fn a_late_network_run_names_the_cause_its_figures_show() {
     .unwrap();
     let text = flat_stdout(&["network", saturated.to_str().unwrap()]);
     assert!(
-        text.contains("the modelled approval-voting saturated on some validators"),
+        text.contains("approval-voting on every validator (40 of 40)"),
         "{text}"
     );
     assert!(
         !text.contains(COALESCING) && !text.contains("went offline"),
+        "{text}"
+    );
+    // Issue 60: its no-shows are no cause where nobody withholds.
+    assert!(!text.contains("default: no-shows."), "{text}");
+    // Half the validators slow at 100 x 20: approved at 14.6 s, the
+    // coalescing wait cannot hold that long; the note names them.
+    let slow = crate::common::tmp("notes-slow-network", "slow.yaml");
+    std::fs::write(
+        &slow,
+        "!ApprovalNetwork\nslow_fraction: 0.5\nnum_blocks: 1\n",
+    )
+    .unwrap();
+    let text = flat_stdout(&["network", slow.to_str().unwrap()]);
+    assert!(
+        text.contains("default: 50 validators slow (`slow_fraction`), each check 4 times longer"),
         "{text}"
     );
     // The same at 40 x 8 approves every block by 7.6 s: no note at all.
@@ -208,6 +223,71 @@ fn slow_validators_show_in_the_network_sweep() {
     let honest: u64 = rows[1][sent].parse().unwrap();
     let slow: u64 = rows[1][slow_sent].parse().unwrap();
     assert!(slow > honest, "{text}");
+}
+
+/// Issue 60: the README's sweep, small (100 x 20 of 20,40 cores): slow
+/// 0.5 moved the approvals, and no-show 0.2 approved nothing within the
+/// run; the legend says so, and suggests no row it already shows.
+#[test]
+fn the_readme_sweeps_legend_says_what_its_rows_show() {
+    let html = crate::common::tmp("notes-readme-sweep", "sweep.html");
+    let text = flat_stdout(&[
+        "sweep",
+        "network",
+        "--validators",
+        "100",
+        "--cores",
+        "20,40",
+        "--no-show",
+        "0,0.2",
+        "--slow",
+        "0,0.5",
+        "--blocks",
+        "1",
+        "--quiet",
+        "--html",
+        html.to_str().unwrap(),
+    ]);
+    assert!(
+        !text.contains("did not move") && !text.contains("--slow 0.5"),
+        "{text}"
+    );
+    assert!(
+        text.contains("at 100 x 20, no-show 0, slow 0.5 the median approval came at 14557 ms against 12558 ms at slow 0"),
+        "{text}"
+    );
+    assert!(
+        text.contains(
+            "not plotted: 100 x 20, no-show 0.2, slow 0; 100 x 20, no-show 0.2, slow 0.5"
+        ),
+        "{text}"
+    );
+    let page = std::fs::read_to_string(&html).unwrap();
+    assert!(page.contains("<p>not plotted:") && !page.contains("did not move"));
+}
+
+/// Issue 60: an honest 40 x 8 network says why it has no-shows and
+/// tranches up to 34.
+#[test]
+fn a_small_honest_network_says_why_its_tranches_and_no_shows() {
+    let text = flat_stdout(&[
+        "network",
+        "--validators",
+        "40",
+        "--cores",
+        "8",
+        "--blocks",
+        "1",
+    ]);
+    assert!(
+        text.contains("max tr: At 40 validators x 8 cores, tranche 0 held 205 candidate claims"),
+        "{text}"
+    );
+    assert!(text.contains("up to tranche 34"), "{text}");
+    assert!(
+        text.contains("nobody withholds an approval (no no-show or offline validator, no saturated thread), yet a validator saw up to 13 no-shows"),
+        "{text}"
+    );
 }
 
 #[test]

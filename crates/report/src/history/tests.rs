@@ -167,6 +167,7 @@ fn a_sweep_point_whose_approval_moved_is_a_regression_a_missing_point_is_not() {
         cpu_s: 1.0,
         sent_p50_ms: None,
         slow_sent_p50_ms: None,
+        run_after_last_block_secs: None,
     };
     let sweep = |date: &str, rows| Entry {
         file: format!("{date}.json"),

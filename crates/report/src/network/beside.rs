@@ -210,7 +210,7 @@ pub fn table(runs: &[&SimulationReport]) -> String {
     let mut s = String::from("per block and node, s after the slot start:\n");
     let _ = writeln!(
         s,
-        "{:>5}  {:<w$} {:>8} {:>8} {:>8} {:>8} {:>9}",
+        "{:>5}  {:<w$}  {:>8} {:>8} {:>8} {:>8} {:>9}",
         "block", "node", "p50", "p99", "max", "enough", "approved"
     );
     let blocks = runs.iter().map(|r| r.blocks.len()).max().unwrap_or(0);
@@ -219,7 +219,7 @@ pub fn table(runs: &[&SimulationReport]) -> String {
             let Some(b) = run.blocks.get(i) else { continue };
             let _ = writeln!(
                 s,
-                "{:>5}  {:<w$} {:>8} {:>8} {:>8} {:>8} {:>9}",
+                "{:>5}  {:<w$}  {:>8} {:>8} {:>8} {:>8} {:>9}",
                 b.number,
                 label,
                 secs(b.p50_ms),
@@ -230,33 +230,62 @@ pub fn table(runs: &[&SimulationReport]) -> String {
             );
         }
     }
-    s.push_str("per node: the busiest modelled thread's busy share (median validator, largest), bytes out per validator and block (median):\n");
-    for (run, label) in runs.iter().zip(&labels) {
-        let busiest = run.cpu.as_ref().and_then(|c| {
-            c.threads
-                .iter()
-                .max_by(|a, b| a.p50_busy.total_cmp(&b.p50_busy))
-        });
-        let busy = busiest.map_or_else(
-            || "-".to_owned(),
-            |t| {
+    s.push_str(&per_node(runs, &labels, w));
+    s
+}
+
+/// Per run: the busiest modelled thread (by its median validator's busy
+/// share), that share and the largest, and the median validator's bytes
+/// out per block; each a column of its own, two blanks apart, the node
+/// column `w` wide ("-" where a run has no CPU model).
+fn per_node(runs: &[&SimulationReport], labels: &[String], w: usize) -> String {
+    let rows: Vec<[String; 4]> = runs
+        .iter()
+        .map(|run| {
+            let busiest = run.cpu.as_ref().and_then(|c| {
+                c.threads
+                    .iter()
+                    .max_by(|a, b| a.p50_busy.total_cmp(&b.p50_busy))
+            });
+            let pct = |v: f64| format!("{:.1} %", v * 100.0);
+            let per_block = if run.blocks.is_empty() {
+                "-".to_owned()
+            } else {
                 format!(
-                    "{} {:.1} % / {:.1} %",
-                    t.name,
-                    t.p50_busy * 100.0,
-                    t.max_busy * 100.0
+                    "{:.1} MiB",
+                    run.bytes_out.p50 as f64 / run.blocks.len() as f64 / f64::from(1u32 << 20)
                 )
-            },
+            };
+            match busiest {
+                Some(t) => [t.name.clone(), pct(t.p50_busy), pct(t.max_busy), per_block],
+                None => ["-".into(), "-".into(), "-".into(), per_block],
+            }
+        })
+        .collect();
+    let head = ["busiest thread", "p50 busy", "max busy", "out/block"];
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].chars().count())
+            .chain([head[i].len()])
+            .max()
+            .unwrap_or(0)
+    };
+    let (t, b, m, o) = (width(0), width(1), width(2), width(3));
+    let mut s = String::from(
+        "per node: the busiest modelled thread, its busy share (median validator, largest), \
+         bytes out per validator and block (median):\n",
+    );
+    let _ = writeln!(
+        s,
+        "  {:<w$}  {:<t$}  {:>b$}  {:>m$}  {:>o$}",
+        "node", head[0], head[1], head[2], head[3]
+    );
+    for (label, r) in labels.iter().zip(&rows) {
+        let _ = writeln!(
+            s,
+            "  {label:<w$}  {:<t$}  {:>b$}  {:>m$}  {:>o$}",
+            r[0], r[1], r[2], r[3]
         );
-        let per_block = if run.blocks.is_empty() {
-            "-".to_owned()
-        } else {
-            format!(
-                "{:.1} MiB",
-                run.bytes_out.p50 as f64 / run.blocks.len() as f64 / f64::from(1u32 << 20)
-            )
-        };
-        let _ = writeln!(s, "  {label:<w$} {busy:<48} {per_block}");
     }
     s
 }
@@ -353,6 +382,33 @@ mod tests {
             .collect();
         assert_eq!(widths.len(), 3, "{text}");
         assert!(widths.iter().all(|&n| n == widths[0]), "{text}");
+        // Issue 60: the longest label never runs into the next column
+        // ("...a job a moment approval-voting-parallel-db"): two blanks
+        // after every node, the per-node part a header of its own.
+        let mut busy = m.clone();
+        busy.cpu = Some(super::super::cpu::CpuSummary {
+            threads: vec![super::super::cpu::ThreadBusy {
+                name: "approval-voting-parallel-db".into(),
+                p50_busy: 0.001,
+                max_busy: 0.002,
+                saturated: Vec::new(),
+            }],
+            cores: super::super::cpu::ThreadBusy {
+                name: "cores".into(),
+                p50_busy: 0.0,
+                max_busy: 0.0,
+                saturated: Vec::new(),
+            },
+        });
+        let text = table(&[&p, &busy]);
+        assert!(
+            text.contains("a job a moment  approval-voting-parallel-db"),
+            "{text}"
+        );
+        assert!(text.contains("a job a moment      4.00"), "{text}");
+        let head = text.lines().find(|l| l.contains("busiest thread")).unwrap();
+        let row = text.lines().find(|l| l.contains("parallel-db")).unwrap();
+        assert_eq!(head.find("busiest"), row.find("approval-voting"), "{text}");
     }
 
     #[test]

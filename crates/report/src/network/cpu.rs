@@ -125,7 +125,7 @@ impl SimulationReport {
         let mut s = String::new();
         let _ = writeln!(
             s,
-            "CPU model: {} layout{}, {}, cpu_scale {}; busy = CPU per block ÷ the slot, over the validators",
+            "CPU model: {} layout{}, {}, cpu_scale {}{}; busy = CPU per block ÷ the slot, over the validators",
             node.layout,
             if node.layout.name() == "parallel" {
                 format!(" with {}", counted(node.workers, "worker"))
@@ -133,7 +133,13 @@ impl SimulationReport {
                 String::new()
             },
             counted(node.cores, "core"),
-            node.cpu_scale
+            node.cpu_scale,
+            // Named where it is not the default, as the beside label does.
+            if node.batch == tranche_config::node_shape::Batch::Moment {
+                ", a job a moment (`batch: moment`)"
+            } else {
+                ""
+            }
         );
         let width = cpu
             .threads

@@ -7,6 +7,8 @@ use crate::html_chart::{group_lines, line_chart_legend, sweep_series, Line, Line
 use serde::{Deserialize, Serialize};
 use tranche_config::approval_network::NetworkSpec;
 
+mod notes;
+
 /// One run of a sweep, summarised.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SweepRow {
@@ -37,11 +39,15 @@ pub struct SweepRow {
     pub sent_p50_ms: Option<u64>,
     #[serde(default)]
     pub slow_sent_p50_ms: Option<u64>,
+    /// How long the run went on after the last block's slot
+    /// (`run_after_last_block_secs`; `None` in older files).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_after_last_block_secs: Option<u64>,
 }
 
 /// The median time validators of `behaviour` sent their last approval of
 /// a block, over validators and blocks.
-fn sent_p50(r: &SimulationReport, behaviour: super::Behaviour) -> Option<u64> {
+pub(crate) fn sent_p50(r: &SimulationReport, behaviour: super::Behaviour) -> Option<u64> {
     let mut v: Vec<u64> = r
         .validators
         .iter()
@@ -74,6 +80,7 @@ impl SweepRow {
             cpu_s: r.cost.cpu_s,
             sent_p50_ms: sent_p50(r, super::Behaviour::Honest),
             slow_sent_p50_ms: sent_p50(r, super::Behaviour::Slow),
+            run_after_last_block_secs: Some(spec.run_after_last_block_secs),
         }
     }
 }
@@ -138,30 +145,13 @@ legend: vals = validators; cores = availability cores; no-show = no_show_fractio
   median validator's bytes sent; wall s = the run's wall time.
 ";
 
-/// The note where slow validators changed no approval time: the others'
-/// approvals approved the blocks first.
-const SLOW_UNSEEN: &str = "  \
-slow: the slow validators' checks took slow_factor times longer (their approvals later: slow sent
-  ms), yet the blocks' approval times did not move: the other validators' approvals approved them
-  first. More slow validators (--slow 0.5) or a larger slow_factor make them the ones waited for.
-";
-
-/// The legend under the sweep's table: the columns, then the note on
-/// slow validators where rows that differ only in `slow` have the same
-/// approval times.
+/// The legend under the sweep's table: the columns, then each note its
+/// rows' figures call for (`notes`).
 pub fn legend(rows: &[SweepRow]) -> String {
     let mut s = COLUMNS.to_owned();
-    let unseen = rows.iter().any(|a| {
-        a.slow_fraction > 0.0
-            && rows.iter().any(|b| {
-                b.slow_fraction == 0.0
-                    && (b.n_validators, b.n_cores) == (a.n_validators, a.n_cores)
-                    && b.no_show_fraction == a.no_show_fraction
-                    && (b.p50_ms, b.p99_ms, b.max_ms) == (a.p50_ms, a.p99_ms, a.max_ms)
-            })
-    });
-    if unseen {
-        s.push_str(SLOW_UNSEEN);
+    for note in notes::of(rows) {
+        s.push_str("  ");
+        s.push_str(&crate::table::wrap(&note.text()));
     }
     s
 }
@@ -219,9 +209,15 @@ pub fn page(rows: &[SweepRow], seed: u64, commit: &str, command: &str) -> anyhow
         ("seed", seed.to_string()),
         ("command", command.to_owned()),
     ]);
+    // The rows the plots leave out, said under them.
+    let left_out: String = notes::of(rows)
+        .iter()
+        .filter(|n| matches!(n, notes::Note::NotPlotted { .. }))
+        .map(|n| format!("<p>{}</p>\n", escape(&n.text())))
+        .collect();
     let body = format!(
         "{meta}<div class=\"plots\">\n<figure id=\"plot-1\">{p50}</figure>\n\
-         <figure id=\"plot-2\">{max}</figure>\n</div>\n<pre>{}{}</pre>\n",
+         <figure id=\"plot-2\">{max}</figure>\n</div>\n{left_out}<pre>{}{}</pre>\n",
         escape(&table(rows)),
         escape(&legend(rows))
     );
@@ -251,6 +247,7 @@ mod tests {
             cpu_s: 1.0,
             sent_p50_ms: Some(4_000),
             slow_sent_p50_ms: None,
+            run_after_last_block_secs: Some(60),
         };
         let rows = [row(100, 20), row(200, 20), row(100, 40)];
         assert_eq!(series(&rows, |r| r.p50_ms).len(), 2);
@@ -261,17 +258,8 @@ mod tests {
             page.find("<svg").unwrap() < page.find("<pre>").unwrap(),
             "plots first"
         );
-        // The legend of the columns; the slow note only where slow
-        // validators left the approval times as they were.
+        // The legend of the columns (the notes: `notes::tests`).
         assert!(legend(&rows).contains("slow sent ms ="));
-        assert!(!legend(&rows).contains("the blocks' approval times did not move"));
-        let mut slow = rows[0].clone();
-        slow.slow_fraction = 0.1;
-        slow.slow_sent_p50_ms = Some(9_000);
-        let unseen = legend(&[rows[0].clone(), slow.clone()]);
-        assert!(unseen.contains("the blocks' approval times did not move"));
-        slow.p50_ms = Some(11_500);
-        assert!(!legend(&[rows[0].clone(), slow]).contains("did not move"));
         // Validators on the x axis as integers, not 100.0.
         assert!(page.contains(">\n100\n</text>") && !page.contains(">\n100.0\n</text>"));
     }

@@ -34,6 +34,7 @@ later than `tranche run`'s default (7-8.5 s there): each validator's voting hold
   assignments. With `max_approval_coalesce_count: 1` the default approves at 6.5-8 s.
 ";
 
+mod honest;
 mod late;
 
 /// The note on the CPU model's lines.
@@ -57,6 +58,7 @@ impl SimulationReport {
     pub fn legend(&self) -> String {
         let mut s = COLUMNS.to_owned();
         s.push_str(&self.late_note());
+        s.push_str(&self.honest_note());
         if self.cpu.is_some() {
             s.push_str(CPU);
         }

@@ -160,20 +160,53 @@ fn exactness(runs: &[RunReport]) -> String {
     s.push_str(&wrap(&format!(
         "~: varies with thread timing even under the virtual clock (how announcements fall \
          into the database's commits, what a worker finds queued when it drains): {listed}; \
-         CPU, wall time and memory are measurements: they vary run to run and machine to \
-         machine."
+         {}",
+        measured(runs)
     )));
     s
 }
 
+/// Which CPU figures the runs measured and which the model computed: a
+/// model's threads are the cost table's time, exact for a configuration
+/// and seed; a real node's are measurements, as are the floors, wall time
+/// and memory of every run.
+fn measured(runs: &[RunReport]) -> &'static str {
+    if runs.iter().all(RunReport::is_model) {
+        "the model's CPU is modelled (the cost table's time), exact for a configuration and \
+         seed; the crypto floors, wall time and memory are measurements: they vary run to run \
+         and machine to machine."
+    } else if runs.iter().any(RunReport::is_model) {
+        "the real node's CPU, the crypto floors, wall time and memory are measurements: they \
+         vary run to run and machine to machine; the model's CPU is modelled (the cost table's \
+         time), exact for a configuration and seed."
+    } else {
+        "CPU, wall time and memory are measurements: they vary run to run and machine to \
+         machine."
+    }
+}
+
+/// Whether some run has a CPU row named `name`.
+fn has_row(runs: &[RunReport], name: &str) -> bool {
+    runs.iter().any(|r| r.cpu.iter().any(|c| c.name == name))
+}
+
 /// The legend of the run table.
 pub(super) fn legend(runs: &[RunReport]) -> String {
-    let mut s = String::from(
-        "\nother: the process's CPU outside the node's named threads and the driver\n  \
-         (allocator, runtimes, short-lived threads); counted in the node total.\n\
-         test-environment: the driver thread (emulated peers and network); not in the\n  \
-         node total.\n",
-    );
+    // The rows' legends only where the rows are (the model has no
+    // `other`).
+    let mut s = String::from("\n");
+    if has_row(runs, "other") {
+        s.push_str(
+            "other: the process's CPU outside the node's named threads and the driver\n  \
+             (allocator, runtimes, short-lived threads); counted in the node total.\n",
+        );
+    }
+    if has_row(runs, "test-environment") {
+        s.push_str(
+            "test-environment: the driver thread (emulated peers and network); not in the\n  \
+             node total.\n",
+        );
+    }
     s.push_str(&floors(runs));
     s.push_str(
         "per block: the run's total ÷ its blocks, here, in --json and in compare; the\n  \
@@ -272,12 +305,21 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
         );
     }
     if runs.iter().all(|r| r.repeats.is_none()) {
-        let _ = writeln!(
-            s,
-            "noise: one run of each layout, so run-to-run noise is not included in these\n  \
-             figures (CPU and wall time vary between runs); --repeat N reports the median\n  \
-             and range of N runs, and compare judges against that range."
-        );
+        if runs.iter().all(RunReport::is_model) {
+            s.push_str(&wrap(
+                "noise: one run of each layout; the model's CPU is exact for a configuration \
+                 and seed, the floors and wall time vary between runs; --repeat N (a real \
+                 node) reports the median and range of N runs, and compare judges against \
+                 that range.",
+            ));
+        } else {
+            let _ = writeln!(
+                s,
+                "noise: one run of each layout, so run-to-run noise is not included in these\n  \
+                 figures (CPU and wall time vary between runs); --repeat N reports the median\n  \
+                 and range of N runs, and compare judges against that range."
+            );
+        }
     }
     s
 }

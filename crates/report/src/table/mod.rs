@@ -123,6 +123,8 @@ impl Table<'_> {
     }
 
     /// A section's header; `ratio`: the ratio column's heading, if any.
+    /// A title as wide as the labels or wider has a line of its own, so
+    /// the columns stay where they are.
     fn header_of(&mut self, title: &str, bases: [&str; 2], ratio: Option<&str>) {
         self.out.push('\n');
         let layouts: Vec<String> = self
@@ -130,7 +132,13 @@ impl Table<'_> {
             .iter()
             .flat_map(|r| [r.layout(), String::new()])
             .collect();
-        self.line(title, &layouts, ratio);
+        if title.chars().count() >= LABEL {
+            self.out.push_str(title);
+            self.out.push('\n');
+            self.line("", &layouts, ratio);
+        } else {
+            self.line(title, &layouts, ratio);
+        }
         if bases.iter().any(|b| !b.is_empty()) {
             let bases: Vec<String> = self
                 .runs
@@ -204,7 +212,11 @@ impl Table<'_> {
     /// over the blocks, node CPU per block, node CPU ÷ the floor the
     /// layout is judged by; the ratio column compares those.
     fn headline(&mut self) {
-        self.header_with("Headline", ["", ""]);
+        let title = match self.runs.iter().find_map(|r| r.repeats.as_ref()) {
+            Some(rep) => format!("Headline (CPU: medians of {} runs)", rep.runs),
+            None => "Headline".to_owned(),
+        };
+        self.header_with(&title, ["", ""]);
         let ms = |v: Option<u64>| v.map_or_else(|| "never".to_owned(), |v| v.to_string());
         let p50: Vec<Option<u64>> = self
             .runs
@@ -346,7 +358,8 @@ impl Table<'_> {
     }
 
     fn cpu(&mut self) {
-        self.header("CPU (thread CPU time)");
+        let title = format!("CPU ({}{})", cpu_basis(self.runs), of_repeats(self.runs));
+        self.header(&title);
         let s = Unit::Seconds;
         // The node first, then the floors it is judged by.
         let node = self.per_run(|r| r.node_cpu_s);
@@ -393,7 +406,15 @@ impl Table<'_> {
     /// marked `*`; no ratio column here: the headline compares the two
     /// layouts' own ratios.
     fn floor_ratios(&mut self) {
-        self.header_of("Node CPU ÷ crypto floor (* its own)", ["", "ratio"], None);
+        // Of repeats, each run's ratio's median: not the medians' ratio.
+        let title = match self.runs.iter().find_map(|r| r.repeats.as_ref()) {
+            Some(rep) => format!(
+                "Node CPU ÷ crypto floor (* its own; median of the {} runs' ratios)",
+                rep.runs
+            ),
+            None => "Node CPU ÷ crypto floor (* its own)".to_owned(),
+        };
+        self.header_of(&title, ["", "ratio"], None);
         type Of = fn(&RunReport) -> f64;
         let rows: [(&str, Of, bool); 2] = [
             (
@@ -543,7 +564,11 @@ impl Table<'_> {
     }
 
     fn run(&mut self) {
-        self.header("Run");
+        let title = match self.runs.iter().find_map(|r| r.repeats.as_ref()) {
+            Some(rep) => format!("Run (wall time: median of {} runs)", rep.runs),
+            None => "Run".to_owned(),
+        };
+        self.header(&title);
         let wall = self.per_run(|r| r.wall_time_s);
         self.row("wall time, s", Basis::Total, &wall, Unit::Seconds);
         let peak = self.per_run(|r| r.peak_memory_bytes as f64 / 1048576.0);
@@ -585,6 +610,27 @@ impl Table<'_> {
             }
         }
     }
+}
+
+/// What the CPU section's figures are: thread CPU time measured, or the
+/// model's modelled time (exact), or both.
+fn cpu_basis(runs: &[RunReport]) -> &'static str {
+    if runs.iter().all(RunReport::is_model) {
+        "modelled by the cost table, exact; the floors measured"
+    } else if runs.iter().any(RunReport::is_model) {
+        "thread CPU time; the model's modelled"
+    } else {
+        "thread CPU time"
+    }
+}
+
+/// `, median of N runs` where the figures are medians of repeats.
+fn of_repeats(runs: &[RunReport]) -> String {
+    runs.iter()
+        .find_map(|r| r.repeats.as_ref())
+        .map_or(String::new(), |rep| {
+            format!(", median of {} runs", rep.runs)
+        })
 }
 
 /// Render one or more runs as text; with two runs, a ratio column.

@@ -284,7 +284,16 @@ fn timing_dependent_rows_are_marked_and_the_legend_names_them() {
 
 #[test]
 fn a_legend_explains_other_test_environment_and_the_floor() {
-    let text = render(&both());
+    let mut runs = both();
+    for r in &mut runs {
+        r.cpu.push(crate::CpuRow {
+            name: "test-environment".into(),
+            total_s: 0.5,
+            per_block_s: 0.25,
+            node: false,
+        });
+    }
+    let text = render(&runs);
     let missing: Vec<&str> = [
         "other",
         "test-environment",
@@ -386,6 +395,79 @@ fn modelled() -> Vec<RunReport> {
             r
         })
         .collect()
+}
+
+/// Issue 60: the model's CPU is modelled and exact, not thread CPU time
+/// that varies; a row's legend only where the row is (the model has no
+/// `other`).
+#[test]
+fn the_models_cpu_is_said_modelled_and_exact_and_only_its_rows_explained() {
+    let mut runs = modelled();
+    for r in &mut runs {
+        r.cpu.retain(|c| c.name != "other");
+    }
+    let text = render(&runs);
+    assert!(
+        text.contains("\nCPU (modelled by the cost table, exact; the floors measured)\n"),
+        "{text}"
+    );
+    assert!(!text.contains("thread CPU time"), "{text}");
+    assert!(!text.contains("\nother:"), "{text}");
+    let joined = flat(&text);
+    assert!(
+        joined.contains("the model's CPU is exact for a configuration and seed, the floors and wall time vary between runs"),
+        "{joined}"
+    );
+    assert!(
+        !joined.contains("(CPU and wall time vary between runs)"),
+        "{joined}"
+    );
+    assert!(joined.contains("the model's CPU is modelled (the cost table's time), exact"));
+    // A real node's table: measured, its `other` explained.
+    let text = render(&both());
+    assert!(text.contains("\nCPU (thread CPU time)"), "{text}");
+    assert!(text.contains("\nother:") && flat(&text).contains("CPU and wall time vary"));
+    // The columns stay under the layouts whatever the title's length.
+    assert_columns_aligned(&text);
+}
+
+/// Issue 60: repeats' figures are medians, and the headings say so; the
+/// ratios are each run's, their median beside the medians of node and
+/// floor (not their quotient).
+#[test]
+fn repeats_say_median_in_the_headings_and_whose_ratio_it_is() {
+    let mut runs = both();
+    for r in &mut runs {
+        r.repeats = Some(crate::repeat::Repeats {
+            runs: 5,
+            warmup: 1,
+            ..Default::default()
+        });
+    }
+    let text = render(&runs);
+    for heading in [
+        "\nHeadline (CPU: medians of 5 runs)",
+        "\nCPU (thread CPU time, median of 5 runs)",
+        "\nNode CPU ÷ crypto floor (* its own; median of the 5 runs' ratios)\n",
+        "\nRun (wall time: median of 5 runs)",
+    ] {
+        assert!(text.contains(heading), "{heading}: {text}");
+    }
+    assert_columns_aligned(&text);
+}
+
+/// Every section's header has its layouts in the same columns, however
+/// long its title.
+fn assert_columns_aligned(text: &str) {
+    let heads: Vec<&str> = text
+        .lines()
+        .filter(|l| l.contains("classic") && l.contains("parallel/4"))
+        .collect();
+    let column = |l: &str| l.find("parallel/4").map(|i| l[..i].chars().count());
+    assert!(
+        heads.iter().all(|l| column(l) == column(heads[0])),
+        "{text}"
+    );
 }
 
 #[test]

@@ -1,11 +1,15 @@
 //! Why a whole-network run's blocks were approved late or never, chosen
-//! by the run's own figures: the no-shows it had (validators that never
-//! approve, and the no-shows the others saw), the validators that went
-//! offline, a modelled thread that saturated, assignments that were enough
-//! only late — and only where none of those shows, with coalescing on and
-//! the assignments enough in time, the approvals' coalescing wait. A run
-//! approved in time, or late with none of these in its figures, gets no
-//! such note.
+//! by the run's own figures ([`SimulationReport::late_causes`], every
+//! condition in one place): the no-shows it had (validators that never
+//! approve, and the no-shows the others saw — a cause only where some
+//! validator withholds its approval, else the symptom of what delayed the
+//! approvals), the validators that went offline, a modelled thread that
+//! saturated (on how many validators), assignments that were enough only
+//! late; only where none of those shows, with coalescing on and the
+//! approvals within its wait of the assignments being enough, the
+//! approvals' coalescing wait; else slow validators, where the run has
+//! them. A run approved in time, or late with none of these in its
+//! figures, gets no such note.
 
 use super::{SimulationReport, COALESCING, RUN_DEFAULT_MS};
 use crate::network::Behaviour;
@@ -23,8 +27,24 @@ pub(crate) enum Cause {
     NoShows { validators: usize, seen: u32 },
     /// Validators that went offline during the run.
     Offline { validators: usize },
-    /// Modelled threads saturated (busy at least a whole slot per block).
-    Saturated { threads: Vec<String> },
+    /// Modelled threads saturated (busy at least a whole slot per block):
+    /// each with the validators it saturated on, of `of`; the most
+    /// no-shows one validator saw, where none withholds its approval
+    /// (the saturation's symptom).
+    Saturated {
+        threads: Vec<(String, usize)>,
+        of: u32,
+        no_shows_seen: u32,
+    },
+    /// Slow validators (`slow_fraction`), their checks `factor` times
+    /// longer; when they and the others sent their last approval of a
+    /// block (median, ms).
+    Slow {
+        validators: usize,
+        factor: f64,
+        slow_sent_ms: Option<u64>,
+        sent_ms: Option<u64>,
+    },
     /// The validators had enough assignments only late (median, ms).
     LateAssignments { enough_ms: u64, max_tranche: u32 },
     /// None of the above: the approvals' coalescing wait.
@@ -59,11 +79,56 @@ impl Cause {
                  through them in the grid reach others later or not at all.",
                 counted(*validators, "validator")
             ),
-            Cause::Saturated { threads } => format!(
-                "later than `tranche run`'s default: the modelled {} saturated on some \
-                 validators (busy a whole slot per block or more, in the CPU model's lines \
-                 above): their queues grow and their approvals fall behind.",
-                threads.join(", ")
+            Cause::Saturated {
+                threads,
+                of,
+                no_shows_seen,
+            } => {
+                let on: Vec<String> = threads
+                    .iter()
+                    .map(|(name, n)| {
+                        if u64::try_from(*n).is_ok_and(|n| n == u64::from(*of)) {
+                            format!("{name} on every validator ({n} of {of})")
+                        } else {
+                            format!("{name} on {n} of {of} validators")
+                        }
+                    })
+                    .collect();
+                format!(
+                    "later than `tranche run`'s default: modelled threads saturated (busy a \
+                     whole slot per block or more, in the CPU model's lines above), {}: their \
+                     queues grow and their approvals fall behind.{}",
+                    on.join(", "),
+                    if *no_shows_seen > 0 {
+                        format!(
+                            " The {} a validator saw for a block are no cause of their \
+                             own: no validator withholds its approval (none is a no-show or \
+                             offline), so each is an approval that came after its no-show \
+                             deadline.",
+                            counted(*no_shows_seen, "no-show")
+                        )
+                    } else {
+                        String::new()
+                    }
+                )
+            }
+            Cause::Slow {
+                validators,
+                factor,
+                slow_sent_ms,
+                sent_ms,
+            } => format!(
+                "later than `tranche run`'s default: {} slow (`slow_fraction`), each check \
+                 {factor} times longer (`slow_factor`); a block waits for their approvals where \
+                 they are among those counted{}.",
+                counted(*validators, "validator"),
+                match (slow_sent_ms, sent_ms) {
+                    (Some(slow), Some(honest)) => format!(
+                        " (the slow validators sent their last approval of a block at {slow} ms, \
+                         the others at {honest} ms; median)"
+                    ),
+                    _ => String::new(),
+                }
             ),
             Cause::LateAssignments {
                 enough_ms,
@@ -87,6 +152,27 @@ impl SimulationReport {
             .any(|b| b.p50_ms.is_some_and(|ms| ms > RUN_DEFAULT_MS) || (b.expected > b.approved))
     }
 
+    /// The most no-shows one validator saw for a block.
+    pub(crate) fn no_shows_seen(&self) -> u32 {
+        self.blocks
+            .iter()
+            .map(|b| b.no_shows_max)
+            .max()
+            .unwrap_or(0)
+    }
+
+    /// The modelled threads that saturated, each with on how many
+    /// validators (none without the CPU model).
+    pub(crate) fn saturated_threads(&self) -> Vec<(String, usize)> {
+        self.cpu.as_ref().map_or(Vec::new(), |cpu| {
+            cpu.threads
+                .iter()
+                .filter(|t| !t.saturated.is_empty())
+                .map(|t| (t.name.clone(), t.saturated.len()))
+                .collect()
+        })
+    }
+
     /// The causes of lateness this run's figures show; empty where no
     /// block was late.
     pub(crate) fn late_causes(&self) -> Vec<Cause> {
@@ -97,34 +183,30 @@ impl SimulationReport {
             |f: fn(&Behaviour) -> bool| self.validators.iter().filter(|r| f(&r.behaviour)).count();
         let mut causes = Vec::new();
         let no_show = count(|b| *b == Behaviour::NoShow);
-        let seen = self
-            .blocks
-            .iter()
-            .map(|b| b.no_shows_max)
-            .max()
-            .unwrap_or(0);
-        if no_show > 0 || seen > 0 {
+        let seen = self.no_shows_seen();
+        let offline = count(|b| matches!(b, Behaviour::Offline(_)));
+        let saturated = self.saturated_threads();
+        // No-shows are a cause where validators withhold approvals (never
+        // approve, or went offline); without them, and with a saturated
+        // thread, they are what the saturation did.
+        let withheld = no_show > 0 || offline > 0;
+        if no_show > 0 || (seen > 0 && (withheld || saturated.is_empty())) {
             causes.push(Cause::NoShows {
                 validators: no_show,
                 seen,
             });
         }
-        let offline = count(|b| matches!(b, Behaviour::Offline(_)));
         if offline > 0 {
             causes.push(Cause::Offline {
                 validators: offline,
             });
         }
-        if let Some(cpu) = &self.cpu {
-            let threads: Vec<String> = cpu
-                .threads
-                .iter()
-                .filter(|t| !t.saturated.is_empty())
-                .map(|t| t.name.clone())
-                .collect();
-            if !threads.is_empty() {
-                causes.push(Cause::Saturated { threads });
-            }
+        if !saturated.is_empty() {
+            causes.push(Cause::Saturated {
+                threads: saturated,
+                of: self.n_validators,
+                no_shows_seen: if withheld { 0 } else { seen },
+            });
         }
         if !causes.is_empty() {
             return causes;
@@ -134,6 +216,7 @@ impl SimulationReport {
             .iter()
             .filter(|b| b.enough_p50_ms.is_some_and(|ms| ms > RUN_DEFAULT_MS))
             .max_by_key(|b| b.enough_p50_ms);
+        let slow = count(|b| *b == Behaviour::Slow);
         if let Some(b) = late_enough {
             causes.push(Cause::LateAssignments {
                 enough_ms: b.enough_p50_ms.unwrap_or(0),
@@ -141,6 +224,13 @@ impl SimulationReport {
             });
         } else if self.spec.max_approval_coalesce_count > 1 && self.coalescing_fits() {
             causes.push(Cause::Coalescing);
+        } else if slow > 0 {
+            causes.push(Cause::Slow {
+                validators: slow,
+                factor: self.spec.slow_factor,
+                slow_sent_ms: super::super::sweep::sent_p50(self, Behaviour::Slow),
+                sent_ms: super::super::sweep::sent_p50(self, Behaviour::Honest),
+            });
         }
         causes
     }
