@@ -3,6 +3,7 @@
 //! linking). Each module is one concern, as its own doc says.
 
 mod common;
+mod fuzz_corpus;
 mod properties;
 mod rule_cases;
 mod rules;
