@@ -285,6 +285,13 @@ pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
     })
 }
 
+/// `--dry-run`: the estimate of the check, the file read and sized;
+/// nothing run.
+pub fn dry_run(plan: &CheckPlan) -> Result<String> {
+    let config = crate::run_cli::load_sized(Some(&plan.file), plan.sizes.clone(), true)?;
+    Ok(format!("{}; nothing run", estimate(plan, &config.steps)))
+}
+
 /// What the check will take, told before its work: each step's real runs
 /// (on their clock: the real one waits for the slots) and model runs,
 /// per layout, from `tranche run`'s estimate.

@@ -39,6 +39,10 @@ pub struct CalibrateArgs {
     /// No progress on stderr.
     #[arg(long)]
     pub quiet: bool,
+    /// Print what the command would measure or run, and how long it
+    /// would take, and stop: nothing measured or run.
+    #[arg(long)]
+    pub dry_run: bool,
     /// Measure on a chain of this many validators [default: 500; 40 with
     /// --quick]: distribution's bookkeeping per first-seen message grows
     /// with them (the grid's fan-out), so a table for a run of 1 000
@@ -337,6 +341,10 @@ fn execute_check(args: &CalibrateArgs, file: &Path) -> Result<u8> {
         quiet: args.quiet,
         sizes: tranche_config::resize::sizes(args.validators, args.cores, None),
     };
+    if args.dry_run {
+        tranche_report::stream::out(&format!("{}\n", check::dry_run(&plan)?))?;
+        return Ok(0);
+    }
     let report = check::run(&plan)?;
     tranche_report::stream::out(&check::render(&report))?;
     if let Some(path) = &args.json {
@@ -367,6 +375,17 @@ pub fn execute(args: &CalibrateArgs) -> Result<u8> {
     let quick = args.quick || crate::small::on();
     let effort = if quick { Effort::QUICK } else { Effort::FULL };
     let sizes = sizes(quick, args.validators, args.cores);
+    if args.dry_run {
+        tranche_report::stream::out(&format!(
+            "calibrate: would measure {} costs ({}, {}, {} each): about {}; nothing measured\n",
+            CostKind::ALL.len(),
+            counted(sizes.validators, "validator"),
+            counted(sizes.cores, "core"),
+            counted(effort.batches, "batch"),
+            if quick { "seconds" } else { "a minute" }
+        ))?;
+        return Ok(0);
+    }
     let head = header(quick, sizes);
     let table = measure_table(&effort, sizes, args.quiet)?;
     let text = head + &table.to_yaml();

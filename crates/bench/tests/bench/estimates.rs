@@ -119,3 +119,36 @@ fn the_full_size_network_dry_run_gives_wall_time() {
         "{text}"
     );
 }
+
+/// `tranche calibrate` takes `--dry-run` too, with and without `--check`:
+/// what it would measure or run and how long, at once, and nothing
+/// written.
+#[test]
+fn calibrate_takes_dry_run_and_measures_nothing() {
+    let dir = tmp("estimates", "calibrate");
+    std::fs::create_dir_all(&dir).unwrap();
+    let table = dir.join("costs.yaml");
+    let start = std::time::Instant::now();
+    let out = stdout(&["calibrate", "--dry-run", "--out", table.to_str().unwrap()]);
+    assert!(
+        out.contains("would measure") && out.contains("nothing measured"),
+        "{out}"
+    );
+    assert!(!table.exists(), "the dry run wrote its table");
+    let out = stdout(&[
+        "calibrate",
+        "--check",
+        "approvals_throughput.yaml",
+        "--dry-run",
+    ]);
+    assert!(
+        out.contains("of the real node") && out.contains("nothing run"),
+        "{out}"
+    );
+    assert!(out.contains(" min"), "the check's time: {out}");
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(20),
+        "{:?}",
+        start.elapsed()
+    );
+}
