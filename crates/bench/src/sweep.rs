@@ -388,15 +388,12 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
             peak_memory_mib: r.peak_memory_bytes as f64 / 1048576.0,
         };
         if !args.quiet {
-            tranche_report::errln!(
-                "sweep: {}/{} ({}, {}, {}, {}) in {:.1} s",
-                i + 1,
+            progress(
+                i,
                 points.len(),
-                counted(row.n_validators, "validator"),
-                counted(row.n_cores, "core"),
-                row.layout,
-                row.schedule,
-                row.wall_s
+                (row.n_validators, row.n_cores),
+                &format!("{}, {}", row.layout, row.schedule),
+                row.wall_s,
             );
         }
         rows.push(row);
@@ -573,6 +570,23 @@ fn html(rows: &[RunSweepRow], table: &str, seed: u64) -> Result<String> {
         escape(table)
     );
     Ok(page("tranche sweep run", &body))
+}
+
+/// A sweep's progress line on stderr, for both sweeps: the cell's number,
+/// its size and its other coordinates (`rest`), and how long it took.
+pub(crate) fn progress(
+    i: usize,
+    of: usize,
+    (validators, cores): (u32, u32),
+    rest: &str,
+    wall_s: f64,
+) {
+    tranche_report::errln!(
+        "sweep: {}/{of} ({}, {}, {rest}) in {wall_s:.1} s",
+        i + 1,
+        counted(validators, "validator"),
+        counted(cores, "core"),
+    );
 }
 
 #[cfg(test)]

@@ -251,15 +251,15 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
             rows.push(row);
             continue;
         }
-        tranche_report::errln!(
-            "sweep: {}/{} ({}, {}, no-show {}, slow {}) in {:.1} s",
-            i + 1,
+        crate::sweep::progress(
+            i,
             specs.len(),
-            counted(row.n_validators, "validator"),
-            counted(row.n_cores, "core"),
-            row.no_show_fraction,
-            row.slow_fraction,
-            row.wall_s
+            (row.n_validators, row.n_cores),
+            &format!(
+                "no-show {}, slow {}",
+                row.no_show_fraction, row.slow_fraction
+            ),
+            row.wall_s,
         );
         rows.push(row);
     }
