@@ -1,5 +1,5 @@
 //! The properties of the fuzz targets of a several-process `tranche
-//! network`'s inputs: the hostfile (`cluster::parse_hostfile`) and what a
+//! network`'s inputs: the hostfile (`tranche_config::hostfile::parse`) and what a
 //! process reads from the others (`process_wire`): the hello of the
 //! rendezvous, as the listening side reads it byte by byte and judges it
 //! (`Hello::read`, `rendezvous::judge`) and as the connecting side reads
@@ -15,7 +15,7 @@
 #![allow(dead_code)]
 
 use std::net::SocketAddr;
-use tranche_simulation::cluster::parse_hostfile;
+use tranche_config::hostfile::parse as parse_hostfile;
 use tranche_simulation::gather::read_cost_line;
 use tranche_simulation::hello::{Hello, Kind, HELLO_LEN};
 use tranche_simulation::rendezvous::{check_answer, judge, Verdict};

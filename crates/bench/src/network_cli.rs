@@ -199,15 +199,13 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
     Ok((spec, source))
 }
 
-/// The `host:port` lines of a hostfile
-/// (`tranche_simulation::cluster::parse_hostfile`).
+/// The `host:port` lines of a hostfile (`tranche_config::hostfile`).
 pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
     let fail = |message: String| CliError::Hostfile {
         path: tranche_config::text::path(path),
         message,
     };
-    let text = tranche_config::input::read_text(path, 1 << 20).map_err(|e| fail(e.to_string()))?;
-    tranche_simulation::cluster::parse_hostfile(&text).map_err(fail)
+    tranche_config::hostfile::read(path).map_err(fail)
 }
 
 /// Flags that would do nothing with this engine, refused: a hostfile for

@@ -117,6 +117,7 @@ pub mod costs;
 mod error;
 pub mod estimate;
 pub mod generation;
+pub mod hostfile;
 pub mod input;
 pub mod node_shape;
 mod parse;

@@ -10,6 +10,8 @@
 
 /// Most validators of a session.
 pub const MAX_VALIDATORS: u32 = 20_000;
+/// The most processes of one simulation run (each a line of its hostfile).
+pub const MAX_PROCESSES: usize = 64;
 /// Most availability cores of a session.
 pub const MAX_CORES: u32 = 2_000;
 /// Most relay blocks of one run or scenario.

@@ -1,7 +1,6 @@
 //! Where a run's workers are: threads per process, processes, this
 //! process's index and every process's address (`EngineConfig`, with the
-//! fixed bounds every process checks alike; the hostfile's reader,
-//! `parse_hostfile`), how a several-process run connects
+//! fixed bounds every process checks alike), how a several-process run connects
 //! (`ClusterOptions`), and every way the engine fails (`EngineError`). Below `engine`, `rendezvous` and `gather`, which all
 //! use it, so none of them depends on another for these.
 
@@ -15,8 +14,9 @@ use tranche_config::text::{bare, code};
 /// core count, because every process must accept the same `--threads`.
 pub const MAX_THREADS: usize = 256;
 
-/// The most processes of one run (each is a line of the hostfile).
-pub const MAX_PROCESSES: usize = 64;
+/// The most processes of one run (each is a line of the hostfile, which
+/// `tranche_config::hostfile` reads).
+pub use tranche_records::limits::MAX_PROCESSES;
 
 /// The most workers in all (threads × processes): a simulation has at
 /// most 2 000 validators (`MAX_NETWORK_VALIDATORS`), one worker each at
@@ -169,76 +169,6 @@ impl EngineConfig {
     }
 }
 
-/// The longest host name (a DNS name's bound).
-const MAX_HOST_BYTES: usize = 253;
-
-/// The `host:port` lines of a hostfile's `text` (blank lines and `#`
-/// comments skipped): each a host (at most [`MAX_HOST_BYTES`], no space or
-/// control character) and a port from 1 to 65535, no address twice, at
-/// least one and at most [`MAX_PROCESSES`]. A refusal is one line naming
-/// the line, its text escaped and cut (`text::code`).
-pub fn parse_hostfile(text: &str) -> Result<Vec<String>, String> {
-    use tranche_config::text::code;
-    let mut hosts: Vec<String> = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        let n = i + 1;
-        if hosts.len() == MAX_PROCESSES {
-            return Err(format!(
-                "line {n}: more than {MAX_PROCESSES} addresses, the most processes a run has"
-            ));
-        }
-        if line.chars().any(|c| c.is_whitespace() || c.is_control()) {
-            return Err(format!(
-                "line {n}: {} is not host:port (a space or control character inside)",
-                code(line)
-            ));
-        }
-        let Some((host, port)) = line.rsplit_once(':') else {
-            return Err(format!(
-                "line {n}: {} is not host:port (no port)",
-                code(line)
-            ));
-        };
-        if host.is_empty() {
-            return Err(format!("line {n}: {} has no host", code(line)));
-        }
-        if host.len() > MAX_HOST_BYTES {
-            return Err(format!(
-                "line {n}: {} is not host:port (a host name is at most {MAX_HOST_BYTES} bytes)",
-                code(line)
-            ));
-        }
-        if port.is_empty() {
-            return Err(format!("line {n}: {} has no port", code(line)));
-        }
-        match port.parse::<u16>() {
-            Ok(p) if p > 0 => {}
-            _ => {
-                return Err(format!(
-                    "line {n}: {} in {} is not a port (1 to 65535)",
-                    code(port),
-                    code(line)
-                ))
-            }
-        }
-        if let Some(k) = hosts.iter().position(|h| h == line) {
-            return Err(format!(
-                "line {n}: {} is already process {k}'s address",
-                code(line)
-            ));
-        }
-        hosts.push(line.to_owned());
-    }
-    if hosts.is_empty() {
-        return Err("no host:port line".to_owned());
-    }
-    Ok(hosts)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -321,25 +251,5 @@ mod tests {
             assert!(line.contains("\\u{1b}]0;pwn\\u{7}AAA"), "{line}");
             assert!(line.contains("(1 000 013 bytes)"), "{line}");
         }
-    }
-
-    /// Found writing the `hostfile` fuzz target: a megabyte of distinct
-    /// lines took quadratic time to check for repeats, and a control
-    /// character in a host was accepted (and reached the terminal in the
-    /// later messages naming the process).
-    #[test]
-    fn a_hostfile_is_bounded_and_its_hosts_are_plain() {
-        let many: String = (1..=65).map(|p| format!("h:{p}\n")).collect();
-        assert_eq!(
-            parse_hostfile(&many).unwrap_err(),
-            "line 65: more than 64 addresses, the most processes a run has"
-        );
-        assert_eq!(parse_hostfile(&many[..many.len() - 5]).unwrap().len(), 64);
-        assert_eq!(
-            parse_hostfile("a:1\n\u{1b}]0;pwn\u{7}:2\n").unwrap_err(),
-            "line 2: `\\u{1b}]0;pwn\\u{7}:2` is not host:port (a space or control character \
-             inside)"
-        );
-        assert!(parse_hostfile("a b:1\n").unwrap_err().contains("a space"));
     }
 }
