@@ -17,24 +17,12 @@
 //! the base's value), and `num_blocks` (the base's when absent). The
 //! values are checked for each run against `NetworkSpec::validate`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::ConfigErrorKind;
 use crate::text::{bare, escape_controls};
 
-/// An `!ApprovalSweep` file: the lists to combine over a base.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub struct SweepGrid {
-    /// The base `!ApprovalNetwork` file, beside the sweep file once read
-    /// by [`parse`]; the embedded default when `None`.
-    pub base: Option<PathBuf>,
-    pub n_validators: Vec<u32>,
-    pub n_cores: Vec<u32>,
-    pub no_show_fraction: Vec<f64>,
-    pub slow_fraction: Vec<f64>,
-    /// The base's `num_blocks` replaced.
-    pub num_blocks: Option<u32>,
-}
+pub use crate::sweep_grid::SweepGrid;
 
 /// A sweep file that cannot be used: one line, `FILE: problem`, with any
 /// control character from the file escaped and the file's name cut as
@@ -65,6 +53,7 @@ pub fn parse(text: &str, path: &Path) -> Result<SweepGrid, SweepError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::PathBuf;
 
     fn refused(text: &str) -> String {
         let e = parse(text, Path::new("d/sweep.yaml"))

@@ -18,7 +18,7 @@ pub fn read(path: &Path) -> Result<Vec<String>, String> {
 }
 
 /// The longest host name (a DNS name's bound).
-const MAX_HOST_BYTES: usize = 253;
+pub const MAX_HOST_BYTES: usize = 253;
 
 /// The `host:port` lines of a hostfile's `text` (blank lines and `#`
 /// comments skipped): each a host (at most [`MAX_HOST_BYTES`], no space or

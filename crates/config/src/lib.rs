@@ -119,11 +119,13 @@ pub mod estimate;
 pub mod generation;
 pub mod hostfile;
 pub mod input;
+pub mod network_spec;
 pub mod node_shape;
 mod parse;
 mod prescan;
 pub mod resize;
 pub mod session;
+pub mod sweep_grid;
 pub mod text;
 pub mod yaml;
 

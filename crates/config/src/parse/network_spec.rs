@@ -9,8 +9,8 @@ use yaml_serde::Value;
 
 use super::fields::{describe, Fields, Tracker};
 use super::size::read_session;
-use crate::approval_network::{DelayMs, Latency, NetworkSpec, Offline, OfflineSpan};
 use crate::error::ConfigErrorKind as Kind;
+use crate::network_spec::{DelayMs, Latency, NetworkSpec, Offline, OfflineSpan};
 use crate::node_shape::{Batch, Layout, NodeShape};
 use crate::Schema;
 

@@ -6,8 +6,8 @@
 use std::path::PathBuf;
 
 use super::fields::Fields;
-use crate::approval_sweep::SweepGrid;
 use crate::error::ConfigErrorKind as Kind;
+use crate::sweep_grid::SweepGrid;
 
 /// Every key of the file.
 const KEYS: &[&str] = &[
