@@ -115,6 +115,8 @@ pub(crate) struct NodeVerifier<'a> {
     /// waiting is due whatever its size.
     pub flush: bool,
     pub to_voting: &'a Tx<VoteMsg>,
+    /// The node is stopping (see `run`).
+    pub stopping: &'a std::sync::atomic::AtomicBool,
     pub counters: &'a ProtocolCounters,
     pub stats: &'a WorkerStats,
 }
@@ -138,9 +140,21 @@ impl NodeVerifier<'_> {
                 self.to_voting
                     .send(ask(check, tx))
                     .map_err(|e| e.to_string())?;
-                let verdict = rx
-                    .recv()
-                    .map_err(|_| "voting stopped before answering a check".to_owned());
+                // A request queued when the voting worker stopped (a store
+                // fault) keeps its reply sender alive as long as the
+                // channel lives, which the distribution side holds: so
+                // wait in slices, and give up once the node is stopping.
+                let verdict = loop {
+                    match rx.recv_timeout(std::time::Duration::from_millis(50)) {
+                        Ok(v) => break Ok(v),
+                        Err(crossbeam_channel::RecvTimeoutError::Timeout)
+                            if !self.stopping.load(std::sync::atomic::Ordering::Acquire) =>
+                        {
+                            continue
+                        }
+                        Err(_) => break Err("voting stopped before answering a check".to_owned()),
+                    }
+                };
                 self.counters.waited_for_verdict(started.elapsed());
                 verdict
             }

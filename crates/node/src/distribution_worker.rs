@@ -31,6 +31,8 @@ use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_validator::{checked_approval, checked_assignment};
 
 pub(crate) struct DistributionWorker {
+    /// The node is stopping: a verdict asked of voting may never come.
+    pub stopping: Arc<std::sync::atomic::AtomicBool>,
     pub state: State,
     pub clock: Clock,
     pub mode: CheckMode,
@@ -243,6 +245,7 @@ impl DistributionWorker {
             message: self.handled,
             flush,
             to_voting: &self.to_voting,
+            stopping: &self.stopping,
             counters: &self.counters,
             stats,
         };

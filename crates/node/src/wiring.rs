@@ -210,6 +210,7 @@ impl<'a> Wiring<'a> {
             state.add_session(s.clone());
         }
         DistributionWorker {
+            stopping: self.stopping.clone(),
             state,
             clock: self.config.clock.clone(),
             mode,
