@@ -57,10 +57,12 @@ impl StoreLock {
                 crate::owner::shown(&path)
             )));
         }
-        // Ours now: say who holds it.
-        let _ = file.set_len(0);
+        // Ours now: say who holds it, over what an earlier holder wrote
+        // and then cut to length, so that a reader never finds it empty.
+        let pid = std::process::id().to_string();
         let _ = file.rewind();
-        let _ = write!(file, "{}", std::process::id());
+        let _ = file.write_all(pid.as_bytes());
+        let _ = file.set_len(pid.len() as u64);
         let _ = file.flush();
         Ok(StoreLock { _file: file, path })
     }

@@ -94,9 +94,12 @@ fn a_second_run_on_a_path_in_use_is_refused_and_the_first_ends_well() {
         let path = root.join(STEP).join(name);
         let lock = root.join(STEP).join(format!("{name}.lock"));
         let pid = first.id().to_string();
-        // Until the first run holds the lock (its pid written in it).
+        // Until the first run's store holds the lock (its pid written in
+        // it, its database made: the lock is taken for the removal of an
+        // earlier database first, and again by the store).
         let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
-        while std::fs::read_to_string(&lock).ok().as_deref() != Some(pid.as_str()) {
+        while std::fs::read_to_string(&lock).ok().as_deref() != Some(pid.as_str()) || !path.exists()
+        {
             assert!(
                 std::time::Instant::now() < deadline,
                 "{db}: the first run never took the lock"
