@@ -42,6 +42,16 @@ pub enum ClockArg {
     Virtual,
 }
 
+impl ClockArg {
+    /// The driver's clock of this flag.
+    pub fn kind(self) -> ClockKind {
+        match self {
+            ClockArg::Real => ClockKind::Real,
+            ClockArg::Virtual => ClockKind::Virtual,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum DbArg {
     /// An embedded redb database in a temporary directory.
@@ -534,10 +544,7 @@ fn run_options(
 ) -> RunOptions {
     RunOptions {
         architecture: arch,
-        clock: match args.clock() {
-            ClockArg::Real => ClockKind::Real,
-            ClockArg::Virtual => ClockKind::Virtual,
-        },
+        clock: args.clock().kind(),
         seed: args.seed,
         cache_dir: args
             .cache_dir

@@ -13,7 +13,7 @@
 //! configuration rules refuse is skipped with a line naming the point and
 //! the bound (`at most 10 cores`), and the others run.
 
-use crate::run::{prepare, run_step, ClockKind, DbKind, Progress, RunOptions};
+use crate::run::{prepare, run_step, DbKind, Progress, RunOptions};
 use crate::run_cli::{ClockArg, FloorArg, ScheduleArg};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
@@ -338,10 +338,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
     for (i, p) in points.iter().enumerate() {
         let options = RunOptions {
             architecture: p.architecture,
-            clock: match args.clock {
-                ClockArg::Real => ClockKind::Real,
-                ClockArg::Virtual => ClockKind::Virtual,
-            },
+            clock: args.clock.kind(),
             seed: args.seed,
             cache_dir: args
                 .cache_dir

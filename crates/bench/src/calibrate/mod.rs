@@ -331,10 +331,7 @@ fn execute_check(args: &CalibrateArgs, file: &Path) -> Result<u8> {
         layouts: check::layouts(args.architecture.layouts(), args.workers),
         cores,
         costs,
-        real_clock: match args.real_clock {
-            crate::run_cli::ClockArg::Real => crate::run::ClockKind::Real,
-            crate::run_cli::ClockArg::Virtual => crate::run::ClockKind::Virtual,
-        },
+        real_clock: args.real_clock.kind(),
         tolerance: args.tolerance / 100.0,
         seed: args.seed,
         cache_dir: args.cache_dir.clone(),
