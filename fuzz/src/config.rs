@@ -15,7 +15,7 @@
 #![allow(dead_code)]
 
 use std::path::Path;
-use tranche_config::approval_network::{self, MAX_NETWORK_VALIDATORS};
+use tranche_config::approval_network::{self, SpecChecks as _, MAX_NETWORK_VALIDATORS};
 use tranche_config::approval_sweep;
 
 /// Target name and check, for the corpus replay.

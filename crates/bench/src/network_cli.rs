@@ -10,6 +10,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tranche_config::approval_network::SpecChecks as _;
 use tranche_config::approval_network::{self as config, NetworkSpec, NetworkSpecError};
 use tranche_config::text::counted;
 use tranche_report::progress::{Phase, Progress};

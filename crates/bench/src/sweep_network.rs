@@ -8,6 +8,7 @@
 
 use crate::network_cli::{engine_of, CliError, NetworkArgs};
 use std::path::PathBuf;
+use tranche_config::approval_network::SpecChecks as _;
 use tranche_config::approval_sweep::SweepGrid;
 use tranche_config::text::counted;
 pub use tranche_report::network::sweep::{table, SweepRow};

@@ -151,28 +151,44 @@ const TRIGGER_ALL_BLOCK_SECONDS_AT_200X40: f64 = 50.0;
 /// against 47 million without finality, where all 89 come).
 const TRANCHES_BEFORE_FINALITY: f64 = 25.0;
 
-impl NetworkSpec {
-    /// The share of a block's every-tranche load that a run sends: all
-    /// of it without finality (the fitted figures' run saw every
-    /// tranche), the tranches that come before finality with it. A
-    /// network that falls behind approves and finalizes later and gets
-    /// more; the estimate then errs low.
-    fn trigger_all_share(&self) -> f64 {
-        let tranches = f64::from(self.session.n_delay_tranches.max(1));
-        if self.finality {
-            (TRANCHES_BEFORE_FINALITY / tranches).min(1.0)
-        } else {
-            1.0
-        }
-    }
-
+/// What the configuration knows of a network spec: its checks and the
+/// estimates of what running it takes (the spec itself is plain data in
+/// `tranche_records`).
+pub trait SpecChecks {
     /// An estimate of the peak memory of a run, bytes, over all processes:
     /// every node's state per unfinalized block (all of them without
     /// `finality`, about three with it: GRANDPA votes two blocks behind
     /// the best, so a block is pruned as the second after it is
     /// imported), what every node holds whatever
     /// its blocks, the latency matrix, a fixed base.
-    pub fn estimated_bytes(&self) -> u64 {
+    fn estimated_bytes(&self) -> u64;
+    /// An estimate of the CPU seconds of a run over all processes
+    /// (release build), and what it may reach when every tranche triggers
+    /// — what no-shows, loss and offline validators lead to at worst, and
+    /// what `trigger_all_tranches` asks for. Indicative: measured on a
+    /// 2-core machine.
+    fn estimated_cpu_seconds(&self) -> (f64, f64);
+    /// An estimate of the notifications delivered network-wide, and what
+    /// they may reach when every tranche triggers (as
+    /// `estimated_cpu_seconds`): 2.6 million a block at 1 000 validators
+    /// (26 million over 1 000 × 100 × 10 blocks, `BENCHMARKS.md`),
+    /// growing as validators²; every tranche: 961 million at 1 000 × 100 ×
+    /// 1 block, as validators² × cores.
+    fn estimated_deliveries(&self) -> (f64, f64);
+    /// Backing groups: `ceil(n_validators / max_validators_per_core)`.
+    fn n_backing_groups(&self) -> u32;
+    /// Checks every value against its bounds.
+    fn validate(&self, source: &str) -> Result<(), NetworkSpecError>;
+}
+
+impl SpecChecks for NetworkSpec {
+    /// An estimate of the peak memory of a run, bytes, over all processes:
+    /// every node's state per unfinalized block (all of them without
+    /// `finality`, about three with it: GRANDPA votes two blocks behind
+    /// the best, so a block is pruned as the second after it is
+    /// imported), what every node holds whatever
+    /// its blocks, the latency matrix, a fixed base.
+    fn estimated_bytes(&self) -> u64 {
         let n = f64::from(self.n_validators) / 1000.0;
         let fixed = FIXED_BYTES_AT_1000 * n * n;
         let mut per_block = BLOCK_BYTES_AT_1000X100 * n * n * f64::from(self.n_cores) / 100.0;
@@ -193,7 +209,7 @@ impl NetworkSpec {
     /// — what no-shows, loss and offline validators lead to at worst, and
     /// what `trigger_all_tranches` asks for. Indicative: measured on a
     /// 2-core machine.
-    pub fn estimated_cpu_seconds(&self) -> (f64, f64) {
+    fn estimated_cpu_seconds(&self) -> (f64, f64) {
         let blocks = f64::from(self.num_blocks);
         let n = f64::from(self.n_validators);
         let usual = BLOCK_SECONDS_AT_1000 * (n / 1000.0).powi(2) * blocks;
@@ -218,7 +234,7 @@ impl NetworkSpec {
     /// (26 million over 1 000 × 100 × 10 blocks, `BENCHMARKS.md`),
     /// growing as validators²; every tranche: 961 million at 1 000 × 100 ×
     /// 1 block, as validators² × cores.
-    pub fn estimated_deliveries(&self) -> (f64, f64) {
+    fn estimated_deliveries(&self) -> (f64, f64) {
         let blocks = f64::from(self.num_blocks);
         let n = f64::from(self.n_validators) / 1000.0;
         let usual = 2.6e6 * n * n * blocks;
@@ -235,15 +251,38 @@ impl NetworkSpec {
     }
 
     /// Backing groups: `ceil(n_validators / max_validators_per_core)`.
-    pub fn n_backing_groups(&self) -> u32 {
+    fn n_backing_groups(&self) -> u32 {
         self.n_validators
             .div_ceil(self.max_validators_per_core.max(1))
     }
 
     /// Checks every value against its bounds.
-    pub fn validate(&self, source: &str) -> Result<(), NetworkSpecError> {
+    fn validate(&self, source: &str) -> Result<(), NetworkSpecError> {
         self.validate_chain(source)?;
         self.validate_model(source)
+    }
+}
+
+/// The checks and shares the public ones are made of.
+trait SpecParts {
+    fn trigger_all_share(&self) -> f64;
+    fn validate_chain(&self, source: &str) -> Result<(), NetworkSpecError>;
+    fn validate_model(&self, source: &str) -> Result<(), NetworkSpecError>;
+}
+
+impl SpecParts for NetworkSpec {
+    /// The share of a block's every-tranche load that a run sends: all
+    /// of it without finality (the fitted figures' run saw every
+    /// tranche), the tranches that come before finality with it. A
+    /// network that falls behind approves and finalizes later and gets
+    /// more; the estimate then errs low.
+    fn trigger_all_share(&self) -> f64 {
+        let tranches = f64::from(self.session.n_delay_tranches.max(1));
+        if self.finality {
+            (TRANCHES_BEFORE_FINALITY / tranches).min(1.0)
+        } else {
+            1.0
+        }
     }
 
     /// The sizes and the session's parameters.
@@ -430,7 +469,7 @@ impl NetworkSpec {
             );
         }
         if let Some(shape) = &self.node {
-            if let Err(e) = shape.validate() {
+            if let Err(e) = crate::node_shape::validate(shape) {
                 return bad(e.key(), e.found(), &e.expected());
             }
         }

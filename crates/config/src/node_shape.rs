@@ -7,16 +7,11 @@
 //! (`tranche_model::cpu::shape`).
 
 use crate::text::quote;
-use serde::{Deserialize, Serialize};
 use tranche_records::layout::UnknownLayout;
 
 /// The parallel layout's distribution workers by default: the node's one
 /// constant (upstream's `APPROVAL_DISTRIBUTION_WORKER_COUNT`), re-exported.
 pub use tranche_records::layout::DEFAULT_WORKERS;
-/// Cores by default: Polkadot's reference hardware has 8.
-pub const DEFAULT_CORES: u32 = 8;
-/// The scale of every cost by default.
-pub const DEFAULT_CPU_SCALE: f64 = 1.0;
 /// Most distribution workers a shape may ask for.
 pub const MAX_WORKERS: u32 = 1_024;
 /// Most CPU cores a shape may ask for (not the availability cores of
@@ -26,6 +21,9 @@ pub const MAX_CPU_CORES: u32 = 4_096;
 /// Which of the node's two layouts runs the validator: the one layout
 /// type of the node, the simulation and their configuration.
 pub use tranche_records::layout::Layout;
+/// The shape itself, its batching and their defaults: plain data in
+/// `tranche_records`, re-exported.
+pub use tranche_records::node_shape::{Batch, NodeShape, DEFAULT_CORES, DEFAULT_CPU_SCALE};
 
 impl From<UnknownLayout> for ShapeError {
     fn from(e: UnknownLayout) -> ShapeError {
@@ -44,79 +42,6 @@ pub enum ShapeError {
     Cores { found: u32 },
     #[error("cpu_scale: {found} is not a finite number above 0")]
     CpuScale { found: f64 },
-}
-
-/// How the simulated node's threads take the notifications that reach a
-/// validator in one moment (one millisecond of virtual time).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Batch {
-    /// One job each, as the node takes them: its bounded channel hands
-    /// distribution one notification at a time (and the classic layout
-    /// waits on voting for each). The model `tranche calibrate --check`
-    /// compares with the node.
-    #[default]
-    Notification,
-    /// All of a moment's notifications as one job on each thread they
-    /// reach: one busy interval a moment instead of one a notification, and
-    /// their forwards and imports handed on together when the last is
-    /// handled. Coarser than the node (a bounded queue counts a moment's
-    /// batch as one message); cheaper to simulate (docs/network.md).
-    Moment,
-}
-
-impl Batch {
-    /// The name a file gives it (`node.batch`).
-    pub fn name(self) -> &'static str {
-        match self {
-            Batch::Notification => "notification",
-            Batch::Moment => "moment",
-        }
-    }
-
-    fn is_default(&self) -> bool {
-        *self == Batch::default()
-    }
-}
-
-impl std::str::FromStr for Batch {
-    type Err = ();
-
-    /// `notification` or `moment` ([`Batch::name`]), exactly.
-    fn from_str(s: &str) -> Result<Batch, ()> {
-        [Batch::Notification, Batch::Moment]
-            .into_iter()
-            .find(|b| b.name() == s)
-            .ok_or(())
-    }
-}
-
-/// The simulated node: layout, workers (parallel only), cores, the
-/// factor every cost is multiplied by, and how a moment's notifications
-/// become jobs.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct NodeShape {
-    pub layout: Layout,
-    pub workers: u32,
-    pub cores: u32,
-    pub cpu_scale: f64,
-    /// Left out of what is written while it is the default, so that a
-    /// record of a run without it reads as before.
-    #[serde(skip_serializing_if = "Batch::is_default")]
-    pub batch: Batch,
-}
-
-impl Default for NodeShape {
-    fn default() -> NodeShape {
-        NodeShape {
-            layout: Layout::default(),
-            workers: DEFAULT_WORKERS as u32,
-            cores: DEFAULT_CORES,
-            cpu_scale: DEFAULT_CPU_SCALE,
-            batch: Batch::Notification,
-        }
-    }
 }
 
 impl ShapeError {
@@ -150,26 +75,24 @@ impl ShapeError {
     }
 }
 
-impl NodeShape {
-    /// The shape if every field is in range: workers and cores 1 to their
-    /// maximum (workers are checked in both layouts), `cpu_scale` finite
-    /// and above 0.
-    pub fn validate(&self) -> Result<(), ShapeError> {
-        if !(1..=MAX_WORKERS).contains(&self.workers) {
-            return Err(ShapeError::Workers {
-                found: self.workers,
-            });
-        }
-        if !(1..=MAX_CPU_CORES).contains(&self.cores) {
-            return Err(ShapeError::Cores { found: self.cores });
-        }
-        if !(self.cpu_scale.is_finite() && self.cpu_scale > 0.0) {
-            return Err(ShapeError::CpuScale {
-                found: self.cpu_scale,
-            });
-        }
-        Ok(())
+/// The shape if every field is in range: workers and cores 1 to their
+/// maximum (workers are checked in both layouts), `cpu_scale` finite and
+/// above 0.
+pub fn validate(shape: &NodeShape) -> Result<(), ShapeError> {
+    if !(1..=MAX_WORKERS).contains(&shape.workers) {
+        return Err(ShapeError::Workers {
+            found: shape.workers,
+        });
     }
+    if !(1..=MAX_CPU_CORES).contains(&shape.cores) {
+        return Err(ShapeError::Cores { found: shape.cores });
+    }
+    if !(shape.cpu_scale.is_finite() && shape.cpu_scale > 0.0) {
+        return Err(ShapeError::CpuScale {
+            found: shape.cpu_scale,
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -183,7 +106,7 @@ mod tests {
         assert_eq!((shape.workers, shape.cores), (4, 8));
         assert_eq!(shape.cpu_scale, 1.0);
         assert_eq!(shape.batch, Batch::Notification);
-        assert_eq!(shape.validate(), Ok(()));
+        assert_eq!(validate(&shape), Ok(()));
     }
 
     #[test]
@@ -208,7 +131,7 @@ mod tests {
 
     #[test]
     fn out_of_range_fields_are_refused_naming_the_field() {
-        let bad = |shape: NodeShape| shape.validate().unwrap_err().to_string();
+        let bad = |shape: NodeShape| validate(&shape).unwrap_err().to_string();
         let base = NodeShape::default();
         assert_eq!(
             bad(NodeShape { workers: 0, ..base }),

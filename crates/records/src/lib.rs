@@ -5,7 +5,9 @@
 //! run cost, process by process), `layout` (how a validator's two state
 //! machines are laid out on threads: the node, the CPU model and the
 //! configuration read it), `run` (what a network run hands back: the
-//! records, the cost, the CPU model's thread names); and the vocabulary
+//! records, the cost, the CPU model's thread names), `network_spec` and
+//! `node_shape` (what a network simulation runs, which its report
+//! carries); and the vocabulary
 //! the configuration shares with the protocol, so that reading a file
 //! needs no crypto: `limits` (the bounds on the protocol's sizes),
 //! `session_params` (the session's approval parameters), `time` (ticks,
@@ -14,6 +16,8 @@
 pub mod cost;
 pub mod layout;
 pub mod limits;
+pub mod network_spec;
+pub mod node_shape;
 pub mod record;
 pub mod run;
 pub mod session_params;

@@ -117,7 +117,7 @@ impl ModelNode {
             );
         }
         let shape = shape(options, model);
-        shape.validate().map_err(anyhow::Error::msg)?;
+        tranche_config::node_shape::validate(&shape).map_err(anyhow::Error::msg)?;
         let me = NODE_UNDER_TEST.0 as usize;
         let node = FixedNode::new(
             NodeSetup {
