@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use tranche_config::approval_network::SpecChecks as _;
 use tranche_config::approval_network::{self as config, NetworkSpec, NetworkSpecError};
 use tranche_config::text::counted;
+use tranche_report::network::NetworkTable;
 use tranche_report::progress::{Phase, Progress};
 use tranche_simulation::{EngineConfig, EngineError, Verify, MAX_PROCESSES, MAX_THREADS};
 
@@ -558,8 +559,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         }
         return Ok(());
     };
-    let mut report =
-        tranche_report::network::SimulationReport::of_run(&source, &spec, args.seed, run);
+    let mut report = tranche_report::network::of_run(&source, &spec, args.seed, run);
     if let Ok(phase) = Arc::try_unwrap(phase) {
         phase.finish(&outcome(&report));
     }
@@ -606,7 +606,7 @@ pub fn invocation_meta(
     config.push(format!("verify: {verify}"));
     let table: Vec<String> = costs.to_yaml().lines().map(str::to_owned).collect();
     config.push(format!("costs: {}", meta::lines_hash(&table)));
-    tranche_report::Meta::of(meta::kind::NETWORK, "", seed, config)
+    tranche_report::meta::of(meta::kind::NETWORK, "", seed, config)
 }
 
 #[cfg(test)]

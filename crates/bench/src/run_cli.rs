@@ -758,7 +758,7 @@ fn invocation_meta(args: &RunArgs, config: &BenchConfig) -> Meta {
     };
     Meta {
         restart_at_block: args.restart_at_block,
-        ..Meta::collect(database, args.seed, &config.steps)
+        ..tranche_report::meta::collect(database, args.seed, &config.steps)
     }
 }
 

@@ -310,7 +310,7 @@ fn sweep_meta(args: &RunSweepArgs, points: &[Point]) -> tranche_report::Meta {
     let mut config = tranche_report::meta::sweep_fields(&configs);
     config.push(format!("clock: {:?}", args.clock).to_lowercase());
     let kind = tranche_report::meta::kind::SWEEP_RUN;
-    tranche_report::Meta::of(kind, "redb", args.seed, config)
+    tranche_report::meta::of(kind, "redb", args.seed, config)
 }
 
 /// Run `tranche sweep run`; returns its rows.

@@ -12,7 +12,6 @@ use tranche_config::approval_network::SpecChecks as _;
 use tranche_config::approval_sweep::SweepGrid;
 use tranche_config::text::counted;
 pub use tranche_report::network::sweep::{table, SweepRow};
-use tranche_report::network::SimulationReport;
 use tranche_simulation::{NetworkSpec, Verify};
 
 /// Most runs one sweep may ask for.
@@ -189,7 +188,7 @@ fn sweep_meta(args: &SweepArgs, specs: &[NetworkSpec]) -> tranche_report::Meta {
         .collect();
     let config = tranche_report::meta::sweep_fields(&points);
     let kind = tranche_report::meta::kind::SWEEP_NETWORK;
-    tranche_report::Meta::of(kind, "", args.seed, config)
+    tranche_report::meta::of(kind, "", args.seed, config)
 }
 
 /// Run `tranche sweep network`.
@@ -245,7 +244,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     for (i, spec) in specs.iter().enumerate() {
         let run = tranche_simulation::simulate(spec, args.seed, Verify::Once, &engine, None)?
             .expect("a single process reports");
-        let report = SimulationReport::of_run(&source, spec, args.seed, run);
+        let report = tranche_report::network::of_run(&source, spec, args.seed, run);
         let row = SweepRow::of(spec, &report);
         // Progress on stderr; the table goes to stdout at the end.
         if args.quiet {

@@ -53,7 +53,7 @@ use std::net::SocketAddr;
 use std::sync::atomic::Ordering;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tranche_report::thread_group;
+use tranche_results::thread_group;
 
 /// What the collectors read: every run of the invocation, the one in
 /// progress last.
@@ -121,7 +121,7 @@ impl Exporter {
 
     /// The run of `report`'s step and layout ended with these figures
     /// (after its floor was measured; with `--repeat`, the medians).
-    pub fn finish_run(&self, report: &tranche_report::RunReport) {
+    pub fn finish_run(&self, report: &tranche_results::RunReport) {
         let layout = report.layout();
         for r in lock(&self.shared.runs).iter() {
             if r.step == report.name && r.architecture == layout {

@@ -90,7 +90,7 @@ impl LiveRun {
     /// The run ended with `report`: no longer the run in progress, and
     /// its floor and node CPU ÷ floor are known (none served without a
     /// floor, `--floor off`: not a floor of 0).
-    pub fn finish(&self, report: &tranche_report::RunReport) {
+    pub fn finish(&self, report: &tranche_results::RunReport) {
         let f = &report.crypto_floor;
         *lock(&self.floor) = report.has_floor().then(|| FloorFigures {
             one_by_one_per_block_s: f.per_block_s,

@@ -135,7 +135,7 @@ fn run_info_is_one_for_the_run_in_progress_only_and_a_finished_run_has_its_floor
     assert_eq!(info(&body, "classic"), Some(1.0), "{body}");
     assert!(!body.contains("tranche_node_floor_ratio"), "no floor yet");
     // The classic run ends with its floor; the parallel one starts.
-    let mut report = tranche_report::fixture::run();
+    let mut report = tranche_results::fixture::run();
     report.name = classic.step.clone();
     report.architecture = "classic".into();
     report.workers = 1;

@@ -223,7 +223,7 @@ pub(crate) fn encode_tasks_polling(enc: &mut DescriptorEncoder, run: &LiveRun) -
         MetricType::Histogram,
     )?;
     for w in &run.node.workers {
-        let group = tranche_report::thread_group(&w.name);
+        let group = tranche_results::thread_group(&w.name);
         let labels = [
             ("task_name", w.name.as_str()),
             ("task_group", group.as_str()),

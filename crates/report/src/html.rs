@@ -594,7 +594,7 @@ mod tests {
 
     #[test]
     fn the_page_is_self_contained_with_every_plot_and_the_metadata() {
-        let meta = Meta::collect("redb", 7, &[]);
+        let meta = crate::meta::collect("redb", 7, &[]);
         let html = render_html(&[run("classic", 1), run("parallel", 4)], Some(&meta)).unwrap();
         // The two headline plots, then folded: CPU of one group and one
         // worker, bytes in and out, one channel kind.

@@ -11,35 +11,10 @@ use crate::spread::exact_figures;
 pub use crate::spread::{render_spread, Spread};
 use crate::RunReport;
 use anyhow::{bail, Result};
-use serde::{Deserialize, Serialize};
+
 use std::collections::BTreeMap;
 
-/// How a run's CPU varied over its repeats (CPU seconds of the run; the
-/// floor's and the ratios' spreads are 0 in files written before them).
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Repeats {
-    /// Measured runs.
-    pub runs: usize,
-    /// Unmeasured runs before them.
-    pub warmup: usize,
-    pub node_cpu_s: Spread,
-    /// By thread row (`RunReport::cpu[].name`): its `total_s`.
-    pub cpu_s: BTreeMap<String, Spread>,
-    pub wall_time_s: Spread,
-    /// `crypto_floor.cpu_s` (one by one) and `.batched_cpu_s` (absent
-    /// without a floor, `--floor off`, as in `crypto_floor`).
-    #[serde(skip_serializing_if = "Spread::is_zero")]
-    pub floor_cpu_s: Spread,
-    #[serde(skip_serializing_if = "Spread::is_zero")]
-    pub batched_floor_cpu_s: Spread,
-    /// `crypto_floor.node_ratio` and `.node_ratio_batched`: each run's
-    /// node CPU ÷ that run's floor.
-    #[serde(skip_serializing_if = "Spread::is_zero")]
-    pub node_ratio: Spread,
-    #[serde(skip_serializing_if = "Spread::is_zero")]
-    pub node_ratio_batched: Spread,
-}
+pub use tranche_results::spread::Repeats;
 
 /// The 95 % interval of the median floor: that of the run whose floor is
 /// the median (of an even count, the mean of the two middle runs' bounds,

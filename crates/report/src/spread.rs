@@ -9,7 +9,7 @@
 
 use crate::network::{BlockSummary, SimulationReport};
 use crate::RunReport;
-use serde::{Deserialize, Serialize};
+
 use std::fmt::Write as _;
 
 /// How a figure is printed: one rule per unit, in every row.
@@ -41,50 +41,7 @@ impl Unit {
     }
 }
 
-/// The median and range of one figure over the repeats.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
-pub struct Spread {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Spread {
-    /// Of a non-empty list (the median of an even count: the mean of the
-    /// two middle values).
-    pub fn of(values: &[f64]) -> Spread {
-        let mut v = values.to_vec();
-        v.sort_by(f64::total_cmp);
-        let n = v.len();
-        let median = if n == 0 {
-            0.0
-        } else if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
-        Spread {
-            median,
-            min: v.first().copied().unwrap_or(0.0),
-            max: v.last().copied().unwrap_or(0.0),
-        }
-    }
-
-    /// All zero: a figure not produced (a floor with `--floor off`), left
-    /// out of the JSON.
-    pub fn is_zero(&self) -> bool {
-        *self == Spread::default()
-    }
-
-    /// Every bound divided by `d` (run totals to per-block figures).
-    pub fn per(self, d: f64) -> Spread {
-        Spread {
-            median: self.median / d,
-            min: self.min / d,
-            max: self.max / d,
-        }
-    }
-}
+pub use tranche_results::spread::Spread;
 
 /// The lines of the table of a step run with `--repeat`: for each layout
 /// one line per figure, its median, min and max over the measured runs

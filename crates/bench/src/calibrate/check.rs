@@ -231,7 +231,7 @@ pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
     if !plan.quiet {
         tranche_report::errln!("{}", estimate(plan, &config.steps));
     }
-    let mut meta = tranche_report::Meta::collect("redb", plan.seed, &config.steps);
+    let mut meta = tranche_report::meta::collect("redb", plan.seed, &config.steps);
     meta.kind = tranche_report::meta::kind::CALIBRATE_CHECK.into();
     let mut checks = Vec::new();
     for step in &config.steps {

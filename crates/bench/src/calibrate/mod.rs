@@ -184,7 +184,7 @@ fn warning(cost: CostKind, ns: u64, quick: bool) -> Option<String> {
 /// The header of the file `calibrate` writes: who measured, where, when
 /// and how (`outputs::COST_TABLE_HEADERS` knows its first line).
 fn header(quick: bool, sizes: Sizes) -> String {
-    let meta = tranche_report::Meta::of(tranche_report::meta::kind::CALIBRATE, "", 0, Vec::new());
+    let meta = tranche_report::meta::of(tranche_report::meta::kind::CALIBRATE, "", 0, Vec::new());
     format!(
         "{} (meta.kind calibrate)\n# commit: {}, {} build\n# date: {}\n# machine: {}\n\
          # quick: {quick}{}\n# chain: {}, {}\n# command: {}\n",

@@ -12,7 +12,9 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tranche_primitives::Tick;
-use tranche_report::{ChecksReport, DatabaseReport, ProtocolReport, RestartReport, ScheduleReport};
+use tranche_results::{
+    ChecksReport, DatabaseReport, ProtocolReport, RestartReport, ScheduleReport,
+};
 use tranche_voting::NewBlock;
 
 /// A tick's span of the driver's time, `[start, end)` since the first

@@ -8,7 +8,7 @@ use crate::fixture::run;
 
 fn with_meta(r: RunReport) -> ReportFile {
     let cfg = tranche_config::embedded_default().unwrap();
-    ReportFile::with_meta(vec![r], Meta::collect("redb", 0, &cfg.steps))
+    ReportFile::with_meta(vec![r], crate::meta::collect("redb", 0, &cfg.steps))
 }
 
 #[test]

@@ -166,7 +166,7 @@ mod tests {
         let cfg = tranche_config::embedded_default().unwrap();
         let entries = (1..=3)
             .map(|d| {
-                let mut meta = crate::Meta::collect("redb", d, &cfg.steps);
+                let mut meta = crate::meta::collect("redb", d, &cfg.steps);
                 meta.date = format!("2026-01-0{d}T00:00:00Z");
                 let runs = vec![crate::fixture::run()];
                 super::super::Entry {

@@ -8,7 +8,7 @@ use crate::ReportFile;
 /// A run result of commit `commit` made at `date`.
 fn run(commit: &str, date: &str) -> Entry {
     let cfg = tranche_config::embedded_default().unwrap();
-    let mut meta = Meta::collect("redb", 0, &cfg.steps);
+    let mut meta = crate::meta::collect("redb", 0, &cfg.steps);
     meta.commit = commit.into();
     meta.date = date.into();
     Entry {

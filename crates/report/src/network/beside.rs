@@ -386,14 +386,14 @@ mod tests {
         // ("...a job a moment approval-voting-parallel-db"): two blanks
         // after every node, the per-node part a header of its own.
         let mut busy = m.clone();
-        busy.cpu = Some(super::super::cpu::CpuSummary {
-            threads: vec![super::super::cpu::ThreadBusy {
+        busy.cpu = Some(crate::network::CpuSummary {
+            threads: vec![crate::network::ThreadBusy {
                 name: "approval-voting-parallel-db".into(),
                 p50_busy: 0.001,
                 max_busy: 0.002,
                 saturated: Vec::new(),
             }],
-            cores: super::super::cpu::ThreadBusy {
+            cores: crate::network::ThreadBusy {
                 name: "cores".into(),
                 p50_busy: 0.0,
                 max_busy: 0.0,

@@ -12,88 +12,9 @@
 //! the model crate (`tranche_model::cpu::shape::threads`), handed in by the
 //! engine ([`SimulationReport::with_cpu_threads`]).
 
-use super::{NodeRecord, SimulationReport};
-use serde::{Deserialize, Serialize};
+use super::{SimulationReport, ThreadBusy};
 use std::fmt::Write as _;
 use tranche_config::text::counted;
-use tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS as SLOT_MS;
-
-/// Busy shares at or above this are saturated.
-pub const SATURATED: f64 = 1.0;
-
-/// How busy one thread (or the cores) was over the validators.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ThreadBusy {
-    /// The thread's name as the node names it (`approval-voting-parallel-0`),
-    /// or `cores` for all threads together ÷ the cores.
-    pub name: String,
-    /// Its CPU per block ÷ the slot, the median and the largest over the
-    /// validators (1.0: a whole slot per block).
-    pub p50_busy: f64,
-    pub max_busy: f64,
-    /// The validators on which it was saturated (busy at least 1.0).
-    pub saturated: Vec<u32>,
-}
-
-/// The CPU model's summary: one entry per thread, in the layout's thread
-/// order (the order of every record's `cpu_busy_ms`), then the cores.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct CpuSummary {
-    pub threads: Vec<ThreadBusy>,
-    pub cores: ThreadBusy,
-}
-
-/// The spread of one busy figure over the validators.
-fn busy(name: &str, shares: &[(u32, f64)]) -> ThreadBusy {
-    let mut sorted: Vec<f64> = shares.iter().map(|s| s.1).collect();
-    sorted.sort_by(f64::total_cmp);
-    let p50 = if sorted.is_empty() {
-        0.0
-    } else {
-        sorted[sorted.len().div_ceil(2) - 1]
-    };
-    ThreadBusy {
-        name: name.to_owned(),
-        p50_busy: p50,
-        max_busy: sorted.last().copied().unwrap_or(0.0),
-        saturated: shares
-            .iter()
-            .filter(|s| s.1 >= SATURATED)
-            .map(|s| s.0)
-            .collect(),
-    }
-}
-
-impl CpuSummary {
-    /// The summary of `records` run on `cores` cores for `blocks` blocks,
-    /// their threads named `names`; `None` where no record has CPU times.
-    pub fn of(names: &[String], records: &[NodeRecord], blocks: usize, cores: u32) -> Option<Self> {
-        if names.is_empty() || records.iter().all(|r| r.cpu_busy_ms.is_empty()) {
-            return None;
-        }
-        let slots = (blocks.max(1) as u64 * SLOT_MS) as f64;
-        let share = |ms: u64, cores: u32| ms as f64 / (slots * f64::from(cores.max(1)));
-        let threads = names
-            .iter()
-            .enumerate()
-            .map(|(i, name)| {
-                let shares: Vec<(u32, f64)> = records
-                    .iter()
-                    .filter_map(|r| Some((r.validator, share(*r.cpu_busy_ms.get(i)?, 1))))
-                    .collect();
-                busy(name, &shares)
-            })
-            .collect();
-        let all: Vec<(u32, f64)> = records
-            .iter()
-            .map(|r| (r.validator, share(r.cpu_busy_ms.iter().sum(), cores)))
-            .collect();
-        Some(CpuSummary {
-            threads,
-            cores: busy("cores", &all),
-        })
-    }
-}
 
 /// At most five validators by index, then how many more.
 fn some(validators: &[u32]) -> String {
@@ -107,18 +28,17 @@ fn some(validators: &[u32]) -> String {
     format!("{} ({})", validators.len(), s.join(", "))
 }
 
-impl SimulationReport {
-    /// The report with its CPU model summarised, the layout's threads
-    /// named `names` in the records' order (empty without the CPU model).
-    pub fn with_cpu_threads(mut self, names: Vec<String>) -> SimulationReport {
-        let cores = self.spec.node.map_or(1, |n| n.cores);
-        self.cpu = CpuSummary::of(&names, &self.validators, self.blocks.len(), cores);
-        self
-    }
+/// The CPU model's lines of the network table.
+pub(crate) trait CpuTable {
+    /// One line per thread and one for the cores; empty without the CPU
+    /// model.
+    fn cpu_table(&self) -> String;
+}
 
+impl CpuTable for SimulationReport {
     /// The CPU model's lines of the table: one per thread and one for the
     /// cores; empty without the CPU model.
-    pub(crate) fn cpu_table(&self) -> String {
+    fn cpu_table(&self) -> String {
         let (Some(cpu), Some(node)) = (&self.cpu, &self.spec.node) else {
             return String::new();
         };
@@ -175,6 +95,7 @@ impl SimulationReport {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::network::{CpuSummary, NodeRecord};
 
     fn record(v: u32, busy: Vec<u64>) -> NodeRecord {
         NodeRecord {

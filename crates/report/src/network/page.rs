@@ -21,6 +21,8 @@ use crate::html::{escape, meta_table, page};
 use crate::html_chart::{
     bar_chart, box_chart, layout_colour, line_chart, BarChart, Bars, BoxSpread, Line, Mark,
 };
+use crate::network::table::NetworkTable;
+use crate::network::Described;
 use anyhow::Result;
 use plotters::style::RGBColor;
 use std::fmt::Write as _;
@@ -243,7 +245,7 @@ fn plots(report: &SimulationReport) -> Result<Vec<String>> {
     )?);
     if let Some(cpu) = &report.cpu {
         let threads: Vec<String> = cpu.threads.iter().map(|t| short(&t.name)).collect();
-        let pct = |f: fn(&super::cpu::ThreadBusy) -> f64| {
+        let pct = |f: fn(&super::ThreadBusy) -> f64| {
             cpu.threads
                 .iter()
                 .map(|t| Some(f(t) * 100.0))

@@ -5,6 +5,10 @@
 //! read without the docs.
 
 use super::SimulationReport;
+use crate::network::cpu::CpuTable;
+use crate::network::table::honest::HonestNotes;
+use crate::network::table::late::LateNotes;
+use crate::network::Described;
 use std::fmt::Write as _;
 use tranche_config::text::counted;
 use tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS as SLOT_MS;
@@ -47,15 +51,32 @@ CPU model: busy = a thread's modelled CPU per block ÷ the slot (6 s), the media
 /// Above this median approval time (ms) the coalescing note applies.
 const RUN_DEFAULT_MS: u64 = 8_500;
 
-impl SimulationReport {
+/// A network report's table, legend and summary line, for the terminal.
+pub trait NetworkTable {
     /// Whether no validator was expected to approve anything (every one a
     /// no-show or offline): then "every block approved" would be vacuous.
-    pub fn no_expected_validator(&self) -> bool {
+    fn no_expected_validator(&self) -> bool;
+    /// The legend: the columns, then each note that applies to this run.
+    fn legend(&self) -> String;
+    /// Peak memory and what it comes to per validator-block (the peak of
+    /// every process over validators × blocks); none where the report
+    /// has no peak (older files).
+    fn memory_line(&self) -> Option<String>;
+    /// Who never approved which blocks, and how far finality came.
+    fn summary(&self) -> String;
+    /// The terminal table.
+    fn table(&self) -> String;
+}
+
+impl NetworkTable for SimulationReport {
+    /// Whether no validator was expected to approve anything (every one a
+    /// no-show or offline): then "every block approved" would be vacuous.
+    fn no_expected_validator(&self) -> bool {
         self.blocks.iter().all(|b| b.expected == 0)
     }
 
     /// The legend: the columns, then each note that applies to this run.
-    pub fn legend(&self) -> String {
+    fn legend(&self) -> String {
         let mut s = COLUMNS.to_owned();
         s.push_str(&self.late_note());
         s.push_str(&self.honest_note());
@@ -68,7 +89,7 @@ impl SimulationReport {
     /// Peak memory and what it comes to per validator-block (the peak of
     /// every process over validators × blocks); none where the report
     /// has no peak (older files).
-    pub fn memory_line(&self) -> Option<String> {
+    fn memory_line(&self) -> Option<String> {
         let c = &self.cost;
         let all = c.peak_rss_all();
         if all == 0 {
@@ -95,7 +116,7 @@ impl SimulationReport {
     }
 
     /// Who never approved which blocks, and how far finality came.
-    pub fn summary(&self) -> String {
+    fn summary(&self) -> String {
         let mut parts: Vec<String> = Vec::new();
         // Consecutive blocks missed by as many validators, together.
         let mut runs: Vec<(u32, u32, u32, u32)> = Vec::new();
@@ -181,7 +202,7 @@ impl SimulationReport {
     }
 
     /// The terminal table.
-    pub fn table(&self) -> String {
+    fn table(&self) -> String {
         let ms = |v: Option<u64>| v.map_or("-".to_owned(), |v| format!("{v}"));
         let mut s = String::new();
         let _ = writeln!(

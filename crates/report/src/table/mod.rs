@@ -295,7 +295,12 @@ impl Table<'_> {
         self.why();
         for r in self.runs {
             for st in &r.stalls {
-                let _ = writeln!(self.out, "stalled ({}): {}", r.layout(), st.describe());
+                let _ = writeln!(
+                    self.out,
+                    "stalled ({}): {}",
+                    r.layout(),
+                    crate::describe_stall(st)
+                );
             }
         }
     }

@@ -3,6 +3,7 @@
 //! approve later; offline validators stop at their block.
 
 use tranche_config::approval_network::{parse, NetworkSpec};
+use tranche_report::network::NetworkTable;
 use tranche_report::network::{Behaviour, SimulationReport};
 use tranche_simulation::{simulate, EngineConfig, Verify};
 

@@ -6,6 +6,7 @@
 //! no-show or offline, and no modelled thread saturated, which has its own
 //! note). A run without those figures gets neither note.
 
+use crate::network::table::late::LateNotes;
 #[cfg(test)]
 mod tests;
 
@@ -68,9 +69,17 @@ impl Honest {
     }
 }
 
-impl SimulationReport {
+/// The notes of an honest run's puzzling figures.
+pub(crate) trait HonestNotes {
     /// The notes of an honest run's puzzling figures (see the module).
-    pub(crate) fn honest_notes(&self) -> Vec<Honest> {
+    fn honest_notes(&self) -> Vec<Honest>;
+    /// The legend's lines for [`SimulationReport::honest_notes`].
+    fn honest_note(&self) -> String;
+}
+
+impl HonestNotes for SimulationReport {
+    /// The notes of an honest run's puzzling figures (see the module).
+    fn honest_notes(&self) -> Vec<Honest> {
         let mut notes = Vec::new();
         let needed = self.spec.session.needed_approvals;
         for b in &self.blocks {
@@ -99,7 +108,7 @@ impl SimulationReport {
     }
 
     /// The legend's lines for [`SimulationReport::honest_notes`].
-    pub(crate) fn honest_note(&self) -> String {
+    fn honest_note(&self) -> String {
         self.honest_notes()
             .iter()
             .map(|n| format!("  {}", crate::table::wrap(&n.text(self))))

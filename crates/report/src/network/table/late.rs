@@ -143,7 +143,30 @@ impl Cause {
     }
 }
 
-impl SimulationReport {
+/// Why blocks were late, for the legend.
+pub(crate) trait LateNotes {
+    /// Whether some block was approved later than `tranche run`'s default
+    /// (median over the validators) or not by every expected validator.
+    fn late(&self) -> bool;
+    /// The most no-shows one validator saw for a block.
+    fn no_shows_seen(&self) -> u32;
+    /// The modelled threads that saturated, each with on how many
+    /// validators (none without the CPU model).
+    fn saturated_threads(&self) -> Vec<(String, usize)>;
+    /// The causes of lateness this run's figures show; empty where no
+    /// block was late.
+    fn late_causes(&self) -> Vec<Cause>;
+    /// Whether the late blocks' approvals came within what coalescing can
+    /// hold them after the assignments were enough: the wait (12 ticks,
+    /// 6 s), two checks and a tick. Blocks without the `enough` moment
+    /// (older files) are not held against it.
+    fn coalescing_fits(&self) -> bool;
+    /// The legend's lines on why blocks came late; empty where none did
+    /// or the figures show no cause.
+    fn late_note(&self) -> String;
+}
+
+impl LateNotes for SimulationReport {
     /// Whether some block was approved later than `tranche run`'s default
     /// (median over the validators) or not by every expected validator.
     fn late(&self) -> bool {
@@ -153,7 +176,7 @@ impl SimulationReport {
     }
 
     /// The most no-shows one validator saw for a block.
-    pub(crate) fn no_shows_seen(&self) -> u32 {
+    fn no_shows_seen(&self) -> u32 {
         self.blocks
             .iter()
             .map(|b| b.no_shows_max)
@@ -163,7 +186,7 @@ impl SimulationReport {
 
     /// The modelled threads that saturated, each with on how many
     /// validators (none without the CPU model).
-    pub(crate) fn saturated_threads(&self) -> Vec<(String, usize)> {
+    fn saturated_threads(&self) -> Vec<(String, usize)> {
         self.cpu.as_ref().map_or(Vec::new(), |cpu| {
             cpu.threads
                 .iter()
@@ -175,7 +198,7 @@ impl SimulationReport {
 
     /// The causes of lateness this run's figures show; empty where no
     /// block was late.
-    pub(crate) fn late_causes(&self) -> Vec<Cause> {
+    fn late_causes(&self) -> Vec<Cause> {
         if !self.late() {
             return Vec::new();
         }
@@ -228,8 +251,8 @@ impl SimulationReport {
             causes.push(Cause::Slow {
                 validators: slow,
                 factor: self.spec.slow_factor,
-                slow_sent_ms: super::super::sweep::sent_p50(self, Behaviour::Slow),
-                sent_ms: super::super::sweep::sent_p50(self, Behaviour::Honest),
+                slow_sent_ms: tranche_results::sweep::sent_p50(self, Behaviour::Slow),
+                sent_ms: tranche_results::sweep::sent_p50(self, Behaviour::Honest),
             });
         }
         causes
@@ -253,7 +276,7 @@ impl SimulationReport {
 
     /// The legend's lines on why blocks came late; empty where none did
     /// or the figures show no cause.
-    pub(crate) fn late_note(&self) -> String {
+    fn late_note(&self) -> String {
         self.late_causes()
             .iter()
             .map(|c| match c {

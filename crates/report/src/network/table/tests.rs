@@ -352,7 +352,7 @@ fn check_claims(r: &SimulationReport) {
         );
     }
     if text.contains("slow (`slow_fraction`)") {
-        let sent = |b| crate::network::sweep::sent_p50(r, b).unwrap();
+        let sent = |b| tranche_results::sweep::sent_p50(r, b).unwrap();
         let said = format!(
             "at {} ms, the others at {} ms",
             sent(Behaviour::Slow),
@@ -545,7 +545,7 @@ fn verify_model_says_its_checks_were_assumed_not_reused() {
         "{}",
         line(&r)
     );
-    let mut meta = crate::Meta::of(
+    let mut meta = crate::meta::of(
         crate::meta::kind::NETWORK,
         "",
         0,

@@ -3,7 +3,9 @@
 //! against the block row printed beside it.
 
 use super::Honest;
+use crate::network::table::honest::HonestNotes;
 use crate::network::table::tests::report;
+use crate::network::table::NetworkTable;
 use crate::network::{Behaviour, SimulationReport};
 use tranche_config::approval_network::NetworkSpec;
 
