@@ -5,10 +5,10 @@
 
 use anyhow::Result;
 use std::path::PathBuf;
-use tranche_config::text::escape_controls;
+use tranche_cli::errln;
+use tranche_cli::text::escape_controls;
 use tranche_report::compare::files::{compare_files, Outcome};
 use tranche_report::compare::{CpuPolicy, EXIT_NOT_COMPARABLE};
-use tranche_report::errln;
 
 /// How CPU is judged (`compare` and `history`).
 #[derive(clap::Args, Debug, Clone)]
@@ -68,7 +68,7 @@ pub fn execute(args: &CompareArgs, verbose: bool) -> Result<u8> {
             Ok(EXIT_NOT_COMPARABLE)
         }
         Outcome::Compared(c) => {
-            tranche_report::stream::out(&c.render(verbose))?;
+            tranche_cli::stream::out(&c.render(verbose))?;
             Ok(if c.passed() { 0 } else { 1 })
         }
     }

@@ -176,7 +176,7 @@ pub fn write_all(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     let network = dir.join("network");
     for d in [dir, &network] {
         std::fs::create_dir_all(d)
-            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", tranche_config::text::path(d)))?;
+            .map_err(|e| anyhow::anyhow!("cannot create {}: {e}", tranche_cli::text::path(d)))?;
     }
     let all = EXAMPLES
         .iter()
@@ -191,7 +191,7 @@ pub fn write_all(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
                 path.display()
             );
         }
-        tranche_report::outputs::write_atomic(&path, e.text.as_bytes())?;
+        tranche_cli::outputs::write_atomic(&path, e.text.as_bytes())?;
         written.push(path);
     }
     Ok(written)

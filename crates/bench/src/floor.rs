@@ -21,11 +21,11 @@
 
 use rand::SeedableRng;
 use std::time::Duration;
+use tranche_cli::progress::Phase;
 use tranche_node::thread_cpu_time;
 use tranche_primitives::criteria::check_assignment_in_block;
 use tranche_primitives::vote::{approval_payload, verify_approval, verify_batch, BatchItem};
 use tranche_primitives::{ApprovalDistributionMessage, AssignmentItem, Block, Session};
-use tranche_report::progress::Phase;
 use tranche_workload::generate::bundles::TestMessage;
 use tranche_workload::generate::world::World;
 

@@ -35,7 +35,7 @@ pub struct HistoryArgs {
 fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
     let mut out = Vec::new();
     for p in paths {
-        let shown = || tranche_config::text::bare(&p.display().to_string());
+        let shown = || tranche_cli::text::bare(&p.display().to_string());
         match std::fs::metadata(p) {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 bail!("{}: no such file or folder", shown())
@@ -69,7 +69,7 @@ fn files(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
 
 /// Run `tranche history`; its exit status.
 pub fn execute(args: &HistoryArgs) -> Result<u8> {
-    use tranche_report::outputs;
+    use tranche_cli::outputs;
     let inputs = files(&args.paths)?;
     let input_refs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
     if let Some(html) = &args.html {
@@ -88,17 +88,17 @@ pub fn execute(args: &HistoryArgs) -> Result<u8> {
     }
     if entries.is_empty() {
         for line in &skipped {
-            tranche_report::errln!("note: {}", tranche_config::text::escape_controls(line));
+            tranche_cli::errln!("note: {}", tranche_cli::text::escape_controls(line));
         }
         let listed: Vec<String> = args
             .paths
             .iter()
-            .map(|p| tranche_config::text::bare(&p.display().to_string()))
+            .map(|p| tranche_cli::text::bare(&p.display().to_string()))
             .collect();
         bail!(
             "no result file to follow in {} ({} read, none a result{})",
             listed.join(", "),
-            tranche_config::text::counted(inputs.len(), "file"),
+            tranche_cli::text::counted(inputs.len(), "file"),
             if skipped.is_empty() {
                 ""
             } else {
@@ -108,13 +108,13 @@ pub fn execute(args: &HistoryArgs) -> Result<u8> {
     }
     let (series, mut undated) = history::build(entries, &args.policy.policy());
     skipped.append(&mut undated);
-    tranche_report::stream::out(&history::render(&series, &skipped))?;
+    tranche_cli::stream::out(&history::render(&series, &skipped))?;
     if let Some(path) = &args.html {
         let command = std::env::args().collect::<Vec<_>>().join(" ");
         let (page, cut) = history::page::render_noting(&series, &skipped, &command)?;
         outputs::write_atomic(path, page.as_bytes())?;
         if let Some(note) = cut {
-            tranche_report::errln!("{note}");
+            tranche_cli::errln!("{note}");
         }
     }
     let unjudged = series.iter().any(|s| {

@@ -38,7 +38,7 @@ pub fn other_tool_input(text: &str, path: &Path, reads: &str) -> Option<String> 
         return None;
     }
     let first = text.lines().next().unwrap_or("");
-    let header = tranche_report::outputs::COST_TABLE_HEADERS
+    let header = tranche_cli::outputs::COST_TABLE_HEADERS
         .iter()
         .any(|h| first.starts_with(h));
     let names_costs = tranche_model::CostKind::ALL
@@ -48,7 +48,7 @@ pub fn other_tool_input(text: &str, path: &Path, reads: &str) -> Option<String> 
         return Some(format!(
             "this is a cost table (as `tranche calibrate` writes), not {reads}: give it as \
              `--costs {}` to `tranche run --node model` or `tranche network`",
-            tranche_config::text::path(path)
+            tranche_cli::text::path(path)
         ));
     }
     let start = text.trim_start();
@@ -58,7 +58,7 @@ pub fn other_tool_input(text: &str, path: &Path, reads: &str) -> Option<String> 
             return Some(format!(
                 "this is a scenario file (testdata/scenarios/README.md), not {reads}: run it \
                  with `tranche scenario {}`",
-                tranche_config::text::path(path)
+                tranche_cli::text::path(path)
             ));
         }
     }
@@ -71,18 +71,18 @@ pub fn other_tool_input(text: &str, path: &Path, reads: &str) -> Option<String> 
 /// itself.
 pub fn explain(path: &Path, error: impl Into<anyhow::Error>, reads: &str) -> anyhow::Error {
     let error = error.into();
-    let text = tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES);
+    let text = tranche_cli::input::read_text(path, tranche_cli::input::MAX_INPUT_FILE_BYTES);
     let text = text.ok();
     if let Some(hint) = text
         .as_deref()
         .and_then(|t| other_tool_input(t, path, reads))
     {
-        return anyhow::anyhow!("{}: {hint}", tranche_config::text::path(path));
+        return anyhow::anyhow!("{}: {hint}", tranche_cli::text::path(path));
     }
     match text.as_deref().and_then(sniff) {
         Some(what) => anyhow::anyhow!(
             "{}: not YAML: it is {what}; this command reads {reads} (`tranche examples`)",
-            tranche_config::text::path(path)
+            tranche_cli::text::path(path)
         ),
         None => error,
     }

@@ -5,9 +5,9 @@ use clap::{Parser, Subcommand};
 use std::path::PathBuf;
 use std::process::ExitCode;
 use tranche_bench::help::{self, section};
+use tranche_cli::errln;
+use tranche_cli::stream::out;
 use tranche_conformance::vectors as conformance;
-use tranche_report::errln;
-use tranche_report::stream::out;
 
 /// The version `--version` prints: the package's and the commit's.
 fn version() -> &'static str {
@@ -222,8 +222,8 @@ fn run(cli: Cli) -> Result<u8> {
                 let inputs: Vec<&std::path::Path> = std::iter::once(path.as_path())
                     .chain(expected.as_deref())
                     .collect();
-                tranche_report::outputs::check(
-                    &[("--output", o, tranche_report::outputs::CONFORMANCE)],
+                tranche_cli::outputs::check(
+                    &[("--output", o, tranche_cli::outputs::CONFORMANCE)],
                     &inputs,
                 )?;
             }
@@ -239,15 +239,15 @@ fn run(cli: Cli) -> Result<u8> {
             output,
             check,
         } => {
-            tranche_report::outputs::check(
-                &[("--output", &output, tranche_report::outputs::CONFORMANCE)],
+            tranche_cli::outputs::check(
+                &[("--output", &output, tranche_cli::outputs::CONFORMANCE)],
                 &[&input],
             )?;
             let file = conformance::load(&input)?;
             let ours = conformance::compute(&file)
                 .with_context(|| format!("computing {}", input.display()))?;
             let text = serde_json::to_string_pretty(&ours)?;
-            tranche_report::outputs::write_atomic(&output, (text + "\n").as_bytes())?;
+            tranche_cli::outputs::write_atomic(&output, (text + "\n").as_bytes())?;
             if check {
                 let report = conformance::check::compare(&file, &ours)?;
                 for f in &report.failures {
@@ -285,7 +285,7 @@ fn clap_answer(mut e: clap::Error) -> ExitCode {
     }
     // A failed stdout is remembered: `exit_status` prints its one line.
     let _ = out(&e.render().to_string());
-    ExitCode::from(tranche_report::stream::exit_status(0))
+    ExitCode::from(tranche_cli::stream::exit_status(0))
 }
 
 /// A usage error's `Usage:` line made the command's own: clap writes the
@@ -316,7 +316,7 @@ fn true_usage(e: &mut clap::Error, args: impl Iterator<Item = String>) {
 }
 
 fn main() -> ExitCode {
-    tranche_report::stream::install_panic_net();
+    tranche_cli::stream::install_panic_net();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => return clap_answer(e),
@@ -347,13 +347,13 @@ fn main() -> ExitCode {
         Ok(status) => status,
         Err(e) => {
             // A failed stream says so itself (`stream::exit_status`).
-            if tranche_report::stream::failure().is_none() {
+            if tranche_cli::stream::failure().is_none() {
                 errln!("error: {e:#}");
             }
             1
         }
     };
-    ExitCode::from(tranche_report::stream::exit_status(status))
+    ExitCode::from(tranche_cli::stream::exit_status(status))
 }
 
 #[cfg(test)]

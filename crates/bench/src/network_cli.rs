@@ -1,20 +1,20 @@
 //! The `tranche network` command line: which file, which seed, which
 //! engine (`--threads`, `--processes`, `--process`, `--hostfile`), who
 //! verifies (`--verify`), where the JSON and the page go (checked before
-//! any work and written atomically, `tranche_report::outputs`); overrides
+//! any work and written atomically, `tranche_cli::outputs`); overrides
 //! of the file's sizes for quick sweeps; progress on stderr while it runs
-//! (`tranche_report::progress`), after the run's estimate when it is
+//! (`tranche_cli::progress`), after the run's estimate when it is
 //! long. Bad flags and files are one-line errors; every number a flag
 //! takes is bounded.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
+use tranche_cli::progress::{Phase, Progress};
+use tranche_cli::text::counted;
 use tranche_config::approval_network::SpecChecks as _;
 use tranche_config::approval_network::{self as config, NetworkSpec, NetworkSpecError};
-use tranche_config::text::counted;
 use tranche_report::network::NetworkTable;
-use tranche_report::progress::{Phase, Progress};
 use tranche_simulation::{EngineConfig, EngineError, Verify, MAX_PROCESSES, MAX_THREADS};
 
 /// `tranche network [FILE.yaml]`.
@@ -167,7 +167,7 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
         Some(p) => match crate::examples::embedded_network(p) {
             Some(e) => {
                 if !args.quiet {
-                    tranche_report::errln!("{}", crate::examples::note(p));
+                    tranche_cli::errln!("{}", crate::examples::note(p));
                 }
                 let source = format!("{} (embedded)", e.name);
                 (config::parse(e.text, &source)?, source)
@@ -204,7 +204,7 @@ pub fn spec_of(args: &NetworkArgs) -> Result<(NetworkSpec, String), CliError> {
 /// The `host:port` lines of a hostfile (`tranche_config::hostfile`).
 pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
     let fail = |message: String| CliError::Hostfile {
-        path: tranche_config::text::path(path),
+        path: tranche_cli::text::path(path),
         message,
     };
     tranche_config::hostfile::read(path).map_err(fail)
@@ -215,7 +215,7 @@ pub fn read_hostfile(path: &Path) -> Result<Vec<String>, CliError> {
 fn check_engine_flags(args: &NetworkArgs) -> Result<(), CliError> {
     if let (Some(p), 1) = (&args.hostfile, args.processes) {
         return Err(CliError::Hostfile {
-            path: tranche_config::text::path(p),
+            path: tranche_cli::text::path(p),
             message: "a hostfile gives the addresses of several processes: it needs \
                       --processes N (2 or more)"
                 .to_owned(),
@@ -263,7 +263,7 @@ pub fn engine_of(args: &NetworkArgs) -> Result<EngineConfig, CliError> {
             let hosts = read_hostfile(p)?;
             if processes > 1 && hosts.len() != processes {
                 return Err(CliError::Hostfile {
-                    path: tranche_config::text::path(p),
+                    path: tranche_cli::text::path(p),
                     message: format!(
                         "{} for --processes {processes}: one line per process",
                         counted(hosts.len(), "address")
@@ -452,7 +452,7 @@ fn progress_of(
         Progress::Lines => Some(Arc::new(move |ms: u64, end: u64| {
             let mut lines = lines.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(line) = lines.tell(ms, end, Instant::now()) {
-                tranche_report::errln!("{line}");
+                tranche_cli::errln!("{line}");
             }
         })),
     };
@@ -478,13 +478,14 @@ fn outcome(report: &tranche_report::network::SimulationReport) -> String {
 /// Run `tranche network`: the table on stdout (process 0), and the JSON
 /// and the page, written atomically with the umask's mode.
 pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
-    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    use tranche_cli::outputs;
+    use tranche_report::meta::kind;
     outputs::check_flags(
         &[
             (
                 "--json",
                 args.json.as_deref(),
-                Writes::Result(kind::NETWORK),
+                tranche_report::results::writes(kind::NETWORK),
             ),
             ("--html", args.html.as_deref(), outputs::HTML),
             ("--profile", args.profile.as_deref(), outputs::SVG),
@@ -503,11 +504,11 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     let beside = tranche_report::network::beside::load(&args.beside, &spec, args.seed)?;
     if args.dry_run {
         let text = dry_run(&spec, &source, &engine);
-        return tranche_report::stream::out(&text).map_err(|e| CliError::Output(e.into()));
+        return tranche_cli::stream::out(&text).map_err(|e| CliError::Output(e.into()));
     }
     check_network_fits(&spec, &source, engine.processes)?;
     if let Some(w) = threads_warning(engine.threads) {
-        tranche_report::errln!("{w}");
+        tranche_cli::errln!("{w}");
     }
     let mode = if engine.process == 0 {
         Progress::detect(args.quiet)
@@ -521,7 +522,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         None => tranche_simulation::CostTable::default(),
     };
     if let (Some(path), None) = (&args.costs, &spec.node) {
-        tranche_report::errln!(
+        tranche_cli::errln!(
             "warning: --costs {}: ignored, {source} has no `node` key (no CPU model to cost)",
             path.display()
         );
@@ -530,7 +531,7 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
     }
     if mode != Progress::Quiet {
         if let Some(note) = estimate_note(&spec, &source, engine.processes) {
-            tranche_report::errln!("{note}");
+            tranche_cli::errln!("{note}");
         }
     }
     let meta = invocation_meta(args.seed, &spec, args.verify, &costs);
@@ -564,25 +565,25 @@ pub fn execute(args: &NetworkArgs) -> Result<(), CliError> {
         phase.finish(&outcome(&report));
     }
     report.meta = Some(meta);
-    tranche_report::stream::out(&report.table()).map_err(anyhow::Error::from)?;
+    tranche_cli::stream::out(&report.table()).map_err(anyhow::Error::from)?;
     if !beside.is_empty() {
         let runs: Vec<&tranche_report::network::SimulationReport> =
             std::iter::once(&report).chain(&beside).collect();
         let table = tranche_report::network::beside::table(&runs);
-        tranche_report::stream::out(&format!("\n{table}")).map_err(anyhow::Error::from)?;
+        tranche_cli::stream::out(&format!("\n{table}")).map_err(anyhow::Error::from)?;
     }
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report).expect("the report serialises");
-        tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
+        tranche_cli::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
         let page = tranche_report::network::page::render(&report, &beside)?;
-        tranche_report::outputs::write_atomic(path, page.as_bytes())?;
+        tranche_cli::outputs::write_atomic(path, page.as_bytes())?;
     }
     if let (Some(p), Some(path)) = (profiler, &args.profile) {
         p.finish(path)?;
         if !args.quiet {
-            tranche_report::errln!("profile: wrote {}", path.display());
+            tranche_cli::errln!("profile: wrote {}", path.display());
         }
     }
     Ok(())

@@ -93,10 +93,10 @@ impl Profiler {
             .with_context(|| {
                 format!(
                     "cannot draw the flamegraph for {}",
-                    tranche_config::text::path(path)
+                    tranche_cli::text::path(path)
                 )
             })?;
-        tranche_report::outputs::write_atomic(path, &svg)
+        tranche_cli::outputs::write_atomic(path, &svg)
     }
 
     /// Stop and write the flamegraph SVG to `path`.

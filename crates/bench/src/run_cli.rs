@@ -5,7 +5,7 @@ use crate::run::{prepare, run_step_observed, ClockKind, DbKind, NodeUnderTest, R
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 use tranche_config::{self as config, BenchConfig};
 use tranche_node::{Architecture, Layout, DEFAULT_WORKERS};
 use tranche_prometheus::Exporter;
@@ -267,7 +267,7 @@ fn check_prometheus_addr(addr: &str) -> Result<()> {
         bail!(
             "--prometheus {}: an address with a port is needed, e.g. 127.0.0.1:9615 (port 0 \
              picks a free one)",
-            tranche_config::text::bare(addr)
+            tranche_cli::text::bare(addr)
         );
     }
     Ok(())
@@ -445,18 +445,18 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
     check_config(&args, &config)?;
     if args.dry_run {
         let text = dry_run(&config, config::estimate::mem_available(), args.clock());
-        return tranche_report::stream::out(&text).map_err(Into::into);
+        return tranche_cli::stream::out(&text).map_err(Into::into);
     }
     // The estimate before work: refuse what cannot fit, announce what takes long.
     let estimates = config::estimate::check_fits(&config, config::estimate::mem_available())?;
     let estimates = estimates_on(&config, estimates, args.clock());
     for line in notes(&config, &estimates, args.quiet) {
-        tranche_report::errln!("{line}");
+        tranche_cli::errln!("{line}");
     }
     let exporter = match &args.prometheus {
         Some(addr) => {
             let ex = Exporter::start(addr)?;
-            tranche_report::errln!("prometheus: serving http://{}/metrics", ex.addr());
+            tranche_cli::errln!("prometheus: serving http://{}/metrics", ex.addr());
             Some(ex)
         }
         None => None,
@@ -469,14 +469,14 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
     if let (Some(p), Some(path)) = (profiler, &args.profile) {
         p.finish(path)?;
         if !args.quiet {
-            tranche_report::errln!("profile: wrote {}", path.display());
+            tranche_cli::errln!("profile: wrote {}", path.display());
         }
     }
     if let Some(path) = args.html.as_ref().filter(|_| !args.quiet) {
-        tranche_report::errln!("html: wrote {}", path.display());
+        tranche_cli::errln!("html: wrote {}", path.display());
     }
     if exporter.is_some() && args.prometheus_hold > 0 {
-        tranche_report::errln!(
+        tranche_cli::errln!(
             "prometheus: serving the final figures for {} s more",
             args.prometheus_hold
         );
@@ -488,10 +488,15 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
 /// The flags on their own, before any output: the outputs' kinds, the node
 /// under test, the flags that need another, the Prometheus address.
 fn check_flags(args: &RunArgs) -> Result<NodeUnderTest> {
-    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    use tranche_cli::outputs;
+    use tranche_report::meta::kind;
     outputs::check_flags(
         &[
-            ("--json", args.json.as_deref(), Writes::Result(kind::RUN)),
+            (
+                "--json",
+                args.json.as_deref(),
+                tranche_report::results::writes(kind::RUN),
+            ),
             ("--html", args.html.as_deref(), outputs::HTML),
             ("--profile", args.profile.as_deref(), outputs::SVG),
         ],
@@ -505,7 +510,7 @@ fn check_flags(args: &RunArgs) -> Result<NodeUnderTest> {
         bail!("--backlog sizes the backlog of --schedule useful-first; with fifo there is none");
     }
     if args.architecture == Some(ArchArg::Classic) && args.workers as usize != DEFAULT_WORKERS {
-        tranche_report::errln!(
+        tranche_cli::errln!(
             "warning: --workers {} has no effect with --architecture classic (one distribution \
              worker)",
             args.workers
@@ -574,7 +579,7 @@ fn run_steps(
     exporter: Option<&Exporter>,
 ) -> Result<Vec<RunReport>> {
     let meta = invocation_meta(args, config);
-    tranche_report::stream::out(&meta.header())?;
+    tranche_cli::stream::out(&meta.header())?;
     let mut runs = Vec::new();
     for step in &config.steps {
         let layouts = architectures(args, step.approval_voting_parallel_enabled);
@@ -600,7 +605,7 @@ fn run_steps(
             .cloned()
             .collect();
         // The table carries the `--repeat` spread (`report::repeat`).
-        tranche_report::stream::out(&format!("{}\n", render(&step_runs)))?;
+        tranche_cli::stream::out(&format!("{}\n", render(&step_runs)))?;
         write_results(args, &runs, &meta)?;
     }
     Ok(runs)
@@ -670,7 +675,7 @@ pub fn load_sized(
         Some(path) => match crate::examples::embedded(path) {
             Some(e) => {
                 if !quiet {
-                    tranche_report::errln!("{}", crate::examples::note(path));
+                    tranche_cli::errln!("{}", crate::examples::note(path));
                 }
                 (e.text.to_owned(), format!("{} (embedded)", e.name))
             }
@@ -683,10 +688,8 @@ pub fn load_sized(
                 if sizes.is_empty() && crate::small::run_sizes(&config).is_empty() {
                     return Ok(config);
                 }
-                let text = tranche_config::input::read_text(
-                    path,
-                    tranche_config::input::MAX_INPUT_FILE_BYTES,
-                )?;
+                let text =
+                    tranche_cli::input::read_text(path, tranche_cli::input::MAX_INPUT_FILE_BYTES)?;
                 (text, config.source)
             }
         },
@@ -739,11 +742,11 @@ fn write_results(args: &RunArgs, runs: &[tranche_report::RunReport], meta: &Meta
     if let Some(path) = &args.json {
         let file = ReportFile::with_meta(runs.to_vec(), meta.clone());
         let text = serde_json::to_string_pretty(&file)?;
-        tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
+        tranche_cli::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
         let page = tranche_report::html::render_html(runs, Some(meta))?;
-        tranche_report::outputs::write_atomic(path, page.as_bytes())?;
+        tranche_cli::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(())
 }

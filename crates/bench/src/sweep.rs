@@ -18,7 +18,7 @@ use crate::run_cli::{ClockArg, FloorArg, ScheduleArg};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
 use std::path::PathBuf;
-use tranche_config::text::{self, counted};
+use tranche_cli::text::{self, counted};
 use tranche_config::{self as config, BenchStep};
 use tranche_node::{Architecture, CheckPolicy, Schedule};
 use tranche_report::html::{escape, meta_table, page};
@@ -209,7 +209,7 @@ pub fn check_runs(runs: usize, max: usize) -> Result<(), String> {
 fn grid(args: &RunSweepArgs) -> Result<(Vec<Point>, Vec<String>)> {
     let (text, source) = match &args.file {
         Some(p) => (
-            tranche_config::input::read_text(p, tranche_config::input::MAX_INPUT_FILE_BYTES)
+            tranche_cli::input::read_text(p, tranche_cli::input::MAX_INPUT_FILE_BYTES)
                 .map_err(|e| anyhow::anyhow!("{}: {e}", text::path(p)))?,
             p.display().to_string(),
         ),
@@ -291,7 +291,7 @@ pub fn possible<T>(cells: Vec<Result<T, String>>) -> Result<(Vec<T>, Vec<String>
 /// Tell on stderr which cells of a grid a sweep skips, a line each.
 pub fn tell_skipped(skipped: &[String]) {
     for why in skipped {
-        tranche_report::errln!("sweep: skipped {why}");
+        tranche_cli::errln!("sweep: skipped {why}");
     }
 }
 
@@ -315,13 +315,14 @@ fn sweep_meta(args: &RunSweepArgs, points: &[Point]) -> tranche_report::Meta {
 
 /// Run `tranche sweep run`; returns its rows.
 pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
-    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    use tranche_cli::outputs;
+    use tranche_report::meta::kind;
     outputs::check_flags(
         &[
             (
                 "--json",
                 args.json.as_deref(),
-                Writes::Result(kind::SWEEP_RUN),
+                tranche_report::results::writes(kind::SWEEP_RUN),
             ),
             ("--html", args.html.as_deref(), outputs::HTML),
         ],
@@ -330,7 +331,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
     let (points, skipped) = grid(args)?;
     tell_skipped(&skipped);
     if args.dry_run {
-        tranche_report::stream::out(&dry_run(&points, args.clock))?;
+        tranche_cli::stream::out(&dry_run(&points, args.clock))?;
         return Ok(Vec::new());
     }
     let meta = sweep_meta(args, &points);
@@ -396,17 +397,17 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
         rows.push(row);
     }
     let text = table(&rows) + &tranche_report::sweep_run::legend(&rows);
-    tranche_report::stream::out(&text)?;
+    tranche_cli::stream::out(&text)?;
     if let Some(path) = &args.json {
         let file = tranche_report::results::SweepFile {
             meta: meta.clone(),
             rows: rows.clone(),
         };
         let json = serde_json::to_string_pretty(&file).expect("rows serialise") + "\n";
-        tranche_report::outputs::write_atomic(path, json.as_bytes())?;
+        tranche_cli::outputs::write_atomic(path, json.as_bytes())?;
     }
     if let Some(path) = &args.html {
-        tranche_report::outputs::write_atomic(path, html(&rows, &text, args.seed)?.as_bytes())?;
+        tranche_cli::outputs::write_atomic(path, html(&rows, &text, args.seed)?.as_bytes())?;
     }
     Ok(rows)
 }
@@ -578,7 +579,7 @@ pub(crate) fn progress(
     rest: &str,
     wall_s: f64,
 ) {
-    tranche_report::errln!(
+    tranche_cli::errln!(
         "sweep: {}/{of} ({}, {}, {rest}) in {wall_s:.1} s",
         i + 1,
         counted(validators, "validator"),

@@ -3,14 +3,14 @@
 //! small `!ApprovalSweep` file over a base `!ApprovalNetwork` file (or the
 //! default) — run one after another in this process, summarised in one
 //! table and one JSON file (checked before any work and written
-//! atomically, `tranche_report::outputs`). Its rows are
+//! atomically, `tranche_cli::outputs`). Its rows are
 //! [`tranche_report::network::SweepRow`]s.
 
 use crate::network_cli::{engine_of, CliError, NetworkArgs};
 use std::path::PathBuf;
+use tranche_cli::text::counted;
 use tranche_config::approval_network::SpecChecks as _;
 use tranche_config::approval_sweep::SweepGrid;
-use tranche_config::text::counted;
 pub use tranche_report::network::sweep::{table, SweepRow};
 use tranche_simulation::{NetworkSpec, Verify};
 
@@ -67,12 +67,10 @@ fn read_grid(args: &SweepArgs) -> Result<SweepGrid, CliError> {
     if let Some(path) = &args.file {
         let text = match crate::examples::embedded_network(path) {
             Some(e) => e.text.to_owned(),
-            None => {
-                tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
-                    .map_err(|e| {
-                        CliError::Sweep(format!("{}: {e}", tranche_config::text::path(path)))
-                    })?
-            }
+            None => tranche_cli::input::read_text(path, tranche_cli::input::MAX_INPUT_FILE_BYTES)
+                .map_err(|e| {
+                CliError::Sweep(format!("{}: {e}", tranche_cli::text::path(path)))
+            })?,
         };
         if tranche_config::file_kind(&text) == tranche_config::FileKind::ApprovalSweep {
             grid = tranche_config::approval_sweep::parse(&text, path)
@@ -193,7 +191,8 @@ fn sweep_meta(args: &SweepArgs, specs: &[NetworkSpec]) -> tranche_report::Meta {
 
 /// Run `tranche sweep network`.
 pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
-    use tranche_report::{meta::kind, outputs, outputs::Writes};
+    use tranche_cli::outputs;
+    use tranche_report::meta::kind;
     // The base network file a sweep file names is an input too.
     let base = read_grid(args)?.base;
     outputs::check_flags(
@@ -201,7 +200,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
             (
                 "--json",
                 args.json.as_deref(),
-                Writes::Result(kind::SWEEP_NETWORK),
+                tranche_report::results::writes(kind::SWEEP_NETWORK),
             ),
             ("--html", args.html.as_deref(), outputs::HTML),
         ],
@@ -211,7 +210,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
     crate::sweep::tell_skipped(&skipped);
     let engine = engine_of(&run_args(args, None, None))?;
     if let Some(w) = crate::network_cli::threads_warning(engine.threads) {
-        tranche_report::errln!("{w}");
+        tranche_cli::errln!("{w}");
     }
     let (cpu, most) = specs.iter().fold((0.0, 0.0), |(c, m), s| {
         let (sc, sm) = s.estimated_cpu_seconds();
@@ -230,11 +229,11 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
             counted(specs.len(), "run"),
             crate::network_cli::duration(crate::network_cli::wall_seconds(cpu, &engine)),
         ));
-        tranche_report::stream::out(&text).map_err(|e| CliError::Output(e.into()))?;
+        tranche_cli::stream::out(&text).map_err(|e| CliError::Output(e.into()))?;
         return Ok(Vec::new());
     }
     if let Some(cpu) = crate::network_cli::long_cpu(cpu, most).filter(|_| !args.quiet) {
-        tranche_report::errln!(
+        tranche_cli::errln!(
             "note: {source}: {}: about {cpu}",
             counted(specs.len(), "run")
         );
@@ -264,14 +263,14 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
         rows.push(row);
     }
     let text = table(&rows) + &tranche_report::network::sweep::legend(&rows);
-    tranche_report::stream::out(&text).map_err(anyhow::Error::from)?;
+    tranche_cli::stream::out(&text).map_err(anyhow::Error::from)?;
     if let Some(path) = &args.json {
         let file = tranche_report::results::SweepFile {
             meta: meta.clone(),
             rows: rows.clone(),
         };
         let text = serde_json::to_string_pretty(&file).expect("rows serialise");
-        tranche_report::outputs::write_atomic(path, (text + "\n").as_bytes())?;
+        tranche_cli::outputs::write_atomic(path, (text + "\n").as_bytes())?;
     }
     if let Some(path) = &args.html {
         let command = std::env::args().collect::<Vec<_>>().join(" ");
@@ -281,7 +280,7 @@ pub fn execute(args: &SweepArgs) -> Result<Vec<SweepRow>, CliError> {
             tranche_report::meta::COMMIT,
             &command,
         )?;
-        tranche_report::outputs::write_atomic(path, page.as_bytes())?;
+        tranche_cli::outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(rows)
 }

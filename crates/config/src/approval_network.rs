@@ -20,9 +20,9 @@
 //! Every key is optional; the defaults are in [`NetworkSpec::default`].
 
 use super::session::bound;
-use crate::input::{read_text, MAX_INPUT_FILE_BYTES};
-use crate::text::bare;
 use std::path::Path;
+use tranche_cli::input::{read_text, MAX_INPUT_FILE_BYTES};
+use tranche_cli::text::bare;
 use tranche_records::limits::{MAX_BLOCKS, MAX_CORES};
 
 /// The embedded default (`tranche network` without a file): 100
@@ -306,9 +306,9 @@ impl SpecParts for NetworkSpec {
             } else {
                 format!(
                     "must be 1..={most}: {} in groups of {} form {}, one per core",
-                    crate::text::counted(n, "validator"),
+                    tranche_cli::text::counted(n, "validator"),
                     self.max_validators_per_core,
-                    crate::text::counted(most, "backing group")
+                    tranche_cli::text::counted(most, "backing group")
                 )
             };
             return bad("n_cores", self.n_cores.to_string(), why.as_str());

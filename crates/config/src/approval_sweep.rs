@@ -20,7 +20,7 @@
 use std::path::Path;
 
 use crate::error::ConfigErrorKind;
-use crate::text::{bare, escape_controls};
+use tranche_cli::text::{bare, escape_controls};
 
 pub use crate::sweep_grid::SweepGrid;
 

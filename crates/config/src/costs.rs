@@ -11,11 +11,11 @@
 //! [`MAX_COST_US`] is refused naming the key. [`CostTable::to_yaml`]
 //! writes a complete file that reads back to the same table.
 
-use crate::input::{read_text, InputError, MAX_INPUT_FILE_BYTES};
-use crate::text::quote;
 use crate::yaml::too_large_integer;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
+use tranche_cli::input::{read_text, InputError, MAX_INPUT_FILE_BYTES};
+use tranche_cli::text::quote;
 use yaml_serde::Value;
 
 // The defaults, µs. Figures are the best of two criterion runs

@@ -1,9 +1,9 @@
 //! Errors of the test-sequence loader: one line each, naming the file, the
 //! step and the key.
 
-pub(crate) use crate::text::one_line;
-use crate::text::{code, code_after, escape_controls};
 use thiserror::Error;
+pub(crate) use tranche_cli::text::one_line;
+use tranche_cli::text::{code, code_after, escape_controls};
 
 /// A test-sequence file that cannot be used. Its `Display` is one line:
 /// `FILE: step N: problem`, with any control character of a name or value
@@ -40,7 +40,7 @@ pub enum ConfigErrorKind {
     #[error("cannot read the file: it is {0}, not a regular file")]
     NotRegular(&'static str),
     /// The file is larger than
-    /// [`MAX_INPUT_FILE_BYTES`](crate::input::MAX_INPUT_FILE_BYTES).
+    /// [`MAX_INPUT_FILE_BYTES`](tranche_cli::input::MAX_INPUT_FILE_BYTES).
     #[error("cannot read the file: larger than {max} bytes, the limit for an input file")]
     TooLarge {
         /// The limit, bytes.

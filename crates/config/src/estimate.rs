@@ -123,8 +123,8 @@ impl RunEstimate {
         format!(
             "about {} unique messages from peers (of at most {} generated), {} MiB and {time} \
              (release build, 2 cores{why})",
-            crate::text::grouped(self.sent as usize),
-            crate::text::grouped(self.messages as usize),
+            tranche_cli::text::grouped(self.sent as usize),
+            tranche_cli::text::grouped(self.messages as usize),
             self.bytes >> 20,
         )
     }
@@ -201,7 +201,7 @@ pub fn mem_available() -> Option<u64> {
 }
 
 fn mem_available_in(path: &Path) -> Option<u64> {
-    let text = crate::input::read_text(path, 1 << 16).ok()?;
+    let text = tranche_cli::input::read_text(path, 1 << 16).ok()?;
     let line = text.lines().find(|l| l.starts_with("MemAvailable:"))?;
     let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
     kib.checked_mul(1024)

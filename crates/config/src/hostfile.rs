@@ -3,8 +3,8 @@
 //! as every other file the commands read (`input`), its refusals one line
 //! by the safe-text rule (`text`).
 
-use crate::text::code;
 use std::path::Path;
+use tranche_cli::text::code;
 use tranche_records::limits::MAX_PROCESSES;
 
 /// The largest hostfile read (64 lines of at most 260 bytes fit many times).
@@ -13,7 +13,8 @@ pub const MAX_HOSTFILE_BYTES: u64 = 1 << 20;
 /// The addresses of the hostfile at `path`, one a process; why not, in
 /// one line (the path is the caller's to name).
 pub fn read(path: &Path) -> Result<Vec<String>, String> {
-    let text = crate::input::read_text(path, MAX_HOSTFILE_BYTES).map_err(|e| e.to_string())?;
+    let text =
+        tranche_cli::input::read_text(path, MAX_HOSTFILE_BYTES).map_err(|e| e.to_string())?;
     parse(&text)
 }
 

@@ -118,7 +118,6 @@ mod error;
 pub mod estimate;
 pub mod generation;
 pub mod hostfile;
-pub mod input;
 pub mod network_spec;
 pub mod node_shape;
 mod parse;
@@ -126,15 +125,14 @@ mod prescan;
 pub mod resize;
 pub mod session;
 pub mod sweep_grid;
-pub mod text;
 pub mod yaml;
 
 use std::path::Path;
 
 use crate::generation::{GenerationParams, INITIAL_SLOT};
-use crate::input::{InputError, MAX_INPUT_FILE_BYTES};
 pub use error::{ConfigError, ConfigErrorKind};
 pub use prescan::MAX_DEPTH;
+use tranche_cli::input::{InputError, MAX_INPUT_FILE_BYTES};
 use tranche_links::{Bandwidth, LatencyDirections, LatencyModel, NetworkConfig};
 use tranche_records::time::DEFAULT_TICKS_PER_SLOT;
 
@@ -337,7 +335,7 @@ pub struct BenchConfig {
 /// [`MAX_INPUT_FILE_BYTES`], through [`input::read_text`].
 pub fn load(path: &Path) -> Result<BenchConfig, ConfigError> {
     let source = path.display().to_string();
-    let text = input::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| {
+    let text = tranche_cli::input::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| {
         let kind = match e {
             InputError::Io { source, .. } => ConfigErrorKind::Read(source),
             InputError::NotRegular { kind, .. } => ConfigErrorKind::NotRegular(kind),
@@ -459,8 +457,8 @@ impl BenchStep {
                 "needed_approvals {} exceeds the {} outside a backing group of {smallest} \
                  among {}",
                 self.session.needed_approvals,
-                text::counted(outside, "validator"),
-                text::counted(self.n_validators, "validator")
+                tranche_cli::text::counted(outside, "validator"),
+                tranche_cli::text::counted(self.n_validators, "validator")
             )
         })
     }

@@ -6,7 +6,7 @@
 //! bounds. The threads a shape has are the model crate's
 //! (`tranche_model::cpu::shape`).
 
-use crate::text::quote;
+use tranche_cli::text::quote;
 use tranche_records::layout::UnknownLayout;
 
 /// The parallel layout's distribution workers by default: the node's one

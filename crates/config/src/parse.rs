@@ -70,7 +70,7 @@ pub(super) fn read_error(e: crate::yaml::ReadError) -> Kind {
         crate::yaml::ReadError::Bounds(b) => Kind::Bounds(b),
         crate::yaml::ReadError::Yaml(y) => Kind::Yaml(y),
         crate::yaml::ReadError::TooLarge { .. } => Kind::TooLarge {
-            max: crate::input::MAX_INPUT_FILE_BYTES,
+            max: tranche_cli::input::MAX_INPUT_FILE_BYTES,
         },
     }
 }
@@ -93,7 +93,7 @@ pub(super) fn read_tagged(text: &str, tag: &str) -> Result<Mapping, Kind> {
         },
         Value::Tagged(t) => Err(Kind::Structure(format!(
             "not an `!{tag}` file: its tag is {}",
-            crate::text::code(&t.tag.to_string())
+            tranche_cli::text::code(&t.tag.to_string())
         ))),
         other => Err(Kind::Structure(format!(
             "not an `!{tag}` file: it must start with the tag `!{tag}`, found {}",

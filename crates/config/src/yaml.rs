@@ -30,7 +30,7 @@ use yaml_serde::{Mapping, Value};
 pub enum ReadError {
     /// Longer than any input file may be (the text given directly, not
     /// through `input::read_text`, which refuses such a file first).
-    #[error("{bytes} bytes, larger than {max} bytes, the limit for an input file", max = crate::input::MAX_INPUT_FILE_BYTES)]
+    #[error("{bytes} bytes, larger than {max} bytes, the limit for an input file", max = tranche_cli::input::MAX_INPUT_FILE_BYTES)]
     TooLarge { bytes: usize },
     /// Beyond a bound of the pre-scan.
     #[error("{0}")]
@@ -43,14 +43,14 @@ pub enum ReadError {
 /// Reads any YAML input: the pre-scan's bounds, then the tree
 /// ([`from_str`]), itself bounded as it is built. The error is one line.
 pub fn read(text: &str) -> Result<Value, ReadError> {
-    if text.len() as u64 > crate::input::MAX_INPUT_FILE_BYTES {
+    if text.len() as u64 > tranche_cli::input::MAX_INPUT_FILE_BYTES {
         return Err(ReadError::TooLarge { bytes: text.len() });
     }
     prescan::check(text).map_err(ReadError::Bounds)?;
     let built = Cell::new(0);
     Tree(&built)
         .deserialize(yaml_serde::Deserializer::from_str(text))
-        .map_err(|e| ReadError::Yaml(crate::text::one_line(&e.to_string())))
+        .map_err(|e| ReadError::Yaml(tranche_cli::text::one_line(&e.to_string())))
 }
 
 /// The tag an integer beyond 64 bits is kept under (its decimal digits, a
@@ -248,7 +248,7 @@ mod tests {
         assert!(e.contains("more than 100000 values once aliases"), "{e}");
         assert!(start.elapsed() < std::time::Duration::from_secs(10));
         assert!(read("a: &x [1, 2]\nb: *x\n").is_ok());
-        let huge = "#".repeat(crate::input::MAX_INPUT_FILE_BYTES as usize + 1);
+        let huge = "#".repeat(tranche_cli::input::MAX_INPUT_FILE_BYTES as usize + 1);
         assert!(read(&huge)
             .unwrap_err()
             .to_string()

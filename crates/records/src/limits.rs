@@ -3,7 +3,7 @@
 //! about 1 000 validators and 100 cores, upstream's largest benchmark
 //! 1 000 × 200 — with room to spare, and refuse what would only exhaust
 //! the machine before any output. How user files are read (and how big
-//! they may be) is the configuration crate's (`crates/config/src/input.rs`).
+//! they may be) is `tranche-cli`'s (`crates/cli/src/input.rs`).
 //! Plain constants in `tranche_records`, re-exported as
 //! `tranche_primitives::limits`, so the configuration checks them without
 //! the protocol's crypto.

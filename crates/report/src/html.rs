@@ -26,7 +26,7 @@ use crate::{render, Meta, RunReport, Sample};
 use anyhow::Result;
 use plotters::style::RGBColor;
 use std::fmt::Write as _;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 
 /// Seconds of a slot: blocks come one per slot from the first
 /// (`tranche-workload`'s world), so block `i` (from 0) owns the samples

@@ -12,12 +12,9 @@ pub mod html;
 pub mod html_chart;
 pub mod meta;
 pub mod network;
-pub mod outputs;
-pub mod progress;
 pub mod repeat;
 pub mod results;
 pub mod spread;
-pub mod stream;
 pub mod sweep_run;
 mod table;
 
@@ -39,10 +36,10 @@ pub fn describe_stall(stall: &Stall) -> String {
              (docs/quirks.md)",
         stall.block,
         stall.candidate,
-        tranche_config::text::counted(stall.no_shows, "no-show"),
+        tranche_cli::text::counted(stall.no_shows, "no-show"),
         stall.window,
         stall.max_tranche,
-        tranche_config::text::counted(stall.no_shows, "no-show"),
+        tranche_cli::text::counted(stall.no_shows, "no-show"),
         stall.next_tranche
     )
 }

@@ -184,10 +184,10 @@ pub fn config_difference(baseline: &[String], current: &[String]) -> String {
     for b in baseline {
         match current.iter().find(|c| key(c) == key(b)) {
             Some(c) if c != b => {
-                let v = |l: &str| tranche_config::text::bare(&value(l));
+                let v = |l: &str| tranche_cli::text::bare(&value(l));
                 return format!(
                     "{}: baseline {}, current {}",
-                    tranche_config::text::bare(&key(b)),
+                    tranche_cli::text::bare(&key(b)),
                     v(b),
                     v(c)
                 );
@@ -195,7 +195,7 @@ pub fn config_difference(baseline: &[String], current: &[String]) -> String {
             None => {
                 return format!(
                     "{} is only in the baseline",
-                    tranche_config::text::bare(&key(b))
+                    tranche_cli::text::bare(&key(b))
                 )
             }
             _ => {}
@@ -207,7 +207,7 @@ pub fn config_difference(baseline: &[String], current: &[String]) -> String {
     {
         Some(c) => format!(
             "{} is only in the current file",
-            tranche_config::text::bare(&key(c))
+            tranche_cli::text::bare(&key(c))
         ),
         None => "no recorded field differs (the files were made by builds that hash \
                  differently)"

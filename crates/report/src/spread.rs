@@ -56,7 +56,7 @@ pub fn render_spread(runs: &[RunReport]) -> String {
             s,
             "{} over {} (after {} warm-up), median and range:",
             r.layout(),
-            tranche_config::text::counted(rep.runs, "run"),
+            tranche_cli::text::counted(rep.runs, "run"),
             rep.warmup
         );
         let (read, other) = if r.batches_signatures() {

@@ -5,7 +5,7 @@
 //! use it, so none of them depends on another for these.
 
 use std::time::Duration;
-use tranche_config::text::{bare, code};
+use tranche_cli::text::{bare, code};
 
 /// The most worker threads per process. Timely gives every worker a
 /// channel to every other one, so a worker's memory grows with the

@@ -53,7 +53,7 @@ fn parse(process: usize, line: &str) -> Option<ProcessCost> {
 /// fuzz target.
 pub fn read_cost_line(process: usize, line: &str) -> Result<ProcessCost, String> {
     parse(process, line).ok_or_else(|| {
-        let sent = tranche_config::text::code(line.trim());
+        let sent = tranche_cli::text::code(line.trim());
         format!("sent {sent}, not cost figures")
     })
 }

@@ -38,7 +38,7 @@ use std::net::{IpAddr, SocketAddr, TcpListener, TcpStream, ToSocketAddrs};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
-use tranche_config::text::bare;
+use tranche_cli::text::bare;
 
 /// The TCP streams of one process to the others, indexed by the other
 /// process.

@@ -14,11 +14,11 @@ use anyhow::{bail, Context, Result};
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::PathBuf;
-use tranche_config::text::counted;
+use tranche_cli::progress::Progress;
+use tranche_cli::text::counted;
 use tranche_config::BenchStep;
 use tranche_model::CostTable;
 use tranche_node::{Architecture, Layout, DEFAULT_WORKERS};
-use tranche_report::progress::Progress;
 use tranche_report::RunReport;
 
 use crate::floor::FloorMode;
@@ -229,7 +229,7 @@ pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
     }
     let config = crate::run_cli::load_sized(Some(&plan.file), plan.sizes.clone(), plan.quiet)?;
     if !plan.quiet {
-        tranche_report::errln!("{}", estimate(plan, &config.steps));
+        tranche_cli::errln!("{}", estimate(plan, &config.steps));
     }
     let mut meta = tranche_report::meta::collect("redb", plan.seed, &config.steps);
     meta.kind = tranche_report::meta::kind::CALIBRATE_CHECK.into();

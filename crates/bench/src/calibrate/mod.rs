@@ -6,7 +6,7 @@
 //! one runs is in `gossip` (what a validator receives), `voting` (imports,
 //! blocks, commits) and `own` (our own work, the round trip), on the chain
 //! of `fixture`. `--out` is checked before any work and written atomically
-//! (`tranche_report::outputs`); one line per cost on stderr while it
+//! (`tranche_cli::outputs`); one line per cost on stderr while it
 //! measures (`--quiet`: none).
 
 pub mod check;
@@ -21,7 +21,7 @@ use anyhow::{bail, Context, Result};
 use fixture::{Fixture, Sizes};
 use measure::Effort;
 use std::path::{Path, PathBuf};
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 use tranche_model::{CostKind, CostTable};
 
 /// `tranche calibrate [--out FILE] [--quick]`.
@@ -188,7 +188,7 @@ fn header(quick: bool, sizes: Sizes) -> String {
     format!(
         "{} (meta.kind calibrate)\n# commit: {}, {} build\n# date: {}\n# machine: {}\n\
          # quick: {quick}{}\n# chain: {}, {}\n# command: {}\n",
-        tranche_report::outputs::COST_TABLE_HEADERS[0],
+        tranche_cli::outputs::COST_TABLE_HEADERS[0],
         meta.commit,
         meta.profile,
         meta.date,
@@ -209,7 +209,7 @@ fn header(quick: bool, sizes: Sizes) -> String {
 pub fn measure_table(effort: &Effort, sizes: Sizes, quiet: bool) -> Result<CostTable> {
     let started = std::time::Instant::now();
     if !quiet {
-        tranche_report::errln!(
+        tranche_cli::errln!(
             "calibrate: measuring {} costs ({}, {}, {} each{})",
             CostKind::ALL.len(),
             counted(sizes.validators, "validator"),
@@ -224,10 +224,10 @@ pub fn measure_table(effort: &Effort, sizes: Sizes, quiet: bool) -> Result<CostT
         let ns = (ns.round() as u64).max(1);
         *table = table.clone().with(cost, ns);
         if let Some(w) = warning(cost, ns, effort.quick) {
-            tranche_report::errln!("{w}");
+            tranche_cli::errln!("{w}");
         }
         if !quiet {
-            tranche_report::errln!(
+            tranche_cli::errln!(
                 "calibrate: {} = {:.3} µs (default {:.3})",
                 cost.key(),
                 ns as f64 / 1_000.0,
@@ -293,7 +293,7 @@ pub fn measure_table(effort: &Effort, sizes: Sizes, quiet: bool) -> Result<CostT
     set(&mut table, CostKind::RoundTripWake, wake);
     set(&mut table, CostKind::EnvironmentMessage, hop.environment_ns);
     if !quiet {
-        tranche_report::errln!(
+        tranche_cli::errln!(
             "calibrate: (the classic node's wall-clock wait per check beyond the check: {:.3} µs; \
              round_trip_wake is that less voting's side)",
             hop.wait_ns / 1_000.0
@@ -301,7 +301,7 @@ pub fn measure_table(effort: &Effort, sizes: Sizes, quiet: bool) -> Result<CostT
     }
     if !quiet {
         let s = started.elapsed().as_secs_f64();
-        tranche_report::errln!("calibrate: done in {s:.1} s");
+        tranche_cli::errln!("calibrate: done in {s:.1} s");
     }
     Ok(table)
 }
@@ -309,12 +309,12 @@ pub fn measure_table(effort: &Effort, sizes: Sizes, quiet: bool) -> Result<CostT
 /// `tranche calibrate --check FILE`: the comparison, printed (and
 /// written with --json); failure when a judged figure is outside.
 fn execute_check(args: &CalibrateArgs, file: &Path) -> Result<u8> {
-    use tranche_report::outputs::{check_flags, Writes};
+    use tranche_cli::outputs::check_flags;
     check_flags(
         &[(
             "--json",
             args.json.as_deref(),
-            Writes::Result(tranche_report::meta::kind::CALIBRATE_CHECK),
+            tranche_report::results::writes(tranche_report::meta::kind::CALIBRATE_CHECK),
         )],
         &[Some(file), args.costs.as_deref()],
     )?;
@@ -339,18 +339,18 @@ fn execute_check(args: &CalibrateArgs, file: &Path) -> Result<u8> {
         sizes: tranche_config::resize::sizes(args.validators, args.cores, None),
     };
     if args.dry_run {
-        tranche_report::stream::out(&format!("{}\n", check::dry_run(&plan)?))?;
+        tranche_cli::stream::out(&format!("{}\n", check::dry_run(&plan)?))?;
         return Ok(0);
     }
     let report = check::run(&plan)?;
-    tranche_report::stream::out(&check::render(&report))?;
+    tranche_cli::stream::out(&check::render(&report))?;
     if let Some(path) = &args.json {
         let text = serde_json::to_string_pretty(&report)? + "\n";
-        tranche_report::outputs::write_atomic(path, text.as_bytes())?;
+        tranche_cli::outputs::write_atomic(path, text.as_bytes())?;
     }
     if crate::small::on() {
         // The documented commands' test: sizes cut, nothing to judge by.
-        tranche_report::errln!(
+        tranche_cli::errln!(
             "calibrate --check: TRANCHE_SMALL=1, sizes cut: the verdict is not judged"
         );
         return Ok(0);
@@ -366,14 +366,14 @@ pub fn execute(args: &CalibrateArgs) -> Result<u8> {
         }
         return execute_check(args, file);
     }
-    use tranche_report::outputs::{check_flags, Writes};
+    use tranche_cli::outputs::{check_flags, Writes};
     check_flags(&[("--out", args.out.as_deref(), Writes::CostTable)], &[])?;
     // `TRANCHE_SMALL=1` (the documented commands' test): --quick.
     let quick = args.quick || crate::small::on();
     let effort = if quick { Effort::QUICK } else { Effort::FULL };
     let sizes = sizes(quick, args.validators, args.cores);
     if args.dry_run {
-        tranche_report::stream::out(&format!(
+        tranche_cli::stream::out(&format!(
             "calibrate: would measure {} costs ({}, {}, {} each): about {}; nothing measured\n",
             CostKind::ALL.len(),
             counted(sizes.validators, "validator"),
@@ -387,8 +387,8 @@ pub fn execute(args: &CalibrateArgs) -> Result<u8> {
     let table = measure_table(&effort, sizes, args.quiet)?;
     let text = head + &table.to_yaml();
     match &args.out {
-        Some(path) => tranche_report::outputs::write_atomic(path, text.as_bytes())?,
-        None => tranche_report::stream::out(&text)?,
+        Some(path) => tranche_cli::outputs::write_atomic(path, text.as_bytes())?,
+        None => tranche_cli::stream::out(&text)?,
     }
     Ok(0)
 }
@@ -427,7 +427,7 @@ mod tests {
     fn the_header_records_commit_date_machine_quick_and_chain() {
         let h = header(true, sizes(true, Some(1_000), None));
         let first = h.lines().next().unwrap();
-        assert!(first.starts_with(tranche_report::outputs::COST_TABLE_HEADERS[0]));
+        assert!(first.starts_with(tranche_cli::outputs::COST_TABLE_HEADERS[0]));
         for key in [
             "# commit: ",
             "# date: ",

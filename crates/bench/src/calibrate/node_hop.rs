@@ -12,8 +12,8 @@
 //! test environment's CPU per message it carried (the driver's thread).
 
 use anyhow::{bail, Context, Result};
+use tranche_cli::progress::Progress;
 use tranche_node::{Architecture, CheckPolicy};
-use tranche_report::progress::Progress;
 
 use super::measure::Effort;
 use crate::floor::FloorMode;

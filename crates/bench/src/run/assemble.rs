@@ -7,7 +7,7 @@ use super::driver::Finished;
 use super::RunOptions;
 use crate::floor::{self, FloorMode};
 use anyhow::{bail, Result};
-use tranche_report::progress::Progress;
+use tranche_cli::progress::Progress;
 use tranche_report::{BlockReport, CpuRow, FloorReport, NetworkReport, RunReport};
 
 /// Assemble the report of a finished run, of either node under test.
@@ -156,7 +156,7 @@ fn measure_floor(
     phase.finish(&format!(
         "{} of {} verified",
         floor.sampled_assignment_messages + floor.sampled_approval_messages,
-        tranche_config::text::counted(
+        tranche_cli::text::counted(
             floor.assignment_messages + floor.approval_messages,
             "unique message"
         )

@@ -41,7 +41,7 @@ pub(super) fn send_delivery(
     ) {
         Ok(_) => counts.deliveries += 1,
         Err(SendError::NotConnected(_)) => counts.lost += 1,
-        Err(e) => tranche_report::errln!("warning: emulated network refused a message: {e}"),
+        Err(e) => tranche_cli::errln!("warning: emulated network refused a message: {e}"),
     }
 }
 

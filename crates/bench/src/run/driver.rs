@@ -168,7 +168,7 @@ impl<'a, N: UnderTest> Driver<'a, N> {
                     let to = Endpoint::Peer(net_peer(peer));
                     match self.links.send(at, Endpoint::Node, to, len, (peer, bytes)) {
                         Ok(_) | Err(SendError::NotConnected(_)) => {}
-                        Err(e) => tranche_report::errln!(
+                        Err(e) => tranche_cli::errln!(
                             "warning: emulated network refused a message from the node: {e}"
                         ),
                     }

@@ -22,7 +22,7 @@ pub(crate) use restart::check as check_restart;
 
 pub use model::ModelOptions;
 
-pub use tranche_report::progress::{Phase, Progress};
+pub use tranche_cli::progress::{Phase, Progress};
 
 use anyhow::{Context, Result};
 use driver::Driver;
@@ -161,10 +161,10 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
             ..
         } => {
             if let Some(why) = rejected {
-                tranche_report::errln!("warning: {why}; regenerated it");
+                tranche_cli::errln!("warning: {why}; regenerated it");
             }
             if let Some(why) = not_stored {
-                tranche_report::errln!("warning: {why}; going on with the messages in memory");
+                tranche_cli::errln!("warning: {why}; going on with the messages in memory");
             }
             GenerationReport {
                 cache_file: path.display().to_string(),
@@ -233,9 +233,9 @@ impl GenerationLines {
             return;
         }
         let elapsed = self.start.elapsed();
-        let left = tranche_report::progress::eta(done, total, elapsed)
+        let left = tranche_cli::progress::eta(done, total, elapsed)
             .map_or_else(String::new, |l| format!(", about {} s left", l.as_secs()));
-        tranche_report::errln!(
+        tranche_cli::errln!(
             "generation: {done} of {total} validators' messages ({} %), {:.1} s{left}",
             tenth * 10,
             elapsed.as_secs_f64()
@@ -325,7 +325,7 @@ fn drive<N: under_test::UnderTest>(
     let approved = finished.approved.iter().filter(|a| a.is_some()).count();
     phase.finish(&format!(
         "{approved} of {} approved",
-        tranche_config::text::counted(blocks as usize, "block")
+        tranche_cli::text::counted(blocks as usize, "block")
     ));
     assemble::report(finished, options)
 }
@@ -352,7 +352,7 @@ fn database(
                 .join(step_dir)
                 .join(options.architecture.label().replace('/', "-"));
             std::fs::create_dir_all(&dir)
-                .with_context(|| format!("cannot create {}", tranche_config::text::path(&dir)))?;
+                .with_context(|| format!("cannot create {}", tranche_cli::text::path(&dir)))?;
             (dir, None)
         }
         None => {

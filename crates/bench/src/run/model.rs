@@ -199,7 +199,7 @@ impl UnderTest for ModelNode {
     fn deliver(&mut self, from: u32, bytes: Arc<[u8]>) -> Result<()> {
         match ValidationProtocol::decode_wire(&bytes) {
             Ok(ValidationProtocol::ApprovalDistribution(m)) => self.delivered.push((from, m)),
-            Err(e) => tranche_report::errln!("warning: node rejected bytes from peer {from}: {e}"),
+            Err(e) => tranche_cli::errln!("warning: node rejected bytes from peer {from}: {e}"),
         }
         Ok(())
     }

@@ -93,7 +93,7 @@ impl<'a> RealNode<'a> {
                 }
             }
             NodeEvent::Malformed { peer, error } => {
-                tranche_report::errln!("warning: node rejected bytes from peer {}: {error}", peer.0)
+                tranche_cli::errln!("warning: node rejected bytes from peer {}: {error}", peer.0)
             }
             NodeEvent::Reputation { .. } => {}
         }

@@ -111,7 +111,7 @@ fn a_device_a_fifo_and_a_huge_file_end_at_once() {
     let big = d.path().join("big.yaml");
     std::fs::File::create(&big)
         .unwrap()
-        .set_len(tranche_config::input::MAX_INPUT_FILE_BYTES + 1)
+        .set_len(tranche_cli::input::MAX_INPUT_FILE_BYTES + 1)
         .unwrap();
     refused(&big, &[], &["big.yaml", "larger than"]);
 }

@@ -332,7 +332,7 @@ fn threads_beyond_the_cores_are_warned_with_the_figure() {
     assert!(ran.success, "{}", ran.stderr);
     let want = format!(
         "warning: --threads {threads} is more than this machine's {}",
-        tranche_config::text::counted(cores, "core")
+        tranche_cli::text::counted(cores, "core")
     );
     assert!(ran.stderr.contains(&want), "{}", ran.stderr);
     let ran = run_in(

@@ -1,5 +1,5 @@
 //! Closed and full streams, one rule for every command
-//! (`crates/report/src/stream.rs`): a closed stdout ends the command
+//! (`crates/cli/src/stream.rs`): a closed stdout ends the command
 //! quietly with status 141; a full stdout is one error line and status 74
 //! (never 1, `compare`'s regression and `scenario`'s difference); a full
 //! stderr leaves the output whole and gives status 74 (where the command

@@ -6,8 +6,8 @@
 use yaml_serde::{Mapping, Value};
 
 use crate::error::ConfigErrorKind as Kind;
-use crate::text::{bare, grouped, quote};
 use crate::yaml::too_large_integer;
+use tranche_cli::text::{bare, grouped, quote};
 
 /// Why a key without an upstream default is required.
 pub(super) const NO_DEFAULT: &str = "required: upstream has no default for it";

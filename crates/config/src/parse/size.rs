@@ -7,8 +7,8 @@ use super::fields::{Fields, Tracker, NO_DEFAULT};
 use super::objective::Defaults;
 use crate::error::ConfigErrorKind as Kind;
 use crate::session::{bound, SessionParams};
-use crate::text::counted;
 use crate::Schema;
+use tranche_cli::text::counted;
 use tranche_records::limits::{MAX_BLOCKS, MAX_CORES, MAX_VALIDATORS};
 
 /// The bounds, as errors name them.

@@ -6,7 +6,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use tranche_config::input;
+use tranche_cli::input;
 use tranche_config::{self as config, ConfigError, ConfigErrorKind, MAX_DEPTH};
 
 /// Far above what any case needs; a hang or a quadratic parse exceeds it.

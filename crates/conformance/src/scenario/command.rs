@@ -7,12 +7,12 @@ use super::run::{render_timeline, run, run_probed, Probe};
 use super::schema::Scenario;
 use super::verdict::{differences, expected_path, load_expected, scenario_files, Difference};
 use std::path::{Path, PathBuf};
-use tranche_config::text::path as shown;
+use tranche_cli::text::path as shown;
 
 /// An error with its causes after it, joined by `: `, each only where the
 /// text before does not already say it (a read error's message carries its
 /// cause: it is printed once), made one short line
-/// ([`tranche_config::text::one_line`]: a quoted name or value from the
+/// ([`tranche_cli::text::one_line`]: a quoted name or value from the
 /// file is cut).
 pub fn error_chain(e: &anyhow::Error) -> String {
     let mut s = String::new();
@@ -25,7 +25,7 @@ pub fn error_chain(e: &anyhow::Error) -> String {
             s.push_str(&c);
         }
     }
-    tranche_config::text::one_line(&s)
+    tranche_cli::text::one_line(&s)
 }
 
 /// What `tranche scenario` was asked.
@@ -119,7 +119,7 @@ fn run_file(args: &Args) -> u8 {
             if diffs.len() > 1 {
                 println!(
                     "  and {} more:",
-                    tranche_config::text::counted(diffs.len() - 1, "difference")
+                    tranche_cli::text::counted(diffs.len() - 1, "difference")
                 );
                 for d in &diffs[1..] {
                     println!("  {d}");

@@ -7,7 +7,7 @@ use super::schema::{BlockSpec, EventSpec, Scenario};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use tranche_config::text::{self, counted};
+use tranche_cli::text::{self, counted};
 use tranche_primitives::{
     Block, BlockNumber, Candidate, CandidateBitfield, CandidateHash, CoreIndex, GroupIndex, Hash,
     RelayVrfStory, Session, SessionIndex, SessionInfo, Tick, ValidatorId, ValidatorIndex,

@@ -169,8 +169,7 @@ impl Scenario {
     /// Read, parse and validate a scenario file (a regular file of at most
     /// `MAX_INPUT_FILE_BYTES`).
     pub fn load(path: &Path) -> Result<Scenario> {
-        let text =
-            tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)?;
+        let text = tranche_cli::input::read_text(path, tranche_cli::input::MAX_INPUT_FILE_BYTES)?;
         // A YAML input of another command: say which, not how JSON reads it.
         let other = match tranche_config::file_kind(&text) {
             tranche_config::FileKind::TestSequence => Some(("a test sequence", "run")),
@@ -186,11 +185,11 @@ impl Scenario {
             bail!(
                 "{}: this is {what}, not a scenario (testdata/scenarios/README.md); run it \
                  with `tranche {command} {}`",
-                tranche_config::text::path(path),
-                tranche_config::text::path(path)
+                tranche_cli::text::path(path),
+                tranche_cli::text::path(path)
             );
         }
-        Self::parse(&text).with_context(|| format!("scenario {}", tranche_config::text::path(path)))
+        Self::parse(&text).with_context(|| format!("scenario {}", tranche_cli::text::path(path)))
     }
 
     /// Sizes within the tool's bounds, so that a run ends in seconds.

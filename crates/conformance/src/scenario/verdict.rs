@@ -8,7 +8,7 @@ use super::run::ScenarioResult;
 use anyhow::{Context, Result};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
-use tranche_config::text::bare;
+use tranche_cli::text::bare;
 
 /// The decision fields compared per block.
 pub const BLOCK_FIELDS: [&str; 4] = [
@@ -36,8 +36,8 @@ pub struct Difference {
 impl std::fmt::Display for Difference {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         // The names and values come from the files: shown safe
-        // (`tranche_config::text`).
-        use tranche_config::text::{bare, one_line};
+        // (`tranche_cli::text`).
+        use tranche_cli::text::{bare, one_line};
         write!(
             f,
             "{}: ours {}, expected {}",
@@ -56,9 +56,9 @@ pub fn expected_path(scenario: &Path) -> PathBuf {
 /// Read an expected-answer file (a regular file of at most
 /// `MAX_INPUT_FILE_BYTES`).
 pub fn load_expected(path: &Path) -> Result<Value> {
-    let text = tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
-        .with_context(|| format!("cannot read {}", tranche_config::text::path(path)))?;
-    parse_expected(&text, &tranche_config::text::path(path))
+    let text = tranche_cli::input::read_text(path, tranche_cli::input::MAX_INPUT_FILE_BYTES)
+        .with_context(|| format!("cannot read {}", tranche_cli::text::path(path)))?;
+    parse_expected(&text, &tranche_cli::text::path(path))
 }
 
 /// Parse an expected answer's `text`, `source` naming it in errors (shown
@@ -179,10 +179,10 @@ pub fn scenario_files(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut stack = vec![dir.to_path_buf()];
     while let Some(d) = stack.pop() {
         let entries = std::fs::read_dir(&d)
-            .with_context(|| format!("cannot read {}", tranche_config::text::path(&d)))?;
+            .with_context(|| format!("cannot read {}", tranche_cli::text::path(&d)))?;
         for e in entries {
             let p = e
-                .with_context(|| format!("cannot read {}", tranche_config::text::path(&d)))?
+                .with_context(|| format!("cannot read {}", tranche_cli::text::path(&d)))?
                 .path();
             let name = p.file_name().unwrap_or_default().to_string_lossy();
             if p.is_dir() {

@@ -25,14 +25,14 @@ pub const FORMAT: &str = "polkadot-approval-conformance/1";
 
 /// Read and parse a conformance file.
 pub fn load(path: &Path) -> Result<ConformanceFile> {
-    let text = tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
+    let text = tranche_cli::input::read_text(path, tranche_cli::input::MAX_INPUT_FILE_BYTES)
         .with_context(|| {
             format!(
                 "cannot read conformance file {}",
-                tranche_config::text::path(path)
+                tranche_cli::text::path(path)
             )
         })?;
-    parse(&text, &tranche_config::text::path(path))
+    parse(&text, &tranche_cli::text::path(path))
 }
 
 /// Parse a conformance file's `text`, `source` naming it in errors (shown
@@ -43,7 +43,7 @@ pub fn parse(text: &str, source: &str) -> Result<ConformanceFile> {
     if file.format != FORMAT {
         bail!(
             "{source}: format is {}, expected {FORMAT:?}",
-            tranche_config::text::quote(&file.format)
+            tranche_cli::text::quote(&file.format)
         );
     }
     check_sizes(&file).with_context(|| source.to_owned())?;

@@ -71,8 +71,7 @@ pub fn compare_files(baseline: &Path, current: &Path, policy: &CpuPolicy) -> Out
             if runs.is_empty() {
                 "none".to_owned()
             } else {
-                let shown: Vec<String> =
-                    runs.iter().map(|r| tranche_config::text::bare(r)).collect();
+                let shown: Vec<String> = runs.iter().map(|r| tranche_cli::text::bare(r)).collect();
                 shown.join(", ")
             }
         };

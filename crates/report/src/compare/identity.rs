@@ -13,7 +13,7 @@ use crate::meta::{config_difference, kind, spec_fields};
 use crate::network::SimulationReport;
 use crate::results::ResultFile;
 use crate::{Meta, ReportFile};
-use tranche_config::text::bare;
+use tranche_cli::text::bare;
 
 /// What decides whether two results are comparable.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -195,7 +195,7 @@ pub fn differences(baseline: &Identity, current: &Identity) -> Option<String> {
             config_difference(&b.config, &c.config)
         ));
     }
-    (!out.is_empty()).then(|| tranche_config::text::one_line(&out.join("; ")))
+    (!out.is_empty()).then(|| tranche_cli::text::one_line(&out.join("; ")))
 }
 
 /// The key of a series of `history`: everything of the identity but the

@@ -23,7 +23,7 @@ use crate::spread::Spread;
 use crate::{ReportFile, RunReport, FORMAT_VERSION, TOOL};
 use std::fmt::Write as _;
 use std::path::Path;
-use tranche_config::text::{bare, counted};
+use tranche_cli::text::{bare, counted};
 
 /// How CPU figures are judged.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -154,7 +154,7 @@ pub fn not_comparable(baseline: &ReportFile, current: &ReportFile) -> Option<Str
     // The version first, then the identity, then the runs.
     let at = usize::from(baseline.version != current.version);
     why.splice(at..at, identity);
-    (!why.is_empty()).then(|| tranche_config::text::one_line(&why.join("; ")))
+    (!why.is_empty()).then(|| tranche_cli::text::one_line(&why.join("; ")))
 }
 
 /// The verdict on one row.

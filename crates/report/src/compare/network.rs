@@ -14,7 +14,7 @@ use super::{
 use crate::network::SimulationReport;
 use crate::results::NetworkResult;
 use crate::spread::exact_figures;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 
 /// Why two network reports cannot be judged one against the other: what
 /// [`super::identity::differences`] names (seed, configuration — the

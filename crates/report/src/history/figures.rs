@@ -12,7 +12,7 @@ use crate::meta::kind;
 use crate::network::sweep::SweepRow;
 use crate::results::{ResultFile, SweepFile};
 use crate::sweep_run::RunSweepRow;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 
 const RUN: &[(&str, usize)] = &[
     ("approval p50, ms", 0),

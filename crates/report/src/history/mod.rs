@@ -120,7 +120,7 @@ pub fn build(entries: Vec<Entry>, policy: &CpuPolicy) -> (Vec<Series>, Vec<Strin
             .result
             .meta()
             .and_then(|m| crate::results::date_seconds(&m.date).map(|t| (t, m.clone())));
-        let file = tranche_config::text::bare(&e.file);
+        let file = tranche_cli::text::bare(&e.file);
         match when {
             None => skipped.push(format!(
                 "{file}: no meta.date (written before results carried one); left out"
@@ -187,7 +187,7 @@ pub fn apart(series: &[Series]) -> Vec<String> {
                      the other",
                     i + 1,
                     j + 1,
-                    tranche_config::text::bare(&a.name)
+                    tranche_cli::text::bare(&a.name)
                 ));
             }
         }
@@ -234,7 +234,7 @@ fn step_of(c: &Comparison) -> Step {
             } else {
                 format!(" ({})", r.difference)
             };
-            let b = tranche_config::text::bare;
+            let b = tranche_cli::text::bare;
             format!(
                 "{}: {} -> {}{} [{}]",
                 b(&r.figure),

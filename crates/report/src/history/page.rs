@@ -9,14 +9,14 @@ use super::Series;
 use crate::html::escape;
 use crate::html_chart::{line_chart_named, Line, LineChart};
 use anyhow::Result;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 
 /// Each result's name on the x axis: its commit (12 digits) and day.
 fn x_names(s: &Series) -> Vec<String> {
     s.points
         .iter()
         .map(|p| {
-            let commit = tranche_config::text::bare(p.commit.get(..12).unwrap_or(&p.commit));
+            let commit = tranche_cli::text::bare(p.commit.get(..12).unwrap_or(&p.commit));
             format!("{commit} {}", p.date.get(..10).unwrap_or(&p.date))
         })
         .collect()

@@ -4,7 +4,7 @@
 
 use super::{Series, Step};
 use std::fmt::Write as _;
-use tranche_config::text::{bare, counted, escape_controls};
+use tranche_cli::text::{bare, counted, escape_controls};
 
 /// The commit as the table shows it: 12 hex digits, as `--version`.
 fn short(commit: &str) -> &str {

@@ -128,7 +128,7 @@ pub fn load(
 ) -> Result<Vec<SimulationReport>, BesideError> {
     let fail = |path: &Path, message: String| BesideError {
         path: path.display().to_string(),
-        message: tranche_config::text::one_line(&message),
+        message: tranche_cli::text::one_line(&message),
     };
     if paths.len() > MAX_BESIDE {
         return Err(fail(

@@ -14,7 +14,7 @@
 
 use super::{SimulationReport, ThreadBusy};
 use std::fmt::Write as _;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 
 /// At most five validators by index, then how many more.
 fn some(validators: &[u32]) -> String {

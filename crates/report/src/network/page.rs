@@ -26,8 +26,8 @@ use crate::network::Described;
 use anyhow::Result;
 use plotters::style::RGBColor;
 use std::fmt::Write as _;
+use tranche_cli::text::counted;
 use tranche_config::approval_network::NetworkSpec;
-use tranche_config::text::counted;
 use tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS as SLOT_MS;
 
 /// Bars of one figure per group, coloured in order.

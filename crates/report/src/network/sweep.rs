@@ -82,7 +82,7 @@ pub fn legend(rows: &[SweepRow]) -> String {
 /// Each row's parameters besides validators (the plots' x axis).
 fn params(r: &SweepRow) -> Vec<(&'static str, String)> {
     vec![
-        ("cores", tranche_config::text::counted(r.n_cores, "core")),
+        ("cores", tranche_cli::text::counted(r.n_cores, "core")),
         ("no-show", format!("no-show {}", r.no_show_fraction)),
         ("slow", format!("slow {}", r.slow_fraction)),
     ]

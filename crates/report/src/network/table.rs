@@ -10,7 +10,7 @@ use crate::network::table::honest::HonestNotes;
 use crate::network::table::late::LateNotes;
 use crate::network::Described;
 use std::fmt::Write as _;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 use tranche_primitives::time::DEFAULT_SLOT_DURATION_MILLIS as SLOT_MS;
 
 /// What every column and count of the table means.

@@ -16,7 +16,7 @@
 
 use super::{NetworkResult, ResultFile};
 use crate::{ReportFile, RunReport};
-use tranche_config::text::{bare, counted};
+use tranche_cli::text::{bare, counted};
 
 /// Most CPU or wall seconds a figure may hold: 10 million (about 116
 /// days).
@@ -149,11 +149,11 @@ fn date(r: &ResultFile, now: i64) -> Result<(), String> {
     match date_seconds(&m.date) {
         None => Err(format!(
             "meta.date {} is not a date (RFC 3339, as the tool writes: 2026-12-01T09:59:19Z)",
-            tranche_config::text::quote(&m.date)
+            tranche_cli::text::quote(&m.date)
         )),
         Some(t) if t > now.saturating_add(DATE_SLACK_S) => Err(format!(
             "meta.date {} is in the future: this machine's clock says {}",
-            tranche_config::text::quote(&m.date),
+            tranche_cli::text::quote(&m.date),
             crate::meta::rfc3339(
                 std::time::UNIX_EPOCH + std::time::Duration::from_secs(now.max(0) as u64)
             )

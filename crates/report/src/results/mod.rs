@@ -145,14 +145,14 @@ fn kind_of_read(read: &strict::Read, kinds: &[&'static str]) -> Result<&'static 
         if tool != TOOL && !tool.is_empty() {
             return Err(format!(
                 "it was written by {}, not by {TOOL}",
-                tranche_config::text::code(&tool)
+                tranche_cli::text::code(&tool)
             ));
         }
         if !k.is_empty() {
             return kinds.iter().copied().find(|w| *w == k).ok_or_else(|| {
                 format!(
                     "its kind {} is none this build reads",
-                    tranche_config::text::code(&k)
+                    tranche_cli::text::code(&k)
                 )
             });
         }
@@ -162,7 +162,7 @@ fn kind_of_read(read: &strict::Read, kinds: &[&'static str]) -> Result<&'static 
             Some(TOOL) => Ok(kind::RUN),
             Some(other) => Err(format!(
                 "it was written by {}, not by {TOOL}",
-                tranche_config::text::code(other)
+                tranche_cli::text::code(other)
             )),
             None => Err("it has `runs` but no `tool`".into()),
         };
@@ -207,6 +207,17 @@ pub fn written_kind(text: &str) -> Result<&'static str, String> {
     kind_of_read(&read_str(text)?, &WRITTEN_KINDS)
 }
 
+/// What an output flag that writes a result of `kind` may replace (an
+/// existing file [`written_kind`] reads as that kind, `tranche_cli::outputs`).
+pub const fn writes(kind: &'static str) -> tranche_cli::outputs::Writes {
+    tranche_cli::outputs::Writes::Result(tranche_cli::outputs::ResultKind {
+        name: kind,
+        max_bytes: MAX_RESULT_FILE_BYTES,
+        read: written_kind,
+        describe: kind::describe,
+    })
+}
+
 /// A serde error in the project's words, one line: where, and what of
 /// `what` was wrong, without the Rust type names serde speaks of.
 pub(crate) fn words(e: &serde_json::Error, what: &str) -> String {
@@ -232,11 +243,11 @@ pub(crate) fn words(e: &serde_json::Error, what: &str) -> String {
             if let Some(key) = twice {
                 return format!(
                     "it has the key {} twice{at}",
-                    tranche_config::text::one_line(key)
+                    tranche_cli::text::one_line(key)
                 );
             }
             let detail = if let Some(field) = message.strip_prefix("missing field ") {
-                format!("lacks the field {}", tranche_config::text::one_line(field))
+                format!("lacks the field {}", tranche_cli::text::one_line(field))
             } else if message.starts_with("invalid type") || message.starts_with("invalid value") {
                 let found = message
                     .split_once(": ")
@@ -244,7 +255,7 @@ pub(crate) fn words(e: &serde_json::Error, what: &str) -> String {
                     .map_or("", |(found, _)| found);
                 format!(
                     "has a value of the wrong kind ({})",
-                    tranche_config::text::one_line(found)
+                    tranche_cli::text::one_line(found)
                 )
             } else if message.starts_with("unknown variant") {
                 "has a value this build does not know".to_owned()
@@ -261,9 +272,9 @@ pub(crate) fn words(e: &serde_json::Error, what: &str) -> String {
 pub fn read(path: &Path) -> Result<ResultFile, LoadError> {
     let shown = path.display().to_string();
     let fail =
-        |e: &dyn std::fmt::Display| LoadError::Read(tranche_config::text::one_line(&e.to_string()));
+        |e: &dyn std::fmt::Display| LoadError::Read(tranche_cli::text::one_line(&e.to_string()));
     let file =
-        tranche_config::input::open_regular(path, MAX_RESULT_FILE_BYTES).map_err(|e| fail(&e))?;
+        tranche_cli::input::open_regular(path, MAX_RESULT_FILE_BYTES).map_err(|e| fail(&e))?;
     let reader = std::io::BufReader::new(file.take(MAX_RESULT_FILE_BYTES + 1));
     let mut de = serde_json::Deserializer::from_reader(reader);
     let parsed = strict::read(&mut de).and_then(|r| de.end().map(|()| r));
@@ -494,5 +505,76 @@ mod tests {
         assert_eq!(*read, NetworkResult::of(n));
         assert!(read.report.validators.is_empty());
         assert_eq!(read.records.len(), 2);
+    }
+
+    #[test]
+    fn only_this_tools_own_output_of_that_kind_is_replaced() {
+        const RUN: tranche_cli::outputs::Writes = writes(kind::RUN);
+        let d = std::env::temp_dir().join(format!("tranche-outputs-kinds-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(&d).unwrap();
+        let write = |name: &str, text: &str| {
+            let p = d.join(name);
+            std::fs::write(&p, text).unwrap();
+            p
+        };
+        let run = crate::ReportFile::new(vec![crate::fixture::run()]);
+        let baseline = write("baseline.json", &serde_json::to_string(&run).unwrap());
+        let network = writes(kind::NETWORK);
+        let e = tranche_cli::outputs::check(&[("--json", &baseline, network)], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("is not a network report (tranche network --json) this tool wrote")
+                && e.contains("(it is a run report (tranche run --json))")
+                && e.contains("not replaced"),
+            "{e}"
+        );
+        tranche_cli::outputs::check(&[("--json", &baseline, RUN)], &[]).unwrap();
+        let other = write("package.json", "{\"name\": \"x\"}");
+        let e = tranche_cli::outputs::check(&[("--json", &other, RUN)], &[])
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not a run report"), "{e}");
+        // calibrate --out: its own table, not an !ApprovalNetwork file.
+        let net = write("net.yaml", "!ApprovalNetwork\nn_validators: 100\n");
+        let e = tranche_cli::outputs::check(
+            &[("--out", &net, tranche_cli::outputs::Writes::CostTable)],
+            &[],
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            e.contains("is not a cost table tranche calibrate wrote"),
+            "{e}"
+        );
+        let table = write(
+            "costs.yaml",
+            "# tranche calibrate (meta.kind calibrate)\nroute: 1\n",
+        );
+        tranche_cli::outputs::check(
+            &[("--out", &table, tranche_cli::outputs::Writes::CostTable)],
+            &[],
+        )
+        .unwrap();
+        let older = write("old.yaml", "# tranche cost table: the virtual CPU time\n");
+        tranche_cli::outputs::check(
+            &[("--out", &older, tranche_cli::outputs::Writes::CostTable)],
+            &[],
+        )
+        .unwrap();
+        // calibrate --check --json: its own earlier comparison is replaced,
+        // a run report is not.
+        let check_kind = writes(kind::CALIBRATE_CHECK);
+        let earlier = write(
+            "check.json",
+            r#"{"meta": {"tool": "tranche", "kind": "calibrate-check"}, "checks": []}"#,
+        );
+        tranche_cli::outputs::check(&[("--json", &earlier, check_kind)], &[]).unwrap();
+        assert!(tranche_cli::outputs::check(&[("--json", &baseline, check_kind)], &[]).is_err());
+        // An empty file, as mktemp makes, holds nothing to lose.
+        let empty = write("empty", "");
+        tranche_cli::outputs::check(&[("--json", &empty, RUN)], &[]).unwrap();
+        std::fs::remove_dir_all(&d).ok();
     }
 }

@@ -10,7 +10,7 @@ use crate::spread::Unit;
 use crate::timing::TIMING_DEPENDENT;
 use crate::RunReport;
 use std::fmt::Write as _;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 
 /// A block approved two slots (12 s) or more after its slot start is late.
 const LATE_MS: u64 = 12_000;

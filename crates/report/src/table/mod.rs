@@ -31,7 +31,7 @@ use crate::network::percentile;
 use crate::spread::Unit;
 use crate::timing::is_timing_dependent;
 use std::fmt::Write as _;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 
 /// Width of the label column.
 const LABEL: usize = 48;
@@ -686,7 +686,7 @@ pub fn render(runs: &[RunReport]) -> String {
 pub fn columns(headers: &[&str], rows: &[Vec<String>]) -> String {
     let rows: Vec<Vec<String>> = rows
         .iter()
-        .map(|r| r.iter().map(|c| tranche_config::text::bare(c)).collect())
+        .map(|r| r.iter().map(|c| tranche_cli::text::bare(c)).collect())
         .collect();
     let width = |c: usize| {
         rows.iter()

@@ -7,7 +7,7 @@
 //! with no stalled candidate to name.
 
 use crate::RunReport;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 
 /// A block approved within its slot's first tick (500 ms) is early (the
 /// legend's "why" line says so too).

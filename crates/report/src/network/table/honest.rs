@@ -12,7 +12,7 @@ mod tests;
 
 use super::SimulationReport;
 use crate::network::Behaviour;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 
 /// A note the run's figures call for, with the figures it names.
 #[derive(Debug, Clone, PartialEq)]

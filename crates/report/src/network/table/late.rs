@@ -13,7 +13,7 @@
 
 use super::{SimulationReport, COALESCING, RUN_DEFAULT_MS};
 use crate::network::Behaviour;
-use tranche_config::text::counted;
+use tranche_cli::text::counted;
 
 /// How long voting holds an approval to coalesce it (upstream's
 /// MAX_APPROVAL_COALESCE_WAIT_TICKS, 12 ticks of 500 ms).

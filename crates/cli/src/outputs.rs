@@ -12,7 +12,7 @@
 //! An output path that does not exist yet may have any name. An existing
 //! one is replaced only when it is this tool's own output of the kind the
 //! flag writes ([`Writes`]): for a JSON result, a file whose `meta.kind`
-//! (older files: whose shape, `crate::results::written_kind`) is that kind —
+//! (older files: whose shape; the reader comes with the kind, [`ResultKind`]) is that kind —
 //! `tranche network --json base.json` never replaces a `run` baseline —
 //! for `calibrate --out`, a file that begins with the header `calibrate`
 //! writes (so an `!ApprovalNetwork` file is never replaced); for a page, a
@@ -23,22 +23,37 @@
 //! so a slip such as `--html examples/default.yaml` never replaces a
 //! tracked input.
 
+use crate::input::{read_text, MAX_INPUT_FILE_BYTES};
 use anyhow::{bail, Context, Result};
 use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::Path;
-use tranche_config::input::{read_text, MAX_INPUT_FILE_BYTES};
 
 /// What an output flag writes: which existing file it may replace.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub enum Writes {
-    /// A JSON result of this `meta.kind` (`crate::meta::kind`).
-    Result(&'static str),
+    /// A JSON result of this kind.
+    Result(ResultKind),
     /// The cost table of `tranche calibrate`: an existing file must begin
     /// with [`COST_TABLE_HEADERS`].
     CostTable,
     /// A file known by its extension, the first one named in messages.
     Extension(&'static [&'static str]),
+}
+
+/// A kind of JSON result, with how to tell an existing file's kind: the
+/// results' reader is not this crate's (`tranche_report::results::writes`
+/// makes these).
+#[derive(Debug, Clone, Copy)]
+pub struct ResultKind {
+    /// Its `meta.kind`.
+    pub name: &'static str,
+    /// Most bytes of a result file read to tell its kind.
+    pub max_bytes: u64,
+    /// The kind of a file's text, or why it has none.
+    pub read: fn(&str) -> Result<&'static str, String>,
+    /// A kind in a sentence's words (`a run report (tranche run --json)`).
+    pub describe: fn(&str) -> String,
 }
 
 /// An HTML page (`--html`).
@@ -73,15 +88,12 @@ fn not_replaceable(path: &Path, writes: Writes) -> Option<String> {
                 .flatten()
         }
         Writes::Result(kind) => {
-            let text = read_text(path, crate::results::MAX_RESULT_FILE_BYTES).ok();
-            let found = text.as_deref().map(crate::results::written_kind);
-            let mine = format!("{} this tool wrote", crate::meta::kind::describe(kind));
+            let text = read_text(path, kind.max_bytes).ok();
+            let found = text.as_deref().map(kind.read);
+            let mine = format!("{} this tool wrote", (kind.describe)(kind.name));
             match found {
-                Some(Ok(k)) if k == kind => None,
-                Some(Ok(other)) => refused(format!(
-                    "{mine} (it is {})",
-                    crate::meta::kind::describe(other)
-                )),
+                Some(Ok(k)) if k == kind.name => None,
+                Some(Ok(other)) => refused(format!("{mine} (it is {})", (kind.describe)(other))),
                 _ => refused(mine),
             }
         }
@@ -105,7 +117,7 @@ fn identity(path: &Path) -> Option<(u64, u64)> {
 /// `inputs` and each other; the error names the flag and the path.
 pub fn check(outputs: &[(&str, &Path, Writes)], inputs: &[&Path]) -> Result<()> {
     for (i, &(flag, path, writes)) in outputs.iter().enumerate() {
-        let named = || format!("{flag} {}", tranche_config::text::path(path));
+        let named = || format!("{flag} {}", crate::text::path(path));
         if let Ok(meta) = std::fs::symlink_metadata(path) {
             if meta.is_dir() {
                 bail!("{}: is a folder, not a file", named());
@@ -136,13 +148,11 @@ pub fn check(outputs: &[(&str, &Path, Writes)], inputs: &[&Path]) -> Result<()> 
             Err(_) => bail!(
                 "{}: the folder {} does not exist",
                 named(),
-                tranche_config::text::path(dir)
+                crate::text::path(dir)
             ),
-            Ok(m) if !m.is_dir() => bail!(
-                "{}: {} is not a folder",
-                named(),
-                tranche_config::text::path(dir)
-            ),
+            Ok(m) if !m.is_dir() => {
+                bail!("{}: {} is not a folder", named(), crate::text::path(dir))
+            }
             Ok(_) => {}
         }
         // The probe's own name is not the user's business: only the kind.
@@ -153,7 +163,7 @@ pub fn check(outputs: &[(&str, &Path, Writes)], inputs: &[&Path]) -> Result<()> 
             bail!(
                 "{}: cannot write in {}: {}",
                 named(),
-                tranche_config::text::path(dir),
+                crate::text::path(dir),
                 e.kind()
             );
         }
@@ -185,7 +195,7 @@ fn parent(path: &Path) -> &Path {
 
 /// Write `bytes` to `path` atomically, with the mode the umask gives.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
-    let context = || format!("cannot write {}", tranche_config::text::path(path));
+    let context = || format!("cannot write {}", crate::text::path(path));
     let mut tmp = tempfile::Builder::new()
         .prefix(".tranche-out-")
         // Opened with 0666, so the umask decides, as for any other file
@@ -205,7 +215,18 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<()> {
 mod tests {
     use super::*;
 
-    const RUN: Writes = Writes::Result(crate::meta::kind::RUN);
+    /// A result kind whose files say `"kind": "run"` (the real reader is
+    /// the report's, `tranche_report::results::writes`, tested there).
+    const RUN: Writes = Writes::Result(ResultKind {
+        name: "run",
+        max_bytes: 1 << 20,
+        read: |text| {
+            (text.contains(r#""kind": "run""#))
+                .then_some("run")
+                .ok_or_else(|| "no kind".to_owned())
+        },
+        describe: |kind| format!("a {kind} file"),
+    });
 
     fn dir(name: &str) -> std::path::PathBuf {
         let d = std::env::temp_dir().join(format!("tranche-outputs-{name}-{}", std::process::id()));
@@ -241,8 +262,7 @@ mod tests {
             "{e}"
         );
         let old = d.join("old.json");
-        let run = crate::ReportFile::new(vec![crate::fixture::run()]);
-        std::fs::write(&old, serde_json::to_string(&run).unwrap()).unwrap();
+        std::fs::write(&old, r#"{"meta": {"kind": "run"}}"#).unwrap();
         check(&[("--json", &old, RUN)], &[&input]).unwrap();
         let link = d.join("link.json");
         std::os::unix::fs::symlink(&input, &link).unwrap();
@@ -267,63 +287,6 @@ mod tests {
                 && !e.contains(".tranche-check"),
             "{e}"
         );
-        std::fs::remove_dir_all(&d).ok();
-    }
-
-    #[test]
-    fn only_this_tools_own_output_of_that_kind_is_replaced() {
-        let d = dir("kinds");
-        let write = |name: &str, text: &str| {
-            let p = d.join(name);
-            std::fs::write(&p, text).unwrap();
-            p
-        };
-        let run = crate::ReportFile::new(vec![crate::fixture::run()]);
-        let baseline = write("baseline.json", &serde_json::to_string(&run).unwrap());
-        let network = Writes::Result(crate::meta::kind::NETWORK);
-        let e = check(&[("--json", &baseline, network)], &[])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("is not a network report (tranche network --json) this tool wrote")
-                && e.contains("(it is a run report (tranche run --json))")
-                && e.contains("not replaced"),
-            "{e}"
-        );
-        check(&[("--json", &baseline, RUN)], &[]).unwrap();
-        let other = write("package.json", "{\"name\": \"x\"}");
-        let e = check(&[("--json", &other, RUN)], &[])
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("is not a run report"), "{e}");
-        // calibrate --out: its own table, not an !ApprovalNetwork file.
-        let net = write("net.yaml", "!ApprovalNetwork\nn_validators: 100\n");
-        let e = check(&[("--out", &net, Writes::CostTable)], &[])
-            .unwrap_err()
-            .to_string();
-        assert!(
-            e.contains("is not a cost table tranche calibrate wrote"),
-            "{e}"
-        );
-        let table = write(
-            "costs.yaml",
-            "# tranche calibrate (meta.kind calibrate)\nroute: 1\n",
-        );
-        check(&[("--out", &table, Writes::CostTable)], &[]).unwrap();
-        let older = write("old.yaml", "# tranche cost table: the virtual CPU time\n");
-        check(&[("--out", &older, Writes::CostTable)], &[]).unwrap();
-        // calibrate --check --json: its own earlier comparison is replaced,
-        // a run report is not.
-        let check_kind = Writes::Result(crate::meta::kind::CALIBRATE_CHECK);
-        let earlier = write(
-            "check.json",
-            r#"{"meta": {"tool": "tranche", "kind": "calibrate-check"}, "checks": []}"#,
-        );
-        check(&[("--json", &earlier, check_kind)], &[]).unwrap();
-        assert!(check(&[("--json", &baseline, check_kind)], &[]).is_err());
-        // An empty file, as mktemp makes, holds nothing to lose.
-        let empty = write("empty", "");
-        check(&[("--json", &empty, RUN)], &[]).unwrap();
         std::fs::remove_dir_all(&d).ok();
     }
 
