@@ -13,7 +13,6 @@ pub mod html_chart;
 pub mod meta;
 pub mod network;
 pub mod repeat;
-pub mod results;
 pub mod spread;
 pub mod sweep_run;
 mod table;
@@ -24,6 +23,10 @@ pub use table::{columns, render};
 /// What a result is (the data of every `--json`), `tranche-results`'
 /// types under the names the renderers have always used.
 pub use tranche_results::*;
+
+/// Result files read back (`compare`, `history`, `beside`):
+/// `tranche-result-files`, under the name the renderers have always used.
+pub use tranche_result_files as results;
 
 /// One line saying which candidate of a block never approved stalled and
 /// why.

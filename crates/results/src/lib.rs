@@ -645,4 +645,34 @@ pub mod fixture {
             node_under_test: "real".into(),
         }
     }
+
+    /// A network report for tests: two validators, one block.
+    pub fn network() -> crate::network::SimulationReport {
+        use crate::network::{NodeRecord, RunCost};
+        let spec = tranche_records::network_spec::NetworkSpec {
+            n_validators: 2,
+            ..Default::default()
+        };
+        let record = |v| NodeRecord {
+            validator: v,
+            blocks: vec![crate::network::BlockRecord {
+                approved_after_ms: Some(7000 + u64::from(v)),
+                ..Default::default()
+            }],
+            bytes_out: 100,
+            ..Default::default()
+        };
+        let cost = RunCost {
+            cpu_s: 1.0,
+            deliveries: 1000,
+            ..RunCost::default()
+        };
+        crate::network::SimulationReport::new(
+            "x/n.yaml",
+            &spec,
+            0,
+            vec![record(0), record(1)],
+            cost,
+        )
+    }
 }

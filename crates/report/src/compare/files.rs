@@ -104,7 +104,7 @@ mod tests {
         let d = tempfile::tempdir().unwrap();
         let file = crate::ReportFile::new(vec![crate::fixture::run()]);
         let run = write(&d, "run.json", &file);
-        let network = write(&d, "network.json", &super::super::network::fixture());
+        let network = write(&d, "network.json", &crate::fixture::network());
         let sweep = d.path().join("sweep.json");
         let row = crate::sweep_run::RunSweepRow {
             n_validators: 1,

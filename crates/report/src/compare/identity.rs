@@ -243,7 +243,7 @@ mod tests {
             why.contains("workers") && why.contains("node under test"),
             "{why}"
         );
-        let mut one = crate::compare::network::fixture();
+        let mut one = crate::fixture::network();
         one.cost.processes = 1;
         let mut two = one.clone();
         two.cost.processes = 2;

@@ -129,37 +129,12 @@ pub fn compare(bn: &NetworkResult, cn: &NetworkResult, policy: &CpuPolicy) -> Co
     }
 }
 
-/// A network report for tests: two validators, one block.
-#[cfg(test)]
-pub(crate) fn fixture() -> SimulationReport {
-    use crate::network::{NodeRecord, RunCost};
-    let spec = tranche_config::approval_network::NetworkSpec {
-        n_validators: 2,
-        ..Default::default()
-    };
-    let record = |v| NodeRecord {
-        validator: v,
-        blocks: vec![crate::network::BlockRecord {
-            approved_after_ms: Some(7000 + u64::from(v)),
-            ..Default::default()
-        }],
-        bytes_out: 100,
-        ..Default::default()
-    };
-    let cost = RunCost {
-        cpu_s: 1.0,
-        deliveries: 1000,
-        ..RunCost::default()
-    };
-    SimulationReport::new("x/n.yaml", &spec, 0, vec![record(0), record(1)], cost)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn report() -> NetworkResult {
-        NetworkResult::of(fixture())
+        NetworkResult::of(crate::fixture::network())
     }
 
     #[test]
@@ -167,7 +142,7 @@ mod tests {
         let policy = CpuPolicy::default();
         let c = compare(&report(), &report(), &policy);
         assert!(c.passed(), "{}", c.render(true));
-        let mut cur = fixture();
+        let mut cur = crate::fixture::network();
         cur.validators[1].blocks[0].approved_after_ms = Some(9000);
         let c = compare(&report(), &NetworkResult::of(cur), &policy);
         assert!(!c.passed());

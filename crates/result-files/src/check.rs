@@ -15,8 +15,8 @@
 //! field.
 
 use super::{NetworkResult, ResultFile};
-use crate::{ReportFile, RunReport};
 use tranche_cli::text::{bare, counted};
+use tranche_results::{ReportFile, RunReport};
 
 /// Most CPU or wall seconds a figure may hold: 10 million (about 116
 /// days).
@@ -154,7 +154,7 @@ fn date(r: &ResultFile, now: i64) -> Result<(), String> {
         Some(t) if t > now.saturating_add(DATE_SLACK_S) => Err(format!(
             "meta.date {} is in the future: this machine's clock says {}",
             tranche_cli::text::quote(&m.date),
-            crate::meta::rfc3339(
+            tranche_results::meta::rfc3339(
                 std::time::UNIX_EPOCH + std::time::Duration::from_secs(now.max(0) as u64)
             )
         )),
@@ -413,15 +413,15 @@ mod tests {
 
     #[test]
     fn impossible_figures_are_refused_with_their_name() {
-        let mut r = crate::fixture::run();
+        let mut r = tranche_results::fixture::run();
         r.node_cpu_s = -5.0;
         let e = run(&r).unwrap_err();
         assert!(e.contains("node_cpu_s is -5"), "{e}");
         r.node_cpu_s = 1e308;
         assert!(run(&r).unwrap_err().contains("node_cpu_s"));
-        let mut r = crate::fixture::run();
+        let mut r = tranche_results::fixture::run();
         r.blocks[1].number = 9;
         assert!(run(&r).unwrap_err().contains("block 9"));
-        assert_eq!(run(&crate::fixture::run()), Ok(()));
+        assert_eq!(run(&tranche_results::fixture::run()), Ok(()));
     }
 }

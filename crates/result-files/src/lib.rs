@@ -9,7 +9,9 @@
 //! list of rows: a sweep) — then checked (`check`: counts, times and CPU
 //! within stated bounds, a parseable date, records that agree with the
 //! configuration they claim); every error one line in the project's
-//! words.
+//! words. What an output flag writing a result may replace ([`writes`]).
+//! The results themselves are `tranche-results`'; `tranche-report`
+//! re-exports this crate as `tranche_report::results`.
 
 mod check;
 pub mod strict;
@@ -17,15 +19,14 @@ pub mod strict;
 pub use check::{date_seconds, MAX_CPU_S, MAX_MS};
 pub use strict::RecordDigest;
 
-use crate::meta::kind;
-use crate::network::sweep::SweepRow;
-use crate::network::SimulationReport;
-use crate::sweep_run::RunSweepRow;
-use crate::{Meta, ReportFile, TOOL};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::io::Read as _;
 use std::path::Path;
+use tranche_results::meta::kind;
+use tranche_results::network::SimulationReport;
+use tranche_results::sweep::{RunSweepRow, SweepRow};
+use tranche_results::{Meta, ReportFile, TOOL};
 
 /// Largest result file read: a network report holds every validator's
 /// record of every block (about 1 KiB per validator and block). Read as
@@ -352,7 +353,7 @@ mod tests {
 
     #[test]
     fn each_kind_is_told_by_its_meta_or_its_shape() {
-        let run = ReportFile::new(vec![crate::fixture::run()]);
+        let run = ReportFile::new(vec![tranche_results::fixture::run()]);
         let text = serde_json::to_string(&run).unwrap();
         assert_eq!(kind_of(&text), Ok(kind::RUN));
         assert!(matches!(parse(&text, "r.json"), Ok(ResultFile::Run(_))));
@@ -402,7 +403,8 @@ mod tests {
 
     #[test]
     fn impossible_values_duplicate_keys_and_false_dates_are_refused_by_name() {
-        let good = serde_json::to_value(ReportFile::new(vec![crate::fixture::run()])).unwrap();
+        let good =
+            serde_json::to_value(ReportFile::new(vec![tranche_results::fixture::run()])).unwrap();
         let with = |f: &dyn Fn(&mut Value)| {
             let mut v = good.clone();
             f(&mut v);
@@ -431,7 +433,7 @@ mod tests {
         assert!(e.contains("it has the key `tool` twice"), "{e}");
         assert_eq!(e.lines().count(), 1);
         // A network report whose records disagree with its n_validators.
-        let mut n = crate::compare::network::fixture();
+        let mut n = tranche_results::fixture::network();
         n.validators.push(n.validators[0].clone());
         let e = parse(&serde_json::to_string(&n).unwrap(), "n.json")
             .unwrap_err()
@@ -447,7 +449,7 @@ mod tests {
     /// above the max, a block given twice, a date in the future.
     #[test]
     fn records_that_contradict_themselves_are_refused_by_field() {
-        let n = serde_json::to_value(crate::compare::network::fixture()).unwrap();
+        let n = serde_json::to_value(tranche_results::fixture::network()).unwrap();
         let network = |f: &dyn Fn(&mut Value)| {
             let mut v = n.clone();
             f(&mut v);
@@ -477,7 +479,8 @@ mod tests {
             ),
             "{e}"
         );
-        let run = serde_json::to_value(ReportFile::new(vec![crate::fixture::run()])).unwrap();
+        let run =
+            serde_json::to_value(ReportFile::new(vec![tranche_results::fixture::run()])).unwrap();
         let mut twice = run.clone();
         twice["runs"][0]["blocks"][1]["number"] = 1.into();
         let e = parse(&twice.to_string(), "r.json").unwrap_err().to_string();
@@ -487,7 +490,7 @@ mod tests {
         );
         // Today's date, and one a few hours ahead (another machine's
         // clock), pass.
-        let soon = crate::meta::rfc3339(
+        let soon = tranche_results::meta::rfc3339(
             std::time::SystemTime::now() + std::time::Duration::from_secs(3 * 3600),
         );
         let mut dated = run;
@@ -497,7 +500,7 @@ mod tests {
 
     #[test]
     fn a_network_report_keeps_its_records_as_digests() {
-        let n = crate::compare::network::fixture();
+        let n = tranche_results::fixture::network();
         let r = parse(&serde_json::to_string(&n).unwrap(), "n.json").unwrap();
         let ResultFile::Network(read) = r else {
             panic!("not a network report")
@@ -518,7 +521,7 @@ mod tests {
             std::fs::write(&p, text).unwrap();
             p
         };
-        let run = crate::ReportFile::new(vec![crate::fixture::run()]);
+        let run = tranche_results::ReportFile::new(vec![tranche_results::fixture::run()]);
         let baseline = write("baseline.json", &serde_json::to_string(&run).unwrap());
         let network = writes(kind::NETWORK);
         let e = tranche_cli::outputs::check(&[("--json", &baseline, network)], &[])

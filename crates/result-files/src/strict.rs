@@ -23,7 +23,7 @@ pub struct RecordDigest {
 
 impl RecordDigest {
     /// The digest of `record`.
-    pub fn of(record: &crate::network::NodeRecord) -> RecordDigest {
+    pub fn of(record: &tranche_results::network::NodeRecord) -> RecordDigest {
         let bytes = serde_json::to_vec(record).unwrap_or_default();
         let hash = blake2b_simd::Params::new().hash_length(16).hash(&bytes);
         let mut digest = [0; 16];
@@ -200,7 +200,7 @@ impl<'de> Visitor<'de> for Records {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         let mut out = Vec::new();
         // Typed at once (serde's derive refuses a field given twice).
-        while let Some(record) = seq.next_element::<crate::network::NodeRecord>()? {
+        while let Some(record) = seq.next_element::<tranche_results::network::NodeRecord>()? {
             out.push(RecordDigest::of(&record));
         }
         Ok(out)
@@ -231,7 +231,7 @@ mod tests {
         let r = parse(r#"{"runs": [{"name": "x", "samples": [1, 2, 3]}]}"#).unwrap();
         assert_eq!(r.value["runs"][0].get("samples"), None);
         assert_eq!(r.value["runs"][0]["name"], "x");
-        let record = crate::network::NodeRecord::default();
+        let record = tranche_results::network::NodeRecord::default();
         let text = format!(
             r#"{{"validators": [{}]}}"#,
             serde_json::to_string(&record).unwrap()
