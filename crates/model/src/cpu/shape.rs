@@ -49,7 +49,7 @@ pub struct NodeThreads {
 /// approval-voting-parallel-0 .. N-1 (workers),
 /// approval-voting-parallel-db (voting)]`.
 pub fn threads(shape: &NodeShape) -> Result<Vec<ThreadSpec>, ShapeError> {
-    tranche_config::node_shape::validate(&shape)?;
+    tranche_config::node_shape::validate(shape)?;
     Ok(match shape.layout {
         Layout::Classic => vec![
             ThreadSpec::new("approval-distribution", Some(INBOX_CAPACITY)),
@@ -77,7 +77,7 @@ pub fn threads(shape: &NodeShape) -> Result<Vec<ThreadSpec>, ShapeError> {
 
 /// Where each kind of job goes on a CPU built from [`threads`].
 pub fn roles(shape: &NodeShape) -> Result<NodeThreads, ShapeError> {
-    tranche_config::node_shape::validate(&shape)?;
+    tranche_config::node_shape::validate(shape)?;
     Ok(match shape.layout {
         Layout::Classic => NodeThreads {
             router: None,
