@@ -26,8 +26,8 @@ pub const TARGETS: &[Target] = &[
 ];
 
 /// Parses `data` (if UTF-8) as a test sequence. A refusal is one line that
-/// names the source; an accepted file has an approval step, and its
-/// vacuity check and cost estimate do not panic. Returns whether it parsed.
+/// names the source; an accepted file has an approval step, and resolving
+/// it (the vacuity check, each step's plan and estimate) does not panic. Returns whether it parsed.
 pub fn config_parser(data: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(data) else {
         return false;
@@ -35,8 +35,19 @@ pub fn config_parser(data: &[u8]) -> bool {
     match config::parse(text, "fuzz") {
         Ok(cfg) => {
             assert!(!cfg.steps.is_empty());
-            let _ = config::check_not_vacuous(&cfg);
-            let _ = config::estimate::check_fits(&cfg, Some(1 << 30));
+            let ask = config::resolve::Ask {
+                text,
+                source: "fuzz",
+                validators: None,
+                cores: None,
+                blocks: None,
+                small: false,
+                allow_vacuous: false,
+                seed: 0,
+            };
+            if let Ok(resolved) = config::resolve::resolve(&ask) {
+                let _ = resolved.too_large(Some(1 << 30));
+            }
             for step in &cfg.steps {
                 assert!(step.drain_ticks().is_some() && step.last_block_tick().is_some());
             }

@@ -25,7 +25,11 @@ fn main() {
         checks: Default::default(),
         node: Default::default(),
     };
-    let p = prepare(step, &options).unwrap();
+    let p = prepare(
+        &tranche_config::resolve::Plan::of(step, options.seed),
+        &options,
+    )
+    .unwrap();
     let ticks: Vec<u64> = p
         .world
         .blocks

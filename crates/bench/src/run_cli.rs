@@ -4,8 +4,10 @@
 use crate::run::{prepare, run_step_observed, ClockKind, DbKind, NodeUnderTest, RunOptions};
 use anyhow::{bail, Context, Result};
 use clap::{Args, ValueEnum};
+use std::path::Path;
 use std::path::PathBuf;
 use tranche_cli::text::counted;
+use tranche_config::resolve::Resolved;
 use tranche_config::{self as config, BenchConfig};
 use tranche_node::{Architecture, Layout, DEFAULT_WORKERS};
 use tranche_prometheus::Exporter;
@@ -388,17 +390,12 @@ fn notes(
 
 /// Each step's estimate under the clock of the run: the real clock waits
 /// for the slots the virtual one skips.
-fn estimates_on(
-    config: &config::BenchConfig,
-    estimates: Vec<config::estimate::RunEstimate>,
-    clock: ClockArg,
-) -> Vec<config::estimate::RunEstimate> {
-    estimates
-        .into_iter()
-        .zip(&config.steps)
-        .map(|(e, step)| match clock {
-            ClockArg::Real => e.on_real_clock(step),
-            ClockArg::Virtual => e,
+fn estimates_on(resolved: &Resolved, clock: ClockArg) -> Vec<config::estimate::RunEstimate> {
+    resolved
+        .steps()
+        .map(|(step, plan)| match clock {
+            ClockArg::Real => plan.estimate.on_real_clock(step),
+            ClockArg::Virtual => plan.estimate,
         })
         .collect()
 }
@@ -406,13 +403,13 @@ fn estimates_on(
 /// `--dry-run`: each step's size and estimate under `clock`, and whether
 /// it fits the memory available (`None`: unknown), on stdout; nothing
 /// generated.
-fn dry_run(config: &config::BenchConfig, available: Option<u64>, clock: ClockArg) -> String {
+fn dry_run(resolved: &Resolved, available: Option<u64>, clock: ClockArg) -> String {
     let mut s = String::new();
-    let estimates = config.steps.iter().map(config::estimate::of_step).collect();
-    for (step, e) in config
+    for (step, e) in resolved
+        .config
         .steps
         .iter()
-        .zip(estimates_on(config, estimates, clock))
+        .zip(estimates_on(resolved, clock))
     {
         let fits = match available {
             Some(a) if e.bytes > a => format!("does not fit: {} MiB available", a >> 20),
@@ -441,16 +438,19 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
         args.clock = Some(ClockArg::Virtual);
     }
     let node = check_flags(&args)?;
-    let config = load_config(&args)?;
-    check_config(&args, &config)?;
+    let resolved = resolve_args(&args)?;
+    check_restarts(&args, &resolved.config)?;
+    let available = config::estimate::mem_available();
     if args.dry_run {
-        let text = dry_run(&config, config::estimate::mem_available(), args.clock());
+        let text = dry_run(&resolved, available, args.clock());
         return tranche_cli::stream::out(&text).map_err(Into::into);
     }
     // The estimate before work: refuse what cannot fit, announce what takes long.
-    let estimates = config::estimate::check_fits(&config, config::estimate::mem_available())?;
-    let estimates = estimates_on(&config, estimates, args.clock());
-    for line in notes(&config, &estimates, args.quiet) {
+    if let Some(refused) = resolved.too_large(available) {
+        return Err(refused.into());
+    }
+    let estimates = estimates_on(&resolved, args.clock());
+    for line in notes(&resolved.config, &estimates, args.quiet) {
         tranche_cli::errln!("{line}");
     }
     let exporter = match &args.prometheus {
@@ -465,7 +465,7 @@ pub fn execute(mut args: RunArgs) -> Result<()> {
         Some(_) => Some(crate::profile::Profiler::start()?),
         None => None,
     };
-    let runs = run_steps(&args, &config, &node, exporter.as_ref())?;
+    let runs = run_steps(&args, &resolved, &node, exporter.as_ref())?;
     if let (Some(p), Some(path)) = (profiler, &args.profile) {
         p.finish(path)?;
         if !args.quiet {
@@ -522,12 +522,9 @@ fn check_flags(args: &RunArgs) -> Result<NodeUnderTest> {
     Ok(node)
 }
 
-/// The file's steps against the flags, before any output: a vacuous step,
-/// a restart a step cannot take.
-fn check_config(args: &RunArgs, config: &BenchConfig) -> Result<()> {
-    if !args.allow_vacuous {
-        config::check_not_vacuous(config)?;
-    }
+/// The file's steps against the restart flag, before any output: a
+/// restart a step cannot take.
+fn check_restarts(args: &RunArgs, config: &BenchConfig) -> Result<()> {
     if args.node == NodeArg::Real {
         for step in &config.steps {
             crate::run::check_restart(
@@ -574,21 +571,21 @@ fn run_options(
 /// cannot lose them).
 fn run_steps(
     args: &RunArgs,
-    config: &BenchConfig,
+    resolved: &Resolved,
     node: &NodeUnderTest,
     exporter: Option<&Exporter>,
 ) -> Result<Vec<RunReport>> {
-    let meta = invocation_meta(args, config);
+    let meta = invocation_meta(args, &resolved.config);
     tranche_cli::stream::out(&meta.header())?;
     let mut runs = Vec::new();
-    for step in &config.steps {
+    for (step, plan) in resolved.steps() {
         let layouts = architectures(args, step.approval_voting_parallel_enabled);
         // The messages of a step are the same for every layout: prepared
         // once, run against each.
         let Some(&first) = layouts.first() else {
             continue;
         };
-        let prepared = prepare(step, &run_options(args, step, node, first))
+        let prepared = prepare(plan, &run_options(args, step, node, first))
             .with_context(|| format!("preparing {}", step.name))?;
         for arch in layouts {
             let options = run_options(args, step, node, arch);
@@ -653,66 +650,78 @@ fn all_approved(runs: &[RunReport]) -> Result<()> {
     bail!("{never} (see the report above)")
 }
 
-/// The test sequence a command line asks for: the file, an embedded
-/// example by its bare name, or the embedded default; with `--validators`,
-/// `--cores` or `--blocks`, every step resized (`tranche_config::resize`) and checked
-/// again.
-fn load_config(args: &RunArgs) -> Result<BenchConfig> {
-    let sizes =
-        tranche_config::resize::sizes(args.size.validators, args.size.cores, args.size.blocks);
-    load_sized(args.file.as_deref(), sizes, args.quiet)
+/// The command line's configuration, resolved in one call to config
+/// (`config::resolve`): the file's text with the size flags, the small
+/// mode's cut, the checks and each step's plan.
+fn resolve_args(args: &RunArgs) -> Result<Resolved> {
+    resolve_file(
+        args.file.as_deref(),
+        (args.size.validators, args.size.cores, args.size.blocks),
+        args.allow_vacuous,
+        args.seed,
+        args.quiet,
+    )
 }
 
-/// A test sequence from `file` (or the embedded example of that bare name
-/// where no such file is here, said on stderr unless `quiet`; or the
-/// embedded default), resized by `sizes` and by `TRANCHE_SMALL`.
-pub fn load_sized(
-    file: Option<&std::path::Path>,
-    sizes: Vec<(&'static str, u32)>,
-    quiet: bool,
-) -> Result<BenchConfig> {
-    let (text, source) = match file {
-        Some(path) => match crate::examples::embedded(path) {
-            Some(e) => {
-                if !quiet {
-                    tranche_cli::errln!("{}", crate::examples::note(path));
-                }
-                (e.text.to_owned(), format!("{} (embedded)", e.name))
-            }
-            None => {
-                if let Some(hint) = crate::examples::other_command(path, false) {
-                    bail!(hint);
-                }
-                let config = config::load(path)
-                    .map_err(|e| crate::input_kind::explain(path, e, "a YAML test sequence"))?;
-                if sizes.is_empty() && crate::small::run_sizes(&config).is_empty() {
-                    return Ok(config);
-                }
-                let text =
-                    tranche_cli::input::read_text(path, tranche_cli::input::MAX_INPUT_FILE_BYTES)?;
-                (text, config.source)
-            }
-        },
-        None => (
+/// The text of a test sequence and where it came from: `file` (or the
+/// embedded example of that bare name where no such file is here, said on
+/// stderr unless `quiet`), or the embedded default.
+fn sequence_text(file: Option<&Path>, quiet: bool) -> Result<(String, String)> {
+    let Some(path) = file else {
+        return Ok((
             config::DEFAULT_YAML.to_owned(),
             config::DEFAULT_SOURCE.to_owned(),
-        ),
+        ));
     };
-    let text = if sizes.is_empty() {
-        text
-    } else {
-        tranche_config::resize::resized(&text, &source, &sizes)?
-    };
-    let config = config::parse(&text, &source)?;
-    // `TRANCHE_SMALL=1` (the documented commands' test): cut to size.
-    let small = crate::small::run_sizes(&config);
-    if small.is_empty() {
-        return Ok(config);
+    if let Some(e) = crate::examples::embedded(path) {
+        if !quiet {
+            tranche_cli::errln!("{}", crate::examples::note(path));
+        }
+        return Ok((e.text.to_owned(), format!("{} (embedded)", e.name)));
     }
-    Ok(config::parse(
-        &tranche_config::resize::resized(&text, &source, &small)?,
-        &source,
-    )?)
+    if let Some(hint) = crate::examples::other_command(path, false) {
+        bail!(hint);
+    }
+    let text = config::read_sequence(path)
+        .map_err(|e| crate::input_kind::explain(path, e, "a YAML test sequence"))?;
+    Ok((text, path.display().to_string()))
+}
+
+/// A test sequence from `file` (as [`sequence_text`] finds it) resolved
+/// with the sizes `(validators, cores, blocks)`, the small mode when
+/// `TRANCHE_SMALL` is set, and `seed` (`config::resolve`); a file's
+/// error explained by what the file is.
+pub fn resolve_file(
+    file: Option<&Path>,
+    (validators, cores, blocks): (Option<u32>, Option<u32>, Option<u32>),
+    allow_vacuous: bool,
+    seed: u64,
+    quiet: bool,
+) -> Result<Resolved> {
+    let (text, source) = sequence_text(file, quiet)?;
+    let ask = config::resolve::Ask {
+        text: &text,
+        source: &source,
+        validators,
+        cores,
+        blocks,
+        small: crate::small::on(),
+        allow_vacuous,
+        seed,
+    };
+    let resolved = config::resolve::resolve(&ask);
+    // The text is let go before an error is explained: `explain` reads
+    // the file again, and a large one held twice would not fit the memory
+    // a bad input may take (`tests/bench/inputs.rs`).
+    drop(text);
+    resolved.map_err(|e| match (e, file) {
+        (config::resolve::ResolveError::Config(e), Some(path))
+            if crate::examples::embedded(path).is_none() =>
+        {
+            crate::input_kind::explain(path, e, "a YAML test sequence")
+        }
+        (e, _) => e.into(),
+    })
 }
 
 /// One layout's report: `--warmup` runs discarded, then `--repeat` runs

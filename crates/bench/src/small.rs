@@ -14,33 +14,15 @@
 //!   virtual clock, its file cut as `run`'s.
 
 use tranche_config::approval_network::NetworkSpec;
-use tranche_config::BenchConfig;
 
-/// Validators of a cut configuration: enough outside a backing group for
-/// the default `needed_approvals` (30).
-pub const VALIDATORS: u32 = 40;
-/// Cores of a cut configuration (40 validators form 8 backing groups).
-pub const CORES: u32 = 8;
+/// The sizes a cut configuration gets: the test sequence's cut is
+/// `config::resolve`'s (`tranche run`, `calibrate --check`); the network's
+/// and the sweeps' below use the same.
+use tranche_config::resolve::{SMALL_CORES as CORES, SMALL_VALIDATORS as VALIDATORS};
 
 /// Whether `TRANCHE_SMALL=1` is set.
 pub fn on() -> bool {
     std::env::var_os("TRANCHE_SMALL").is_some_and(|v| v == "1")
-}
-
-/// The sizes a test sequence is resized to (`tranche_config::resize`), none when it is
-/// small already or small mode is off.
-pub fn run_sizes(config: &BenchConfig) -> Vec<(&'static str, u32)> {
-    if !on() {
-        return Vec::new();
-    }
-    let mut sizes = Vec::new();
-    if config.steps.iter().any(|s| s.n_validators > 100) {
-        sizes.extend([("n_validators", VALIDATORS), ("n_cores", CORES)]);
-    }
-    if config.steps.iter().any(|s| s.num_blocks > 3) {
-        sizes.push(("num_blocks", 3));
-    }
-    sizes
 }
 
 /// A network spec cut to size (nothing when small mode is off).

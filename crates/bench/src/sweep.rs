@@ -356,7 +356,10 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
             },
             node: Default::default(),
         };
-        let prepared = prepare(&p.step, &options)?;
+        let prepared = prepare(
+            &tranche_config::resolve::Plan::of(&p.step, options.seed),
+            &options,
+        )?;
         let r = run_step(&p.step, &prepared, &options)
             .with_context(|| format!("running {}", p.step.name))?;
         let blocks = f64::from(r.num_blocks.max(1));

@@ -52,7 +52,7 @@
 //! Every row is within 2 × of its estimate (a test keeps it so); memory
 //! errs on the side of refusing.
 
-use super::{BenchConfig, BenchStep, Coalescing, ConfigError, ConfigErrorKind};
+use super::{BenchStep, Coalescing};
 use std::path::Path;
 
 /// Memory of a run before its first message (binary, session, keys).
@@ -164,37 +164,6 @@ pub fn of_step(step: &BenchStep) -> RunEstimate {
     }
 }
 
-/// The estimate of every step of `config`, in order; an error naming the
-/// first step whose memory estimate exceeds `available` bytes (no check
-/// when `available` is `None`).
-pub fn check_fits(
-    config: &BenchConfig,
-    available: Option<u64>,
-) -> Result<Vec<RunEstimate>, ConfigError> {
-    let mut estimates = Vec::new();
-    for step in &config.steps {
-        let estimate = of_step(step);
-        if let Some(avail) = available.filter(|&a| estimate.bytes > a) {
-            return Err(ConfigError::new(
-                &config.source,
-                Some(step.step),
-                ConfigErrorKind::TooCostly {
-                    sizes: format!(
-                        "n_validators {} × {} candidates per block × num_blocks {}",
-                        step.n_validators,
-                        step.candidates_per_block(),
-                        step.num_blocks
-                    ),
-                    estimate: estimate.describe(),
-                    available_mib: avail >> 20,
-                },
-            ));
-        }
-        estimates.push(estimate);
-    }
-    Ok(estimates)
-}
-
 /// `MemAvailable` of `/proc/meminfo`, bytes; `None` where unreadable.
 pub fn mem_available() -> Option<u64> {
     mem_available_in(Path::new("/proc/meminfo"))
@@ -211,6 +180,7 @@ fn mem_available_in(path: &Path) -> Option<u64> {
 mod tests {
     use super::*;
     use crate::parse;
+    use crate::BenchConfig;
 
     /// A step of the calibration's first rows: every message sent.
     fn step(validators: u32, cores: u32, blocks: u32) -> BenchConfig {
@@ -270,13 +240,21 @@ mod tests {
             assert!((1.0..1.25).contains(&ratio), "{c:?} vs {measured}");
             assert!(c.bytes >> 20 > rss_mib, "{c:?}");
         }
-        let small = step(100, 20, 3);
-        assert_eq!(check_fits(&small, Some(1 << 30)).unwrap().len(), 1);
-        assert!(check_fits(&small, None).is_ok());
+        let planned = |config: BenchConfig| crate::resolve::Resolved {
+            plans: config
+                .steps
+                .iter()
+                .map(|s| crate::resolve::Plan::of(s, 0))
+                .collect(),
+            config,
+        };
+        let small = planned(step(100, 20, 3));
+        assert!(small.too_large(Some(1 << 30)).is_none());
+        assert!(small.too_large(None).is_none());
         let huge = step(20_000, 2_000, 10_000);
         let c = of_step(&huge.steps[0]);
         assert!(c.bytes > 1 << 50, "{c:?}");
-        let e = check_fits(&huge, Some(16 << 30)).unwrap_err().to_string();
+        let e = planned(huge).too_large(Some(16 << 30)).unwrap().to_string();
         assert!(!e.contains('\n'), "{e}");
         let missing: Vec<_> = ["cost.yaml: step 1", "n_validators 20000", "16384 MiB"]
             .into_iter()

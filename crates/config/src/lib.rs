@@ -123,6 +123,7 @@ pub mod node_shape;
 mod parse;
 mod prescan;
 pub mod resize;
+pub mod resolve;
 pub mod session;
 pub mod sweep_grid;
 pub mod yaml;
@@ -334,8 +335,14 @@ pub struct BenchConfig {
 /// not waited on, a device not drained) of at most
 /// [`MAX_INPUT_FILE_BYTES`], through [`input::read_text`].
 pub fn load(path: &Path) -> Result<BenchConfig, ConfigError> {
+    parse(&read_sequence(path)?, &path.display().to_string())
+}
+
+/// The text of a test-sequence file, read as [`load`] reads it (its
+/// errors are configuration errors naming the file).
+pub fn read_sequence(path: &Path) -> Result<String, ConfigError> {
     let source = path.display().to_string();
-    let text = tranche_cli::input::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| {
+    tranche_cli::input::read_text(path, MAX_INPUT_FILE_BYTES).map_err(|e| {
         let kind = match e {
             InputError::Io { source, .. } => ConfigErrorKind::Read(source),
             InputError::NotRegular { kind, .. } => ConfigErrorKind::NotRegular(kind),
@@ -343,8 +350,7 @@ pub fn load(path: &Path) -> Result<BenchConfig, ConfigError> {
             InputError::NotText { .. } => ConfigErrorKind::NotText,
         };
         ConfigError::new(&source, None, kind)
-    })?;
-    parse(&text, &source)
+    })
 }
 
 /// Which command a file is for, from its top level: `!ApprovalNetwork`

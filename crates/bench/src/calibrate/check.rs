@@ -46,7 +46,8 @@ pub struct CheckPlan {
     pub cache_dir: Option<PathBuf>,
     pub quiet: bool,
     /// The file's steps resized (`--validators`, `--cores`).
-    pub sizes: Vec<(&'static str, u32)>,
+    /// `--validators`, `--cores`.
+    pub sizes: (Option<u32>, Option<u32>),
 }
 
 /// One judged figure: the real runs' range, the model, whether it is in.
@@ -227,14 +228,15 @@ pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
     if plan.runs == 0 {
         bail!("--runs 0: the real node must run at least once");
     }
-    let config = crate::run_cli::load_sized(Some(&plan.file), plan.sizes.clone(), plan.quiet)?;
+    let resolved = resolve(plan, plan.quiet)?;
+    let config = &resolved.config;
     if !plan.quiet {
         tranche_cli::errln!("{}", estimate(plan, &config.steps));
     }
     let mut meta = tranche_report::meta::collect("redb", plan.seed, &config.steps);
     meta.kind = tranche_report::meta::kind::CALIBRATE_CHECK.into();
     let mut checks = Vec::new();
-    for step in &config.steps {
+    for (step, step_plan) in resolved.steps() {
         let cache_dir = plan
             .cache_dir
             .clone()
@@ -257,7 +259,8 @@ pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
                 node,
             };
         let first = options(plan.layouts[0], NodeUnderTest::Real, plan.real_clock);
-        let prepared = prepare(step, &first).with_context(|| format!("preparing {}", step.name))?;
+        let prepared =
+            prepare(step_plan, &first).with_context(|| format!("preparing {}", step.name))?;
         for &arch in &plan.layouts {
             let real_options = options(arch, NodeUnderTest::Real, plan.real_clock);
             let mut reals = Vec::new();
@@ -285,10 +288,24 @@ pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
     })
 }
 
+/// The check's file resolved with its size flags and seed, as `tranche
+/// run` resolves one (`config::resolve`); a vacuous step is not refused,
+/// the check compares whatever the file runs.
+fn resolve(plan: &CheckPlan, quiet: bool) -> Result<tranche_config::resolve::Resolved> {
+    let (validators, cores) = plan.sizes;
+    crate::run_cli::resolve_file(
+        Some(&plan.file),
+        (validators, cores, None),
+        true,
+        plan.seed,
+        quiet,
+    )
+}
+
 /// `--dry-run`: the estimate of the check, the file read and sized;
 /// nothing run.
 pub fn dry_run(plan: &CheckPlan) -> Result<String> {
-    let config = crate::run_cli::load_sized(Some(&plan.file), plan.sizes.clone(), true)?;
+    let config = resolve(plan, true)?.config;
     Ok(format!("{}; nothing run", estimate(plan, &config.steps)))
 }
 

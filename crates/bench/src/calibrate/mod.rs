@@ -336,7 +336,7 @@ fn execute_check(args: &CalibrateArgs, file: &Path) -> Result<u8> {
         seed: args.seed,
         cache_dir: args.cache_dir.clone(),
         quiet: args.quiet,
-        sizes: tranche_config::resize::sizes(args.validators, args.cores, None),
+        sizes: (args.validators, args.cores),
     };
     if args.dry_run {
         tranche_cli::stream::out(&format!("{}\n", check::dry_run(&plan)?))?;

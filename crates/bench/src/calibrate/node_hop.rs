@@ -80,7 +80,10 @@ pub fn round_trip(effort: &Effort, duplicate_ns: f64, import_ns: f64) -> Result<
         checks: CheckPolicy::default(),
         node: Default::default(),
     };
-    let prepared = prepare(step, &options)?;
+    let prepared = prepare(
+        &tranche_config::resolve::Plan::of(step, options.seed),
+        &options,
+    )?;
     let report = run_step(step, &prepared, &options)?;
     let checks = report.checks.round_trips;
     if checks == 0 {

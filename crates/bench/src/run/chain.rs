@@ -98,10 +98,10 @@ impl<'a> Chain<'a> {
 
     /// The run's emulated network and the producer of the peers'
     /// messages (a peer the node is not connected to sends nothing).
-    pub fn links_and_producer(&self, seed: u64) -> Result<(PeerNet, Producer<'a>)> {
+    pub fn links_and_producer(&self) -> Result<(PeerNet, Producer<'a>)> {
         let step = self.step;
         let links =
-            Network::new(step.network_config(seed)).context("invalid network configuration")?;
+            Network::new(self.prepared.network.clone()).context("invalid network configuration")?;
         let mut producer = Producer::new(
             &self.prepared.messages.bundles,
             self.block_ticks.clone(),

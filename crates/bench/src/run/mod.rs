@@ -31,7 +31,9 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tranche_config::generation::GenerationParams;
+use tranche_config::resolve::Plan;
 use tranche_config::BenchStep;
+use tranche_links::NetworkConfig;
 use tranche_node::{Architecture, Clock, StoreConfig};
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Tick, ValidationProtocol};
@@ -122,6 +124,8 @@ pub struct Prepared {
     /// Each message's encoded notification, shared by every copy: per
     /// bundle, its assignments then its approvals (a `MessageId`).
     pub encoded: Vec<Vec<Arc<[u8]>>>,
+    /// The step's emulated network (its plan's, `config::resolve`).
+    pub network: NetworkConfig,
 }
 
 /// Load or generate the messages of a step.
@@ -132,8 +136,8 @@ fn cpu_since(start: Duration) -> f64 {
         .as_secs_f64()
 }
 
-pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
-    let params = step.generation_params(options.seed);
+pub fn prepare(plan: &Plan, options: &RunOptions) -> Result<Prepared> {
+    let params = plan.generation.clone();
     let start = Instant::now();
     let cpu_start = tranche_node::process_cpu_time();
     let phase = options.progress.phase_without_bar("generation");
@@ -205,6 +209,7 @@ pub fn prepare(step: &BenchStep, options: &RunOptions) -> Result<Prepared> {
         messages,
         generation,
         encoded,
+        network: plan.network.clone(),
     })
 }
 
@@ -285,7 +290,7 @@ pub fn run_step_observed(
                     ClockKind::Virtual => Clock::virtual_at(chain.first_tick),
                     ClockKind::Real => Clock::real(chain.first_tick),
                 };
-                let links = chain.links_and_producer(options.seed)?;
+                let links = chain.links_and_producer()?;
                 let meter = meter::Meter::start();
                 let node = real::RealNode::start(&chain, &links.0, options, &clock, store.clone())?;
                 let exporter = exporter.map(|e| (e, options));
@@ -297,7 +302,7 @@ pub fn run_step_observed(
             let chain = chain();
             // The model's time is virtual.
             let clock = Clock::virtual_at(chain.first_tick);
-            let links = chain.links_and_producer(options.seed)?;
+            let links = chain.links_and_producer()?;
             let meter = meter::Meter::start();
             let node = model::ModelNode::start(&chain, &links.0, options, model)?;
             let d = Driver::new(chain, links, (node, clock), meter, None);

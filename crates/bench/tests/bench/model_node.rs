@@ -47,7 +47,11 @@ fn run(arch: Architecture, cores: u32, costs: CostTable, cache: &Path) -> RunRep
         checks: Default::default(),
         node: NodeUnderTest::Model(ModelOptions { cores, costs }),
     };
-    let prepared = prepare(step, &options).unwrap();
+    let prepared = prepare(
+        &tranche_config::resolve::Plan::of(step, options.seed),
+        &options,
+    )
+    .unwrap();
     run_step(step, &prepared, &options).unwrap()
 }
 

@@ -44,7 +44,11 @@ fn run(arch: Architecture, db: DbKind, cache: &Path) -> RunReport {
         checks: Default::default(),
         node: Default::default(),
     };
-    let prepared = prepare(step, &options).unwrap();
+    let prepared = prepare(
+        &tranche_config::resolve::Plan::of(step, options.seed),
+        &options,
+    )
+    .unwrap();
     run_step(step, &prepared, &options).unwrap()
 }
 
