@@ -62,7 +62,10 @@ pub const REDB: &str = "redb";
 
 /// Approval voting's state in a redb file.
 pub struct RedbStore {
-    db: Database,
+    /// `None` only while it is dropped: redb checks its allocator state as
+    /// it closes, which can panic on a file damaged under it, so it is
+    /// closed inside [`quiet::catch`].
+    db: Option<Database>,
     path: PathBuf,
     pending: Pending,
     last_fsync: std::time::Instant,
@@ -116,9 +119,15 @@ fn identity(db: &Database) -> Result<(Option<Marker>, Option<Vec<u8>>), String> 
 pub(crate) fn marker_of(path: &Path) -> Result<Marker, String> {
     owner::redb_header(path)?;
     let db = open_db(path)?;
-    let (marker, schema) = quiet::catch(|| identity(&db))
-        .unwrap_or_else(Err)
-        .map_err(|e| format!("it is damaged (redb: {})", owner::short(&e)))?;
+    // Closed inside the catch too: redb checks its allocator state as it
+    // closes, and a damaged file can panic there.
+    let (marker, schema) = quiet::catch(move || {
+        let read = identity(&db);
+        drop(db);
+        read
+    })
+    .unwrap_or_else(Err)
+    .map_err(|e| format!("it is damaged (redb: {})", owner::short(&e)))?;
     if let Some(v) = schema {
         check_schema(&v)?;
     }
@@ -126,6 +135,13 @@ pub(crate) fn marker_of(path: &Path) -> Result<Marker, String> {
 }
 
 impl RedbStore {
+    /// The open database (absent only while the store is dropped).
+    fn db(&self) -> Result<&Database, StoreError> {
+        self.db
+            .as_ref()
+            .ok_or_else(|| self.backend("open")("the database is closed".into()))
+    }
+
     /// Open the database at `place`, creating it if absent. Anything else
     /// at the path — not a file, not a redb database, one without this
     /// tool's marker, of another store, layout version or configuration,
@@ -153,7 +169,7 @@ impl RedbStore {
             Err(e) => return Err(open_err(format!("cannot read it: {e}"))),
         };
         Ok(RedbStore {
-            db,
+            db: Some(db),
             guard: crate::file_guard::FileGuard::new(&path, true),
             path,
             pending: Pending::default(),
@@ -169,14 +185,15 @@ impl RedbStore {
         let marker = marker_of(path)?;
         marker.check(Kind::Redb, config)?;
         let mut db = open_db(path)?;
-        match quiet::catch(|| db.check_integrity()) {
-            Ok(Ok(true)) => Ok(db),
-            Ok(Ok(false)) => Err(
-                "it is damaged: redb's integrity check failed and rewrote what it could, which may have dropped commits, so it is not trusted".into(),
-            ),
-            Ok(Err(e)) => Err(format!("it is damaged (redb: {})", owner::short(&e.to_string()))),
-            Err(p) => Err(format!("it is damaged (redb: {})", owner::short(&p))),
-        }
+        let why = match quiet::catch(|| db.check_integrity()) {
+            Ok(Ok(true)) => return Ok(db),
+            Ok(Ok(false)) => "it is damaged: redb's integrity check failed and rewrote what it could, which may have dropped commits, so it is not trusted".to_owned(),
+            Ok(Err(e)) => format!("it is damaged (redb: {})", owner::short(&e.to_string())),
+            Err(p) => format!("it is damaged (redb: {})", owner::short(&p)),
+        };
+        // A damaged file can panic as redb closes it.
+        let _ = quiet::catch(move || drop(db));
+        Err(why)
     }
 
     /// Create a database at `path` with its layout version and marker.
@@ -236,7 +253,7 @@ impl RedbStore {
             self.last_fsync = std::time::Instant::now();
         }
         let mut txn = self
-            .db
+            .db()?
             .begin_write()
             .map_err(|e| self.backend("begin write")(e.to_string()))?;
         txn.set_durability(durability);
@@ -335,7 +352,7 @@ impl Store for RedbStore {
 impl RedbStore {
     fn read_all(&self) -> Result<Snapshot, StoreError> {
         let txn = self
-            .db
+            .db()?
             .begin_read()
             .map_err(|e| self.backend("begin read")(e.to_string()))?;
         let mut snap = Snapshot::default();
@@ -361,5 +378,9 @@ impl RedbStore {
 impl Drop for RedbStore {
     fn drop(&mut self) {
         let _ = self.commit_with(Durability::Immediate);
+        if let Some(db) = self.db.take() {
+            // Closing checks the allocator state: a damaged file can panic.
+            let _ = quiet::catch(move || drop(db));
+        }
     }
 }
