@@ -176,7 +176,7 @@ pub fn polkadot_chain(world: &mut World) -> Chain {
         let mut candidates = Vec::with_capacity(block.candidates.len());
         for candidate in block.candidates.iter() {
             let r = receipt(parent, candidate.core.0, block.session);
-            let mut candidate = candidate.clone();
+            let mut candidate = *candidate;
             candidate.hash =
                 tranche_primitives::CandidateHash(tranche_primitives::Hash(r.hash().0 .0));
             events.push(CandidateEvent::CandidateIncluded(

@@ -28,7 +28,7 @@ use polkadot_node_core_approval_voting_parallel::ApprovalVotingParallelSubsystem
 use polkadot_node_network_protocol::grid_topology::{SessionGridTopology, TopologyPeerInfo};
 use polkadot_node_network_protocol::peer_set::ValidationVersion;
 use polkadot_node_network_protocol::{
-    self as net_protocol, v3 as protocol_v3, ObservedRole, ValidationProtocols, View,
+    self as net_protocol, v3 as protocol_v3, ObservedRole, OurView, ValidationProtocols, View,
 };
 use polkadot_node_primitives::approval::time::{slot_number_to_tick, Clock, Tick};
 use polkadot_node_subsystem::messages::network_bridge_event::NewGossipTopology;
@@ -455,6 +455,13 @@ async fn drive(
             rx.await
                 .context("the overseer stopped")?
                 .map_err(|e| anyhow::anyhow!("block {} not activated: {e}", b + 1))?;
+            // What the network bridge tells on a new leaf: approval
+            // distribution keeps the messages of a block in its view that
+            // approval-voting has not announced yet, and drops others.
+            let event = NetworkBridgeEvent::OurViewChange(OurView::new([block.hash], 0));
+            handle
+                .send_msg(to_node(layout, event), "tranche-polkadot")
+                .await;
             for v in 1..n {
                 let event = NetworkBridgeEvent::PeerViewChange(
                     chain.peer_ids[v],

@@ -1,5 +1,6 @@
-//! The small classic case end to end: Polkadot's approval-voting and
-//! approval-distribution approve every block of a 20-validator, 5-core,
+//! The small case end to end, in both layouts: Polkadot's approval-voting and
+//! approval-distribution (classic) or approval-voting-parallel approve
+//! every block of a 20-validator, 5-core,
 //! 2-block run on tranche's messages at the real clock.
 
 use std::path::Path;
@@ -20,4 +21,19 @@ fn classic_layout_approves_every_block() {
     assert_eq!(outcome.blocks.len(), 2);
     assert!(outcome.all_approved(), "{:?}", outcome.blocks);
     assert!(outcome.messages_to_node > 0);
+}
+
+#[test]
+fn parallel_layout_approves_every_block() {
+    let step = small_step();
+    let prepared = prepare(&step, 0).expect("prepared");
+    let outcome = run(&prepared, Layout::Parallel, false).expect("ran");
+    print!("{}", tranche_polkadot::report::table(&step, &outcome));
+    assert!(outcome.all_approved(), "{:?}", outcome.blocks);
+    // approval-voting-parallel's workers and database task, named as
+    // upstream names them.
+    assert!(outcome
+        .cpu
+        .iter()
+        .any(|(name, _, _)| name == "approval-voting-parallel-db"));
 }
