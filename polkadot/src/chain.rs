@@ -61,6 +61,10 @@ pub struct Chain {
     pub discovery_keys: Vec<AuthorityDiscoveryId>,
     /// Whether the session enables v2 (compact tranche-0) assignments.
     pub assignments_v2: bool,
+    /// The runtime's `max_approval_coalesce_count`: 36.0.0's distribution
+    /// rejects approvals that coalesce more candidates. The harness sets
+    /// it to the most any generated approval coalesces.
+    pub max_approval_coalesce_count: u32,
 }
 
 impl Chain {
@@ -250,5 +254,6 @@ pub fn polkadot_chain(world: &mut World) -> Chain {
         peer_ids: (0..n).map(|_| PeerId::random()).collect(),
         discovery_keys,
         assignments_v2: s.assignments_v2,
+        max_approval_coalesce_count: 1,
     }
 }

@@ -192,7 +192,7 @@ impl Answer for RuntimeApi {
             }
             RuntimeApiRequest::ApprovalVotingParams(_, tx) => {
                 let _ = tx.send(Ok(ApprovalVotingParams {
-                    max_approval_coalesce_count: 1,
+                    max_approval_coalesce_count: chain.max_approval_coalesce_count,
                 }));
             }
             RuntimeApiRequest::ValidationCodeByHash(_, tx) => {

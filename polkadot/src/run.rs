@@ -109,8 +109,16 @@ pub fn prepare(step: &BenchStep, seed: u64) -> Result<Prepared> {
     }
     let params = step.generation_params(seed);
     let mut world = World::build(&params);
-    let chain = polkadot_chain(&mut world);
+    let mut chain = polkadot_chain(&mut world);
     let messages = generate_in(&world, &params, Show::Nothing);
+    chain.max_approval_coalesce_count = messages
+        .bundles
+        .iter()
+        .flat_map(|b| b.approvals.iter())
+        .map(|m| m.candidates.len() as u32)
+        .max()
+        .unwrap_or(1)
+        .max(1);
     let mut decoded = Vec::with_capacity(messages.bundles.len());
     for bundle in &messages.bundles {
         let mut list = Vec::with_capacity(bundle.assignments.len() + bundle.approvals.len());
