@@ -8,14 +8,21 @@
 //!   BABE epoch, session info) before the peers' messages are generated;
 //! - [`mocks`]: the subsystems around the node, answered by the harness;
 //! - [`spawner`]: one named thread per task, CPU per thread name;
-//! - [`run`]: the overseer built and driven at the real clock;
+//! - [`node`]: the overseer with Polkadot's subsystems in either layout;
+//! - [`drive`]: the real-clock and virtual-clock drivers;
+//! - [`virtual_clock`]: Polkadot's `Clock` over virtual ticks and the
+//!   one-thread executor the virtual clock runs every task on;
+//! - [`run`]: a step prepared once, run per layout and clock;
 //! - [`report`]: the table and the JSON.
 
 pub mod chain;
+pub mod drive;
 pub mod mocks;
+pub mod node;
 pub mod report;
 pub mod run;
 pub mod spawner;
+pub mod virtual_clock;
 
 use anyhow::{Context, Result};
 use std::path::Path;

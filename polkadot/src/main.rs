@@ -5,7 +5,7 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
-use tranche_polkadot::run::{prepare, run, Layout};
+use tranche_polkadot::run::{prepare, run, ClockKind, Layout};
 use tranche_polkadot::{load_config, report};
 
 #[derive(Parser)]
@@ -35,6 +35,14 @@ enum ArchArg {
     Both,
 }
 
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ClockArg {
+    /// Wall time, 500 ms ticks; each subsystem task on its own thread.
+    Real,
+    /// Ticks advance when the node is idle; every task on one thread.
+    Virtual,
+}
+
 #[derive(clap::Args)]
 struct RunArgs {
     /// A test-sequence YAML (`TestConfiguration` with `!ApprovalVoting` steps).
@@ -51,6 +59,9 @@ struct RunArgs {
     /// Override the file's `num_blocks` (every step's).
     #[arg(long)]
     blocks: Option<u32>,
+    /// Which clock drives the run.
+    #[arg(long, value_enum, default_value = "real")]
+    clock: ClockArg,
     /// Seeds message generation.
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -81,7 +92,11 @@ fn run_command(args: RunArgs) -> Result<bool> {
         let prepared = prepare(step, args.seed)?;
         let mut runs = Vec::new();
         for layout in layouts(args.architecture, step.approval_voting_parallel_enabled) {
-            let outcome = run(&prepared, layout, !args.quiet)?;
+            let clock = match args.clock {
+                ClockArg::Real => ClockKind::Real,
+                ClockArg::Virtual => ClockKind::Virtual,
+            };
+            let outcome = run(&prepared, layout, clock, !args.quiet)?;
             print!("{}", report::table(step, &outcome));
             all_approved &= outcome.all_approved();
             runs.push(outcome);

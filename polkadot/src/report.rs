@@ -12,9 +12,10 @@ pub fn table(step: &BenchStep, outcome: &RunOutcome) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "{} — node under test: {NODE_NAME}, {} layout, real clock: {} validators, {} cores, {} blocks",
+        "{} — node under test: {NODE_NAME}, {} layout, {} clock: {} validators, {} cores, {} blocks",
         step.name,
         outcome.layout.name(),
+        outcome.clock.name(),
         step.n_validators,
         step.n_cores,
         step.num_blocks
@@ -31,9 +32,9 @@ pub fn table(step: &BenchStep, outcome: &RunOutcome) -> String {
             b.number, b.imported_s
         );
     }
-    let _ = writeln!(out, "  CPU per thread (name, threads, seconds):");
-    for (name, secs, threads) in &outcome.cpu {
-        let _ = writeln!(out, "    {name:<34} {threads:>3}  {secs:>8.3}");
+    let _ = writeln!(out, "  CPU per task (name, tasks, seconds):");
+    for (name, secs, tasks) in &outcome.cpu {
+        let _ = writeln!(out, "    {name:<34} {tasks:>3}  {secs:>8.3}");
     }
     let _ = writeln!(
         out,
@@ -53,15 +54,16 @@ pub fn table(step: &BenchStep, outcome: &RunOutcome) -> String {
 fn layout_json(outcome: &RunOutcome) -> Value {
     json!({
         "layout": outcome.layout.name(),
+        "clock": outcome.clock.name(),
         "all_approved": outcome.all_approved(),
         "blocks": outcome.blocks.iter().map(|b| json!({
             "number": b.number,
             "imported_s": b.imported_s,
             "approved_after_s": b.approved_after_s,
         })).collect::<Vec<_>>(),
-        "cpu_s": outcome.cpu.iter().map(|(name, secs, threads)| json!({
-            "thread": name,
-            "threads": threads,
+        "cpu_s": outcome.cpu.iter().map(|(name, secs, tasks)| json!({
+            "task": name,
+            "tasks": tasks,
             "seconds": secs,
         })).collect::<Vec<_>>(),
         "messages_to_node": outcome.messages_to_node,
@@ -77,7 +79,6 @@ fn layout_json(outcome: &RunOutcome) -> Value {
 pub fn json(seed: u64, steps: &[(BenchStep, Vec<RunOutcome>)]) -> Value {
     json!({
         "node_under_test": NODE_NAME,
-        "clock": "real",
         "seed": seed,
         "steps": steps.iter().map(|(step, runs)| json!({
             "name": step.name,

@@ -25,7 +25,8 @@ pub struct ThreadSpawner {
     threads: Arc<Mutex<Vec<TaskThread>>>,
 }
 
-fn thread_cpu_now() -> Duration {
+/// The calling thread's CPU time so far.
+pub(crate) fn thread_cpu_now() -> Duration {
     let mut ts = libc::timespec {
         tv_sec: 0,
         tv_nsec: 0,
