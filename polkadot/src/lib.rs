@@ -24,7 +24,7 @@ pub mod run;
 pub mod spawner;
 pub mod virtual_clock;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use std::path::Path;
 use tranche_config::BenchConfig;
 
@@ -33,8 +33,9 @@ use tranche_config::BenchConfig;
 /// `num_blocks`).
 pub fn load_config(path: &Path, sizes: &[(&str, u32)]) -> Result<BenchConfig> {
     let source = path.display().to_string();
+    // The error names the file and the cause; one line.
     let text = tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
-        .with_context(|| format!("cannot read {source}"))?;
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
     let text = if sizes.is_empty() {
         text
     } else {
