@@ -10,10 +10,9 @@
 //!   can progress, imports, delivers and lets it run again. Times are in
 //!   ticks (500 ms each), the same messages at the same ticks every run.
 
-use crate::chain::Chain;
 use crate::mocks::Observed;
 use crate::node::{to_node, topology};
-use crate::run::{BlockOutcome, Layout, Prepared};
+use crate::run::{BlockOutcome, Layout, Prepared, SLOT_DURATION_MILLIS};
 use crate::virtual_clock::{Pool, VirtualClock};
 use anyhow::{Context, Result};
 use polkadot_node_network_protocol::peer_set::ValidationVersion;
@@ -25,6 +24,7 @@ use polkadot_overseer::{BlockInfo, Handle};
 use polkadot_primitives::{Block, ValidatorIndex};
 use sc_client_api::UnpinWorkerMessage;
 use sc_utils::mpsc::TracingUnboundedSender;
+use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
 
@@ -42,8 +42,9 @@ pub struct Delivered {
     pub bytes: u64,
 }
 
-async fn connect_peers(handle: &mut Handle, chain: &Chain, layout: Layout) {
-    for v in 1..chain.peer_ids.len() {
+async fn connect_peers(handle: &mut Handle, prepared: &Prepared, layout: Layout) {
+    let chain = &prepared.chain;
+    for v in (1..chain.peer_ids.len()).filter(|v| prepared.connected[*v]) {
         let event = NetworkBridgeEvent::PeerConnected(
             chain.peer_ids[v],
             ObservedRole::Authority,
@@ -64,11 +65,12 @@ async fn connect_peers(handle: &mut Handle, chain: &Chain, layout: Layout) {
 /// node's view and every peer's.
 async fn import_block(
     handle: &mut Handle,
-    chain: &Chain,
+    prepared: &Prepared,
     layout: Layout,
     b: usize,
     unpin: &TracingUnboundedSender<UnpinWorkerMessage<Block>>,
 ) -> Result<()> {
+    let chain = &prepared.chain;
     let block = &chain.blocks[b];
     let info = BlockInfo {
         hash: block.hash,
@@ -102,7 +104,8 @@ async fn deliver(
     due: &[Delivery<'_>],
     delivered: &mut Delivered,
 ) {
-    for d in due {
+    // A peer the node is not connected to delivers nothing.
+    for d in due.iter().filter(|d| prepared.connected[d.sender as usize]) {
         let (msg, len) = &prepared.decoded[d.id.bundle as usize][d.id.index as usize];
         let event = NetworkBridgeEvent::PeerMessage(
             prepared.chain.peer_ids[d.sender as usize],
@@ -116,7 +119,7 @@ async fn deliver(
 
 fn producer(prepared: &Prepared) -> Producer<'_> {
     let step = &prepared.step;
-    Producer::new(
+    let mut producer = Producer::new(
         &prepared.bundles,
         prepared.block_ticks.clone(),
         ProducerOptions {
@@ -125,13 +128,24 @@ fn producer(prepared: &Prepared) -> Producer<'_> {
             stop_when_approved: step.stop_when_approved,
             last_considered_tranche: step.send_limit_tranche(),
         },
-    )
+    );
+    producer.set_reachable(prepared.connected.clone());
+    producer
 }
 
+/// The last tick a run goes on to: past the last block's tranches, each
+/// no-show a candidate may suffer can cost a no-show window and the
+/// tranches after it (as tranche's own runs allow), then a grace.
 fn last_tick(prepared: &Prepared) -> Tick {
+    let session = &prepared.step.session;
+    let ticks_per_slot = SLOT_DURATION_MILLIS / 500;
+    let tranches = Tick::from(session.n_delay_tranches);
+    let no_show_window = Tick::from(session.no_show_slots) * ticks_per_slot;
+    let no_shows = Tick::from(prepared.step.num_no_shows_per_candidate);
     *prepared.block_ticks.last().expect("a step has blocks")
+        + tranches
+        + (2 + no_shows) * (no_show_window + tranches)
         + GRACE_TICKS
-        + Tick::from(prepared.step.session.n_delay_tranches)
 }
 
 /// Blocks chain selection has newly heard approved, told to the producer.
@@ -152,6 +166,17 @@ fn newly_approved(
     out
 }
 
+/// An error when the overseer has stopped before the run's end.
+fn check_running(observed: &Observed) -> Result<()> {
+    if observed.overseer_stopped.load(Ordering::SeqCst) {
+        anyhow::bail!(
+            "the overseer stopped before the run's end: one of Polkadot's subsystems \
+             exited or failed"
+        );
+    }
+    Ok(())
+}
+
 /// The real-clock driver (subsystems on their own threads).
 pub async fn real(
     prepared: &Prepared,
@@ -163,7 +188,7 @@ pub async fn real(
     progress: bool,
 ) -> Result<(Vec<BlockOutcome>, Delivered)> {
     let chain = &prepared.chain;
-    connect_peers(handle, chain, layout).await;
+    connect_peers(handle, prepared, layout).await;
     let mut producer = producer(prepared);
     // The harness keeps every block's unpin handle alive for the run.
     let (unpin_tx, _unpin_rx) = sc_utils::mpsc::tracing_unbounded("tranche-polkadot-unpin", 1_000);
@@ -173,10 +198,11 @@ pub async fn real(
     let mut delivered = Delivered::default();
     let mut due: Vec<Delivery> = Vec::new();
     loop {
+        check_running(observed)?;
         let now = clock.tick_now();
         for (b, &slot_tick) in prepared.block_ticks.iter().enumerate() {
             if imported[b].is_none() && slot_tick <= now {
-                import_block(handle, chain, layout, b, &unpin_tx).await?;
+                import_block(handle, prepared, layout, b, &unpin_tx).await?;
                 imported[b] = Some(Instant::now());
                 producer.block_initialised(b as u32);
                 if progress {
@@ -226,7 +252,7 @@ pub fn virtual_ticks(
     let chain = &prepared.chain;
     let first = prepared.block_ticks[0];
     clock.set(first);
-    pool.run(connect_peers(handle, chain, layout));
+    pool.run(connect_peers(handle, prepared, layout));
     pool.settle();
     let mut producer = producer(prepared);
     let (unpin_tx, _unpin_rx) = sc_utils::mpsc::tracing_unbounded("tranche-polkadot-unpin", 1_000);
@@ -240,9 +266,10 @@ pub fn virtual_ticks(
     loop {
         clock.set(now);
         pool.settle();
+        check_running(observed)?;
         for (b, &slot_tick) in prepared.block_ticks.iter().enumerate() {
             if imported[b].is_none() && slot_tick <= now {
-                pool.run(import_block(handle, chain, layout, b, &unpin_tx))?;
+                pool.run(import_block(handle, prepared, layout, b, &unpin_tx))?;
                 pool.settle();
                 imported[b] = Some(now);
                 producer.block_initialised(b as u32);

@@ -24,7 +24,7 @@ use polkadot_primitives::{
     NodeFeatures, PersistedValidationData, ValidationCode,
 };
 use std::collections::BTreeSet;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -39,6 +39,9 @@ pub struct Observed {
     pub sent_bytes: AtomicU64,
     /// Requests no mock knows, by name (each reported once).
     pub unanswered: Mutex<BTreeSet<String>>,
+    /// Set when the overseer's future ends: it ends when any subsystem
+    /// exits or fails, which ends the run.
+    pub overseer_stopped: AtomicBool,
 }
 
 impl Observed {

@@ -66,6 +66,10 @@ pub struct Prepared {
     pub decoded: Vec<Vec<(protocol_v3::ApprovalDistributionMessage, usize)>>,
     /// Tick of each block's slot start.
     pub block_ticks: Vec<Tick>,
+    /// Which validators are connected to the node (index 0, the node,
+    /// false): the step's `connectivity`, chosen as tranche's emulated
+    /// network chooses it for the same seed.
+    pub connected: Vec<bool>,
 }
 
 /// Make the chain and the peers' messages of `step`.
@@ -114,7 +118,13 @@ pub fn prepare(step: &BenchStep, seed: u64) -> Result<Prepared> {
         .iter()
         .map(|b| slot_number_to_tick(SLOT_DURATION_MILLIS, b.slot.into()))
         .collect();
+    let links = tranche_links::Network::<()>::new(step.network_config(seed))
+        .map_err(|e| anyhow::anyhow!("{}: invalid network configuration: {e}", step.name))?;
+    let connected = (0..step.n_validators)
+        .map(|v| v != 0 && links.is_connected(tranche_links::LinkPeer(v - 1)))
+        .collect();
     Ok(Prepared {
+        connected,
         step: step.clone(),
         world,
         chain: Arc::new(chain),
@@ -200,6 +210,17 @@ impl ClockKind {
     }
 }
 
+/// The overseer's future, telling `observed` when it ends.
+fn watched(
+    overseer: impl futures::Future<Output = ()> + Send + 'static,
+    observed: &Arc<Observed>,
+) -> futures::future::BoxFuture<'static, ()> {
+    let observed = observed.clone();
+    overseer
+        .map(move |()| observed.overseer_stopped.store(true, Ordering::SeqCst))
+        .boxed()
+}
+
 fn cpu_list(cpu: BTreeMap<&'static str, (Duration, usize)>) -> Vec<(String, f64, usize)> {
     cpu.into_iter()
         .map(|(name, (cpu, tasks))| (name.to_owned(), cpu.as_secs_f64(), tasks))
@@ -234,7 +255,7 @@ pub fn run(
                 Arc::new(real_clock.clone()),
                 &observed,
             )?;
-            spawner.start("overseer", overseer.run().boxed());
+            spawner.start("overseer", watched(overseer.run(), &observed));
             let driven = futures::executor::block_on(drive::real(
                 prepared,
                 layout,
@@ -260,7 +281,7 @@ pub fn run(
                 Arc::new(virtual_clock.clone()),
                 &observed,
             )?;
-            spawner.spawn("overseer", None, overseer.run().boxed());
+            spawner.spawn("overseer", None, watched(overseer.run(), &observed));
             let driven = drive::virtual_ticks(
                 prepared,
                 layout,
