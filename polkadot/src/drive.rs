@@ -35,6 +35,32 @@ const ORIGIN: &str = "tranche-polkadot";
 /// Seconds per tick.
 const TICK_S: f64 = 0.5;
 
+/// What a driver observed.
+pub struct Driven {
+    pub blocks: Vec<BlockOutcome>,
+    pub delivered: Delivered,
+    /// Per unapproved block (number), candidates the sending rule stalled.
+    pub stalled: Vec<(u32, usize)>,
+}
+
+/// The unapproved blocks' candidates upstream's sending rule stalled.
+fn stalled(
+    prepared: &Prepared,
+    producer: &Producer<'_>,
+    blocks: &[BlockOutcome],
+) -> Vec<(u32, usize)> {
+    blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.approved_after_s.is_none())
+        .map(|(i, b)| {
+            let n = producer.stalls(i as u32, prepared.step.n_validators).len();
+            (b.number, n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
 /// Messages and bytes delivered to the node.
 #[derive(Default, Clone, Copy)]
 pub struct Delivered {
@@ -186,7 +212,7 @@ pub async fn real(
     start: Instant,
     handle: &mut Handle,
     progress: bool,
-) -> Result<(Vec<BlockOutcome>, Delivered)> {
+) -> Result<Driven> {
     let chain = &prepared.chain;
     connect_peers(handle, prepared, layout).await;
     let mut producer = producer(prepared);
@@ -235,8 +261,12 @@ pub async fn real(
                 _ => None,
             },
         })
-        .collect();
-    Ok((blocks, delivered))
+        .collect::<Vec<_>>();
+    Ok(Driven {
+        stalled: stalled(prepared, &producer, &blocks),
+        blocks,
+        delivered,
+    })
 }
 
 /// The virtual-clock driver: every task on `pool`, time moved by ticks.
@@ -248,7 +278,7 @@ pub fn virtual_ticks(
     pool: &mut Pool,
     handle: &mut Handle,
     progress: bool,
-) -> Result<(Vec<BlockOutcome>, Delivered)> {
+) -> Result<Driven> {
     let chain = &prepared.chain;
     let first = prepared.block_ticks[0];
     clock.set(first);
@@ -304,6 +334,10 @@ pub fn virtual_ticks(
                 _ => None,
             },
         })
-        .collect();
-    Ok((blocks, delivered))
+        .collect::<Vec<_>>();
+    Ok(Driven {
+        stalled: stalled(prepared, &producer, &blocks),
+        blocks,
+        delivered,
+    })
 }

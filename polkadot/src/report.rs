@@ -45,6 +45,13 @@ pub fn table(step: &BenchStep, outcome: &RunOutcome) -> String {
         outcome.bytes_from_node,
         outcome.wall_s
     );
+    for (block, n) in &outcome.stalled {
+        let _ = writeln!(
+            out,
+            "  block {block}: {n} candidates stalled by upstream's sending rule (the peers held back \
+             the assignments that would cover their no-shows)"
+        );
+    }
     for what in &outcome.unanswered {
         let _ = writeln!(out, "  unanswered by the harness: {what}");
     }
@@ -72,6 +79,10 @@ fn layout_json(outcome: &RunOutcome) -> Value {
         "bytes_from_node": outcome.bytes_from_node,
         "wall_s": outcome.wall_s,
         "unanswered": outcome.unanswered,
+        "stalled_candidates": outcome.stalled.iter().map(|(block, n)| json!({
+            "block": block,
+            "candidates": n,
+        })).collect::<Vec<_>>(),
     })
 }
 

@@ -161,6 +161,11 @@ pub struct RunOutcome {
     pub wall_s: f64,
     /// Requests the harness had no answer for.
     pub unanswered: Vec<String>,
+    /// Per unapproved block (number), how many of its candidates
+    /// upstream's sending rule left without the assignments that would
+    /// cover their no-shows (`Producer::stalls`): such a block cannot be
+    /// approved whatever the node does.
+    pub stalled: Vec<(u32, usize)>,
 }
 
 impl RunOutcome {
@@ -241,7 +246,7 @@ pub fn run(
         .first()
         .context("a step without blocks")?;
     let start = Instant::now();
-    let (blocks, delivered, cpu) = match clock {
+    let (driven, cpu) = match clock {
         ClockKind::Real => {
             let spawner = ThreadSpawner::default();
             let real_clock = RealClock {
@@ -267,8 +272,8 @@ pub fn run(
             ));
             let cpu = cpu_list(spawner.cpu_by_name());
             futures::executor::block_on(handle.stop());
-            let (blocks, delivered) = driven?;
-            (blocks, delivered, cpu)
+            let driven = driven?;
+            (driven, cpu)
         }
         ClockKind::Virtual => {
             let mut pool = Pool::new();
@@ -294,8 +299,7 @@ pub fn run(
             let cpu = cpu_list(pool.cpu_by_name());
             pool.run(handle.stop());
             pool.settle();
-            let (blocks, delivered) = driven?;
-            (blocks, delivered, cpu)
+            (driven?, cpu)
         }
     };
     let unanswered = observed
@@ -308,10 +312,11 @@ pub fn run(
     Ok(RunOutcome {
         layout,
         clock,
-        blocks,
+        blocks: driven.blocks,
         cpu,
-        messages_to_node: delivered.messages,
-        bytes_to_node: delivered.bytes,
+        messages_to_node: driven.delivered.messages,
+        bytes_to_node: driven.delivered.bytes,
+        stalled: driven.stalled,
         messages_from_node: observed.sent_messages.load(Ordering::Relaxed),
         bytes_from_node: observed.sent_bytes.load(Ordering::Relaxed),
         wall_s: start.elapsed().as_secs_f64(),
