@@ -12,7 +12,7 @@
 
 use crate::mocks::Observed;
 use crate::node::{to_node, topology};
-use crate::run::{BlockOutcome, Layout, Prepared, SLOT_DURATION_MILLIS};
+use crate::run::{BlockOutcome, Layout, Prepared};
 use crate::virtual_clock::{Pool, VirtualClock};
 use anyhow::{Context, Result};
 use polkadot_node_network_protocol::peer_set::ValidationVersion;
@@ -159,19 +159,17 @@ fn producer(prepared: &Prepared) -> Producer<'_> {
     producer
 }
 
-/// The last tick a run goes on to: past the last block's tranches, each
-/// no-show a candidate may suffer can cost a no-show window and the
-/// tranches after it (as tranche's own runs allow), then a grace.
+/// The last tick a run goes on to: past the last block's tranches and
+/// every no-show window a candidate may suffer
+/// (`BenchStep::drain_ticks`, as tranche's own runs), then a grace.
 fn last_tick(prepared: &Prepared) -> Tick {
-    let session = &prepared.step.session;
-    let ticks_per_slot = SLOT_DURATION_MILLIS / 500;
-    let tranches = Tick::from(session.n_delay_tranches);
-    let no_show_window = Tick::from(session.no_show_slots) * ticks_per_slot;
-    let no_shows = Tick::from(prepared.step.num_no_shows_per_candidate);
-    *prepared.block_ticks.last().expect("a step has blocks")
-        + tranches
-        + (2 + no_shows) * (no_show_window + tranches)
-        + GRACE_TICKS
+    let drain = prepared.step.drain_ticks().unwrap_or(u64::MAX / 4);
+    prepared
+        .block_ticks
+        .last()
+        .expect("a step has blocks")
+        .saturating_add(drain)
+        .saturating_add(GRACE_TICKS)
 }
 
 /// Blocks chain selection has newly heard approved, told to the producer.
