@@ -1,0 +1,341 @@
+//! The two drivers of a run. Both connect every other validator as a peer,
+//! send the gossip topology, import each block at the start of its slot
+//! (with the views the network bridge would tell) and deliver the peers'
+//! messages when tranche's producer says they are due.
+//!
+//! - [`real`]: the subsystems on their own threads; the driver polls wall
+//!   time every 20 ms.
+//! - [`virtual_ticks`]: every task on one thread ([`crate::virtual_clock`]);
+//!   per tick the driver moves the clock, lets the node run until nothing
+//!   can progress, imports, delivers and lets it run again. Times are in
+//!   ticks (500 ms each), the same messages at the same ticks every run.
+
+use crate::mocks::Observed;
+use crate::node::{to_node, topology};
+use crate::run::{BlockOutcome, Layout, Prepared};
+use crate::virtual_clock::{Pool, VirtualClock};
+use anyhow::{Context, Result};
+use polkadot_node_network_protocol::peer_set::ValidationVersion;
+use polkadot_node_network_protocol::{ObservedRole, OurView, ValidationProtocols, View};
+use polkadot_node_primitives::approval::time::{Clock, Tick};
+use polkadot_node_subsystem::messages::network_bridge_event::NewGossipTopology;
+use polkadot_node_subsystem::messages::NetworkBridgeEvent;
+use polkadot_overseer::{BlockInfo, Handle};
+use polkadot_primitives::{Block, ValidatorIndex};
+use sc_client_api::UnpinWorkerMessage;
+use sc_utils::mpsc::TracingUnboundedSender;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
+
+/// Ticks a run may go on after the last block's slot, beyond its
+/// tranches, before blocks still unapproved are reported as such.
+const GRACE_TICKS: Tick = 40;
+const ORIGIN: &str = "tranche-polkadot";
+/// Seconds per tick.
+const TICK_S: f64 = 0.5;
+
+/// What a driver observed.
+pub struct Driven {
+    pub blocks: Vec<BlockOutcome>,
+    pub delivered: Delivered,
+    /// Per unapproved block (number), candidates the sending rule stalled.
+    pub stalled: Vec<(u32, usize)>,
+}
+
+/// The unapproved blocks' candidates upstream's sending rule stalled.
+fn stalled(
+    prepared: &Prepared,
+    producer: &Producer<'_>,
+    blocks: &[BlockOutcome],
+) -> Vec<(u32, usize)> {
+    blocks
+        .iter()
+        .enumerate()
+        .filter(|(_, b)| b.approved_after_s.is_none())
+        .map(|(i, b)| {
+            let n = producer.stalls(i as u32, prepared.step.n_validators).len();
+            (b.number, n)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+/// Messages and bytes delivered to the node.
+#[derive(Default, Clone, Copy)]
+pub struct Delivered {
+    pub messages: u64,
+    pub bytes: u64,
+}
+
+async fn connect_peers(handle: &mut Handle, prepared: &Prepared, layout: Layout) {
+    let chain = &prepared.chain;
+    for v in (1..chain.peer_ids.len()).filter(|v| prepared.connected[*v]) {
+        let event = NetworkBridgeEvent::PeerConnected(
+            chain.peer_ids[v],
+            ObservedRole::Authority,
+            ValidationVersion::V3.into(),
+            Some([chain.discovery_keys[v].clone()].into_iter().collect()),
+        );
+        handle.send_msg(to_node(layout, event), ORIGIN).await;
+    }
+    let event = NetworkBridgeEvent::NewGossipTopology(NewGossipTopology {
+        session: chain.first_session,
+        topology: topology(chain),
+        local_index: Some(ValidatorIndex(tranche_world::NODE_UNDER_TEST.0)),
+    });
+    handle.send_msg(to_node(layout, event), ORIGIN).await;
+}
+
+/// Import block `b`, wait for the overseer to activate it, then tell the
+/// node's view and every peer's.
+async fn import_block(
+    handle: &mut Handle,
+    prepared: &Prepared,
+    layout: Layout,
+    b: usize,
+    unpin: &TracingUnboundedSender<UnpinWorkerMessage<Block>>,
+) -> Result<()> {
+    let chain = &prepared.chain;
+    let block = &chain.blocks[b];
+    let info = BlockInfo {
+        hash: block.hash,
+        parent_hash: block.header.parent_hash,
+        number: block.header.number,
+        unpin_handle: polkadot_overseer::UnpinHandle::new(block.hash, unpin.clone()),
+    };
+    handle.block_imported(info).await;
+    let (tx, rx) = futures::channel::oneshot::channel();
+    handle.wait_for_activation(block.hash, tx).await;
+    rx.await
+        .context("the overseer stopped")?
+        .map_err(|e| anyhow::anyhow!("block {} not activated: {e}", b + 1))?;
+    // What the network bridge tells on a new leaf: approval distribution
+    // keeps the messages of a block in its view that approval-voting has
+    // not announced yet, and drops others.
+    let event = NetworkBridgeEvent::OurViewChange(OurView::new([block.hash], 0));
+    handle.send_msg(to_node(layout, event), ORIGIN).await;
+    for v in 1..chain.peer_ids.len() {
+        let event =
+            NetworkBridgeEvent::PeerViewChange(chain.peer_ids[v], View::new([block.hash], 0));
+        handle.send_msg(to_node(layout, event), ORIGIN).await;
+    }
+    Ok(())
+}
+
+async fn deliver(
+    handle: &mut Handle,
+    prepared: &Prepared,
+    layout: Layout,
+    due: &[Delivery<'_>],
+    delivered: &mut Delivered,
+) {
+    // A peer the node is not connected to delivers nothing.
+    for d in due.iter().filter(|d| prepared.connected[d.sender as usize]) {
+        let (msg, len) = &prepared.decoded[d.id.bundle as usize][d.id.index as usize];
+        let event = NetworkBridgeEvent::PeerMessage(
+            prepared.chain.peer_ids[d.sender as usize],
+            ValidationProtocols::V3(msg.clone()),
+        );
+        handle.send_msg(to_node(layout, event), ORIGIN).await;
+        delivered.messages += 1;
+        delivered.bytes += *len as u64;
+    }
+}
+
+fn producer(prepared: &Prepared) -> Producer<'_> {
+    let step = &prepared.step;
+    let mut producer = Producer::new(
+        &prepared.bundles,
+        prepared.block_ticks.clone(),
+        ProducerOptions {
+            needed_approvals: step.session.needed_approvals,
+            num_no_shows_per_candidate: step.num_no_shows_per_candidate,
+            stop_when_approved: step.stop_when_approved,
+            last_considered_tranche: step.send_limit_tranche(),
+        },
+    );
+    producer.set_reachable(prepared.connected.clone());
+    producer
+}
+
+/// The last tick a run goes on to: past the last block's tranches and
+/// every no-show window a candidate may suffer
+/// (`BenchStep::drain_ticks`, as tranche's own runs), then a grace.
+fn last_tick(prepared: &Prepared) -> Tick {
+    let drain = prepared.step.drain_ticks().unwrap_or(u64::MAX / 4);
+    prepared
+        .block_ticks
+        .last()
+        .expect("a step has blocks")
+        .saturating_add(drain)
+        .saturating_add(GRACE_TICKS)
+}
+
+/// Blocks chain selection has newly heard approved, told to the producer.
+fn newly_approved(
+    observed: &Observed,
+    told: &mut [bool],
+    producer: &mut Producer<'_>,
+) -> Vec<usize> {
+    let approved = observed.approved.lock().expect("not poisoned");
+    let mut out = Vec::new();
+    for (b, at) in approved.iter().enumerate() {
+        if at.is_some() && !told[b] {
+            told[b] = true;
+            producer.block_approved(b as u32);
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// An error when the overseer has stopped before the run's end.
+fn check_running(observed: &Observed) -> Result<()> {
+    if observed.overseer_stopped.load(Ordering::SeqCst) {
+        anyhow::bail!(
+            "the overseer stopped before the run's end: one of Polkadot's subsystems \
+             exited or failed"
+        );
+    }
+    Ok(())
+}
+
+/// The real-clock driver (subsystems on their own threads).
+pub async fn real(
+    prepared: &Prepared,
+    layout: Layout,
+    observed: &Observed,
+    clock: &impl Clock,
+    start: Instant,
+    handle: &mut Handle,
+    progress: bool,
+) -> Result<Driven> {
+    let chain = &prepared.chain;
+    connect_peers(handle, prepared, layout).await;
+    let mut producer = producer(prepared);
+    // The harness keeps every block's unpin handle alive for the run.
+    let (unpin_tx, _unpin_rx) = sc_utils::mpsc::tracing_unbounded("tranche-polkadot-unpin", 1_000);
+    let mut imported: Vec<Option<Instant>> = vec![None; chain.blocks.len()];
+    let mut told = vec![false; chain.blocks.len()];
+    let last = last_tick(prepared);
+    let mut delivered = Delivered::default();
+    let mut due: Vec<Delivery> = Vec::new();
+    loop {
+        check_running(observed)?;
+        let now = clock.tick_now();
+        for (b, &slot_tick) in prepared.block_ticks.iter().enumerate() {
+            if imported[b].is_none() && slot_tick <= now {
+                import_block(handle, prepared, layout, b, &unpin_tx).await?;
+                imported[b] = Some(Instant::now());
+                producer.block_initialised(b as u32);
+                if progress {
+                    eprintln!("block {} imported", b + 1);
+                }
+            }
+        }
+        for b in newly_approved(observed, &mut told, &mut producer) {
+            if progress {
+                eprintln!("block {} approved", b + 1);
+            }
+        }
+        if told.iter().all(|a| *a) || now > last {
+            break;
+        }
+        due.clear();
+        producer.poll(now, &mut due);
+        deliver(handle, prepared, layout, &due, &mut delivered).await;
+        futures_timer::Delay::new(Duration::from_millis(20)).await;
+    }
+    let approved = observed.approved.lock().expect("not poisoned").clone();
+    let blocks = (0..chain.blocks.len())
+        .map(|b| BlockOutcome {
+            number: chain.blocks[b].header.number,
+            imported_s: imported[b]
+                .map(|at| at.duration_since(start).as_secs_f64())
+                .unwrap_or(f64::NAN),
+            approved_after_s: match (imported[b], approved[b]) {
+                (Some(i), Some(a)) => Some(a.saturating_duration_since(i).as_secs_f64()),
+                _ => None,
+            },
+        })
+        .collect::<Vec<_>>();
+    Ok(Driven {
+        stalled: stalled(prepared, &producer, &blocks),
+        blocks,
+        delivered,
+    })
+}
+
+/// The virtual-clock driver: every task on `pool`, time moved by ticks.
+pub fn virtual_ticks(
+    prepared: &Prepared,
+    layout: Layout,
+    observed: &Observed,
+    clock: &VirtualClock,
+    pool: &mut Pool,
+    handle: &mut Handle,
+    progress: bool,
+) -> Result<Driven> {
+    let chain = &prepared.chain;
+    let first = prepared.block_ticks[0];
+    clock.set(first);
+    pool.run(connect_peers(handle, prepared, layout));
+    pool.settle();
+    let mut producer = producer(prepared);
+    let (unpin_tx, _unpin_rx) = sc_utils::mpsc::tracing_unbounded("tranche-polkadot-unpin", 1_000);
+    let mut imported: Vec<Option<Tick>> = vec![None; chain.blocks.len()];
+    let mut approved: Vec<Option<Tick>> = vec![None; chain.blocks.len()];
+    let mut told = vec![false; chain.blocks.len()];
+    let last = last_tick(prepared);
+    let mut delivered = Delivered::default();
+    let mut due: Vec<Delivery> = Vec::new();
+    let mut now = first;
+    loop {
+        clock.set(now);
+        pool.settle();
+        check_running(observed)?;
+        for (b, &slot_tick) in prepared.block_ticks.iter().enumerate() {
+            if imported[b].is_none() && slot_tick <= now {
+                pool.run(import_block(handle, prepared, layout, b, &unpin_tx))?;
+                pool.settle();
+                imported[b] = Some(now);
+                producer.block_initialised(b as u32);
+                if progress {
+                    eprintln!("block {} imported at tick {}", b + 1, now - first);
+                }
+            }
+        }
+        due.clear();
+        producer.poll(now, &mut due);
+        pool.run(deliver(handle, prepared, layout, &due, &mut delivered));
+        pool.settle();
+        for b in newly_approved(observed, &mut told, &mut producer) {
+            approved[b] = Some(now);
+            if progress {
+                eprintln!("block {} approved at tick {}", b + 1, now - first);
+            }
+        }
+        if told.iter().all(|a| *a) || now > last {
+            break;
+        }
+        now += 1;
+    }
+    let blocks = (0..chain.blocks.len())
+        .map(|b| BlockOutcome {
+            number: chain.blocks[b].header.number,
+            imported_s: imported[b]
+                .map(|t| (t - first) as f64 * TICK_S)
+                .unwrap_or(f64::NAN),
+            approved_after_s: match (imported[b], approved[b]) {
+                (Some(i), Some(a)) => Some(a.saturating_sub(i) as f64 * TICK_S),
+                _ => None,
+            },
+        })
+        .collect::<Vec<_>>();
+    Ok(Driven {
+        stalled: stalled(prepared, &producer, &blocks),
+        blocks,
+        delivered,
+    })
+}

@@ -1,0 +1,325 @@
+//! One run of Polkadot's approval subsystems on a step of a tranche test
+//! sequence, at the real or the virtual clock.
+//!
+//! [`prepare`] builds tranche's world, makes it Polkadot's chain
+//! ([`crate::chain`]) and has tranche generate every peer's assignments and
+//! approvals on it; each message is decoded once with Polkadot's own v3
+//! wire type. [`run`] then builds the node ([`crate::node`]) and drives
+//! it ([`crate::drive`]): each block is imported at the start of its slot
+//! and the peers' messages go in when tranche's producer
+//! (`tranche_workload::producer`, upstream's sending rules) says they are
+//! due. A block's figure is the time from its import to chain
+//! selection hearing it is approved.
+
+use crate::chain::{polkadot_chain, Chain};
+use crate::mocks::Observed;
+use crate::spawner::ThreadSpawner;
+use crate::virtual_clock::{Pool, VirtualClock};
+use crate::{drive, node};
+use anyhow::{bail, Context, Result};
+use futures::FutureExt;
+use parity_scale_codec::{DecodeAll, Encode};
+use polkadot_node_network_protocol::v3 as protocol_v3;
+use polkadot_node_primitives::approval::time::{slot_number_to_tick, Clock, Tick};
+use sp_core::traits::SpawnNamed;
+use std::collections::BTreeMap;
+use std::pin::Pin;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tranche_config::BenchStep;
+use tranche_workload::generate::{generate_in, Show};
+use tranche_world::World;
+
+/// Polkadot's slot length, as the benchmark's chain has it.
+pub const SLOT_DURATION_MILLIS: u64 = 6_000;
+const TICK_MILLIS: u64 = 500;
+/// The node under test's name in reports.
+pub const NODE_NAME: &str = "polkadot 36.0.0";
+
+/// Which of Polkadot's node layouts runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// approval-voting and approval-distribution, each a subsystem.
+    Classic,
+    /// approval-voting-parallel with its workers.
+    Parallel,
+}
+
+impl Layout {
+    pub fn name(self) -> &'static str {
+        match self {
+            Layout::Classic => "classic",
+            Layout::Parallel => "parallel",
+        }
+    }
+}
+
+/// A step's chain and messages, made once and run in any layout.
+pub struct Prepared {
+    pub step: BenchStep,
+    pub world: World,
+    pub chain: Arc<Chain>,
+    pub bundles: Vec<tranche_workload::generate::bundles::Bundle>,
+    /// Each message decoded as Polkadot's v3 type, by bundle, then its
+    /// assignments followed by its approvals (tranche's `MessageId`).
+    pub decoded: Vec<Vec<(protocol_v3::ApprovalDistributionMessage, usize)>>,
+    /// Tick of each block's slot start.
+    pub block_ticks: Vec<Tick>,
+    /// Which validators are connected to the node (index 0, the node,
+    /// false): the step's `connectivity`, chosen as tranche's emulated
+    /// network chooses it for the same seed.
+    pub connected: Vec<bool>,
+}
+
+/// Make the chain and the peers' messages of `step`.
+pub fn prepare(step: &BenchStep, seed: u64) -> Result<Prepared> {
+    if step.blocks_per_session.is_some() {
+        bail!(
+            "{}: blocks_per_session is not supported by tranche-polkadot yet",
+            step.name
+        );
+    }
+    if !step.enable_assignments_v2 {
+        // polkadot-node-primitives 28.0.0 removed `AssignmentCertKindV2`'s
+        // index 2 (the non-compact `RelayVRFModulo`), which tranche's v1
+        // tranche-0 assignments are encoded as: they would not decode.
+        bail!(
+            "{}: Polkadot 36.0.0 decodes only compact tranche-0 assignments; \
+             set enable_assignments_v2: true",
+            step.name
+        );
+    }
+    let params = step.generation_params(seed);
+    let mut world = World::build(&params);
+    let mut chain = polkadot_chain(&mut world);
+    let messages = generate_in(&world, &params, Show::Nothing);
+    chain.max_approval_coalesce_count = messages
+        .bundles
+        .iter()
+        .flat_map(|b| b.approvals.iter())
+        .map(|m| m.candidates.len() as u32)
+        .max()
+        .unwrap_or(1)
+        .max(1);
+    let mut decoded = Vec::with_capacity(messages.bundles.len());
+    for bundle in &messages.bundles {
+        let mut list = Vec::with_capacity(bundle.assignments.len() + bundle.approvals.len());
+        for m in bundle.assignments.iter().chain(bundle.approvals.iter()) {
+            let bytes = m.message.encode();
+            let msg = protocol_v3::ApprovalDistributionMessage::decode_all(&mut &bytes[..])
+                .context("a generated message is not Polkadot's v3 wire format")?;
+            list.push((msg, bytes.len()));
+        }
+        decoded.push(list);
+    }
+    let block_ticks = world
+        .blocks
+        .iter()
+        .map(|b| slot_number_to_tick(SLOT_DURATION_MILLIS, b.slot.into()))
+        .collect();
+    let links = tranche_links::Network::<()>::new(step.network_config(seed))
+        .map_err(|e| anyhow::anyhow!("{}: invalid network configuration: {e}", step.name))?;
+    let connected = (0..step.n_validators)
+        .map(|v| v != 0 && links.is_connected(tranche_links::LinkPeer(v - 1)))
+        .collect();
+    Ok(Prepared {
+        connected,
+        step: step.clone(),
+        world,
+        chain: Arc::new(chain),
+        bundles: messages.bundles,
+        decoded,
+        block_ticks,
+    })
+}
+
+/// A block's outcome.
+#[derive(Debug, Clone)]
+pub struct BlockOutcome {
+    pub number: u32,
+    /// Seconds from the first block's import to this one's (at the
+    /// virtual clock: its tick, 500 ms each).
+    pub imported_s: f64,
+    /// Seconds from the import to chain selection hearing it is approved.
+    pub approved_after_s: Option<f64>,
+}
+
+/// What a run measured.
+#[derive(Debug, Clone)]
+pub struct RunOutcome {
+    pub layout: Layout,
+    pub clock: ClockKind,
+    pub blocks: Vec<BlockOutcome>,
+    /// CPU seconds per task name, with the number of tasks of that name
+    /// (at the real clock each task is a thread of its own).
+    pub cpu: Vec<(String, f64, usize)>,
+    pub messages_to_node: u64,
+    pub bytes_to_node: u64,
+    pub messages_from_node: u64,
+    pub bytes_from_node: u64,
+    pub wall_s: f64,
+    /// Requests the harness had no answer for.
+    pub unanswered: Vec<String>,
+    /// Per unapproved block (number), how many of its candidates
+    /// upstream's sending rule left without the assignments that would
+    /// cover their no-shows (`Producer::stalls`): such a block cannot be
+    /// approved whatever the node does.
+    pub stalled: Vec<(u32, usize)>,
+}
+
+impl RunOutcome {
+    pub fn all_approved(&self) -> bool {
+        self.blocks.iter().all(|b| b.approved_after_s.is_some())
+    }
+}
+
+/// Polkadot's clock over wall time, tick `base` at `start`.
+#[derive(Clone)]
+pub struct RealClock {
+    start: Instant,
+    base: Tick,
+}
+
+impl Clock for RealClock {
+    fn tick_now(&self) -> Tick {
+        self.base + self.start.elapsed().as_millis() as u64 / TICK_MILLIS
+    }
+
+    fn wait(&self, tick: Tick) -> Pin<Box<dyn futures::Future<Output = ()> + Send + 'static>> {
+        let at = self.start + Duration::from_millis(tick.saturating_sub(self.base) * TICK_MILLIS);
+        let now = Instant::now();
+        if at <= now {
+            Box::pin(futures::future::ready(()))
+        } else {
+            Box::pin(futures_timer::Delay::new(at - now))
+        }
+    }
+}
+
+/// Which clock drives a run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClockKind {
+    /// Wall time; the subsystems on their own threads.
+    Real,
+    /// Ticks the driver moves when the node is idle; one thread.
+    Virtual,
+}
+
+impl ClockKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            ClockKind::Real => "real",
+            ClockKind::Virtual => "virtual",
+        }
+    }
+}
+
+/// The overseer's future, telling `observed` when it ends.
+fn watched(
+    overseer: impl futures::Future<Output = ()> + Send + 'static,
+    observed: &Arc<Observed>,
+) -> futures::future::BoxFuture<'static, ()> {
+    let observed = observed.clone();
+    overseer
+        .map(move |()| observed.overseer_stopped.store(true, Ordering::SeqCst))
+        .boxed()
+}
+
+fn cpu_list(cpu: BTreeMap<&'static str, (Duration, usize)>) -> Vec<(String, f64, usize)> {
+    cpu.into_iter()
+        .map(|(name, (cpu, tasks))| (name.to_owned(), cpu.as_secs_f64(), tasks))
+        .collect()
+}
+
+/// Run `prepared` once in `layout` on `clock`; `progress` lines go to
+/// stderr.
+pub fn run(
+    prepared: &Prepared,
+    layout: Layout,
+    clock: ClockKind,
+    progress: bool,
+) -> Result<RunOutcome> {
+    let observed = Observed::new(prepared.chain.blocks.len());
+    let first_tick = *prepared
+        .block_ticks
+        .first()
+        .context("a step without blocks")?;
+    let start = Instant::now();
+    let (driven, cpu) = match clock {
+        ClockKind::Real => {
+            let spawner = ThreadSpawner::default();
+            let real_clock = RealClock {
+                start,
+                base: first_tick,
+            };
+            let (overseer, mut handle) = node::build(
+                prepared,
+                layout,
+                spawner.clone(),
+                Arc::new(real_clock.clone()),
+                &observed,
+            )?;
+            spawner.start("overseer", watched(overseer.run(), &observed));
+            let driven = futures::executor::block_on(drive::real(
+                prepared,
+                layout,
+                &observed,
+                &real_clock,
+                start,
+                &mut handle,
+                progress,
+            ));
+            let cpu = cpu_list(spawner.cpu_by_name());
+            futures::executor::block_on(handle.stop());
+            let driven = driven?;
+            (driven, cpu)
+        }
+        ClockKind::Virtual => {
+            let mut pool = Pool::new();
+            let virtual_clock = VirtualClock::new(first_tick);
+            let spawner = pool.spawner();
+            let (overseer, mut handle) = node::build(
+                prepared,
+                layout,
+                spawner.clone(),
+                Arc::new(virtual_clock.clone()),
+                &observed,
+            )?;
+            spawner.spawn("overseer", None, watched(overseer.run(), &observed));
+            let driven = drive::virtual_ticks(
+                prepared,
+                layout,
+                &observed,
+                &virtual_clock,
+                &mut pool,
+                &mut handle,
+                progress,
+            );
+            let cpu = cpu_list(pool.cpu_by_name());
+            pool.run(handle.stop());
+            pool.settle();
+            (driven?, cpu)
+        }
+    };
+    let unanswered = observed
+        .unanswered
+        .lock()
+        .expect("not poisoned")
+        .iter()
+        .cloned()
+        .collect();
+    Ok(RunOutcome {
+        layout,
+        clock,
+        blocks: driven.blocks,
+        cpu,
+        messages_to_node: driven.delivered.messages,
+        bytes_to_node: driven.delivered.bytes,
+        stalled: driven.stalled,
+        messages_from_node: observed.sent_messages.load(Ordering::Relaxed),
+        bytes_from_node: observed.sent_bytes.load(Ordering::Relaxed),
+        wall_s: start.elapsed().as_secs_f64(),
+        unanswered,
+    })
+}
