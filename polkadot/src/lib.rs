@@ -28,18 +28,26 @@ use anyhow::Result;
 use std::path::Path;
 use tranche_config::BenchConfig;
 
-/// A test sequence read with tranche's config crate, each step resized by
-/// the given `(key, value)` sizes (`n_validators`, `n_cores`,
-/// `num_blocks`).
-pub fn load_config(path: &Path, sizes: &[(&str, u32)]) -> Result<BenchConfig> {
+/// A test sequence read with tranche's config crate and resolved as
+/// `tranche run` resolves one (`tranche_config::resolve`): every step
+/// sized by `--validators`, `--cores`, `--blocks`, parsed and checked.
+pub fn load_config(
+    path: &Path,
+    (validators, cores, blocks): (Option<u32>, Option<u32>, Option<u32>),
+    seed: u64,
+) -> Result<BenchConfig> {
     let source = path.display().to_string();
     // The error names the file and the cause; one line.
-    let text = tranche_config::input::read_text(path, tranche_config::input::MAX_INPUT_FILE_BYTES)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    let text = if sizes.is_empty() {
-        text
-    } else {
-        tranche_config::resize::resized(&text, &source, sizes)?
+    let text = tranche_config::read_sequence(path)?;
+    let ask = tranche_config::resolve::Ask {
+        text: &text,
+        source: &source,
+        validators,
+        cores,
+        blocks,
+        small: false,
+        allow_vacuous: true,
+        seed,
     };
-    Ok(tranche_config::parse(&text, &source)?)
+    Ok(tranche_config::resolve::resolve(&ask)?.config)
 }

@@ -84,8 +84,8 @@ fn layouts(arg: Option<ArchArg>, file_says_parallel: Option<bool>) -> Vec<Layout
 }
 
 fn run_command(args: RunArgs) -> Result<bool> {
-    let sizes = tranche_config::resize::sizes(args.validators, args.cores, args.blocks);
-    let config = load_config(&args.file, &sizes)?;
+    let sizes = (args.validators, args.cores, args.blocks);
+    let config = load_config(&args.file, sizes, args.seed)?;
     let mut steps = Vec::new();
     let mut all_approved = true;
     for step in &config.steps {

@@ -9,7 +9,8 @@ use tranche_polkadot::run::{prepare, run, ClockKind, Layout};
 
 fn small_step() -> tranche_config::BenchStep {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/small.yaml");
-    let config = tranche_polkadot::load_config(&path, &[]).expect("tests/small.yaml reads");
+    let config = tranche_polkadot::load_config(&path, (None, None, None), 0)
+        .expect("tests/small.yaml reads");
     config.steps[0].clone()
 }
 
