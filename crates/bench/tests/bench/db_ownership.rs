@@ -86,7 +86,7 @@ fn a_second_run_on_a_path_in_use_is_refused_and_the_first_ends_well() {
         ("parity-db", "approvals.paritydb"),
     ] {
         let root = dir.join(db);
-        let mut first = small_on("real", "3", db, &root, &dir.join("cache"))
+        let mut first = small_on("real", "2", db, &root, &dir.join("cache"))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()
