@@ -12,7 +12,7 @@
 
 use crate::mocks::Observed;
 use crate::node::{to_node, topology};
-use crate::run::{BlockOutcome, Layout, Prepared};
+use crate::prepared::{BlockOutcome, Layout, Prepared};
 use crate::virtual_clock::{Pool, VirtualClock};
 use anyhow::{Context, Result};
 use polkadot_node_network_protocol::peer_set::ValidationVersion;

@@ -19,6 +19,7 @@ pub mod chain;
 pub mod drive;
 pub mod mocks;
 pub mod node;
+pub mod prepared;
 pub mod report;
 pub mod run;
 pub mod spawner;

@@ -9,7 +9,7 @@
 
 use crate::chain::Chain;
 use crate::mocks::{self, Mock, Observed};
-use crate::run::{Layout, Prepared, SLOT_DURATION_MILLIS};
+use crate::prepared::{Layout, Prepared, SLOT_DURATION_MILLIS};
 use anyhow::{Context, Result};
 use polkadot_approval_distribution::ApprovalDistribution;
 use polkadot_node_core_approval_voting::{

@@ -11,8 +11,9 @@
 //! due. A block's figure is the time from its import to chain
 //! selection hearing it is approved.
 
-use crate::chain::{polkadot_chain, Chain};
+use crate::chain::polkadot_chain;
 use crate::mocks::Observed;
+pub use crate::prepared::{BlockOutcome, Layout, Prepared, SLOT_DURATION_MILLIS};
 use crate::spawner::ThreadSpawner;
 use crate::virtual_clock::{Pool, VirtualClock};
 use crate::{drive, node};
@@ -31,46 +32,9 @@ use tranche_config::BenchStep;
 use tranche_workload::generate::{generate_in, Show};
 use tranche_world::World;
 
-/// Polkadot's slot length, as the benchmark's chain has it.
-pub const SLOT_DURATION_MILLIS: u64 = 6_000;
 const TICK_MILLIS: u64 = 500;
 /// The node under test's name in reports.
 pub const NODE_NAME: &str = "polkadot 36.0.0";
-
-/// Which of Polkadot's node layouts runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// approval-voting and approval-distribution, each a subsystem.
-    Classic,
-    /// approval-voting-parallel with its workers.
-    Parallel,
-}
-
-impl Layout {
-    pub fn name(self) -> &'static str {
-        match self {
-            Layout::Classic => "classic",
-            Layout::Parallel => "parallel",
-        }
-    }
-}
-
-/// A step's chain and messages, made once and run in any layout.
-pub struct Prepared {
-    pub step: BenchStep,
-    pub world: World,
-    pub chain: Arc<Chain>,
-    pub bundles: Vec<tranche_workload::generate::bundles::Bundle>,
-    /// Each message decoded as Polkadot's v3 type, by bundle, then its
-    /// assignments followed by its approvals (tranche's `MessageId`).
-    pub decoded: Vec<Vec<(protocol_v3::ApprovalDistributionMessage, usize)>>,
-    /// Tick of each block's slot start.
-    pub block_ticks: Vec<Tick>,
-    /// Which validators are connected to the node (index 0, the node,
-    /// false): the step's `connectivity`, chosen as tranche's emulated
-    /// network chooses it for the same seed.
-    pub connected: Vec<bool>,
-}
 
 /// Make the chain and the peers' messages of `step`.
 pub fn prepare(step: &BenchStep, seed: u64) -> Result<Prepared> {
@@ -132,17 +96,6 @@ pub fn prepare(step: &BenchStep, seed: u64) -> Result<Prepared> {
         decoded,
         block_ticks,
     })
-}
-
-/// A block's outcome.
-#[derive(Debug, Clone)]
-pub struct BlockOutcome {
-    pub number: u32,
-    /// Seconds from the first block's import to this one's (at the
-    /// virtual clock: its tick, 500 ms each).
-    pub imported_s: f64,
-    /// Seconds from the import to chain selection hearing it is approved.
-    pub approved_after_s: Option<f64>,
 }
 
 /// What a run measured.
