@@ -10,6 +10,7 @@
 //!   can progress, imports, delivers and lets it run again. Times are in
 //!   ticks (500 ms each), the same messages at the same ticks every run.
 
+use crate::chain::Chain;
 use crate::mocks::Observed;
 use crate::node::{to_node, topology};
 use crate::prepared::{BlockOutcome, Layout, Prepared};
@@ -34,6 +35,28 @@ const GRACE_TICKS: Tick = 40;
 const ORIGIN: &str = "tranche-polkadot";
 /// Seconds per tick.
 const TICK_S: f64 = 0.5;
+
+/// Each block's outcome from the moments it was imported and approved
+/// (wall instants or ticks): `at` the import's seconds since the first,
+/// `after` the seconds from import to approval.
+fn outcomes<T: Copy>(
+    chain: &Chain,
+    imported: &[Option<T>],
+    approved: &[Option<T>],
+    at: impl Fn(T) -> f64,
+    after: impl Fn(T, T) -> f64,
+) -> Vec<BlockOutcome> {
+    (0..chain.blocks.len())
+        .map(|b| BlockOutcome {
+            number: chain.blocks[b].header.number,
+            imported_s: imported[b].map(&at).unwrap_or(f64::NAN),
+            approved_after_s: match (imported[b], approved[b]) {
+                (Some(i), Some(a)) => Some(after(i, a)),
+                _ => None,
+            },
+        })
+        .collect()
+}
 
 /// What a driver observed.
 pub struct Driven {
@@ -248,18 +271,13 @@ pub async fn real(
         futures_timer::Delay::new(Duration::from_millis(20)).await;
     }
     let approved = observed.approved.lock().expect("not poisoned").clone();
-    let blocks = (0..chain.blocks.len())
-        .map(|b| BlockOutcome {
-            number: chain.blocks[b].header.number,
-            imported_s: imported[b]
-                .map(|at| at.duration_since(start).as_secs_f64())
-                .unwrap_or(f64::NAN),
-            approved_after_s: match (imported[b], approved[b]) {
-                (Some(i), Some(a)) => Some(a.saturating_duration_since(i).as_secs_f64()),
-                _ => None,
-            },
-        })
-        .collect::<Vec<_>>();
+    let blocks = outcomes(
+        chain,
+        &imported,
+        &approved,
+        |at| at.duration_since(start).as_secs_f64(),
+        |i, a| a.saturating_duration_since(i).as_secs_f64(),
+    );
     Ok(Driven {
         stalled: stalled(prepared, &producer, &blocks),
         blocks,
@@ -321,18 +339,13 @@ pub fn virtual_ticks(
         }
         now += 1;
     }
-    let blocks = (0..chain.blocks.len())
-        .map(|b| BlockOutcome {
-            number: chain.blocks[b].header.number,
-            imported_s: imported[b]
-                .map(|t| (t - first) as f64 * TICK_S)
-                .unwrap_or(f64::NAN),
-            approved_after_s: match (imported[b], approved[b]) {
-                (Some(i), Some(a)) => Some(a.saturating_sub(i) as f64 * TICK_S),
-                _ => None,
-            },
-        })
-        .collect::<Vec<_>>();
+    let blocks = outcomes(
+        chain,
+        &imported,
+        &approved,
+        |t| (t - first) as f64 * TICK_S,
+        |i, a| a.saturating_sub(i) as f64 * TICK_S,
+    );
     Ok(Driven {
         stalled: stalled(prepared, &producer, &blocks),
         blocks,

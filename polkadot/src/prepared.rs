@@ -13,23 +13,10 @@ use tranche_world::World;
 
 /// Polkadot's slot length, as the benchmark's chain has it.
 pub const SLOT_DURATION_MILLIS: u64 = 6_000;
-/// Which of Polkadot's node layouts runs.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Layout {
-    /// approval-voting and approval-distribution, each a subsystem.
-    Classic,
-    /// approval-voting-parallel with its workers.
-    Parallel,
-}
-
-impl Layout {
-    pub fn name(self) -> &'static str {
-        match self {
-            Layout::Classic => "classic",
-            Layout::Parallel => "parallel",
-        }
-    }
-}
+/// Which of Polkadot's node layouts runs: classic (approval-voting and
+/// approval-distribution, each a subsystem) or parallel
+/// (approval-voting-parallel with its workers); tranche's one layout type.
+pub use tranche_config::node_shape::Layout;
 
 /// A step's chain and messages, made once and run in any layout.
 pub struct Prepared {
