@@ -1,5 +1,6 @@
 //! The `tranche` binary's library: the benchmark driver (`run`, `run_cli`:
-//! one run of a test-sequence step against the node under test), the crypto
+//! one run of a test-sequence step against the node under test; `sequence`:
+//! the test sequence found and resolved), the crypto
 //! floor (`floor`), the profile (`profile`), the `--help` examples (`help`), the shipped examples
 //! (`examples`), `tranche sweep run` (`sweep`), and the command lines of
 //! the whole-network simulation (`network_cli`, `sweep_network`),
@@ -21,6 +22,7 @@ pub mod network_cli;
 pub mod profile;
 pub mod run;
 pub mod run_cli;
+pub mod sequence;
 pub mod small;
 pub mod sweep;
 pub mod sweep_network;

@@ -293,7 +293,7 @@ pub fn run(plan: &CheckPlan) -> Result<CheckReport> {
 /// the check compares whatever the file runs.
 fn resolve(plan: &CheckPlan, quiet: bool) -> Result<tranche_config::resolve::Resolved> {
     let (validators, cores) = plan.sizes;
-    crate::run_cli::resolve_file(
+    crate::sequence::resolve_file(
         Some(&plan.file),
         (validators, cores, None),
         true,
