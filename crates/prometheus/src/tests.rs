@@ -8,6 +8,17 @@ use std::net::TcpStream;
 use std::time::{Duration, Instant};
 use tranche_metrics::NodeMetrics;
 
+/// One request on a connection of its own, and the whole answer (read
+/// until the endpoint closes, at most 10 s).
+fn ask(addr: std::net::SocketAddr, request: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(request.as_bytes()).unwrap();
+    let mut out = String::new();
+    s.read_to_string(&mut out).unwrap();
+    out
+}
+
 #[test]
 fn idle_and_slow_clients_do_not_delay_another_scraper() {
     let ex = Exporter::start("127.0.0.1:0").unwrap();
@@ -27,12 +38,10 @@ fn idle_and_slow_clients_do_not_delay_another_scraper() {
         })
         .collect();
     let start = Instant::now();
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
+    let out = ask(
+        addr,
+        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
     assert!(out.starts_with("HTTP/1.1 200"), "{out}");
     assert!(out.contains("metrics at /metrics"), "{out}");
     assert!(start.elapsed() < Duration::from_secs(10));
@@ -48,12 +57,10 @@ fn at_the_limit_idle_connections_give_way_to_a_scraper() {
     let addr = ex.addr();
     let idle: Vec<TcpStream> = (0..60).map(|_| TcpStream::connect(addr).unwrap()).collect();
     let start = Instant::now();
-    let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-        .unwrap();
-    let mut out = String::new();
-    s.read_to_string(&mut out).unwrap();
+    let out = ask(
+        addr,
+        "GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
     assert!(out.starts_with("HTTP/1.1 200"), "{out}");
     // Well under the 2 s an idle connection may otherwise stay.
     assert!(start.elapsed() < IDLE_DEADLINE / 2, "{:?}", start.elapsed());
@@ -217,14 +224,7 @@ fn cpu_is_served_as_upstreams_tasks_polling_duration() {
 #[test]
 fn unknown_paths_and_methods_get_their_status() {
     let ex = Exporter::start("127.0.0.1:0").unwrap();
-    let ask = |req: &str| {
-        let mut s = TcpStream::connect(ex.addr()).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
-        s.write_all(req.as_bytes()).unwrap();
-        let mut out = String::new();
-        s.read_to_string(&mut out).unwrap();
-        out
-    };
+    let ask = |req: &str| ask(ex.addr(), req);
     let r = ask("GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     assert!(r.starts_with("HTTP/1.1 404"), "{r}");
     let r =
