@@ -417,7 +417,21 @@ impl Worker for VotingWorker {
 
     fn handle(&mut self, msg: VoteMsg, stats: &WorkerStats) -> Result<bool, String> {
         let now = self.clock.now();
-        self.handle_at(now, msg, stats)
+        let stop = self.handle_at(now, msg, stats)?;
+        // Virtual clock: wakeups that the message made due at the current
+        // tick (a block's tranche 0, a check that takes no time, a
+        // signature that may no longer wait) run before the message counts
+        // as handled, so the driver's wait for idle covers them. Upstream's
+        // wakeups are futures on its clock that resolve at once when their
+        // tick has come (`polkadot/node/core/approval-voting/src/lib.rs`,
+        // `Wakeups`), in the same tick; the real clock's `due` does this
+        // between messages.
+        if !stop && self.clock.is_virtual() && self.wakeup_due(now) {
+            self.counters.wakeup();
+            let out = self.machine.tick(now);
+            self.apply(now, out)?;
+        }
+        Ok(stop)
     }
 
     /// The store is flushed before the worker stops — unless the node is
