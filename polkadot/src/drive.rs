@@ -25,9 +25,10 @@ use polkadot_overseer::{BlockInfo, Handle};
 use polkadot_primitives::{Block, ValidatorIndex};
 use sc_client_api::UnpinWorkerMessage;
 use sc_utils::mpsc::TracingUnboundedSender;
+use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-use tranche_workload::producer::{Delivery, Producer, ProducerOptions};
+use tranche_workload::producer::{Delivery, MessageId, Producer, ProducerOptions};
 
 /// Ticks a run may go on after the last block's slot, beyond its
 /// tranches, before blocks still unapproved are reported as such.
@@ -84,11 +85,14 @@ fn stalled(
         .collect()
 }
 
-/// Messages and bytes delivered to the node.
-#[derive(Default, Clone, Copy)]
+/// Messages and bytes delivered to the node, and the unique messages in
+/// the order first delivered (the crypto floor's).
+#[derive(Default, Clone)]
 pub struct Delivered {
     pub messages: u64,
     pub bytes: u64,
+    pub unique: Vec<MessageId>,
+    seen: HashSet<MessageId>,
 }
 
 async fn connect_peers(handle: &mut Handle, prepared: &Prepared, layout: Layout) {
@@ -163,13 +167,16 @@ async fn deliver(
         handle.send_msg(to_node(layout, event), ORIGIN).await;
         delivered.messages += 1;
         delivered.bytes += *len as u64;
+        if delivered.seen.insert(d.id) {
+            delivered.unique.push(d.id);
+        }
     }
 }
 
 fn producer(prepared: &Prepared) -> Producer<'_> {
     let step = &prepared.step;
     let mut producer = Producer::new(
-        &prepared.bundles,
+        &prepared.tranche.messages.bundles,
         prepared.block_ticks.clone(),
         ProducerOptions {
             needed_approvals: step.session.needed_approvals,
@@ -211,6 +218,13 @@ fn newly_approved(
         }
     }
     out
+}
+
+/// Whether the run is over: every block approved and every message the
+/// peers would still send sent (as tranche's own driver ends, so that both
+/// nodes are sent the same messages).
+fn done(told: &[bool], producer: &Producer<'_>) -> bool {
+    told.iter().all(|a| *a) && producer.is_done()
 }
 
 /// An error when the overseer has stopped before the run's end.
@@ -262,7 +276,7 @@ pub async fn real(
                 eprintln!("block {} approved", b + 1);
             }
         }
-        if told.iter().all(|a| *a) || now > last {
+        if done(&told, &producer) || now > last {
             break;
         }
         due.clear();
@@ -334,7 +348,7 @@ pub fn virtual_ticks(
                 eprintln!("block {} approved at tick {}", b + 1, now - first);
             }
         }
-        if told.iter().all(|a| *a) || now > last {
+        if done(&told, &producer) || now > last {
             break;
         }
         now += 1;

@@ -13,10 +13,15 @@
 //! - [`virtual_clock`]: Polkadot's `Clock` over virtual ticks and the
 //!   one-thread executor the virtual clock runs every task on;
 //! - [`run`]: a step prepared once, run per layout and clock;
-//! - [`report`]: the table and the JSON.
+//! - [`floor`]: the crypto floor of the messages the node was sent;
+//! - [`report`]: the table and the JSON;
+//! - [`crosscheck`]: Polkadot's node and tranche's on the same messages at
+//!   the same ticks, their approvals compared block by block.
 
 pub mod chain;
+pub mod crosscheck;
 pub mod drive;
+pub mod floor;
 pub mod mocks;
 pub mod node;
 pub mod prepared;

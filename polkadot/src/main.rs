@@ -5,8 +5,8 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
-use tranche_polkadot::run::{prepare, run, ClockKind, Layout};
-use tranche_polkadot::{load_config, report};
+use tranche_polkadot::run::{prepare, run_with_floor, ClockKind, FloorMode, Layout};
+use tranche_polkadot::{crosscheck, load_config, report};
 
 #[derive(Parser)]
 #[command(
@@ -23,6 +23,47 @@ struct Cli {
 enum Command {
     /// Run a YAML test sequence (as `tranche run` reads it) on Polkadot's node.
     Run(RunArgs),
+    /// Run a YAML test sequence on Polkadot's node and on tranche's at the
+    /// virtual clock, the same messages at the same ticks, and compare
+    /// when each block is approved (exit 2 where they differ).
+    CrossCheck(CrossCheckArgs),
+}
+
+#[derive(clap::Args)]
+struct CrossCheckArgs {
+    /// A test-sequence YAML (`TestConfiguration` with `!ApprovalVoting` steps).
+    file: PathBuf,
+    /// Node layout compared [default: both].
+    #[arg(long, value_enum, default_value = "both")]
+    architecture: ArchArg,
+    #[command(flatten)]
+    sizes: SizeArgs,
+    /// Seeds message generation.
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// No progress lines on stderr.
+    #[arg(long)]
+    quiet: bool,
+}
+
+/// Every step's sizes, overriding the file's.
+#[derive(clap::Args)]
+struct SizeArgs {
+    /// Override the file's `n_validators` (every step's).
+    #[arg(long)]
+    validators: Option<u32>,
+    /// Override the file's `n_cores` (every step's).
+    #[arg(long)]
+    cores: Option<u32>,
+    /// Override the file's `num_blocks` (every step's).
+    #[arg(long)]
+    blocks: Option<u32>,
+}
+
+impl SizeArgs {
+    fn get(&self) -> (Option<u32>, Option<u32>, Option<u32>) {
+        (self.validators, self.cores, self.blocks)
+    }
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
@@ -50,15 +91,8 @@ struct RunArgs {
     /// Node layout [default: the file's `approval_voting_parallel_enabled`, else parallel].
     #[arg(long, value_enum)]
     architecture: Option<ArchArg>,
-    /// Override the file's `n_validators` (every step's).
-    #[arg(long)]
-    validators: Option<u32>,
-    /// Override the file's `n_cores` (every step's).
-    #[arg(long)]
-    cores: Option<u32>,
-    /// Override the file's `num_blocks` (every step's).
-    #[arg(long)]
-    blocks: Option<u32>,
+    #[command(flatten)]
+    sizes: SizeArgs,
     /// Which clock drives the run.
     #[arg(long, value_enum, default_value = "real")]
     clock: ClockArg,
@@ -71,6 +105,17 @@ struct RunArgs {
     /// No progress lines on stderr.
     #[arg(long)]
     quiet: bool,
+    /// How the crypto floor of the messages the node was sent is measured
+    /// (as `tranche run --floor`): a seeded sample, every message, or not.
+    #[arg(long, value_enum, default_value = "sample")]
+    floor: FloorArg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum FloorArg {
+    Sample,
+    Full,
+    Off,
 }
 
 fn layouts(arg: Option<ArchArg>, file_says_parallel: Option<bool>) -> Vec<Layout> {
@@ -84,8 +129,7 @@ fn layouts(arg: Option<ArchArg>, file_says_parallel: Option<bool>) -> Vec<Layout
 }
 
 fn run_command(args: RunArgs) -> Result<bool> {
-    let sizes = (args.validators, args.cores, args.blocks);
-    let config = load_config(&args.file, sizes, args.seed)?;
+    let config = load_config(&args.file, args.sizes.get(), args.seed)?;
     let mut steps = Vec::new();
     let mut all_approved = true;
     for step in &config.steps {
@@ -96,7 +140,12 @@ fn run_command(args: RunArgs) -> Result<bool> {
                 ClockArg::Real => ClockKind::Real,
                 ClockArg::Virtual => ClockKind::Virtual,
             };
-            let outcome = run(&prepared, layout, clock, !args.quiet)?;
+            let floor = match args.floor {
+                FloorArg::Sample => FloorMode::Sample,
+                FloorArg::Full => FloorMode::Full,
+                FloorArg::Off => FloorMode::Off,
+            };
+            let outcome = run_with_floor(&prepared, layout, clock, !args.quiet, floor)?;
             print!("{}", report::table(step, &outcome));
             all_approved &= outcome.all_approved();
             runs.push(outcome);
@@ -111,10 +160,42 @@ fn run_command(args: RunArgs) -> Result<bool> {
     Ok(all_approved)
 }
 
+fn cross_check_command(args: CrossCheckArgs) -> Result<bool> {
+    let config = load_config(&args.file, args.sizes.get(), args.seed)?;
+    let mut all_agree = true;
+    for step in &config.steps {
+        let prepared = prepare(step, args.seed)?;
+        for layout in layouts(Some(args.architecture), None) {
+            let comparison = crosscheck::compare(&prepared, layout, !args.quiet)?;
+            println!("{}", step.name);
+            print!("{}", crosscheck::table(&comparison));
+            all_agree &= comparison.agrees();
+        }
+    }
+    Ok(all_agree)
+}
+
 fn main() {
     let cli = Cli::parse();
+    // Polkadot's subsystems' own log lines (upstream's targets, such as
+    // `parachain::approval-voting`), when RUST_LOG asks for them.
+    if std::env::var_os("RUST_LOG").is_some() {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_writer(std::io::stderr)
+            .init();
+    }
     let result = match cli.command {
         Command::Run(args) => run_command(args),
+        Command::CrossCheck(args) => cross_check_command(args).map(|agree| {
+            if !agree {
+                eprintln!(
+                    "tranche-polkadot: the two nodes approved some blocks at different ticks"
+                );
+                std::process::exit(2);
+            }
+            true
+        }),
     };
     match result {
         Ok(true) => {}

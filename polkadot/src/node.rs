@@ -46,18 +46,28 @@ fn keystore(prepared: &Prepared) -> Result<Arc<LocalKeystore>> {
         (
             PARACHAIN_KEY_TYPE_ID,
             validator_seed,
-            prepared.world.pairs[node].id().0,
+            prepared.tranche.world.pairs[node].id().0,
         ),
         (
             ASSIGNMENT_KEY_TYPE_ID,
             assignment_seed,
-            prepared.world.assignment_pairs[node].id().0,
+            prepared.tranche.world.assignment_pairs[node].id().0,
         ),
     ];
+    // `Keystore::insert` writes only to a keystore's folder: an in-memory
+    // keystore drops the key without a word, and the node then has no
+    // keys (no assignments, no approvals of its own). Keys made from the
+    // seed are kept in memory; the public key is checked against the
+    // session's.
     for (key_type, seed, public) in keys {
-        keystore
-            .insert(key_type, &format!("0x{}", hex(&seed)), &public)
-            .map_err(|()| anyhow::anyhow!("the keystore refused the node's {key_type:?} key"))?;
+        let made = keystore
+            .sr25519_generate_new(key_type, Some(&format!("0x{}", hex(&seed))))
+            .map_err(|e| {
+                anyhow::anyhow!("the keystore refused the node's {key_type:?} key: {e}")
+            })?;
+        if made.0 != public {
+            anyhow::bail!("the node's {key_type:?} key from its seed is not the session's");
+        }
     }
     Ok(Arc::new(keystore))
 }

@@ -9,7 +9,6 @@ use polkadot_node_network_protocol::v3 as protocol_v3;
 use polkadot_node_primitives::approval::time::Tick;
 use std::sync::Arc;
 use tranche_config::BenchStep;
-use tranche_world::World;
 
 /// Polkadot's slot length, as the benchmark's chain has it.
 pub const SLOT_DURATION_MILLIS: u64 = 6_000;
@@ -18,12 +17,15 @@ pub const SLOT_DURATION_MILLIS: u64 = 6_000;
 /// (approval-voting-parallel with its workers); tranche's one layout type.
 pub use tranche_config::node_shape::Layout;
 
-/// A step's chain and messages, made once and run in any layout.
+/// A step's chain and messages, made once and run in any layout, by
+/// Polkadot's node or by tranche's (the cross-check).
 pub struct Prepared {
     pub step: BenchStep,
-    pub world: World,
+    /// tranche's world (with Polkadot's hashes and stories written in),
+    /// the peers' messages and the emulated network, as tranche's own
+    /// runs take them.
+    pub tranche: tranche_bench::run::Prepared,
     pub chain: Arc<Chain>,
-    pub bundles: Vec<tranche_workload::generate::bundles::Bundle>,
     /// Each message decoded as Polkadot's v3 type, by bundle, then its
     /// assignments followed by its approvals (tranche's `MessageId`).
     pub decoded: Vec<Vec<(protocol_v3::ApprovalDistributionMessage, usize)>>,

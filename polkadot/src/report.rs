@@ -38,6 +38,20 @@ pub fn table(step: &BenchStep, outcome: &RunOutcome) -> String {
     }
     let _ = writeln!(
         out,
+        "  node (approval-* tasks): {:.3} CPU s, {:.3} per block; crypto floor ({}): {}; node ÷ floor: {}",
+        outcome.node_cpu_s(),
+        outcome.node_cpu_s() / outcome.blocks.len().max(1) as f64,
+        outcome.floor_mode.name(),
+        outcome
+            .floor
+            .as_ref()
+            .map_or("-".to_owned(), |f| format!("{:.3} CPU s", f.cpu.as_secs_f64())),
+        outcome
+            .floor_ratio()
+            .map_or("-".to_owned(), |r| format!("{r:.2}"))
+    );
+    let _ = writeln!(
+        out,
         "  to the node: {} messages, {} bytes; from the node: {} messages, {} bytes; {:.1} s wall",
         outcome.messages_to_node,
         outcome.bytes_to_node,
@@ -73,6 +87,14 @@ fn layout_json(outcome: &RunOutcome) -> Value {
             "tasks": tasks,
             "seconds": secs,
         })).collect::<Vec<_>>(),
+        "node_cpu_s": outcome.node_cpu_s(),
+        "crypto_floor": {
+            "mode": outcome.floor_mode.name(),
+            "cpu_s": outcome.floor.as_ref().map(|f| f.cpu.as_secs_f64()),
+            "batched_cpu_s": outcome.floor.as_ref().map(|f| f.batched_cpu.as_secs_f64()),
+            "interval_s": outcome.floor.as_ref().map(|f| [f.interval_s.0, f.interval_s.1]),
+            "node_ratio": outcome.floor_ratio(),
+        },
         "messages_to_node": outcome.messages_to_node,
         "bytes_to_node": outcome.bytes_to_node,
         "messages_from_node": outcome.messages_from_node,

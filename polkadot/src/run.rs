@@ -28,6 +28,7 @@ use std::pin::Pin;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+pub use tranche_bench::floor::FloorMode;
 use tranche_config::BenchStep;
 use tranche_workload::generate::{generate_in, Show};
 use tranche_world::World;
@@ -55,6 +56,8 @@ pub fn prepare(step: &BenchStep, seed: u64) -> Result<Prepared> {
         );
     }
     let params = step.generation_params(seed);
+    let start = Instant::now();
+    let cpu_start = process_cpu();
     let mut world = World::build(&params);
     let mut chain = polkadot_chain(&mut world);
     let messages = generate_in(&world, &params, Show::Nothing);
@@ -82,20 +85,34 @@ pub fn prepare(step: &BenchStep, seed: u64) -> Result<Prepared> {
         .iter()
         .map(|b| slot_number_to_tick(SLOT_DURATION_MILLIS, b.slot.into()))
         .collect();
-    let links = tranche_links::Network::<()>::new(step.network_config(seed))
+    let network = step.network_config(seed);
+    let links = tranche_links::Network::<()>::new(network.clone())
         .map_err(|e| anyhow::anyhow!("{}: invalid network configuration: {e}", step.name))?;
     let connected = (0..step.n_validators)
         .map(|v| v != 0 && links.is_connected(tranche_links::LinkPeer(v - 1)))
         .collect();
+    // Made here, on a world of the harness's, never cached: the cache's
+    // files hold tranche's own worlds.
+    let generation = tranche_bench::run::GenerationReport {
+        cache_file: String::new(),
+        cache_hit: false,
+        time_s: start.elapsed().as_secs_f64(),
+        cache_bytes: 0,
+        cpu_s: process_cpu().saturating_sub(cpu_start).as_secs_f64(),
+    };
     Ok(Prepared {
         connected,
         step: step.clone(),
-        world,
+        tranche: tranche_bench::run::Prepared::new(params, world, messages, generation, network),
         chain: Arc::new(chain),
-        bundles: messages.bundles,
         decoded,
         block_ticks,
     })
+}
+
+/// The process's CPU time so far.
+fn process_cpu() -> Duration {
+    tranche_node::process_cpu_time()
 }
 
 /// What a run measured.
@@ -109,6 +126,10 @@ pub struct RunOutcome {
     pub cpu: Vec<(String, f64, usize)>,
     pub messages_to_node: u64,
     pub bytes_to_node: u64,
+    /// The crypto floor of the unique messages the node was sent
+    /// (`crate::floor`); `None` with `--floor off`.
+    pub floor: Option<tranche_bench::floor::CryptoFloor>,
+    pub floor_mode: FloorMode,
     pub messages_from_node: u64,
     pub bytes_from_node: u64,
     pub wall_s: f64,
@@ -124,6 +145,21 @@ pub struct RunOutcome {
 impl RunOutcome {
     pub fn all_approved(&self) -> bool {
         self.blocks.iter().all(|b| b.approved_after_s.is_some())
+    }
+
+    /// CPU seconds of the node's own tasks (`floor::is_node_task`).
+    pub fn node_cpu_s(&self) -> f64 {
+        self.cpu
+            .iter()
+            .filter(|(name, _, _)| crate::floor::is_node_task(name))
+            .map(|(_, s, _)| s)
+            .sum()
+    }
+
+    /// The node's CPU ÷ the floor's, where a floor was measured.
+    pub fn floor_ratio(&self) -> Option<f64> {
+        let floor = self.floor.as_ref()?.cpu.as_secs_f64();
+        (floor > 0.0).then(|| self.node_cpu_s() / floor)
     }
 }
 
@@ -192,6 +228,18 @@ pub fn run(
     layout: Layout,
     clock: ClockKind,
     progress: bool,
+) -> Result<RunOutcome> {
+    run_with_floor(prepared, layout, clock, progress, FloorMode::Off)
+}
+
+/// [`run`], then the crypto floor of the messages the node was sent,
+/// measured in `floor` mode (`crate::floor`).
+pub fn run_with_floor(
+    prepared: &Prepared,
+    layout: Layout,
+    clock: ClockKind,
+    progress: bool,
+    floor: FloorMode,
 ) -> Result<RunOutcome> {
     let observed = Observed::new(prepared.chain.blocks.len());
     let first_tick = *prepared
@@ -262,7 +310,20 @@ pub fn run(
         .iter()
         .cloned()
         .collect();
+    let wall_s = start.elapsed().as_secs_f64();
+    let seed = prepared.tranche.params.seed;
+    let measured = match floor {
+        FloorMode::Off => None,
+        mode => Some(crate::floor::measure(
+            prepared,
+            &driven.delivered.unique,
+            mode,
+            seed,
+        )?),
+    };
     Ok(RunOutcome {
+        floor: measured,
+        floor_mode: floor,
         layout,
         clock,
         blocks: driven.blocks,
@@ -272,7 +333,7 @@ pub fn run(
         stalled: driven.stalled,
         messages_from_node: observed.sent_messages.load(Ordering::Relaxed),
         bytes_from_node: observed.sent_bytes.load(Ordering::Relaxed),
-        wall_s: start.elapsed().as_secs_f64(),
+        wall_s,
         unanswered,
     })
 }

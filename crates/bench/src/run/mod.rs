@@ -6,8 +6,9 @@
 //! is which is built) among emulated peers tick by tick, and `assemble`
 //! turns the finished run into its report. Under the virtual clock each
 //! tick is: wakeups, block imports, deliveries, then the node run at its
-//! moments (the real node drained until idle) — deterministic protocol
-//! timing. Under the real clock the same schedule runs against wall time.
+//! moments (the real node drained until idle; wakeups an import or a
+//! delivery makes due within the tick run in it, as upstream's do) —
+//! deterministic protocol timing. Under the real clock the same schedule runs against wall time.
 
 mod approvals;
 mod assemble;
@@ -38,7 +39,7 @@ use tranche_node::{Architecture, Clock, StoreConfig};
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_prometheus::Exporter;
-use tranche_report::{GenerationReport, RunReport};
+pub use tranche_report::{GenerationReport, RunReport};
 use tranche_workload::generate::cache::GeneratedMessages;
 use tranche_workload::generate::world::World;
 use tranche_workload::generate::{load_or_generate, CacheOutcome, Show};
@@ -128,7 +129,6 @@ pub struct Prepared {
     pub network: NetworkConfig,
 }
 
-/// Load or generate the messages of a step.
 /// The process's CPU seconds since `start`.
 fn cpu_since(start: Duration) -> f64 {
     tranche_node::process_cpu_time()
@@ -136,6 +136,7 @@ fn cpu_since(start: Duration) -> f64 {
         .as_secs_f64()
 }
 
+/// Load or generate the messages of a step.
 pub fn prepare(plan: &Plan, options: &RunOptions) -> Result<Prepared> {
     let params = plan.generation.clone();
     let start = Instant::now();
@@ -188,29 +189,51 @@ pub fn prepare(plan: &Plan, options: &RunOptions) -> Result<Prepared> {
             "generated"
         }
     ));
-    let encoded = messages
-        .bundles
-        .iter()
-        .map(|b| {
-            b.assignments
-                .iter()
-                .chain(&b.approvals)
-                .map(|m| {
-                    ValidationProtocol::ApprovalDistribution(m.message.clone())
-                        .encode()
-                        .into()
-                })
-                .collect()
-        })
-        .collect();
-    Ok(Prepared {
+    Ok(Prepared::new(
         params,
         world,
         messages,
         generation,
-        encoded,
-        network: plan.network.clone(),
-    })
+        plan.network.clone(),
+    ))
+}
+
+impl Prepared {
+    /// A step's world and messages, however they were obtained (loaded,
+    /// generated here, or made by another harness on a world of its own,
+    /// as `tranche-polkadot`'s cross-check does), each message encoded
+    /// once for the links.
+    pub fn new(
+        params: GenerationParams,
+        world: World,
+        messages: GeneratedMessages,
+        generation: GenerationReport,
+        network: NetworkConfig,
+    ) -> Prepared {
+        let encoded = messages
+            .bundles
+            .iter()
+            .map(|b| {
+                b.assignments
+                    .iter()
+                    .chain(&b.approvals)
+                    .map(|m| {
+                        ValidationProtocol::ApprovalDistribution(m.message.clone())
+                            .encode()
+                            .into()
+                    })
+                    .collect()
+            })
+            .collect();
+        Prepared {
+            params,
+            world,
+            messages,
+            generation,
+            encoded,
+            network,
+        }
+    }
 }
 
 /// Generation's progress without a terminal: a line at each tenth of the
