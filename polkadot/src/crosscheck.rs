@@ -13,6 +13,10 @@
 //! when the node says it is approved (`stop_when_approved`): a node that
 //! approves a block later is sent more, so the first block that differs
 //! is where the two diverge.
+//!
+//! At the real clock (`cross-check --clock real`) the same pairs are
+//! measured side by side, one run after the other on the same world and
+//! messages, and not judged: wall time decides there.
 
 use crate::prepared::{Layout, Prepared};
 use crate::run::{run, ClockKind, RunOutcome};
@@ -24,8 +28,8 @@ use tranche_node::{Architecture, CheckPolicy, DEFAULT_WORKERS};
 /// Milliseconds per tick.
 const TICK_MS: u64 = 500;
 
-/// One block as both nodes approved it: milliseconds from its import (its
-/// slot's start) to its approval, `None` where a node never approved it.
+/// One block as both nodes approved it: milliseconds from its slot's
+/// start (where it is imported) to its approval, `None` where a node never approved it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BlockPair {
     pub number: u32,
@@ -43,9 +47,11 @@ impl BlockPair {
 #[derive(Debug, Clone)]
 pub struct Comparison {
     pub layout: Layout,
+    pub clock: ClockKind,
     pub blocks: Vec<BlockPair>,
-    /// Messages each node was sent (they differ only where an approval
-    /// came at another tick and the producer stopped at another point).
+    /// Copies of the peers' messages handed to the links for each node
+    /// (they differ only where an approval came at another tick and the
+    /// producer stopped at another point).
     pub polkadot_messages: u64,
     pub tranche_messages: u64,
     /// Both runs, for the reports.
@@ -54,8 +60,10 @@ pub struct Comparison {
 }
 
 impl Comparison {
+    /// Whether every block was approved at the same tick by both nodes
+    /// (at the real clock: nothing to judge, true).
     pub fn agrees(&self) -> bool {
-        self.blocks.iter().all(BlockPair::agrees)
+        self.clock == ClockKind::Real || self.blocks.iter().all(BlockPair::agrees)
     }
 
     /// The first block the two nodes approved at different ticks.
@@ -64,14 +72,18 @@ impl Comparison {
     }
 }
 
-/// tranche's node in `layout`, as `tranche run --clock virtual` runs it.
-pub fn tranche_options(layout: Layout, seed: u64) -> RunOptions {
+/// tranche's node in `layout`, as `tranche run --clock virtual|real` runs
+/// it.
+pub fn tranche_options(layout: Layout, clock: ClockKind, seed: u64) -> RunOptions {
     RunOptions {
         architecture: match layout {
             Layout::Classic => Architecture::CLASSIC,
             Layout::Parallel => Architecture::parallel(DEFAULT_WORKERS),
         },
-        clock: TrancheClock::Virtual,
+        clock: match clock {
+            ClockKind::Virtual => TrancheClock::Virtual,
+            ClockKind::Real => TrancheClock::Real,
+        },
         seed,
         // Nothing is read from or written to a cache: the messages are
         // the harness's, already in memory.
@@ -86,18 +98,25 @@ pub fn tranche_options(layout: Layout, seed: u64) -> RunOptions {
     }
 }
 
-/// Run `prepared` on both nodes in `layout` at the virtual clock and pair
-/// their approvals block by block.
-pub fn compare(prepared: &Prepared, layout: Layout, progress: bool) -> Result<Comparison> {
+/// Run `prepared` on both nodes in `layout` on `clock` and pair their
+/// approvals block by block. At the virtual clock the pairs must agree;
+/// at the real clock they are measured side by side (the same world and
+/// messages, one after the other), not judged.
+pub fn compare(
+    prepared: &Prepared,
+    layout: Layout,
+    clock: ClockKind,
+    progress: bool,
+) -> Result<Comparison> {
     let seed = prepared.tranche.params.seed;
-    let polkadot = run(prepared, layout, ClockKind::Virtual, progress)?;
+    let polkadot = run(prepared, layout, clock, progress)?;
     if progress {
         eprintln!("tranche's node, {} layout", layout.name());
     }
     let tranche = tranche_bench::run::run_step(
         &prepared.step,
         &prepared.tranche,
-        &tranche_options(layout, seed),
+        &tranche_options(layout, clock, seed),
     )
     .context("tranche's node")?;
     let blocks = polkadot
@@ -106,17 +125,19 @@ pub fn compare(prepared: &Prepared, layout: Layout, progress: bool) -> Result<Co
         .zip(&tranche.blocks)
         .map(|(p, t)| BlockPair {
             number: p.number,
-            // Whole ticks at the virtual clock.
-            polkadot_ms: p
-                .approved_after_s
-                .map(|s| (s * 1000.0).round() as u64 / TICK_MS * TICK_MS),
+            polkadot_ms: p.approved_after_s.map(|s| match clock {
+                // Whole ticks at the virtual clock.
+                ClockKind::Virtual => (s * 1000.0).round() as u64 / TICK_MS * TICK_MS,
+                ClockKind::Real => (s * 1000.0).round() as u64,
+            }),
             tranche_ms: t.approved_after_ms,
         })
         .collect();
     Ok(Comparison {
+        clock,
         layout,
         blocks,
-        polkadot_messages: polkadot.messages_to_node,
+        polkadot_messages: polkadot.messages_sent,
         tranche_messages: tranche.counts.deliveries,
         polkadot,
         tranche,
@@ -128,14 +149,15 @@ pub fn compare(prepared: &Prepared, layout: Layout, progress: bool) -> Result<Co
 pub fn table(comparison: &Comparison) -> String {
     use std::fmt::Write;
     let show = |ms: Option<u64>| match ms {
-        Some(ms) => format!("{:.1} s", ms as f64 / 1000.0),
+        Some(ms) => format!("{:.3} s", ms as f64 / 1000.0),
         None => "not approved".to_owned(),
     };
     let mut out = String::new();
     let _ = writeln!(
         out,
-        "cross-check, {} layout, virtual clock: approved after (from the block's import)",
-        comparison.layout.name()
+        "cross-check, {} layout, {} clock: approved after (from the block's slot start)",
+        comparison.layout.name(),
+        comparison.clock.name()
     );
     let _ = writeln!(
         out,
@@ -149,15 +171,52 @@ pub fn table(comparison: &Comparison) -> String {
             b.number,
             show(b.polkadot_ms),
             show(b.tranche_ms),
-            if b.agrees() { "" } else { "  differs" }
+            if b.agrees() || comparison.clock == ClockKind::Real {
+                ""
+            } else {
+                "  differs"
+            }
         );
     }
     let _ = writeln!(
         out,
-        "  messages sent to the node: polkadot {}, tranche {}",
+        "  messages the peers sent to the node: polkadot {}, tranche {}",
         comparison.polkadot_messages, comparison.tranche_messages
     );
+    let blocks = comparison.blocks.len().max(1) as f64;
+    let polkadot: Vec<String> = comparison
+        .polkadot
+        .cpu
+        .iter()
+        .filter(|(name, _, _)| crate::floor::is_node_task(name))
+        .map(|(name, secs, _)| format!("{name} {:.3}", secs / blocks))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  CPU s per block, polkadot (per task, around its polls): {} (node {:.3})",
+        polkadot.join(", "),
+        comparison.polkadot.node_cpu_s() / blocks
+    );
+    let tranche: Vec<String> = comparison
+        .tranche
+        .cpu
+        .iter()
+        .filter(|row| row.node)
+        .map(|row| format!("{} {:.3}", row.name, row.per_block_s))
+        .collect();
+    let _ = writeln!(
+        out,
+        "  CPU s per block, tranche (per thread): {} (node {:.3})",
+        tranche.join(", "),
+        comparison.tranche.node_cpu_s / blocks
+    );
     match comparison.first_difference() {
+        _ if comparison.clock == ClockKind::Real => {
+            let _ = writeln!(
+                out,
+                "  real clock: measured side by side (the same world and messages), not judged"
+            );
+        }
         None => {
             let _ = writeln!(out, "  every block approved at the same tick by both nodes");
         }

@@ -11,6 +11,7 @@
 //!   ticks (500 ms each), the same messages at the same ticks every run.
 
 use crate::chain::Chain;
+use crate::inbound::Inbound;
 use crate::mocks::Observed;
 use crate::node::{to_node, topology};
 use crate::prepared::{BlockOutcome, Layout, Prepared};
@@ -36,6 +37,8 @@ const GRACE_TICKS: Tick = 40;
 const ORIGIN: &str = "tranche-polkadot";
 /// Seconds per tick.
 const TICK_S: f64 = 0.5;
+/// Milliseconds per tick.
+const TICK_MILLIS: u64 = 500;
 
 /// Each block's outcome from the moments it was imported and approved
 /// (wall instants or ticks): `at` the import's seconds since the first,
@@ -45,14 +48,14 @@ fn outcomes<T: Copy>(
     imported: &[Option<T>],
     approved: &[Option<T>],
     at: impl Fn(T) -> f64,
-    after: impl Fn(T, T) -> f64,
+    after: impl Fn(usize, T) -> f64,
 ) -> Vec<BlockOutcome> {
     (0..chain.blocks.len())
         .map(|b| BlockOutcome {
             number: chain.blocks[b].header.number,
             imported_s: imported[b].map(&at).unwrap_or(f64::NAN),
             approved_after_s: match (imported[b], approved[b]) {
-                (Some(i), Some(a)) => Some(after(i, a)),
+                (Some(_), Some(a)) => Some(after(b, a)),
                 _ => None,
             },
         })
@@ -63,26 +66,34 @@ fn outcomes<T: Copy>(
 pub struct Driven {
     pub blocks: Vec<BlockOutcome>,
     pub delivered: Delivered,
-    /// Per unapproved block (number), candidates the sending rule stalled.
-    pub stalled: Vec<(u32, usize)>,
+    /// The unapproved blocks' candidates the sending rule stalled.
+    pub stalled: Vec<tranche_bench::run::Stall>,
+    /// Approvals the producer withheld to make no-shows.
+    pub withheld_approvals: u64,
+    /// Copies the emulated links lost or refused.
+    pub lost: u64,
+    /// Copies the peers handed to the links (some may be in flight at the
+    /// end).
+    pub sent: u64,
 }
 
-/// The unapproved blocks' candidates upstream's sending rule stalled.
+/// The unapproved blocks' candidates upstream's sending rule stalled, as
+/// tranche's own runs report them.
 fn stalled(
     prepared: &Prepared,
     producer: &Producer<'_>,
     blocks: &[BlockOutcome],
-) -> Vec<(u32, usize)> {
-    blocks
+) -> Vec<tranche_bench::run::Stall> {
+    let approved: Vec<Option<u64>> = blocks
         .iter()
-        .enumerate()
-        .filter(|(_, b)| b.approved_after_s.is_none())
-        .map(|(i, b)| {
-            let n = producer.stalls(i as u32, prepared.step.n_validators).len();
-            (b.number, n)
-        })
-        .filter(|(_, n)| *n > 0)
-        .collect()
+        .map(|b| b.approved_after_s.map(|_| 0))
+        .collect();
+    tranche_bench::run::stalls(
+        &prepared.tranche.world,
+        &approved,
+        producer,
+        prepared.step.n_validators,
+    )
 }
 
 /// Messages and bytes delivered to the node, and the unique messages in
@@ -150,25 +161,25 @@ async fn import_block(
     Ok(())
 }
 
+/// Hand the messages the links delivered to the node, in their order.
 async fn deliver(
     handle: &mut Handle,
     prepared: &Prepared,
     layout: Layout,
-    due: &[Delivery<'_>],
+    arrivals: &[(u32, MessageId)],
     delivered: &mut Delivered,
 ) {
-    // A peer the node is not connected to delivers nothing.
-    for d in due.iter().filter(|d| prepared.connected[d.sender as usize]) {
-        let (msg, len) = &prepared.decoded[d.id.bundle as usize][d.id.index as usize];
+    for &(sender, id) in arrivals {
+        let (msg, len) = &prepared.decoded[id.bundle as usize][id.index as usize];
         let event = NetworkBridgeEvent::PeerMessage(
-            prepared.chain.peer_ids[d.sender as usize],
+            prepared.chain.peer_ids[sender as usize],
             ValidationProtocols::V3(msg.clone()),
         );
         handle.send_msg(to_node(layout, event), ORIGIN).await;
         delivered.messages += 1;
         delivered.bytes += *len as u64;
-        if delivered.seen.insert(d.id) {
-            delivered.unique.push(d.id);
+        if delivered.seen.insert(id) {
+            delivered.unique.push(id);
         }
     }
 }
@@ -251,6 +262,8 @@ pub async fn real(
     let chain = &prepared.chain;
     connect_peers(handle, prepared, layout).await;
     let mut producer = producer(prepared);
+    let first = prepared.block_ticks[0];
+    let mut inbound = Inbound::new(prepared, first)?;
     // The harness keeps every block's unpin handle alive for the run.
     let (unpin_tx, _unpin_rx) = sc_utils::mpsc::tracing_unbounded("tranche-polkadot-unpin", 1_000);
     let mut imported: Vec<Option<Instant>> = vec![None; chain.blocks.len()];
@@ -281,7 +294,9 @@ pub async fn real(
         }
         due.clear();
         producer.poll(now, &mut due);
-        deliver(handle, prepared, layout, &due, &mut delivered).await;
+        inbound.send(prepared, inbound.time_of(now), &due);
+        let arrivals = inbound.arrivals(inbound.time_of(first) + start.elapsed());
+        deliver(handle, prepared, layout, &arrivals, &mut delivered).await;
         futures_timer::Delay::new(Duration::from_millis(20)).await;
     }
     let approved = observed.approved.lock().expect("not poisoned").clone();
@@ -290,10 +305,19 @@ pub async fn real(
         &imported,
         &approved,
         |at| at.duration_since(start).as_secs_f64(),
-        |i, a| a.saturating_duration_since(i).as_secs_f64(),
+        // From the block's slot start, as upstream's chain selection mock
+        // and `tranche run` count it: a block the harness could import
+        // only late (the overseer busy) is not credited with the delay.
+        |b, a| {
+            let slot = Duration::from_millis((prepared.block_ticks[b] - first) * TICK_MILLIS);
+            a.saturating_duration_since(start + slot).as_secs_f64()
+        },
     );
     Ok(Driven {
         stalled: stalled(prepared, &producer, &blocks),
+        withheld_approvals: producer.stats.withheld_approvals,
+        lost: inbound.lost,
+        sent: inbound.sent,
         blocks,
         delivered,
     })
@@ -315,6 +339,7 @@ pub fn virtual_ticks(
     pool.run(connect_peers(handle, prepared, layout));
     pool.settle();
     let mut producer = producer(prepared);
+    let mut inbound = Inbound::new(prepared, first)?;
     let (unpin_tx, _unpin_rx) = sc_utils::mpsc::tracing_unbounded("tranche-polkadot-unpin", 1_000);
     let mut imported: Vec<Option<Tick>> = vec![None; chain.blocks.len()];
     let mut approved: Vec<Option<Tick>> = vec![None; chain.blocks.len()];
@@ -340,7 +365,12 @@ pub fn virtual_ticks(
         }
         due.clear();
         producer.poll(now, &mut due);
-        pool.run(deliver(handle, prepared, layout, &due, &mut delivered));
+        // The tick's deliveries leave at its start; what the links deliver
+        // before the next tick arrives in this one (as `tranche run`'s
+        // virtual clock delivers it).
+        inbound.send(prepared, inbound.time_of(now), &due);
+        let arrivals = inbound.arrivals(inbound.time_of(now + 1) - Duration::from_nanos(1));
+        pool.run(deliver(handle, prepared, layout, &arrivals, &mut delivered));
         pool.settle();
         for b in newly_approved(observed, &mut told, &mut producer) {
             approved[b] = Some(now);
@@ -358,10 +388,13 @@ pub fn virtual_ticks(
         &imported,
         &approved,
         |t| (t - first) as f64 * TICK_S,
-        |i, a| a.saturating_sub(i) as f64 * TICK_S,
+        |b, a| a.saturating_sub(prepared.block_ticks[b]) as f64 * TICK_S,
     );
     Ok(Driven {
         stalled: stalled(prepared, &producer, &blocks),
+        withheld_approvals: producer.stats.withheld_approvals,
+        lost: inbound.lost,
+        sent: inbound.sent,
         blocks,
         delivered,
     })

@@ -10,6 +10,7 @@
 //! - [`spawner`]: one named thread per task, CPU per thread name;
 //! - [`node`]: the overseer with Polkadot's subsystems in either layout;
 //! - [`drive`]: the real-clock and virtual-clock drivers;
+//! - [`inbound`]: the peers' messages through tranche's emulated links;
 //! - [`virtual_clock`]: Polkadot's `Clock` over virtual ticks and the
 //!   one-thread executor the virtual clock runs every task on;
 //! - [`run`]: a step prepared once, run per layout and clock;
@@ -22,6 +23,7 @@ pub mod chain;
 pub mod crosscheck;
 pub mod drive;
 pub mod floor;
+pub mod inbound;
 pub mod mocks;
 pub mod node;
 pub mod prepared;

@@ -36,6 +36,10 @@ struct CrossCheckArgs {
     /// Node layout compared [default: both].
     #[arg(long, value_enum, default_value = "both")]
     architecture: ArchArg,
+    /// The clock both nodes run on: at the virtual clock their approvals
+    /// must agree; at the real clock they are measured side by side.
+    #[arg(long, value_enum, default_value = "virtual")]
+    clock: ClockArg,
     #[command(flatten)]
     sizes: SizeArgs,
     /// Seeds message generation.
@@ -99,9 +103,14 @@ struct RunArgs {
     /// Seeds message generation.
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Write every figure as JSON to this file.
+    /// Write the runs as tranche's result (`tranche run --json`'s format,
+    /// node under test `polkadot 36.0.0`): `tranche compare` and
+    /// `tranche history` read it.
     #[arg(long)]
     json: Option<PathBuf>,
+    /// Write tranche's HTML report of the runs to this file.
+    #[arg(long)]
+    html: Option<PathBuf>,
     /// No progress lines on stderr.
     #[arg(long)]
     quiet: bool,
@@ -129,12 +138,26 @@ fn layouts(arg: Option<ArchArg>, file_says_parallel: Option<bool>) -> Vec<Layout
 }
 
 fn run_command(args: RunArgs) -> Result<bool> {
+    use tranche_cli::outputs;
+    // The outputs are checked before any work (as `tranche run` does): a
+    // file that is not one of ours is never overwritten.
+    outputs::check_flags(
+        &[
+            (
+                "--json",
+                args.json.as_deref(),
+                tranche_report::results::writes(tranche_report::meta::kind::RUN),
+            ),
+            ("--html", args.html.as_deref(), outputs::HTML),
+        ],
+        &[Some(args.file.as_path())],
+    )?;
     let config = load_config(&args.file, args.sizes.get(), args.seed)?;
-    let mut steps = Vec::new();
+    let meta = tranche_report::meta::collect(report::DATABASE, args.seed, &config.steps);
+    let mut runs = Vec::new();
     let mut all_approved = true;
     for step in &config.steps {
         let prepared = prepare(step, args.seed)?;
-        let mut runs = Vec::new();
         for layout in layouts(args.architecture, step.approval_voting_parallel_enabled) {
             let clock = match args.clock {
                 ClockArg::Real => ClockKind::Real,
@@ -148,14 +171,17 @@ fn run_command(args: RunArgs) -> Result<bool> {
             let outcome = run_with_floor(&prepared, layout, clock, !args.quiet, floor)?;
             print!("{}", report::table(step, &outcome));
             all_approved &= outcome.all_approved();
-            runs.push(outcome);
+            runs.push(report::run_report(&prepared, &outcome, args.seed));
         }
-        steps.push((step.clone(), runs));
     }
     if let Some(path) = &args.json {
-        let value = report::json(args.seed, &steps);
-        std::fs::write(path, serde_json::to_string_pretty(&value)? + "\n")
-            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+        let file = tranche_report::ReportFile::with_meta(runs.clone(), meta.clone());
+        let text = serde_json::to_string_pretty(&file)?;
+        outputs::write_atomic(path, (text + "\n").as_bytes())?;
+    }
+    if let Some(path) = &args.html {
+        let page = tranche_report::html::render_html(&runs, Some(&meta))?;
+        outputs::write_atomic(path, page.as_bytes())?;
     }
     Ok(all_approved)
 }
@@ -166,7 +192,11 @@ fn cross_check_command(args: CrossCheckArgs) -> Result<bool> {
     for step in &config.steps {
         let prepared = prepare(step, args.seed)?;
         for layout in layouts(Some(args.architecture), None) {
-            let comparison = crosscheck::compare(&prepared, layout, !args.quiet)?;
+            let clock = match args.clock {
+                ClockArg::Real => ClockKind::Real,
+                ClockArg::Virtual => ClockKind::Virtual,
+            };
+            let comparison = crosscheck::compare(&prepared, layout, clock, !args.quiet)?;
             println!("{}", step.name);
             print!("{}", crosscheck::table(&comparison));
             all_agree &= comparison.agrees();

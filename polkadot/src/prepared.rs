@@ -44,6 +44,9 @@ pub struct BlockOutcome {
     /// Seconds from the first block's import to this one's (at the
     /// virtual clock: its tick, 500 ms each).
     pub imported_s: f64,
-    /// Seconds from the import to chain selection hearing it is approved.
+    /// Seconds from the block's slot start (where the driver imports it;
+    /// at the real clock it may import it later, when the overseer is
+    /// busy) to chain selection hearing it is approved, as upstream's
+    /// chain selection mock counts them.
     pub approved_after_s: Option<f64>,
 }

@@ -8,8 +8,9 @@
 //! it ([`crate::drive`]): each block is imported at the start of its slot
 //! and the peers' messages go in when tranche's producer
 //! (`tranche_workload::producer`, upstream's sending rules) says they are
-//! due. A block's figure is the time from its import to chain
-//! selection hearing it is approved.
+//! due. A block's figure is the time from its slot's start to chain
+//! selection hearing it is approved (upstream's chain selection mock's
+//! "approved after").
 
 use crate::chain::polkadot_chain;
 use crate::mocks::Observed;
@@ -126,6 +127,15 @@ pub struct RunOutcome {
     pub cpu: Vec<(String, f64, usize)>,
     pub messages_to_node: u64,
     pub bytes_to_node: u64,
+    /// Distinct messages the node was sent.
+    pub unique_messages: u64,
+    /// Approvals the peers withheld to make no-shows.
+    pub withheld_approvals: u64,
+    /// Copies the emulated links lost or refused.
+    pub lost: u64,
+    /// Copies the peers handed to the links (what `tranche run` counts as
+    /// deliveries; some may still be in flight when the run ends).
+    pub messages_sent: u64,
     /// The crypto floor of the unique messages the node was sent
     /// (`crate::floor`); `None` with `--floor off`.
     pub floor: Option<tranche_bench::floor::CryptoFloor>,
@@ -135,11 +145,11 @@ pub struct RunOutcome {
     pub wall_s: f64,
     /// Requests the harness had no answer for.
     pub unanswered: Vec<String>,
-    /// Per unapproved block (number), how many of its candidates
-    /// upstream's sending rule left without the assignments that would
-    /// cover their no-shows (`Producer::stalls`): such a block cannot be
-    /// approved whatever the node does.
-    pub stalled: Vec<(u32, usize)>,
+    /// The unapproved blocks' candidates upstream's sending rule left
+    /// without the assignments that would cover their no-shows
+    /// (`Producer::stalls`): such a block cannot be approved whatever the
+    /// node does.
+    pub stalled: Vec<tranche_bench::run::Stall>,
 }
 
 impl RunOutcome {
@@ -329,6 +339,10 @@ pub fn run_with_floor(
         blocks: driven.blocks,
         cpu,
         messages_to_node: driven.delivered.messages,
+        unique_messages: driven.delivered.unique.len() as u64,
+        withheld_approvals: driven.withheld_approvals,
+        lost: driven.lost,
+        messages_sent: driven.sent,
         bytes_to_node: driven.delivered.bytes,
         stalled: driven.stalled,
         messages_from_node: observed.sent_messages.load(Ordering::Relaxed),

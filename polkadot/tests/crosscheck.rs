@@ -6,7 +6,7 @@
 
 use std::path::Path;
 use tranche_polkadot::crosscheck::{compare, table};
-use tranche_polkadot::run::{prepare, Layout};
+use tranche_polkadot::run::{prepare, ClockKind, Layout};
 
 fn step(example: &str) -> tranche_config::BenchStep {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -22,7 +22,8 @@ fn agrees(example: &str) -> Vec<Option<u64>> {
     let prepared = prepare(&step(example), 0).expect("prepared");
     let mut after = Vec::new();
     for layout in [Layout::Classic, Layout::Parallel] {
-        let comparison = compare(&prepared, layout, false).expect("both nodes ran");
+        let comparison =
+            compare(&prepared, layout, ClockKind::Virtual, false).expect("both nodes ran");
         print!("{example}: {}", table(&comparison));
         assert!(comparison.agrees(), "{example}, {layout:?}: {comparison:?}");
         assert_eq!(
@@ -55,4 +56,27 @@ fn no_shows_agree_on_a_block_that_waits_for_later_tranches() {
 #[test]
 fn throughput_agrees() {
     agrees("approvals_throughput.yaml");
+}
+
+#[test]
+fn the_links_latency_bandwidth_and_connectivity_are_the_same_for_both() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/links.yaml");
+    let config =
+        tranche_polkadot::load_config(&path, (None, None, None), 0).expect("links.yaml reads");
+    let prepared = prepare(&config.steps[0], 0).expect("prepared");
+    for layout in [Layout::Classic, Layout::Parallel] {
+        let comparison =
+            compare(&prepared, layout, ClockKind::Virtual, false).expect("both nodes ran");
+        print!("links.yaml: {}", table(&comparison));
+        assert!(comparison.agrees(), "{layout:?}: {comparison:?}");
+        assert_eq!(comparison.polkadot_messages, comparison.tranche_messages);
+        // The links mattered: some block waited past its import tick.
+        assert!(
+            comparison
+                .blocks
+                .iter()
+                .any(|b| b.polkadot_ms.unwrap_or(0) > 0),
+            "{comparison:?}"
+        );
+    }
 }

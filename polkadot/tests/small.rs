@@ -59,3 +59,53 @@ fn virtual_clock_approves_every_block_the_same_in_two_runs() {
         assert_eq!(first.messages_to_node, second.messages_to_node);
     }
 }
+
+#[test]
+fn the_json_is_a_tranche_result_that_compare_refuses_against_tranches_node() {
+    use tranche_report::{meta, ReportFile};
+    let step = small_step();
+    let prepared = prepare(&step, 0).expect("prepared");
+    let comparison = tranche_polkadot::crosscheck::compare(
+        &prepared,
+        Layout::Classic,
+        ClockKind::Virtual,
+        false,
+    )
+    .expect("both nodes ran");
+    let polkadot = tranche_polkadot::report::run_report(&prepared, &comparison.polkadot, 0);
+    assert_eq!(polkadot.node_under_test, "polkadot 36.0.0");
+    assert_eq!(polkadot.blocks.len(), 2);
+    assert!(polkadot
+        .blocks
+        .iter()
+        .all(|b| b.approved_after_ms.is_some()));
+    assert!(polkadot
+        .cpu
+        .iter()
+        .any(|r| r.node && r.name == "approval-voting-subsystem"));
+    // Written as `--json` writes it, read back as a result file and checked
+    // as `tranche compare` checks a run report. (Typed reading: in this
+    // workspace serde_json has `arbitrary_precision`, which a Polkadot
+    // crate turns on, and tranche's strict reader, built for the main
+    // workspace's serde_json, sees its numbers as maps; the `tranche`
+    // binary reads these files with it.)
+    let config_meta = meta::collect(
+        tranche_polkadot::report::DATABASE,
+        0,
+        std::slice::from_ref(&step),
+    );
+    let file = ReportFile::with_meta(vec![polkadot], config_meta.clone());
+    let text = serde_json::to_string_pretty(&file).unwrap();
+    let read: ReportFile = serde_json::from_str(&text).expect("the JSON reads back");
+    // (Floats may differ in their last digit through arbitrary_precision.)
+    assert_eq!(read.runs[0].blocks, file.runs[0].blocks);
+    assert_eq!(read.runs[0].node_under_test, "polkadot 36.0.0");
+    tranche_report::compare::check_run(&read, std::path::Path::new("polkadot.json"))
+        .expect("tranche compare would judge it");
+    // Against tranche's node on the same step: not comparable, and the
+    // reason names the node under test.
+    let tranche = ReportFile::with_meta(vec![comparison.tranche.clone()], config_meta);
+    let why = tranche_report::compare::not_comparable(&read, &tranche)
+        .expect("Polkadot's node and tranche's are not compared figure by figure");
+    assert!(why.contains("node"), "{why}");
+}

@@ -26,6 +26,7 @@ use tranche_node::thread_cpu_time;
 use tranche_primitives::criteria::check_assignment_in_block;
 use tranche_primitives::vote::{approval_payload, verify_approval, verify_batch, BatchItem};
 use tranche_primitives::{ApprovalDistributionMessage, AssignmentItem, Block, Session};
+use tranche_report::FloorReport;
 use tranche_workload::generate::bundles::TestMessage;
 use tranche_workload::generate::world::World;
 
@@ -133,6 +134,33 @@ pub struct CryptoFloor {
     pub interval_s: (f64, f64),
     /// The floor with approval signatures verified in batches.
     pub batched_cpu: Duration,
+}
+
+impl CryptoFloor {
+    /// The floor as a report shows it (measured in `mode`), beside the
+    /// node's CPU over `blocks` blocks: `tranche run`'s and
+    /// `tranche-polkadot`'s.
+    pub fn report(&self, mode: FloorMode, node_cpu: f64, blocks: f64) -> FloorReport {
+        let floor_s = self.cpu.as_secs_f64();
+        let batched = self.batched_cpu.as_secs_f64();
+        let ratio = |floor: f64| if floor > 0.0 { node_cpu / floor } else { 0.0 };
+        FloorReport {
+            assignments: self.assignments,
+            approvals: self.approvals,
+            cpu_s: floor_s,
+            per_block_s: floor_s / blocks,
+            node_ratio: ratio(floor_s),
+            mode: mode.name().into(),
+            assignment_messages: self.assignment_messages,
+            approval_messages: self.approval_messages,
+            sampled_assignment_messages: self.sampled_assignment_messages,
+            sampled_approval_messages: self.sampled_approval_messages,
+            interval_s: self.interval_s,
+            batched_cpu_s: batched,
+            batched_per_block_s: batched / blocks,
+            node_ratio_batched: ratio(batched),
+        }
+    }
 }
 
 /// The hashes of the candidates `vote` approves, in candidate order.

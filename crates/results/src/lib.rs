@@ -390,6 +390,14 @@ impl RunReport {
         self.node_under_test == "model"
     }
 
+    /// Whether the node under test kept tranche's counters (protocol
+    /// counters, database, round trips): tranche's own node on threads
+    /// does; the simulation's model and Polkadot's node run by
+    /// `tranche-polkadot` do not, and those figures are `-` in its tables.
+    pub fn keeps_counters(&self) -> bool {
+        self.node_under_test == "real"
+    }
+
     /// Whether the run measured a crypto floor (not `--floor off`): else
     /// the floor and every ratio to it are `-`.
     pub fn has_floor(&self) -> bool {

@@ -8,7 +8,7 @@ use super::RunOptions;
 use crate::floor::{self, FloorMode};
 use anyhow::{bail, Result};
 use tranche_cli::progress::Progress;
-use tranche_report::{BlockReport, CpuRow, FloorReport, NetworkReport, RunReport};
+use tranche_report::{BlockReport, CpuRow, NetworkReport, RunReport};
 
 /// Assemble the report of a finished run, of either node under test.
 pub(super) fn report(f: Finished<'_>, options: &RunOptions) -> Result<RunReport> {
@@ -50,7 +50,7 @@ pub(super) fn report(f: Finished<'_>, options: &RunOptions) -> Result<RunReport>
         node_cpu_s: node_cpu,
         counts,
         generation: prepared.generation.clone(),
-        crypto_floor: floor_report(&floor, options, node_cpu, blocks_n),
+        crypto_floor: floor.report(options.floor, node_cpu, blocks_n),
         wall_time_s: f.wall.as_secs_f64(),
         peak_memory_bytes: peak_memory,
         protocol: node.protocol,
@@ -96,8 +96,9 @@ fn network_report(node: &tranche_links::TrafficCounters, blocks_n: f64) -> Netwo
 }
 
 /// The candidates of the blocks never approved that upstream's sending
-/// rule stalled (`Producer::stalls`).
-fn stalls(
+/// rule stalled (`Producer::stalls`); `approved`: each block's approval,
+/// if any (`tranche-polkadot` reports its runs' stalls the same way).
+pub fn stalls(
     world: &tranche_workload::generate::world::World,
     approved: &[Option<u64>],
     producer: &tranche_workload::producer::Producer<'_>,
@@ -168,39 +169,4 @@ fn measure_floor(
         );
     }
     Ok(floor)
-}
-
-/// The floor as the report shows it, beside the node's CPU.
-fn floor_report(
-    floor: &floor::CryptoFloor,
-    options: &RunOptions,
-    node_cpu: f64,
-    blocks_n: f64,
-) -> FloorReport {
-    let floor_s = floor.cpu.as_secs_f64();
-    let batched = floor.batched_cpu.as_secs_f64();
-    FloorReport {
-        assignments: floor.assignments,
-        approvals: floor.approvals,
-        cpu_s: floor_s,
-        per_block_s: floor_s / blocks_n,
-        node_ratio: if floor_s > 0.0 {
-            node_cpu / floor_s
-        } else {
-            0.0
-        },
-        mode: options.floor.name().into(),
-        assignment_messages: floor.assignment_messages,
-        approval_messages: floor.approval_messages,
-        sampled_assignment_messages: floor.sampled_assignment_messages,
-        sampled_approval_messages: floor.sampled_approval_messages,
-        interval_s: floor.interval_s,
-        batched_cpu_s: batched,
-        batched_per_block_s: batched / blocks_n,
-        node_ratio_batched: if batched > 0.0 {
-            node_cpu / batched
-        } else {
-            0.0
-        },
-    }
 }

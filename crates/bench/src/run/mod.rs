@@ -19,6 +19,7 @@ mod model;
 mod real;
 mod restart;
 mod under_test;
+pub use assemble::stalls;
 pub(crate) use restart::check as check_restart;
 
 pub use model::ModelOptions;
@@ -39,7 +40,7 @@ use tranche_node::{Architecture, Clock, StoreConfig};
 use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_primitives::{Tick, ValidationProtocol};
 use tranche_prometheus::Exporter;
-pub use tranche_report::{GenerationReport, RunReport};
+pub use tranche_report::{GenerationReport, RunReport, Stall};
 use tranche_workload::generate::cache::GeneratedMessages;
 use tranche_workload::generate::world::World;
 use tranche_workload::generate::{load_or_generate, CacheOutcome, Show};

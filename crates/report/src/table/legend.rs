@@ -65,8 +65,9 @@ pub(super) fn why(r: &RunReport) -> Option<String> {
         .collect();
     let mut parts = Vec::new();
     if !odd.is_empty() {
-        if r.is_model() {
-            // The model keeps no protocol counters to explain them by.
+        if !r.keeps_counters() {
+            // The model (or Polkadot's node) keeps no protocol counters to
+            // explain them by.
             parts.push(format!("{}.", odd.join(", ")));
         } else {
             let p = &r.protocol;
@@ -228,7 +229,7 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
          third of all validators approved it (upstream's approval_checking.rs).\n",
     );
     // The model's node has no database to explain.
-    if runs.iter().any(|r| !r.is_model()) {
+    if runs.iter().any(|r| r.keeps_counters()) {
         s.push_str(
             "database: commits of the approval database (once per tick, and before each\n  \
              announcement) and the voting thread's time in it (writes, commits, fsyncs).\n",
@@ -236,7 +237,7 @@ pub(super) fn legend(runs: &[RunReport]) -> String {
     }
     if runs
         .iter()
-        .any(|r| !r.is_model() && r.database.commits.is_none())
+        .any(|r| r.keeps_counters() && r.database.commits.is_none())
     {
         s.push_str(
             "database commits -: the database was in memory (--db memory), which commits\n  \

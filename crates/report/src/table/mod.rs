@@ -323,11 +323,11 @@ impl Table<'_> {
             }),
         ];
         for (label, of) in rows {
-            // The model keeps no protocol counters: `-`, not 0.
+            // The model and Polkadot's node keep no protocol counters: `-`, not 0.
             let vals: Vec<Option<f64>> = self
                 .runs
                 .iter()
-                .map(|r| (!r.is_model()).then(|| of(r) as f64))
+                .map(|r| r.keeps_counters().then(|| of(r) as f64))
                 .collect();
             let cells = vals
                 .iter()
@@ -500,11 +500,11 @@ impl Table<'_> {
     /// (docs/durability.md; `checks` in the JSON).
     fn database_and_checks(&mut self) {
         self.header("Database and checks");
-        // The model's node has no database: `-`, not 0.
+        // The model's node has no database (and Polkadot's none tranche reads): `-`, not 0.
         let db = |f: fn(&RunReport) -> f64| -> Vec<Option<f64>> {
             self.runs
                 .iter()
-                .map(|r| (!r.is_model()).then(|| f(r)))
+                .map(|r| r.keeps_counters().then(|| f(r)))
                 .collect()
         };
         // An in-memory database commits nothing: `-` there too.
@@ -514,7 +514,7 @@ impl Table<'_> {
             .map(|r| {
                 r.database
                     .commits
-                    .filter(|_| !r.is_model())
+                    .filter(|_| r.keeps_counters())
                     .map(|c| c as f64)
             })
             .collect();
@@ -536,7 +536,7 @@ impl Table<'_> {
             .iter()
             .map(|r| {
                 let f = r.crypto_floor.cpu_s;
-                (!r.is_model() && r.has_floor() && f > 0.0).then(|| r.database.cpu_s / f)
+                (r.keeps_counters() && r.has_floor() && f > 0.0).then(|| r.database.cpu_s / f)
             })
             .collect();
         self.row("database ÷ crypto floor", Basis::Total, &floor, Unit::Ratio);

@@ -89,7 +89,7 @@ fn never_uncovered(r: &RunReport) -> Option<String> {
 
 /// The notes of a real run's figures (the model keeps no counters).
 pub(super) fn notes(r: &RunReport) -> Vec<String> {
-    if r.is_model() {
+    if !r.keeps_counters() {
         return Vec::new();
     }
     [at_import(r), observed_only(r), never_uncovered(r)]
