@@ -14,6 +14,8 @@ use std::cell::Cell;
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
+mod by_hand;
+
 use tranche_config::approval_network::parse;
 use tranche_model::member::{Packet, SimNode};
 use tranche_model::setup::Shared;
@@ -131,14 +133,9 @@ fn a_notification_of_items_already_received_allocates_nothing() {
             for (at, packet) in out.drain(..) {
                 due.entry(at.max(now + 1)).or_default().push(packet);
             }
-            let next_packet = due.keys().next().copied();
-            let next_own = nodes.iter().filter_map(SimNode::next_event_ms).min();
-            now = match (next_packet, next_own) {
-                (Some(a), Some(b)) => a.min(b).max(now + 1),
-                (a, b) => match a.or(b) {
-                    Some(t) => t.max(now + 1),
-                    None => break,
-                },
+            now = match by_hand::next_moment(now, &due, &nodes) {
+                Some(t) => t,
+                None => break,
             };
         }
         let seen = format!(
