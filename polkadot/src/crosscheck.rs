@@ -24,9 +24,7 @@ use anyhow::{Context, Result};
 use std::path::PathBuf;
 use tranche_bench::run::{ClockKind as TrancheClock, DbKind, NodeUnderTest, RunOptions, RunReport};
 use tranche_node::{Architecture, CheckPolicy, DEFAULT_WORKERS};
-
-/// Milliseconds per tick.
-const TICK_MS: u64 = 500;
+use tranche_primitives::time::TICK_DURATION_MILLIS;
 
 /// One block as both nodes approved it: milliseconds from its slot's
 /// start (where it is imported) to its approval, `None` where a node never approved it.
@@ -127,7 +125,9 @@ pub fn compare(
             number: p.number,
             polkadot_ms: p.approved_after_s.map(|s| match clock {
                 // Whole ticks at the virtual clock.
-                ClockKind::Virtual => (s * 1000.0).round() as u64 / TICK_MS * TICK_MS,
+                ClockKind::Virtual => {
+                    (s * 1000.0).round() as u64 / TICK_DURATION_MILLIS * TICK_DURATION_MILLIS
+                }
                 ClockKind::Real => (s * 1000.0).round() as u64,
             }),
             tranche_ms: t.approved_after_ms,

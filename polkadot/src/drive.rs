@@ -29,6 +29,7 @@ use sc_utils::mpsc::TracingUnboundedSender;
 use std::collections::HashSet;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
+use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_workload::producer::{Delivery, MessageId, Producer, ProducerOptions};
 
 /// Ticks a run may go on after the last block's slot, beyond its
@@ -36,9 +37,7 @@ use tranche_workload::producer::{Delivery, MessageId, Producer, ProducerOptions}
 const GRACE_TICKS: Tick = 40;
 const ORIGIN: &str = "tranche-polkadot";
 /// Seconds per tick.
-const TICK_S: f64 = 0.5;
-/// Milliseconds per tick.
-const TICK_MILLIS: u64 = 500;
+const TICK_S: f64 = TICK_DURATION_MILLIS as f64 / 1000.0;
 
 /// Each block's outcome from the moments it was imported and approved
 /// (wall instants or ticks): `at` the import's seconds since the first,
@@ -309,7 +308,8 @@ pub async fn real(
         // and `tranche run` count it: a block the harness could import
         // only late (the overseer busy) is not credited with the delay.
         |b, a| {
-            let slot = Duration::from_millis((prepared.block_ticks[b] - first) * TICK_MILLIS);
+            let slot =
+                Duration::from_millis((prepared.block_ticks[b] - first) * TICK_DURATION_MILLIS);
             a.saturating_duration_since(start + slot).as_secs_f64()
         },
     );

@@ -8,10 +8,8 @@ use anyhow::{Context, Result};
 use polkadot_node_primitives::approval::time::Tick;
 use std::time::Duration;
 use tranche_links::{Endpoint, Fate, LinkPeer, Network, SendError};
+use tranche_primitives::time::TICK_DURATION_MILLIS;
 use tranche_workload::producer::{Delivery, MessageId};
-
-/// Milliseconds per tick.
-const TICK_MS: u64 = 500;
 
 /// The links between the peers and the node, on a time that starts at
 /// the first block's tick.
@@ -42,7 +40,7 @@ impl Inbound {
 
     /// The links' time of `tick`'s start.
     pub fn time_of(&self, tick: Tick) -> Duration {
-        Duration::from_millis(tick.saturating_sub(self.first) * TICK_MS)
+        Duration::from_millis(tick.saturating_sub(self.first) * TICK_DURATION_MILLIS)
     }
 
     /// Hand the producer's `due` deliveries to the links at `at` (no

@@ -5,6 +5,7 @@
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
+use tranche_bench::run_cli::FloorArg;
 use tranche_polkadot::run::{prepare, run_with_floor, ClockKind, FloorMode, Layout};
 use tranche_polkadot::{crosscheck, load_config, report};
 
@@ -88,6 +89,15 @@ enum ClockArg {
     Virtual,
 }
 
+impl From<ClockArg> for ClockKind {
+    fn from(arg: ClockArg) -> Self {
+        match arg {
+            ClockArg::Real => ClockKind::Real,
+            ClockArg::Virtual => ClockKind::Virtual,
+        }
+    }
+}
+
 #[derive(clap::Args)]
 struct RunArgs {
     /// A test-sequence YAML (`TestConfiguration` with `!ApprovalVoting` steps).
@@ -120,13 +130,6 @@ struct RunArgs {
     floor: FloorArg,
 }
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum FloorArg {
-    Sample,
-    Full,
-    Off,
-}
-
 fn layouts(arg: Option<ArchArg>, file_says_parallel: Option<bool>) -> Vec<Layout> {
     match arg {
         Some(ArchArg::Classic) => vec![Layout::Classic],
@@ -154,20 +157,12 @@ fn run_command(args: RunArgs) -> Result<bool> {
     )?;
     let config = load_config(&args.file, args.sizes.get(), args.seed)?;
     let meta = tranche_report::meta::collect(report::DATABASE, args.seed, &config.steps);
+    let (clock, floor) = (ClockKind::from(args.clock), FloorMode::from(args.floor));
     let mut runs = Vec::new();
     let mut all_approved = true;
     for step in &config.steps {
         let prepared = prepare(step, args.seed)?;
         for layout in layouts(args.architecture, step.approval_voting_parallel_enabled) {
-            let clock = match args.clock {
-                ClockArg::Real => ClockKind::Real,
-                ClockArg::Virtual => ClockKind::Virtual,
-            };
-            let floor = match args.floor {
-                FloorArg::Sample => FloorMode::Sample,
-                FloorArg::Full => FloorMode::Full,
-                FloorArg::Off => FloorMode::Off,
-            };
             let outcome = run_with_floor(&prepared, layout, clock, !args.quiet, floor)?;
             print!("{}", report::table(step, &outcome));
             all_approved &= outcome.all_approved();
@@ -188,14 +183,11 @@ fn run_command(args: RunArgs) -> Result<bool> {
 
 fn cross_check_command(args: CrossCheckArgs) -> Result<bool> {
     let config = load_config(&args.file, args.sizes.get(), args.seed)?;
+    let clock = ClockKind::from(args.clock);
     let mut all_agree = true;
     for step in &config.steps {
         let prepared = prepare(step, args.seed)?;
         for layout in layouts(Some(args.architecture), None) {
-            let clock = match args.clock {
-                ClockArg::Real => ClockKind::Real,
-                ClockArg::Virtual => ClockKind::Virtual,
-            };
             let comparison = crosscheck::compare(&prepared, layout, clock, !args.quiet)?;
             println!("{}", step.name);
             print!("{}", crosscheck::table(&comparison));

@@ -34,7 +34,7 @@ use tranche_config::BenchStep;
 use tranche_workload::generate::{generate_in, Show};
 use tranche_world::World;
 
-const TICK_MILLIS: u64 = 500;
+use tranche_primitives::time::TICK_DURATION_MILLIS as TICK_MILLIS;
 /// The node under test's name in reports.
 pub const NODE_NAME: &str = "polkadot 36.0.0";
 
@@ -58,7 +58,7 @@ pub fn prepare(step: &BenchStep, seed: u64) -> Result<Prepared> {
     }
     let params = step.generation_params(seed);
     let start = Instant::now();
-    let cpu_start = process_cpu();
+    let cpu_start = tranche_node::process_cpu_time();
     let mut world = World::build(&params);
     let mut chain = polkadot_chain(&mut world);
     let messages = generate_in(&world, &params, Show::Nothing);
@@ -99,7 +99,9 @@ pub fn prepare(step: &BenchStep, seed: u64) -> Result<Prepared> {
         cache_hit: false,
         time_s: start.elapsed().as_secs_f64(),
         cache_bytes: 0,
-        cpu_s: process_cpu().saturating_sub(cpu_start).as_secs_f64(),
+        cpu_s: tranche_node::process_cpu_time()
+            .saturating_sub(cpu_start)
+            .as_secs_f64(),
     };
     Ok(Prepared {
         connected,
@@ -109,11 +111,6 @@ pub fn prepare(step: &BenchStep, seed: u64) -> Result<Prepared> {
         decoded,
         block_ticks,
     })
-}
-
-/// The process's CPU time so far.
-fn process_cpu() -> Duration {
-    tranche_node::process_cpu_time()
 }
 
 /// What a run measured.

@@ -557,7 +557,7 @@ fn run_options(
             DbArg::ParityDb => DbKind::ParityDb,
         },
         progress: crate::run::Progress::detect(args.quiet),
-        floor: floor_mode(args.floor),
+        floor: args.floor.into(),
         db_path: args.db_path.clone(),
         restart_at_block: args.restart_at_block,
         checks: check_policy(args),
@@ -712,11 +712,13 @@ fn invocation_meta(args: &RunArgs, config: &BenchConfig) -> Meta {
     }
 }
 
-pub(crate) fn floor_mode(arg: FloorArg) -> crate::floor::FloorMode {
-    match arg {
-        FloorArg::Sample => crate::floor::FloorMode::Sample,
-        FloorArg::Full => crate::floor::FloorMode::Full,
-        FloorArg::Off => crate::floor::FloorMode::Off,
+impl From<FloorArg> for crate::floor::FloorMode {
+    fn from(arg: FloorArg) -> Self {
+        match arg {
+            FloorArg::Sample => crate::floor::FloorMode::Sample,
+            FloorArg::Full => crate::floor::FloorMode::Full,
+            FloorArg::Off => crate::floor::FloorMode::Off,
+        }
     }
 }
 

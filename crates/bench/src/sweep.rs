@@ -347,7 +347,7 @@ pub fn execute(args: &RunSweepArgs) -> Result<Vec<RunSweepRow>> {
                 .unwrap_or_else(|| PathBuf::from(&p.step.workdir_prefix)),
             db: DbKind::Redb,
             progress: Progress::detect(true),
-            floor: crate::run_cli::floor_mode(args.floor),
+            floor: args.floor.into(),
             db_path: None,
             restart_at_block: None,
             checks: CheckPolicy {
