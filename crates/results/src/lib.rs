@@ -398,6 +398,14 @@ impl RunReport {
         self.node_under_test == "real"
     }
 
+    /// Whether the run counted the node's signature and certificate
+    /// checks (`counts.verifications`): tranche's node and its model do;
+    /// Polkadot's node, run by `tranche-polkadot`, does not tell the
+    /// harness (its figure is `-`, not 0).
+    pub fn counts_checks(&self) -> bool {
+        self.keeps_counters() || self.is_model()
+    }
+
     /// Whether the run measured a crypto floor (not `--floor off`): else
     /// the floor and every ratio to it are `-`.
     pub fn has_floor(&self) -> bool {

@@ -42,6 +42,8 @@ const RATIO: usize = 20;
 
 /// One message count of a run.
 type CountOf = fn(&Counts) -> u64;
+/// Whether a run produced a figure (`-` in its column where not).
+type Produced = fn(&RunReport) -> bool;
 
 /// Which columns a row fills.
 #[derive(Clone, Copy, PartialEq)]
@@ -457,16 +459,34 @@ impl Table<'_> {
 
     fn messages(&mut self) {
         self.header("Messages (count)");
-        let rows: [(&str, CountOf); 6] = [
-            ("unique messages from peers", |c| c.unique_messages),
-            ("deliveries to the node", |c| c.deliveries),
-            ("lost by the network", |c| c.lost),
-            ("withheld approvals (no-shows)", |c| c.withheld_approvals),
-            ("notifications sent by the node", |c| c.messages_from_node),
-            ("signature and certificate checks", |c| c.verifications),
+        // Each count with whether a run produced it (`-` where not).
+        let always = |_: &RunReport| true;
+        let rows: [(&str, CountOf, Produced); 6] = [
+            ("unique messages from peers", |c| c.unique_messages, always),
+            ("deliveries to the node", |c| c.deliveries, always),
+            ("lost by the network", |c| c.lost, always),
+            (
+                "withheld approvals (no-shows)",
+                |c| c.withheld_approvals,
+                always,
+            ),
+            (
+                "notifications sent by the node",
+                |c| c.messages_from_node,
+                always,
+            ),
+            (
+                "signature and certificate checks",
+                |c| c.verifications,
+                RunReport::counts_checks,
+            ),
         ];
-        for (name, f) in rows {
-            let vals = self.per_run(|r| f(&r.counts) as f64);
+        for (name, f, counted) in rows {
+            let vals: Vec<Option<f64>> = self
+                .runs
+                .iter()
+                .map(|r| counted(r).then(|| f(&r.counts) as f64))
+                .collect();
             self.row(name, Basis::Both, &vals, Unit::Count);
         }
         // Reputation changes by kind, those that happened in any run.

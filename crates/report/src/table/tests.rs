@@ -397,6 +397,35 @@ fn modelled() -> Vec<RunReport> {
         .collect()
 }
 
+/// Polkadot's node run by `tranche-polkadot` (issue 58): no protocol
+/// counters, database or round trips, and no count of its checks: `-`,
+/// never 0; the model counts its checks.
+#[test]
+fn polkadots_node_shows_what_it_does_not_count_as_dashes() {
+    let runs: Vec<RunReport> = modelled()
+        .into_iter()
+        .map(|mut r| {
+            r.node_under_test = "polkadot 36.0.0".into();
+            r.counts.verifications = 0;
+            r
+        })
+        .collect();
+    let text = render(&runs);
+    for label in [
+        "candidates approved",
+        "database commits ~",
+        "signature and certificate checks",
+    ] {
+        let c = cells(&text, label);
+        assert!(c.iter().all(|c| *c == "-"), "{label}: {c:?} in\n{text}");
+    }
+    assert_ne!(
+        cells(&render(&modelled()), "signature and certificate checks")[0],
+        "-"
+    );
+    assert_ne!(cells(&text, "deliveries to the node")[0], "-");
+}
+
 /// Issue 60: the model's CPU is modelled and exact, not thread CPU time
 /// that varies; a row's legend only where the row is (the model has no
 /// `other`).
